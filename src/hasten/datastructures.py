@@ -1,0 +1,143 @@
+"""Headers and query parameters: case-insensitive, multi-valued, read-mostly."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import NamedTuple
+from urllib.parse import unquote_plus
+
+__all__ = ["Address", "Headers", "MutableHeaders", "QueryParams", "parse_query"]
+
+
+class Address(NamedTuple):
+    """The client's host and port."""
+
+    host: str
+    port: int
+
+
+class Headers(Mapping[str, str]):
+    """Request headers. Names are case-insensitive; ``get_all`` returns every value of a name."""
+
+    __slots__ = ("_items", "_lookup")
+
+    def __init__(self, items: list[tuple[str, str]]) -> None:
+        # items hold lower-cased names, as both protocols deliver them.
+        self._items = items
+        self._lookup: dict[str, str] | None = None
+
+    def _index(self) -> dict[str, str]:
+        if self._lookup is None:
+            lookup: dict[str, str] = {}
+            for name, value in self._items:
+                lookup.setdefault(name, value)
+            self._lookup = lookup
+        return self._lookup
+
+    def __getitem__(self, name: str) -> str:
+        return self._index()[name.lower()]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lower() in self._index()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index())
+
+    def __len__(self) -> int:
+        return len(self._index())
+
+    def get_all(self, name: str) -> list[str]:
+        """Every value sent for ``name``, in order."""
+        name = name.lower()
+        return [value for key, value in self._items if key == name]
+
+    def raw(self) -> list[tuple[str, str]]:
+        """The header pairs as received, names lower-cased."""
+        return list(self._items)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._items!r})"
+
+
+class MutableHeaders(Headers):
+    """Response headers: set, append and delete by case-insensitive name."""
+
+    __slots__ = ()
+
+    def __setitem__(self, name: str, value: str) -> None:
+        name = name.lower()
+        items = [(key, val) for key, val in self._items if key != name]
+        items.append((name, value))
+        self._items[:] = items
+        self._lookup = None
+
+    def __delitem__(self, name: str) -> None:
+        name = name.lower()
+        before = len(self._items)
+        self._items[:] = [(key, val) for key, val in self._items if key != name]
+        if len(self._items) == before:
+            raise KeyError(name)
+        self._lookup = None
+
+    def append(self, name: str, value: str) -> None:
+        """Add a value without replacing earlier ones (e.g. a second ``set-cookie``)."""
+        self._items.append((name.lower(), value))
+        self._lookup = None
+
+    def setdefault(self, name: str, value: str) -> str:
+        """Set ``name`` unless it is present; return its value."""
+        existing = self.get(name)
+        if existing is not None:
+            return existing
+        self.append(name, value)
+        return value
+
+
+def parse_query(query_string: str) -> list[tuple[str, str]]:
+    """Split ``a=1&b=x+y`` into pairs, decoding only the parts that need it."""
+    pairs: list[tuple[str, str]] = []
+    for part in query_string.split("&"):
+        if not part:
+            continue
+        name, _, value = part.partition("=")
+        # perf: most names and values carry no escapes; unquote_plus costs ~0.5 us a call.
+        if "%" in part or "+" in part:
+            name, value = unquote_plus(name), unquote_plus(value)
+        pairs.append((name, value))
+    return pairs
+
+
+class QueryParams(Mapping[str, str]):
+    """The query string's parameters; ``get_all`` returns repeated ones (``?tag=a&tag=b``)."""
+
+    __slots__ = ("_first", "_pairs")
+
+    def __init__(self, pairs: list[tuple[str, str]]) -> None:
+        self._pairs = pairs
+        first: dict[str, str] = {}
+        for name, value in pairs:
+            first.setdefault(name, value)
+        self._first = first
+
+    @classmethod
+    def from_string(cls, query_string: str) -> QueryParams:
+        return cls(parse_query(query_string))
+
+    def __getitem__(self, name: str) -> str:
+        return self._first[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._first)
+
+    def __len__(self) -> int:
+        return len(self._first)
+
+    def get_all(self, name: str) -> list[str]:
+        """Every value given for ``name``, in order."""
+        return [value for key, value in self._pairs if key == name]
+
+    def multi_items(self) -> list[tuple[str, str]]:
+        return list(self._pairs)
+
+    def __repr__(self) -> str:
+        return f"QueryParams({self._pairs!r})"

@@ -1,0 +1,210 @@
+"""The compiled router: a dict for static paths, a segment trie for the rest. No regex scan."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import HTTPError
+from .paths import NO_MATCH, Param, PathTemplate
+from .requests import Request
+from .responses import RedirectResponse, Response
+from .types import Handler
+
+__all__ = ["CompiledRoute", "Matcher", "RouteConflict"]
+
+_Params = dict[str, Any]
+_Target = tuple[Handler, tuple[str, ...]]  # the handler and its path parameters' names
+
+
+class RouteConflict(ValueError):
+    """Two routes would catch the same requests."""
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledRoute:
+    """What the matcher needs of a route: its template, methods, handler and a name for errors."""
+
+    template: PathTemplate
+    methods: frozenset[str]
+    handler: Handler
+    label: str
+
+
+@dataclass(slots=True)
+class _Node:
+    static: dict[str, _Node] = field(default_factory=dict)
+    params: list[tuple[int, Callable[[str], Any], _Node]] = field(default_factory=list)
+    catch_all: _Node | None = None
+    targets: dict[str, _Target] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
+
+    def child(self, segment: str | Param) -> _Node:
+        if isinstance(segment, str):
+            return self.static.setdefault(segment, _Node())
+        converter = segment.converter
+        if converter.name == "path":
+            if self.catch_all is None:
+                self.catch_all = _Node()
+            return self.catch_all
+        for priority, _, node in self.params:
+            if priority == converter.priority:
+                return node
+        node = _Node()
+        self.params.append((converter.priority, converter.convert, node))
+        self.params.sort(key=lambda entry: entry[0])
+        return node
+
+
+def _not_allowed_handler(methods: Iterable[str]) -> Handler:
+    allow = ", ".join(sorted(methods))
+
+    async def method_not_allowed(request: Request) -> Response:
+        raise HTTPError(405, f"Method {request.method} not allowed", {"allow": allow})
+
+    return method_not_allowed
+
+
+async def _not_found(request: Request) -> Response:
+    raise HTTPError(404, "Not Found")
+
+
+class Matcher:
+    """Maps (method, path) to a handler and its path parameters, at a cost independent of the
+    number of routes. Unknown paths get a 404 handler, known paths with another method a 405
+    handler carrying ``Allow``."""
+
+    __slots__ = ("_not_allowed", "_static", "_tree")
+
+    def __init__(self, routes: Sequence[CompiledRoute]) -> None:
+        self._static: dict[str, _Node] = {}
+        self._tree = _Node()
+        self._not_allowed: dict[frozenset[str], Handler] = {}
+        for route in routes:
+            self._add(route)
+        for node in (*self._static.values(), *_walk(self._tree)):
+            if "GET" in node.targets and "HEAD" not in node.targets:
+                node.targets["HEAD"] = node.targets["GET"]  # every GET route answers HEAD
+
+    def _add(self, route: CompiledRoute) -> None:
+        template = route.template
+        if template.is_static:
+            node = self._static.setdefault(template.path, _Node())
+        else:
+            node = self._tree
+            for segment in template.segments:
+                node = node.child(segment)
+        names = tuple(param.name for param in template.params)
+        for method in sorted(route.methods):
+            if method in node.labels:
+                raise RouteConflict(
+                    f"Routes {node.labels[method]} and {route.label} both catch {method} "
+                    f"requests to {template.path!r}"
+                )
+            node.targets[method] = (route.handler, names)
+            node.labels[method] = route.label
+
+    def match(self, method: str, path: str) -> tuple[Handler, _Params]:
+        """The handler for this request, and the path parameters it was matched with."""
+        static = self._static.get(path)
+        if static is not None:
+            target = static.targets.get(method)
+            if target is not None:
+                return target[0], {}
+        values: list[Any] = []
+        node = _search(self._tree, path.split("/"), 1, method, values)
+        if node is not None:
+            handler, names = node.targets[method]
+            return handler, dict(zip(names, values, strict=True))
+        return self._miss(path), {}
+
+    def _miss(self, path: str) -> Handler:
+        # Off the hot path: only requests that match no route come here.
+        allowed = self.allowed_methods(path)
+        if allowed:
+            handler = self._not_allowed.get(allowed)
+            if handler is None:
+                handler = self._not_allowed[allowed] = _not_allowed_handler(allowed)
+            return handler
+        alternative = path[:-1] if path.endswith("/") else path + "/"
+        if path != "/" and self.allowed_methods(alternative):
+            return _redirect_handler(alternative)
+        return _not_found
+
+    def allowed_methods(self, path: str) -> frozenset[str]:
+        """Every method some route serves at ``path``."""
+        nodes = list(_every_match(self._tree, path.split("/"), 1))
+        static = self._static.get(path)
+        if static is not None:
+            nodes.append(static)
+        return frozenset(method for node in nodes for method in node.targets)
+
+    def routes(self) -> list[tuple[str, str]]:
+        """Every (method, label) pair the matcher serves, for inspection."""
+        nodes = (*self._static.values(), *_walk(self._tree))
+        return [(method, node.labels[method]) for node in nodes for method in node.labels]
+
+
+def _redirect_handler(location: str) -> Handler:
+    async def redirect_slash(request: Request) -> Response:
+        query = f"?{request.query_string}" if request.query_string else ""
+        return RedirectResponse(location + query)
+
+    return redirect_slash
+
+
+def _search(
+    node: _Node, segments: list[str], index: int, method: str, values: list[Any]
+) -> _Node | None:
+    """Depth-first: static child first, then typed parameters by priority, then ``:path``."""
+    if index == len(segments):
+        return node if method in node.targets else None
+    segment = segments[index]
+    child = node.static.get(segment)
+    if child is not None:
+        found = _search(child, segments, index + 1, method, values)
+        if found is not None:
+            return found
+    for _, convert, param_node in node.params:
+        value = convert(segment)
+        if value is NO_MATCH:
+            continue
+        values.append(value)
+        found = _search(param_node, segments, index + 1, method, values)
+        if found is not None:
+            return found
+        values.pop()
+    tail = node.catch_all
+    if tail is None or method not in tail.targets:
+        return None
+    values.append("/".join(segments[index:]))
+    return tail
+
+
+def _every_match(node: _Node, segments: list[str], index: int) -> Iterator[_Node]:
+    """Every node whose path matches, whatever its methods (to build a 405's Allow)."""
+    if index == len(segments):
+        if node.targets:
+            yield node
+        return
+    segment = segments[index]
+    child = node.static.get(segment)
+    if child is not None:
+        yield from _every_match(child, segments, index + 1)
+    for _, convert, param_node in node.params:
+        if convert(segment) is not NO_MATCH:
+            yield from _every_match(param_node, segments, index + 1)
+    if node.catch_all is not None and node.catch_all.targets:
+        yield node.catch_all
+
+
+def _walk(node: _Node) -> list[_Node]:
+    nodes = [node]
+    for child in node.static.values():
+        nodes.extend(_walk(child))
+    for _, _, child in node.params:
+        nodes.extend(_walk(child))
+    if node.catch_all is not None:
+        nodes.extend(_walk(node.catch_all))
+    return nodes

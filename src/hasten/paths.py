@@ -1,0 +1,129 @@
+"""Path templates: ``/items/{item_id}``, ``/typed/{n:int}``, ``/files/{rest:path}``."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+__all__ = ["CONVERTERS", "NO_MATCH", "Converter", "Param", "PathTemplate"]
+
+NO_MATCH: Final = object()
+
+_FLOAT = re.compile(r"[0-9]+(\.[0-9]+)?")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def _to_str(segment: str) -> Any:
+    return segment if segment else NO_MATCH
+
+
+def _to_int(segment: str) -> Any:
+    return int(segment) if segment.isascii() and segment.isdigit() else NO_MATCH
+
+
+def _to_float(segment: str) -> Any:
+    return float(segment) if _FLOAT.fullmatch(segment) else NO_MATCH
+
+
+def _to_uuid(segment: str) -> Any:
+    return uuid.UUID(segment) if _UUID.fullmatch(segment) else NO_MATCH
+
+
+@dataclass(frozen=True, slots=True)
+class Converter:
+    """Turns one path segment into a value, or NO_MATCH (and the router tries the next route)."""
+
+    name: str
+    python_type: type[Any]
+    convert: Callable[[str], Any]
+    priority: int  # lower is tried first: the most specific converter wins an overlap
+
+
+CONVERTERS: Final[dict[str, Converter]] = {
+    "int": Converter("int", int, _to_int, 0),
+    "float": Converter("float", float, _to_float, 1),
+    "uuid": Converter("uuid", uuid.UUID, _to_uuid, 2),
+    "str": Converter("str", str, _to_str, 3),
+    # "path" is handled by the matcher itself: it takes the rest of the path, slashes included.
+    "path": Converter("path", str, _to_str, 4),
+}
+
+_PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?::([A-Za-z_]+))?\}")
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """A ``{name}`` or ``{name:converter}`` segment. ``explicit`` is False for ``{name}``."""
+
+    name: str
+    converter: Converter
+    explicit: bool
+
+
+Segment = str | Param
+
+
+@dataclass(frozen=True, slots=True)
+class PathTemplate:
+    """A parsed route path: static segments and parameters, one per ``/``-separated segment."""
+
+    path: str
+    segments: tuple[Segment, ...]
+
+    @classmethod
+    def parse(cls, path: str) -> PathTemplate:
+        if not path.startswith("/"):
+            raise ValueError(f"Route path {path!r} must start with '/'")
+        segments: list[Segment] = []
+        names: set[str] = set()
+        raw_segments = path.split("/")[1:]
+        for index, raw in enumerate(raw_segments):
+            if "{" not in raw and "}" not in raw:
+                segments.append(raw)
+                continue
+            param = _parse_param(path, raw)
+            if param.name in names:
+                raise ValueError(f"Route path {path!r} names parameter {param.name!r} twice")
+            if param.converter.name == "path" and index != len(raw_segments) - 1:
+                raise ValueError(f"Route path {path!r}: a ':path' parameter must come last")
+            names.add(param.name)
+            segments.append(param)
+        return cls(path, tuple(segments))
+
+    @property
+    def is_static(self) -> bool:
+        return all(isinstance(segment, str) for segment in self.segments)
+
+    @property
+    def params(self) -> tuple[Param, ...]:
+        return tuple(segment for segment in self.segments if isinstance(segment, Param))
+
+    @property
+    def shape(self) -> tuple[str, ...]:
+        """What the router distinguishes: two templates of one shape catch the same requests."""
+        return tuple(
+            segment if isinstance(segment, str) else "{" + segment.converter.name + "}"
+            for segment in self.segments
+        )
+
+
+def _parse_param(path: str, raw: str) -> Param:
+    found = _PARAM.fullmatch(raw)
+    if found is None:
+        raise ValueError(
+            f"Route path {path!r}: segment {raw!r} must be a whole parameter such as "
+            "'{name}' or '{name:int}'"
+        )
+    name, converter_name = found.group(1), found.group(2)
+    if converter_name is None:
+        return Param(name, CONVERTERS["str"], explicit=False)
+    converter = CONVERTERS.get(converter_name)
+    if converter is None:
+        known = ", ".join(CONVERTERS)
+        raise ValueError(
+            f"Route path {path!r}: unknown converter {converter_name!r} (known: {known})"
+        )
+    return Param(name, converter, explicit=True)

@@ -1,0 +1,1 @@
+"""The protocol adapters: the only code that speaks RSGI or ASGI."""

@@ -1,0 +1,60 @@
+"""The RSGI adapter (Granian's native protocol): scope and proto in, Response out."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
+
+from ..datastructures import Address
+from ..requests import Request
+
+if TYPE_CHECKING:
+    from ..app import App
+
+__all__ = ["RSGIRequest", "serve"]
+
+
+class RSGIRequest(Request):
+    """A Request read from an RSGI scope and protocol object."""
+
+    __slots__ = ("_proto", "_scope")
+
+    def __init__(self, app: App, scope: Any, proto: Any) -> None:
+        path = scope.path
+        if "%" in path:
+            path = unquote(path)
+        super().__init__(app, scope.method, path, scope.query_string, app.settings.max_body_size)
+        self._scope = scope
+        self._proto = proto
+
+    def _raw_headers(self) -> list[tuple[str, str]]:
+        return list(self._scope.headers.items())
+
+    async def _body_chunks(self, declared_length: int | None) -> AsyncIterator[bytes]:
+        if declared_length is not None:
+            # The server holds a Content-Length body to its length: one read is enough.
+            yield await self._proto()
+            return
+        async for chunk in self._proto:
+            yield chunk
+
+    @property
+    def client(self) -> Address | None:
+        host, _, port = self._scope.client.rpartition(":")
+        return Address(host, int(port)) if port.isdigit() else None
+
+    @property
+    def scheme(self) -> str:
+        return str(self._scope.scheme)
+
+
+async def serve(app: App, scope: Any, proto: Any) -> None:
+    """``App.__rsgi__``: serve one RSGI connection scope."""
+    if scope.proto != "http":
+        # WebSockets are not served yet: refuse the upgrade instead of hanging.
+        proto.close(403)
+        return
+    request = RSGIRequest(app, scope, proto)
+    response = await app.handle(request)
+    proto.response_bytes(response.status, response.header_list(), response.body)

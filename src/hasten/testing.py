@@ -1,0 +1,281 @@
+"""TestClient: drive an app in-process through its RSGI or ASGI adapter with httpx's API.
+
+``TestClient(app).get("/hello").json()``. The first request starts the app, as a server would;
+closing the client (or leaving its ``with`` block) shuts it down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Coroutine
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from urllib.parse import unquote
+
+import httpx
+
+if TYPE_CHECKING:
+    from .app import App
+
+__all__ = ["TestClient"]
+
+T = TypeVar("T")
+Interface = Literal["rsgi", "asgi"]
+CLIENT_ADDRESS = ("127.0.0.1", 50000)
+
+
+class _LoopThread:
+    """An event loop on a thread of its own, so the client's sync calls work anywhere."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self._thread.start()
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 60) -> T:
+        future: Future[T] = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        return future.result(timeout)
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join()
+        self.loop.close()
+
+
+class _Wire:
+    """The parts of an httpx request both drivers need, in the forms the servers deliver."""
+
+    def __init__(self, request: httpx.Request) -> None:
+        raw_path, _, query = request.url.raw_path.decode("ascii").partition("?")
+        self.method = request.method
+        self.raw_path = raw_path
+        self.query_string = query
+        self.headers = [(name.lower(), value) for name, value in request.headers.multi_items()]
+        self.chunks = [bytes(chunk) for chunk in request.stream]  # type: ignore[union-attr]
+        self.host = request.url.host
+        self.scheme = request.url.scheme
+
+
+class _Result:
+    def __init__(self) -> None:
+        self.status = 500
+        self.headers: list[tuple[str, str]] = []
+        self.body = b""
+
+
+class _RSGIHeaders:
+    def __init__(self, items: list[tuple[str, str]]) -> None:
+        self._items = items
+
+    def items(self) -> list[tuple[str, str]]:
+        return list(self._items)
+
+    def keys(self) -> list[str]:
+        return [name for name, _ in self._items]
+
+    def values(self) -> list[str]:
+        return [value for _, value in self._items]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return next((value for name, value in self._items if name == key), default)
+
+    def __contains__(self, key: str) -> bool:
+        return any(name == key for name, _ in self._items)
+
+
+class _RSGIScope:
+    def __init__(self, wire: _Wire) -> None:
+        self.proto = "http"
+        self.http_version = "1.1"
+        self.rsgi_version = "1.5"
+        self.server = "127.0.0.1:80"
+        self.client = f"{CLIENT_ADDRESS[0]}:{CLIENT_ADDRESS[1]}"
+        self.scheme = wire.scheme
+        self.method = wire.method
+        self.path = wire.raw_path
+        self.query_string = wire.query_string
+        self.authority = None
+        self.headers = _RSGIHeaders(wire.headers)
+
+
+class _RSGIProto:
+    """The RSGI HTTP protocol object, as Granian hands it to ``__rsgi__``."""
+
+    def __init__(self, chunks: list[bytes], result: _Result) -> None:
+        self._chunks = chunks
+        self._result = result
+
+    async def __call__(self) -> bytes:
+        return b"".join(self._chunks)
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[bytes]:
+        for chunk in self._chunks:
+            yield chunk
+
+    def response_empty(self, status: int, headers: list[tuple[str, str]]) -> None:
+        self.response_bytes(status, headers, b"")
+
+    def response_str(self, status: int, headers: list[tuple[str, str]], body: str) -> None:
+        self.response_bytes(status, headers, body.encode())
+
+    def response_bytes(self, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
+        self._result.status = status
+        self._result.headers = [*headers, ("content-length", str(len(body)))]
+        self._result.body = body
+
+
+class _RSGIDriver:
+    def __init__(self, app: App) -> None:
+        self.app = app
+
+    async def start(self) -> None:
+        await self.app.startup()
+
+    async def stop(self) -> None:
+        await self.app.shutdown()
+
+    async def send(self, wire: _Wire) -> _Result:
+        result = _Result()
+        await self.app.__rsgi__(_RSGIScope(wire), _RSGIProto(wire.chunks, result))
+        return result
+
+
+class _ASGIDriver:
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self._to_app: asyncio.Queue[dict[str, Any]] | None = None
+        self._from_app: asyncio.Queue[dict[str, Any]] | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self._to_app, self._from_app = asyncio.Queue(), asyncio.Queue()
+        scope = {"type": "lifespan", "asgi": {"version": "3.0", "spec_version": "2.0"}}
+        self._task = asyncio.create_task(
+            self.app(scope, self._to_app.get, self._from_app.put)  # type: ignore[arg-type]
+        )
+        await self._lifespan("startup")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            await self._lifespan("shutdown")
+            await self._task
+            self._task = None
+
+    async def _lifespan(self, phase: str) -> None:
+        assert self._to_app is not None
+        assert self._from_app is not None
+        await self._to_app.put({"type": f"lifespan.{phase}"})
+        message = await self._from_app.get()
+        if message["type"] != f"lifespan.{phase}.complete":
+            raise RuntimeError(f"lifespan {phase} failed: {message.get('message')}")
+
+    async def send(self, wire: _Wire) -> _Result:
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0", "spec_version": "2.3"},
+            "http_version": "1.1",
+            "method": wire.method,
+            "scheme": wire.scheme,
+            "path": unquote(wire.raw_path),
+            "raw_path": wire.raw_path.encode("ascii"),
+            "query_string": wire.query_string.encode("ascii"),
+            "root_path": "",
+            "headers": [(n.encode("latin-1"), v.encode("latin-1")) for n, v in wire.headers],
+            "client": CLIENT_ADDRESS,
+            "server": (wire.host, 80),
+        }
+        messages = [
+            {"type": "http.request", "body": chunk, "more_body": index < len(wire.chunks) - 1}
+            for index, chunk in enumerate(wire.chunks or [b""])
+        ]
+        incoming = iter(messages)
+        result = _Result()
+
+        async def receive() -> dict[str, Any]:
+            return next(incoming, {"type": "http.disconnect"})
+
+        async def send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                result.status = message["status"]
+                result.headers = [
+                    (n.decode("latin-1"), v.decode("latin-1")) for n, v in message["headers"]
+                ]
+            elif message["type"] == "http.response.body":
+                result.body += message.get("body", b"")
+
+        await self.app(scope, receive, send)  # type: ignore[arg-type]
+        return result
+
+
+class _Transport(httpx.BaseTransport):
+    def __init__(self, driver: _RSGIDriver | _ASGIDriver, loop_thread: _LoopThread) -> None:
+        self.driver = driver
+        self.loop_thread = loop_thread
+        self.started = False
+        self._lock = threading.Lock()  # requests may come from several threads at once
+
+    def start(self) -> None:
+        with self._lock:
+            if not self.started:
+                self.loop_thread.run(self.driver.start())
+                self.started = True
+
+    def stop(self) -> None:
+        with self._lock:
+            if self.started:
+                self.started = False
+                self.loop_thread.run(self.driver.stop())
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.start()
+        wire = _Wire(request)
+        result = self.loop_thread.run(self.driver.send(wire))
+        body = b"" if wire.method == "HEAD" else result.body
+        return httpx.Response(result.status, headers=result.headers, content=body, request=request)
+
+
+class TestClient(httpx.Client):
+    """An httpx client wired to ``app`` through its RSGI (default) or ASGI adapter."""
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(
+        self,
+        app: App,
+        *,
+        interface: Interface = "rsgi",
+        base_url: str = "http://testserver",
+        **kwargs: Any,
+    ) -> None:
+        if interface not in ("rsgi", "asgi"):
+            raise ValueError(f"interface must be 'rsgi' or 'asgi', not {interface!r}")
+        self.app = app
+        self.interface = interface
+        self._loop_thread = _LoopThread()
+        driver = _RSGIDriver(app) if interface == "rsgi" else _ASGIDriver(app)
+        self._driver_transport = _Transport(driver, self._loop_thread)
+        super().__init__(transport=self._driver_transport, base_url=base_url, **kwargs)
+
+    def start(self) -> None:
+        """Start the app now rather than on the first request."""
+        self._driver_transport.start()
+
+    def close(self) -> None:
+        """Shut the app down and stop the client's event loop."""
+        if self._loop_thread.loop.is_closed():
+            return
+        try:
+            self._driver_transport.stop()
+        finally:
+            super().close()
+            self._loop_thread.stop()
+
+    def __enter__(self) -> TestClient:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -1,0 +1,308 @@
+"""App lifecycle, middleware and error handling, through both adapters."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from hasten import App, HTTPError, Request, Response
+from hasten.testing import Interface, TestClient
+from hasten.types import CallNext
+from tests.conftest import ClientFactory
+
+
+def test_startup_runs_on_first_request_and_shutdown_on_close(interface: Interface) -> None:
+    app = App()
+    events: list[str] = []
+
+    @app.on_startup
+    async def connect() -> None:
+        events.append("async startup")
+
+    @app.on_startup
+    def warm() -> None:
+        events.append("sync startup")
+
+    @app.on_shutdown
+    async def disconnect() -> None:
+        events.append("shutdown")
+
+    @app.get("/events")
+    async def report() -> list[str]:
+        return list(events)
+
+    client = TestClient(app, interface=interface)
+    assert events == []
+    assert client.get("/events").json() == ["async startup", "sync startup"]
+    assert app.started
+    client.close()
+    assert events == ["async startup", "sync startup", "shutdown"]
+    assert not app.started
+
+
+def test_lifespan_context_manager(interface: Interface) -> None:
+    events: list[str] = []
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: App) -> AsyncIterator[None]:
+        events.append("enter")
+        yield
+        events.append("exit")
+
+    app = App(lifespan=lifespan)
+
+    @app.get("/")
+    async def root() -> list[str]:
+        return events
+
+    with TestClient(app, interface=interface) as client:
+        assert client.get("/").json() == ["enter"]
+    assert events == ["enter", "exit"]
+
+
+def test_failing_startup_hook_is_reported_and_app_stays_down(interface: Interface) -> None:
+    app = App()
+
+    @app.on_startup
+    def broken() -> None:
+        raise RuntimeError("database unreachable")
+
+    client = TestClient(app, interface=interface)
+    with pytest.raises(Exception, match="database unreachable"):
+        client.get("/")
+    assert not app.started
+    client.close()
+
+
+def test_app_can_start_again_after_shutdown(interface: Interface) -> None:
+    app = App()
+    starts: list[int] = []
+    app.on_startup(lambda: starts.append(1))
+    app.add_route("/", lambda: len(starts))
+    for _ in range(2):
+        with TestClient(app, interface=interface) as client:
+            client.get("/")
+    assert starts == [1, 1]
+
+
+def test_running_context_manager_starts_and_stops() -> None:
+    import asyncio
+
+    app = App()
+    stopped: list[bool] = []
+    app.on_shutdown(lambda: stopped.append(True))
+
+    async def main() -> None:
+        async with app.running():
+            assert app.started
+        assert not app.started
+
+    asyncio.run(main())
+    assert stopped == [True]
+
+
+def test_middleware_wraps_every_response_in_order(serve: ClientFactory) -> None:
+    app = App()
+    order: list[str] = []
+
+    @app.middleware
+    async def outer(request: Request, call_next: CallNext) -> Response:
+        order.append("outer in")
+        response = await call_next(request)
+        order.append("outer out")
+        response.headers["x-outer"] = "1"
+        return response
+
+    @app.middleware
+    async def inner(request: Request, call_next: CallNext) -> Response:
+        order.append("inner in")
+        response = await call_next(request)
+        order.append("inner out")
+        response.headers.append("x-inner", "1")
+        return response
+
+    @app.get("/")
+    async def root() -> dict[str, str]:
+        order.append("handler")
+        return {"ok": "yes"}
+
+    client = serve(app)
+    response = client.get("/")
+    assert order == ["outer in", "inner in", "handler", "inner out", "outer out"]
+    assert response.headers["x-outer"] == "1"
+    assert response.headers["x-inner"] == "1"
+    assert response.headers["content-type"] == "application/json"
+    missing = client.get("/missing")
+    assert missing.status_code == 404
+    assert missing.headers["x-outer"] == "1"
+
+
+def test_middleware_can_answer_without_calling_the_handler(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.middleware
+    async def guard(request: Request, call_next: CallNext) -> Response:
+        if "authorization" not in request.headers:
+            return Response("no", status=401)
+        return await call_next(request)
+
+    app.add_route("/", lambda: "yes")
+    client = serve(app)
+    assert client.get("/").status_code == 401
+    assert client.get("/", headers={"Authorization": "x"}).text == "yes"
+
+
+def test_middleware_sees_error_responses(serve: ClientFactory) -> None:
+    app = App()
+    seen: list[int] = []
+
+    @app.middleware
+    async def record(request: Request, call_next: CallNext) -> Response:
+        response = await call_next(request)
+        seen.append(response.status)
+        return response
+
+    @app.get("/boom")
+    async def boom() -> None:
+        raise ValueError("no")
+
+    @app.get("/teapot")
+    async def teapot() -> None:
+        raise HTTPError(418)
+
+    client = serve(app)
+    client.get("/boom")
+    client.get("/teapot")
+    assert seen == [500, 418]
+
+
+def test_middleware_exception_is_a_500(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.middleware
+    async def broken(request: Request, call_next: CallNext) -> Response:
+        raise RuntimeError("middleware bug")
+
+    @app.middleware
+    async def refuses(request: Request, call_next: CallNext) -> Response:
+        raise HTTPError(403, "forbidden")
+
+    app.add_route("/", lambda: "x")
+    response = serve(app).get("/")
+    assert response.status_code == 500
+    assert response.json() == {"detail": "Internal Server Error"}
+
+
+def test_middleware_http_error_is_its_response(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.middleware
+    async def refuses(request: Request, call_next: CallNext) -> Response:
+        raise HTTPError(403, "forbidden", headers={"x-reason": "policy"})
+
+    app.add_route("/", lambda: "x")
+    response = serve(app).get("/")
+    assert response.status_code == 403
+    assert response.json() == {"detail": "forbidden"}
+    assert response.headers["x-reason"] == "policy"
+
+
+def make_failing_app(debug: bool) -> App:
+    app = App(debug=debug)
+
+    @app.get("/fail")
+    async def fail() -> None:
+        raise RuntimeError("secret internals")
+
+    @app.get("/fail-sync")
+    def fail_sync() -> None:
+        raise KeyError("secret key")
+
+    return app
+
+
+def test_handler_exception_is_500_without_details(
+    serve: ClientFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    client = serve(make_failing_app(debug=False))
+    with caplog.at_level(logging.ERROR, logger="hasten.error"):
+        for path in ("/fail", "/fail-sync"):
+            response = client.get(path)
+            assert response.status_code == 500
+            assert response.json() == {"detail": "Internal Server Error"}
+            assert "secret" not in response.text
+    messages = [record.getMessage() for record in caplog.records]
+    assert messages == [
+        "Unhandled exception while serving GET /fail",
+        "Unhandled exception while serving GET /fail-sync",
+    ]
+    assert caplog.records[0].exc_info is not None
+    assert "secret internals" in caplog.text  # the traceback stays in the server's log
+
+
+def test_debug_mode_shows_the_traceback(serve: ClientFactory) -> None:
+    response = serve(make_failing_app(debug=True)).get("/fail")
+    assert response.status_code == 500
+    body: dict[str, Any] = response.json()
+    assert body["detail"] == "Internal Server Error"
+    assert body["exception"] == "RuntimeError('secret internals')"
+    assert any("secret internals" in line for line in body["traceback"])
+
+
+def test_http_error_detail_and_headers(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.get("/limited")
+    async def limited() -> None:
+        raise HTTPError(429, {"retry": "later"}, headers={"retry-after": "3"})
+
+    @app.get("/plain")
+    async def plain() -> None:
+        raise HTTPError(404)
+
+    client = serve(app)
+    response = client.get("/limited")
+    assert response.status_code == 429
+    assert response.json() == {"detail": {"retry": "later"}}
+    assert response.headers["retry-after"] == "3"
+    assert client.get("/plain").json() == {"detail": "Not Found"}
+    assert repr(HTTPError(404)) == "HTTPError(404, 'Not Found')"
+
+
+def test_describe_routes() -> None:
+    from examples.hello import app
+
+    rows = {(info.path, info.methods): info for info in app.describe_routes()}
+    assert rows["/hello", ("GET",)].runs_on == "event loop"
+    assert rows["/wait", ("GET",)].runs_on == "thread pool"
+    assert rows["/wait", ("GET",)].handler == "examples.hello.wait"
+    assert rows["/api/users/{id}", ("GET",)].handler == "examples.hello.user"
+
+
+def test_settings_are_validated() -> None:
+    with pytest.raises(ValueError, match="max_body_size must be at least 1"):
+        App(max_body_size=0)
+    from hasten import Settings
+
+    names = [name for name, _, _ in Settings.documentation()]
+    assert names == ["debug", "max_body_size", "max_threads"]
+
+
+def test_websocket_scopes_are_refused_over_asgi() -> None:
+    import asyncio
+
+    app = App()
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "websocket.connect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    asyncio.run(app({"type": "websocket", "path": "/"}, receive, send))  # type: ignore[arg-type]
+    assert sent == [{"type": "websocket.close", "code": 1003}]

@@ -1,0 +1,34 @@
+from __future__ import annotations
+
+from hasten import Headers, QueryParams
+from hasten.datastructures import parse_query
+
+
+def test_parse_query_decodes_only_what_needs_it() -> None:
+    assert parse_query("a=1&b=x+y&c=%C3%A9&&d&e=") == [
+        ("a", "1"),
+        ("b", "x y"),
+        ("c", "é"),
+        ("d", ""),
+        ("e", ""),
+    ]
+    assert parse_query("") == []
+
+
+def test_query_params_mapping() -> None:
+    query = QueryParams.from_string("tag=a&tag=b&n=1")
+    assert query["tag"] == "a"
+    assert query.get_all("tag") == ["a", "b"]
+    assert query.multi_items() == [("tag", "a"), ("tag", "b"), ("n", "1")]
+    assert len(query) == 2
+    assert list(query) == ["tag", "n"]
+    assert repr(query) == "QueryParams([('tag', 'a'), ('tag', 'b'), ('n', '1')])"
+
+
+def test_headers_are_case_insensitive_and_keep_repeats() -> None:
+    headers = Headers([("accept", "a"), ("accept", "b"), ("host", "h")])
+    assert headers["Accept"] == "a"
+    assert headers.get_all("ACCEPT") == ["a", "b"]
+    assert headers.raw() == [("accept", "a"), ("accept", "b"), ("host", "h")]
+    assert len(headers) == 2
+    assert repr(headers) == "Headers([('accept', 'a'), ('accept', 'b'), ('host', 'h')])"

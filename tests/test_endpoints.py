@@ -1,0 +1,209 @@
+"""Compiled endpoints through both adapters: where handlers run and how results are encoded."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import msgspec
+import pytest
+
+from hasten import App, JSONResponse, Request, Response
+from hasten.endpoints import Endpoint
+from hasten.paths import PathTemplate
+from hasten.testing import TestClient
+from tests.conftest import ClientFactory
+
+
+class User(msgspec.Struct):
+    id: int
+    name: str
+
+
+@dataclasses.dataclass
+class Box:
+    width: int
+
+
+def make_app() -> App:
+    app = App(max_threads=4)
+
+    @app.get("/thread")
+    def thread_name() -> str:
+        return threading.current_thread().name
+
+    @app.get("/loop")
+    async def loop_thread() -> str:
+        return threading.current_thread().name
+
+    @app.get("/thread/{n}")
+    def with_params(n: int, request: Request) -> dict[str, Any]:
+        return {"n": n, "path": request.path, "thread": threading.current_thread().name}
+
+    @app.get("/struct")
+    async def struct() -> User:
+        return User(1, "ada")
+
+    @app.get("/dataclass")
+    async def dataclass() -> Box:
+        return Box(3)
+
+    @app.get("/list")
+    async def listing() -> list[int]:
+        return [1, 2]
+
+    @app.get("/bytes")
+    async def raw() -> bytes:
+        return b"\x00\x01"
+
+    @app.get("/text")
+    async def text() -> str:
+        return "héllo"
+
+    @app.get("/unannotated")
+    async def unannotated():  # type: ignore[no-untyped-def]
+        return {"a": 1}
+
+    @app.get("/union/{kind}")
+    async def union(kind: str) -> str | bytes | dict[str, str] | Response | None:
+        results: dict[str, str | bytes | dict[str, str] | Response | None] = {
+            "str": "s",
+            "bytes": b"b",
+            "dict": {"d": "d"},
+            "response": Response("r", status=203),
+            "none": None,
+        }
+        return results[kind]
+
+    @app.get("/json-but-response")
+    async def json_but_response() -> dict[str, str]:
+        return JSONResponse({"custom": "yes"}, status=202)  # type: ignore[return-value]
+
+    @app.get("/text-but-response")
+    async def text_but_response() -> str:
+        return Response(b"x", status=206)  # type: ignore[return-value]
+
+    @app.get("/bytes-but-response")
+    async def bytes_but_response() -> bytes:
+        return Response(b"y", status=206)  # type: ignore[return-value]
+
+    @app.delete("/things/{id}", status=204)
+    async def delete(id: int) -> None:
+        return None
+
+    @app.post("/created", status=201)
+    async def created() -> dict[str, bool]:
+        return {"created": True}
+
+    @app.get("/response")
+    async def response() -> Response:
+        return Response(b"raw-body", status=202, media_type="text/plain", headers={"x-custom": "1"})
+
+    class Callable:
+        async def __call__(self) -> str:
+            return "instance"
+
+    app.add_route("/instance", Callable())
+    return app
+
+
+def test_def_handlers_run_on_the_thread_pool(serve: ClientFactory) -> None:
+    client = serve(make_app())
+    assert client.get("/thread").text.startswith("hasten-thread")
+    assert not client.get("/loop").text.startswith("hasten-thread")
+    body = client.get("/thread/5").json()
+    assert body["n"] == 5
+    assert body["path"] == "/thread/5"
+    assert body["thread"].startswith("hasten-thread")
+
+
+def test_thread_pool_is_bounded_by_max_threads(serve: ClientFactory) -> None:
+    app = App(max_threads=2)
+    running: list[int] = []
+    peak: list[int] = [0]
+    lock = threading.Lock()
+
+    @app.get("/work")
+    def work() -> int:
+        with lock:
+            running.append(1)
+            peak[0] = max(peak[0], len(running))
+        time.sleep(0.05)
+        with lock:
+            running.pop()
+        return 1
+
+    client = serve(app)
+    with ThreadPoolExecutor(8) as senders:
+        statuses = list(senders.map(lambda _: client.get("/work").status_code, range(8)))
+    assert statuses == [200] * 8
+    assert peak[0] == 2
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "content_type", "body"),
+    [
+        ("/struct", 200, "application/json", b'{"id":1,"name":"ada"}'),
+        ("/dataclass", 200, "application/json", b'{"width":3}'),
+        ("/list", 200, "application/json", b"[1,2]"),
+        ("/bytes", 200, "application/octet-stream", b"\x00\x01"),
+        ("/text", 200, "text/plain; charset=utf-8", "héllo".encode()),
+        ("/unannotated", 200, "application/json", b'{"a":1}'),
+        ("/union/str", 200, "text/plain; charset=utf-8", b"s"),
+        ("/union/bytes", 200, "application/octet-stream", b"b"),
+        ("/union/dict", 200, "application/json", b'{"d":"d"}'),
+        ("/union/response", 203, "text/plain; charset=utf-8", b"r"),
+        ("/union/none", 200, "application/json", b"null"),
+        ("/json-but-response", 202, "application/json", b'{"custom":"yes"}'),
+        ("/text-but-response", 206, None, b"x"),
+        ("/bytes-but-response", 206, None, b"y"),
+        ("/response", 202, "text/plain; charset=utf-8", b"raw-body"),
+        ("/instance", 200, "text/plain; charset=utf-8", b"instance"),
+    ],
+)
+def test_results_are_encoded_by_type(
+    serve: ClientFactory, path: str, status: int, content_type: str | None, body: bytes
+) -> None:
+    response = serve(make_app()).get(path)
+    assert response.status_code == status
+    assert response.headers.get("content-type") == content_type
+    assert response.content == body
+
+
+def test_route_status_and_204(serve: ClientFactory) -> None:
+    client = serve(make_app())
+    assert client.post("/created").status_code == 201
+    deleted = client.delete("/things/1")
+    assert deleted.status_code == 204
+    assert deleted.content == b""
+
+
+def test_response_headers_reach_the_client(serve: ClientFactory) -> None:
+    response = serve(make_app()).get("/response")
+    assert response.headers["x-custom"] == "1"
+    assert response.headers["content-length"] == "8"
+
+
+def test_endpoint_introspection() -> None:
+    async def handler(n: int, q: str = "", request: Request | None = None) -> None: ...
+
+    endpoint = Endpoint(handler, PathTemplate.parse("/x/{n}"), 200)
+    assert endpoint.runs_on == "event loop"
+    assert [name for name, _ in endpoint.extractors] == ["n", "q"]
+    assert endpoint.body is None
+    assert endpoint.name.endswith("test_endpoint_introspection.<locals>.handler")
+
+
+def test_partial_of_async_function_runs_on_the_loop() -> None:
+    import functools
+
+    async def handler(prefix: str) -> str:
+        return prefix + threading.current_thread().name
+
+    app = App()
+    app.add_route("/p", functools.partial(handler, "on "))
+    with TestClient(app) as client:
+        assert not client.get("/p").text.startswith("on hasten-thread")

@@ -1,0 +1,26 @@
+import hasten
+
+
+def test_public_api_is_pinned() -> None:
+    assert hasten.__all__ == [
+        "Address",
+        "App",
+        "HTTPError",
+        "Headers",
+        "JSONResponse",
+        "MutableHeaders",
+        "QueryParams",
+        "RedirectResponse",
+        "Request",
+        "Response",
+        "Route",
+        "RouteInfo",
+        "Router",
+        "Settings",
+        "__version__",
+    ]
+
+
+def test_every_exported_name_exists() -> None:
+    for name in hasten.__all__:
+        assert getattr(hasten, name) is not None

@@ -1,0 +1,376 @@
+"""Where arguments come from, through both adapters: path, query, JSON body, the request."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import uuid
+from collections.abc import Iterator
+from typing import Annotated, Any, TypedDict
+
+import msgspec
+import pytest
+
+from hasten import App, Request
+from tests.conftest import ClientFactory
+
+
+class Order(msgspec.Struct):
+    id: int
+    name: str
+    tags: list[str] = []
+
+
+@dataclasses.dataclass
+class Point:
+    x: float
+    y: float
+
+
+class Movie(TypedDict):
+    title: str
+    year: int
+
+
+class Color(enum.Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+def make_app(max_body_size: int = 1024) -> App:
+    app = App(max_body_size=max_body_size)
+
+    @app.get("/items/{item_id}")
+    async def item(item_id: int, q: str | None = None, limit: int = 10) -> dict[str, Any]:
+        return {"id": item_id, "q": q, "limit": limit}
+
+    @app.get("/search")
+    async def search(
+        term: str,
+        page: int = 1,
+        ratio: float = 1.0,
+        exact: bool = False,
+        tag: list[str] | None = None,
+        ids: list[int] | None = None,
+        color: Color = Color.RED,
+        ref: uuid.UUID | None = None,
+        note: Annotated[str, "anything"] = "",
+    ) -> dict[str, Any]:
+        return {
+            "term": term,
+            "page": page,
+            "ratio": ratio,
+            "exact": exact,
+            "tag": tag,
+            "ids": ids,
+            "color": color.value,
+            "ref": str(ref) if ref else None,
+            "note": note,
+        }
+
+    @app.get("/required-list")
+    async def required_list(tag: list[str]) -> list[str]:
+        return tag
+
+    @app.get("/untyped/{value}")
+    async def untyped(value, flag=None):  # type: ignore[no-untyped-def]
+        return {"value": value, "flag": flag}
+
+    @app.post("/orders", status=201)
+    async def create(order: Order) -> Order:
+        return order
+
+    @app.post("/points")
+    async def point(point: Point) -> dict[str, float]:
+        return {"sum": point.x + point.y}
+
+    @app.post("/movies")
+    async def movie(movie: Movie, request: Request) -> dict[str, Any]:
+        return {"title": movie["title"], "method": request.method}
+
+    @app.post("/orders/batch")
+    async def batch(orders: list[Order]) -> int:
+        return len(orders)
+
+    @app.post("/optional-body")
+    async def optional_body(order: Order | None = None) -> str:
+        return "none" if order is None else order.name
+
+    @app.post("/orders/{shop_id}")
+    async def shop_order(shop_id: int, order: Order, dry_run: bool = False) -> dict[str, Any]:
+        return {"shop": shop_id, "order": order.id, "dry_run": dry_run}
+
+    @app.post("/raw-json")
+    async def raw_json(request: Request) -> Any:
+        return await request.json()
+
+    return app
+
+
+def test_path_param_typed_by_annotation(serve: ClientFactory) -> None:
+    response = serve(make_app()).get("/items/5", params={"q": "x y", "limit": "3"})
+    assert response.json() == {"id": 5, "q": "x y", "limit": 3}
+
+
+def test_query_defaults(serve: ClientFactory) -> None:
+    assert serve(make_app()).get("/items/5").json() == {"id": 5, "q": None, "limit": 10}
+
+
+def test_bad_path_value_is_422_naming_it(serve: ClientFactory) -> None:
+    response = serve(make_app()).get("/items/abc")
+    assert response.status_code == 422
+    assert response.json() == {
+        "detail": [
+            {"loc": ["path", "item_id"], "msg": "Expected `int`, got `str`", "type": "invalid"}
+        ]
+    }
+
+
+def test_every_bad_value_is_reported_at_once(serve: ClientFactory) -> None:
+    response = serve(make_app()).get("/items/abc", params={"limit": "many"})
+    assert response.status_code == 422
+    locations = [error["loc"] for error in response.json()["detail"]]
+    assert locations == [["path", "item_id"], ["query", "limit"]]
+
+
+def test_query_types(serve: ClientFactory) -> None:
+    ref = "3fa85f64-5717-4562-b3fc-2c963f66afa6"
+    response = serve(make_app()).get(
+        "/search?term=a+b&page=2&ratio=0.5&exact=true&tag=x&tag=y&ids=1&ids=2"
+        f"&color=blue&ref={ref}&note=%26"
+    )
+    assert response.json() == {
+        "term": "a b",
+        "page": 2,
+        "ratio": 0.5,
+        "exact": True,
+        "tag": ["x", "y"],
+        "ids": [1, 2],
+        "color": "blue",
+        "ref": ref,
+        "note": "&",
+    }
+
+
+def test_query_optional_list_defaults_to_none(serve: ClientFactory) -> None:
+    body = serve(make_app()).get("/search", params={"term": "t"}).json()
+    assert body["tag"] is None
+    assert body["exact"] is False
+
+
+def test_missing_required_query_is_422(serve: ClientFactory) -> None:
+    response = serve(make_app()).get("/search")
+    assert response.status_code == 422
+    assert response.json()["detail"] == [
+        {"loc": ["query", "term"], "msg": "Field required", "type": "missing"}
+    ]
+
+
+def test_missing_required_list_is_422(serve: ClientFactory) -> None:
+    client = serve(make_app())
+    assert client.get("/required-list").status_code == 422
+    assert client.get("/required-list?tag=a").json() == ["a"]
+
+
+@pytest.mark.parametrize(
+    ("query", "loc", "msg"),
+    [
+        ("term=t&ids=1&ids=x", ["query", "ids", 1], "Expected `int`, got `str`"),
+        ("term=t&exact=maybe", ["query", "exact"], "Expected `bool`, got `str`"),
+        ("term=t&color=green", ["query", "color"], "Invalid enum value 'green'"),
+        ("term=t&ref=nope", ["query", "ref"], "Invalid UUID"),
+    ],
+)
+def test_bad_query_values_are_422(
+    serve: ClientFactory, query: str, loc: list[Any], msg: str
+) -> None:
+    response = serve(make_app()).get(f"/search?{query}")
+    assert response.status_code == 422
+    [error] = response.json()["detail"]
+    assert error["loc"] == loc
+    assert error["msg"] == msg
+
+
+def test_unannotated_parameters_are_strings(serve: ClientFactory) -> None:
+    response = serve(make_app()).get("/untyped/12?flag=on")
+    assert response.json() == {"value": "12", "flag": "on"}
+
+
+def test_struct_body(serve: ClientFactory) -> None:
+    response = serve(make_app()).post("/orders", json={"id": 1, "name": "pen", "tags": ["a"]})
+    assert response.status_code == 201
+    assert response.json() == {"id": 1, "name": "pen", "tags": ["a"]}
+
+
+def test_dataclass_typeddict_and_list_bodies(serve: ClientFactory) -> None:
+    client = serve(make_app())
+    assert client.post("/points", json={"x": 1, "y": 2.5}).json() == {"sum": 3.5}
+    movie = client.post("/movies", json={"title": "Heat", "year": 1995})
+    assert movie.json() == {"title": "Heat", "method": "POST"}
+    orders = [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}]
+    assert client.post("/orders/batch", json=orders).json() == 2
+
+
+def test_body_with_path_and_query(serve: ClientFactory) -> None:
+    response = serve(make_app()).post("/orders/9?dry_run=1", json={"id": 4, "name": "x"})
+    assert response.json() == {"shop": 9, "order": 4, "dry_run": True}
+
+
+def test_optional_body(serve: ClientFactory) -> None:
+    client = serve(make_app())
+    assert client.post("/optional-body").text == "none"
+    assert client.post("/optional-body", json={"id": 1, "name": "n"}).text == "n"
+
+
+def test_invalid_body_field_is_422_with_location(serve: ClientFactory) -> None:
+    response = serve(make_app()).post("/orders", json={"id": "one", "name": "pen"})
+    assert response.status_code == 422
+    assert response.json()["detail"] == [
+        {"loc": ["body", "id"], "msg": "Expected `int`, got `str`", "type": "invalid"}
+    ]
+
+
+def test_nested_body_error_location(serve: ClientFactory) -> None:
+    response = serve(make_app()).post("/orders", json={"id": 1, "name": "p", "tags": ["a", 2]})
+    assert response.json()["detail"][0]["loc"] == ["body", "tags", 1]
+
+
+def test_missing_body_field_is_422(serve: ClientFactory) -> None:
+    response = serve(make_app()).post("/orders", json={"id": 1})
+    assert response.status_code == 422
+    assert response.json()["detail"] == [
+        {"loc": ["body", "name"], "msg": "Field required", "type": "missing"}
+    ]
+
+
+def test_missing_body_is_422(serve: ClientFactory) -> None:
+    response = serve(make_app()).post("/orders")
+    assert response.status_code == 422
+    assert response.json()["detail"] == [
+        {"loc": ["body"], "msg": "Field required", "type": "missing"}
+    ]
+
+
+def test_body_of_wrong_json_type_is_422(serve: ClientFactory) -> None:
+    response = serve(make_app()).post("/orders", json=[1, 2])
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["msg"] == "Expected `object`, got `array`"
+
+
+def test_malformed_json_is_400(serve: ClientFactory) -> None:
+    response = serve(make_app()).post(
+        "/orders", content=b'{"id": 1,', headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 400
+    assert response.json()["detail"].startswith("Malformed JSON body: ")
+
+
+def test_json_sent_as_another_content_type_is_415(serve: ClientFactory) -> None:
+    response = serve(make_app()).post(
+        "/orders", content=b'{"id": 1, "name": "x"}', headers={"content-type": "text/plain"}
+    )
+    assert response.status_code == 415
+    assert response.json()["detail"] == (
+        "Expected a JSON body (Content-Type: application/json), got 'text/plain'"
+    )
+
+
+def test_json_suffix_and_charset_are_accepted(serve: ClientFactory) -> None:
+    client = serve(make_app())
+    for content_type in ("application/json; charset=utf-8", "application/vnd.api+json"):
+        response = client.post(
+            "/orders", content=b'{"id": 1, "name": "x"}', headers={"content-type": content_type}
+        )
+        assert response.status_code == 201, content_type
+
+
+def test_body_over_limit_with_content_length_is_413(serve: ClientFactory) -> None:
+    client = serve(make_app(max_body_size=64))
+    response = client.post("/orders", json={"id": 1, "name": "x" * 100})
+    assert response.status_code == 413
+    assert response.json()["detail"] == "Request body of 118 bytes exceeds the limit of 64 bytes"
+
+
+def test_chunked_body_over_limit_is_413(serve: ClientFactory) -> None:
+    def chunks() -> Iterator[bytes]:
+        yield b'{"id": 1, "name": "'
+        for _ in range(10):
+            yield b"x" * 10
+        yield b'"}'
+
+    client = serve(make_app(max_body_size=64))
+    response = client.post(
+        "/orders", content=chunks(), headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 413
+    assert response.json()["detail"] == "Request body exceeds the limit of 64 bytes"
+
+
+def test_chunked_body_within_limit_is_read_whole(serve: ClientFactory) -> None:
+    def chunks() -> Iterator[bytes]:
+        yield b'{"id": 1, '
+        yield b'"name": "chunked"}'
+
+    response = serve(make_app()).post(
+        "/orders", content=chunks(), headers={"content-type": "application/json"}
+    )
+    assert response.json() == {"id": 1, "name": "chunked", "tags": []}
+
+
+def test_invalid_content_length_is_400(serve: ClientFactory) -> None:
+    client = serve(make_app())
+    request = client.build_request("POST", "/raw-json", content=b"{}")
+    request.headers["content-length"] = "lots"
+    response = client.send(request)
+    assert response.status_code == 400
+    assert response.json()["detail"] == "Invalid Content-Length header: 'lots'"
+
+
+def test_request_json(serve: ClientFactory) -> None:
+    client = serve(make_app())
+    assert client.post("/raw-json", json={"a": [1, 2]}).json() == {"a": [1, 2]}
+    assert client.post("/raw-json", content=b"{oops").status_code == 400
+
+
+def test_two_body_parameters_are_rejected() -> None:
+    app = App()
+    with pytest.raises(TypeError, match="parameters 'a' and 'b' both want the JSON body"):
+
+        @app.post("/two")
+        async def two(a: Order, b: Order) -> None: ...
+
+
+def test_var_args_are_rejected() -> None:
+    app = App()
+    with pytest.raises(TypeError, match=r"\*args and \*\*kwargs"):
+
+        @app.get("/var")
+        async def var(*args: int) -> None: ...
+
+
+def test_unresolvable_annotation_is_rejected() -> None:
+    app = App()
+
+    async def handler(x: "Missing") -> None:  # type: ignore[name-defined]  # noqa: F821, UP037
+        ...
+
+    with pytest.raises(TypeError, match="Cannot resolve the type annotations"):
+        app.add_route("/x", handler)
+
+
+def test_path_parameter_without_handler_parameter_is_rejected() -> None:
+    app = App()
+    with pytest.raises(TypeError, match=r"takes no parameter for path parameter\(s\) \['id'\]"):
+
+        @app.get("/users/{id}")
+        async def user() -> None: ...
+
+
+def test_handler_taking_request_may_read_path_params_itself(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.get("/users/{id:int}")
+    async def user(request: Request) -> dict[str, Any]:
+        return dict(request.path_params)
+
+    assert serve(app).get("/users/4").json() == {"id": 4}
