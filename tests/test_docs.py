@@ -10,7 +10,9 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def settings_table() -> str:
-    rows = [f"| `{name}` | `{default}` | {text} |" for name, default, text in Settings.documentation()]
+    rows = [
+        f"| `{name}` | `{default}` | {text} |" for name, default, text in Settings.documentation()
+    ]
     return "\n".join(["| setting | default | meaning |", "| --- | --- | --- |", *rows])
 
 
