@@ -64,10 +64,11 @@ class App(Router):
         self._shutdown_hooks: list[Hook] = []
         self._middlewares: list[Middleware] = []
         self._thread_pool: ThreadPool | None = None
-        self._matcher: Matcher | None = None
+        self._matcher = Matcher([])
         self._start_lock = asyncio.Lock()
         self._started = False
-        self._handle: Handler = self._start_on_first_request
+        # The whole request path, middleware included: relinked on startup and shutdown.
+        self.handle: Handler = self._start_on_first_request
 
     # The protocol entry points: thin adapters into the same core.
     __call__ = asgi.serve
@@ -126,7 +127,7 @@ class App(Router):
                 self._thread_pool.shutdown(wait=False)
                 raise
             self._lifespan_stack = stack
-            self._handle = build_chain(self._middlewares, self._dispatch)
+            self.handle = build_chain(self._middlewares, self._dispatch)
             self._started = True
 
     async def shutdown(self) -> None:
@@ -135,7 +136,7 @@ class App(Router):
             if not self._started:
                 return
             self._started = False
-            self._handle = self._start_on_first_request
+            self.handle = self._start_on_first_request
             try:
                 if self._lifespan_stack is not None:
                     await self._lifespan_stack.aclose()
@@ -171,31 +172,22 @@ class App(Router):
             for route in self.routes
         ]
 
-    # The request path.
-    async def handle(self, request: Request) -> Response:
-        """Serve one request through middleware, router and endpoint. Never raises."""
-        try:
-            return await self._handle(request)
-        except HTTPError as exc:
-            return error_response(exc)
-        except Exception as exc:
-            return self._server_error(request, exc)
-
+    # The request path. The adapters call ``handle`` and, if it raises, ``error_response``.
     async def _start_on_first_request(self, request: Request) -> Response:
         await self.startup()
-        return await self._handle(request)
+        return await self.handle(request)
 
     async def _dispatch(self, request: Request) -> Response:
-        assert self._matcher is not None
         handler, request.path_params = self._matcher.match(request.method, request.path)
         try:
             return await handler(request)
-        except HTTPError as exc:
-            return error_response(exc)
         except Exception as exc:
-            return self._server_error(request, exc)
+            return self.error_response(request, exc)
 
-    def _server_error(self, request: Request, exc: Exception) -> Response:
+    def error_response(self, request: Request, exc: Exception) -> Response:
+        """The response for an exception: its own for an HTTPError, else a logged 500."""
+        if isinstance(exc, HTTPError):
+            return error_response(exc)
         logger.error(
             "Unhandled exception while serving %s %s", request.method, request.path, exc_info=exc
         )

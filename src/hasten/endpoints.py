@@ -119,12 +119,12 @@ def _renderer(func: Callable[..., Any], status: int) -> _Render:
     if isinstance(returns, type) and issubclass(returns, Response):
         return _passthrough
     if returns is str:
-        return functools.partial(_render_text, status=status)
+        return _render_as(status, "text/plain")
     if returns is bytes:
-        return functools.partial(_render_bytes, status=status)
+        return _render_as(status, "application/octet-stream")
     if returns is Any or typing.get_origin(returns) in (typing.Union, types.UnionType):
         return functools.partial(_render_any, status=status)
-    return functools.partial(_render_json, status=status)
+    return _render_json(status)
 
 
 def _render_empty(result: Any) -> Response:
@@ -135,22 +135,22 @@ def _passthrough(result: Any) -> Response:
     return result  # type: ignore[no-any-return]
 
 
-def _render_json(result: Any, status: int) -> Response:
-    if isinstance(result, Response):
-        return result
-    return Response(_json_encode(result), status, None, "application/json")
+def _render_json(status: int) -> _Render:
+    def render_json(result: Any) -> Response:
+        if isinstance(result, Response):
+            return result
+        return Response(_json_encode(result), status, None, "application/json")
+
+    return render_json
 
 
-def _render_text(result: Any, status: int) -> Response:
-    if isinstance(result, Response):
-        return result
-    return Response(result, status)
+def _render_as(status: int, media_type: str) -> _Render:
+    def render(result: Any) -> Response:
+        if isinstance(result, Response):
+            return result
+        return Response(result, status, None, media_type)
 
-
-def _render_bytes(result: Any, status: int) -> Response:
-    if isinstance(result, Response):
-        return result
-    return Response(result, status, None, "application/octet-stream")
+    return render
 
 
 def _render_any(result: Any, status: int) -> Response:

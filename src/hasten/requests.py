@@ -31,21 +31,18 @@ class Request:
         "_headers",
         "_query",
         "app",
-        "max_body_size",
         "method",
         "path",
         "path_params",
         "query_string",
     )
 
-    def __init__(
-        self, app: App, method: str, path: str, query_string: str, max_body_size: int
-    ) -> None:
+    # perf: the adapters set these slots directly instead of calling this (~0.15 us a request).
+    def __init__(self, app: App, method: str, path: str, query_string: str) -> None:
         self.app = app
         self.method = method
         self.path = path
         self.query_string = query_string
-        self.max_body_size = max_body_size
         self.path_params: dict[str, Any] = {}
         self._headers: Headers | None = None
         self._query: QueryParams | None = None
@@ -115,7 +112,7 @@ class Request:
         if self._body is not None:
             yield self._body
             return
-        limit = self.max_body_size
+        limit = self.app.settings.max_body_size
         declared = self._declared_length()
         if declared is not None and declared > limit:
             raise HTTPError(

@@ -32,14 +32,15 @@ class ASGIRequest(Request):
 
     __slots__ = ("_receive", "_scope")
 
-    def __init__(self, app: App, scope: Scope, receive: Receive) -> None:
-        super().__init__(
-            app,
-            scope["method"],
-            scope["path"],
-            scope["query_string"].decode("latin-1"),
-            app.settings.max_body_size,
-        )
+    def __init__(
+        self, app: App, scope: Scope, receive: Receive
+    ) -> None:  # perf: slots set directly
+        self.app = app
+        self.method = scope["method"]
+        self.path = scope["path"]
+        self.query_string = scope["query_string"].decode("latin-1")
+        self.path_params = {}
+        self._headers = self._query = self._cookies = self._body = None
         self._scope = scope
         self._receive = receive
 
@@ -84,7 +85,10 @@ async def serve(app: App, scope: Scope, receive: Receive, send: Send) -> None:
 
 async def _serve_http(app: App, scope: Scope, receive: Receive, send: Send) -> None:
     request = ASGIRequest(app, scope, receive)
-    response = await app.handle(request)
+    try:
+        response = await app.handle(request)
+    except Exception as exc:
+        response = app.error_response(request, exc)
     body = response.body
     headers = [
         (name.encode("latin-1"), value.encode("latin-1")) for name, value in response.header_list()

@@ -20,11 +20,15 @@ class RSGIRequest(Request):
 
     __slots__ = ("_proto", "_scope")
 
-    def __init__(self, app: App, scope: Any, proto: Any) -> None:
+    def __init__(self, app: App, scope: Any, proto: Any) -> None:  # perf: slots set directly
         path = scope.path
-        if "%" in path:
-            path = unquote(path)
-        super().__init__(app, scope.method, path, scope.query_string, app.settings.max_body_size)
+        # RSGI hands over the path as sent; ASGI servers decode it. Match them.
+        self.path = unquote(path) if "%" in path else path
+        self.app = app
+        self.method = scope.method
+        self.query_string = scope.query_string
+        self.path_params = {}
+        self._headers = self._query = self._cookies = self._body = None
         self._scope = scope
         self._proto = proto
 
@@ -56,5 +60,8 @@ async def serve(app: App, scope: Any, proto: Any) -> None:
         proto.close(403)
         return
     request = RSGIRequest(app, scope, proto)
-    response = await app.handle(request)
+    try:
+        response = await app.handle(request)
+    except Exception as exc:
+        response = app.error_response(request, exc)
     proto.response_bytes(response.status, response.header_list(), response.body)

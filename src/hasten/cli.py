@@ -1,0 +1,293 @@
+"""The command line: ``hasten run`` serves an app, ``hasten routes`` shows what it serves."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import os
+import socket
+import sys
+import types
+import typing
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import MISSING, Field, dataclass, field, fields
+from pathlib import Path
+from typing import Any, Literal
+
+from . import __version__
+from .app import App, RouteInfo
+
+__all__ = ["RunConfig", "UsageError", "build_parser", "format_routes", "load_app", "main", "serve"]
+
+Interface = Literal["rsgi", "asgi"]
+ServerName = Literal["granian", "uvicorn"]
+Command = Callable[[argparse.Namespace], int]
+
+
+class UsageError(Exception):
+    """The user asked for something that cannot be done: reported in one line, exit code 2."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunConfig:
+    """How ``hasten run`` serves an app. Each field is one command-line option.
+
+    A field without a default is a positional argument; the others are ``--flags``.
+    """
+
+    target: str = field(
+        metadata={
+            "help": "The app, as module:attribute (e.g. pkg.main:app).",
+            "metavar": "MODULE:APP",
+        }
+    )
+    host: str = field(default="127.0.0.1", metadata={"help": "Address to bind."})
+    port: int = field(default=8000, metadata={"help": "Port to bind."})
+    workers: int = field(default=1, metadata={"help": "Worker processes.", "metavar": "N"})
+    reload: bool = field(
+        default=False,
+        metadata={"help": "Restart the workers when a file changes (granian needs watchfiles)."},
+    )
+    interface: Interface | None = field(
+        default=None,
+        metadata={
+            "help": "Protocol between server and app (default: rsgi on granian, asgi on uvicorn)."
+        },
+    )
+    server: ServerName = field(default="granian", metadata={"help": "The HTTP server."})
+
+    def __post_init__(self) -> None:
+        if not 0 < self.port < 65536:
+            raise ValueError(f"port must be between 1 and 65535, got {self.port}")
+        if self.workers < 1:
+            raise ValueError(f"workers must be at least 1, got {self.workers}")
+        if self.server == "uvicorn" and self.interface == "rsgi":
+            raise ValueError("uvicorn speaks ASGI only: use interface asgi (or none), or granian")
+        if self.server == "uvicorn" and self.reload and self.workers > 1:
+            raise ValueError("uvicorn cannot reload with more than one worker")
+
+    @property
+    def effective_interface(self) -> Interface:
+        """The interface asked for, or the server's native one."""
+        if self.interface is not None:
+            return self.interface
+        return "asgi" if self.server == "uvicorn" else "rsgi"
+
+    @property
+    def url(self) -> str:
+        """Where the app is served."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    def describe(self) -> str:
+        """One line: what is served where, and how."""
+        workers = f"{self.workers} worker{'s' if self.workers > 1 else ''}"
+        how = [self.server, self.effective_interface, workers] + (["reload"] if self.reload else [])
+        return f"{self.target} on {self.url} ({', '.join(how)})"
+
+
+# Loading the app.
+def load_app(target: str) -> App:
+    """Import ``module:attribute`` (the working directory first on the path); return the App."""
+    module_name, _, attribute = target.partition(":")
+    if not module_name or not attribute:
+        raise UsageError(f"target {target!r} must look like module:attribute, e.g. pkg.main:app")
+    _put_cwd_on_path()
+    found: object = _import(module_name)
+    for part in attribute.split("."):
+        try:
+            found = getattr(found, part)
+        except AttributeError:
+            raise UsageError(f"module {module_name!r} has no attribute {attribute!r}") from None
+    if not isinstance(found, App):
+        raise UsageError(f"{target} is a {type(found).__name__}, not a hasten App")
+    return found
+
+
+def _put_cwd_on_path() -> None:
+    # Like uvicorn: `hasten run pkg.main:app` finds pkg in the directory it is run from.
+    cwd = os.getcwd()
+    if cwd not in sys.path:
+        sys.path.insert(0, cwd)
+
+
+def _import(name: str) -> types.ModuleType:
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        missing = exc.name or ""
+        if name != missing and not name.startswith(f"{missing}."):
+            raise  # the app itself imports something missing: its traceback says where
+        raise UsageError(f"cannot import {name!r}: {exc}") from None
+
+
+# Serving.
+def serve(config: RunConfig) -> None:
+    """Check that the app loads, then serve it with the configured server until it stops."""
+    _require_extras(config)
+    before = set(sys.modules)
+    load_app(config.target)
+    if config.reload:
+        # Granian forks each new worker from this process: were the app left imported here,
+        # every reload would serve the code as it was at the first import.
+        for name in set(sys.modules) - before:
+            del sys.modules[name]
+    _check_address(config)
+    print(f"hasten: serving {config.describe()}", file=sys.stderr, flush=True)
+    _SERVERS[config.server](config)
+
+
+def _require_extras(config: RunConfig) -> None:
+    if config.server == "uvicorn" and importlib.util.find_spec("uvicorn") is None:
+        raise UsageError("--server uvicorn needs uvicorn: pip install 'hasten[uvicorn]'")
+    if (
+        config.reload
+        and config.server == "granian"
+        and importlib.util.find_spec("watchfiles") is None
+    ):
+        raise UsageError("--reload needs watchfiles: pip install 'hasten[reload]'")
+
+
+def _check_address(config: RunConfig) -> None:
+    # Granian reports a busy port with a Rust backtrace: say it in one line instead.
+    family = socket.AF_INET6 if ":" in config.host else socket.AF_INET
+    try:
+        with socket.socket(family) as sock:
+            # As the servers do, so that a port left in TIME_WAIT does not count as busy.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((config.host, config.port))
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {config.url}: {exc.strerror or exc}") from None
+
+
+def _serve_granian(config: RunConfig) -> None:
+    from granian import Granian
+    from granian.constants import Interfaces
+
+    Granian(
+        config.target,
+        address=config.host,
+        port=config.port,
+        interface=Interfaces(config.effective_interface),
+        workers=config.workers,
+        reload=config.reload,
+        working_dir=Path.cwd(),
+    ).serve()
+
+
+def _serve_uvicorn(config: RunConfig) -> None:
+    import uvicorn
+
+    uvicorn.run(
+        config.target,
+        host=config.host,
+        port=config.port,
+        workers=config.workers,
+        reload=config.reload,
+    )
+
+
+_SERVERS: dict[ServerName, Callable[[RunConfig], None]] = {
+    "granian": _serve_granian,
+    "uvicorn": _serve_uvicorn,
+}
+
+
+# Routes.
+def format_routes(routes: Iterable[RouteInfo]) -> str:
+    """A column-aligned table of ``routes``, sorted by path, with a header row."""
+    header = ("METHODS", "PATH", "HANDLER", "RUNS ON")
+    rows = [header] + [
+        (",".join(route.methods), route.path, route.handler, route.runs_on)
+        for route in sorted(routes, key=lambda route: (route.path, route.methods))
+    ]
+    widths = [max(len(row[column]) for row in rows) for column in range(len(header))]
+    lines = (
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+        for row in rows
+    )
+    return "\n".join(line.rstrip() for line in lines)
+
+
+# The parser, derived from RunConfig.
+def build_parser() -> argparse.ArgumentParser:
+    """The ``hasten`` argument parser; ``run``'s options come from RunConfig's fields."""
+    parser = argparse.ArgumentParser(
+        prog="hasten", description="Serve a hasten app, or list its routes."
+    )
+    parser.add_argument("--version", action="version", version=f"hasten {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    run = commands.add_parser(
+        "run", help="serve an app", description="Serve an app over HTTP until interrupted."
+    )
+    _add_options(run, fields(RunConfig))
+    run.set_defaults(handler=_run_command)
+    routes = commands.add_parser(
+        "routes", help="list an app's routes", description="List each route and how it runs."
+    )
+    _add_options(routes, [item for item in fields(RunConfig) if item.name == "target"])
+    routes.set_defaults(handler=_routes_command)
+    return parser
+
+
+def _add_options(parser: argparse.ArgumentParser, items: Iterable[Field[Any]]) -> None:
+    hints = typing.get_type_hints(RunConfig)
+    for item in items:
+        names, options = _option(item, hints[item.name])
+        parser.add_argument(*names, **options)
+
+
+def _option(item: Field[Any], hint: Any) -> tuple[list[str], dict[str, Any]]:
+    """argparse's names and keywords for one field: positional when it has no default."""
+    options: dict[str, Any] = {"help": item.metadata["help"]}
+    if "metavar" in item.metadata:
+        options["metavar"] = item.metadata["metavar"]
+    if item.default is MISSING:
+        return [item.name], options | {"type": hint}
+    flag = f"--{item.name.replace('_', '-')}"
+    if hint is bool:
+        action = argparse.BooleanOptionalAction if item.default else "store_true"
+        return [flag], options | {"action": action}
+    kind = _without_none(hint)
+    if typing.get_origin(kind) is Literal:
+        choices = typing.get_args(kind)
+        options |= {"choices": choices, "type": type(choices[0])}
+    else:
+        options["type"] = kind
+    if item.default is not None:
+        options["help"] += f" (default: {item.default})"
+    return [flag], options | {"default": item.default}
+
+
+def _without_none(hint: Any) -> Any:
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        (kind,) = (arg for arg in typing.get_args(hint) if arg is not type(None))
+        return kind
+    return hint
+
+
+# Commands.
+def _run_command(args: argparse.Namespace) -> int:
+    try:
+        config = RunConfig(**{item.name: getattr(args, item.name) for item in fields(RunConfig)})
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    serve(config)
+    return 0
+
+
+def _routes_command(args: argparse.Namespace) -> int:
+    print(format_routes(load_app(args.target).describe_routes()))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``hasten`` with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+    args = build_parser().parse_args(argv)
+    handler: Command = args.handler
+    try:
+        return handler(args)
+    except UsageError as exc:
+        print(f"hasten: error: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,413 @@
+"""The ``hasten`` command: ``routes`` and the errors in-process, ``run`` as real servers."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import httpx
+import pytest
+
+import hasten
+from hasten.app import RouteInfo
+from hasten.cli import RunConfig, build_parser, format_routes, load_app, main
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGET = "examples.hello:app"
+STARTUP_TIMEOUT = 15.0
+STOP_TIMEOUT = 10.0
+# uvicorn re-raises SIGTERM after its graceful shutdown; Granian returns normally.
+STOPPED_BY_SIGTERM = {0, -signal.SIGTERM}
+
+
+@pytest.fixture
+def in_repo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run from the repository root; undo the cwd that ``load_app`` puts on ``sys.path``."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+
+
+# hasten routes
+@pytest.mark.usefixtures("in_repo")
+def test_routes_prints_one_row_per_route_sorted_by_path(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["routes", TARGET]) == 0
+
+    header, *rows = capsys.readouterr().out.splitlines()
+    assert header.split() == ["METHODS", "PATH", "HANDLER", "RUNS", "ON"]
+    paths = [row.split()[1] for row in rows]
+    assert paths == sorted(route.path for route in load_app(TARGET).describe_routes())
+    cells = {" ".join(row.split()) for row in rows}
+    assert "GET /hello examples.hello.hello event loop" in cells
+    assert "GET /wait examples.hello.wait thread pool" in cells
+    assert "POST /orders examples.hello.create event loop" in cells
+
+
+@pytest.mark.usefixtures("in_repo")
+def test_routes_columns_are_aligned(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["routes", TARGET])
+
+    header, *rows = capsys.readouterr().out.splitlines()
+    starts = [header.index(title) for title in ("PATH", "HANDLER", "RUNS ON")]
+    for row in rows:
+        for start in starts:
+            assert row[start - 1] == " "
+            assert row[start] != " "
+
+
+def test_format_routes_joins_methods_and_sorts_by_path() -> None:
+    routes = [
+        RouteInfo(("GET",), "/b", "m.b", "thread pool"),
+        RouteInfo(("GET", "POST"), "/a/{id}", "m.a", "event loop"),
+    ]
+
+    assert format_routes(routes).splitlines() == [
+        "METHODS   PATH     HANDLER  RUNS ON",
+        "GET,POST  /a/{id}  m.a      event loop",
+        "GET       /b       m.b      thread pool",
+    ]
+
+
+def test_format_routes_of_no_routes_is_the_header() -> None:
+    assert format_routes([]) == "METHODS  PATH  HANDLER  RUNS ON"
+
+
+# Errors: one line on stderr, exit code 2, nothing served.
+@pytest.mark.usefixtures("in_repo")
+@pytest.mark.parametrize("command", ["routes", "run"])
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("nosuchmodule:app", "cannot import 'nosuchmodule': No module named 'nosuchmodule'"),
+        ("examples.nope:app", "cannot import 'examples.nope': No module named 'examples.nope'"),
+        ("examples.hello:nope", "module 'examples.hello' has no attribute 'nope'"),
+        ("examples.hello:app.nope", "module 'examples.hello' has no attribute 'app.nope'"),
+        ("examples.hello:started", "examples.hello:started is a list, not a hasten App"),
+        ("examples.hello", "target 'examples.hello' must look like module:attribute"),
+        (":app", "target ':app' must look like module:attribute"),
+    ],
+)
+def test_a_bad_target_is_one_line_and_exit_code_2(
+    command: str, target: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([command, target]) == 2
+
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(f"hasten: error: {message}")
+    assert err.count("\n") == 1
+
+
+def test_an_import_error_inside_the_app_keeps_its_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "broken_app.py").write_text("import nosuchdependency\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+
+    with pytest.raises(ModuleNotFoundError, match="nosuchdependency"):
+        main(["routes", "broken_app:app"])
+
+
+@pytest.mark.usefixtures("in_repo")
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--server", "uvicorn", "--interface", "rsgi"], "uvicorn speaks ASGI only"),
+        (["--port", "0"], "port must be between 1 and 65535, got 0"),
+        (["--port", "65536"], "port must be between 1 and 65535, got 65536"),
+        (["--workers", "0"], "workers must be at least 1, got 0"),
+        (["--server", "uvicorn", "--reload", "--workers", "2"], "uvicorn cannot reload with"),
+    ],
+)
+def test_conflicting_options_are_one_line_and_exit_code_2(
+    options: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", TARGET, *options]) == 2
+
+    err = capsys.readouterr().err
+    assert err.startswith(f"hasten: error: {message}")
+    assert err.count("\n") == 1
+
+
+@pytest.mark.usefixtures("in_repo")
+def test_a_busy_port_is_one_line_and_exit_code_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as busy:
+        port = busy.getsockname()[1]
+        assert main(["run", TARGET, "--port", str(port)]) == 2
+
+    err = capsys.readouterr().err
+    assert (
+        err == f"hasten: error: cannot listen on http://127.0.0.1:{port}: Address already in use\n"
+    )
+
+
+@pytest.mark.usefixtures("in_repo")
+@pytest.mark.parametrize(
+    ("module", "options", "install"),
+    [
+        ("watchfiles", ["--reload"], "pip install 'hasten[reload]'"),
+        ("uvicorn", ["--server", "uvicorn"], "pip install 'hasten[uvicorn]'"),
+    ],
+)
+def test_a_missing_extra_says_how_to_install_it(
+    module: str,
+    options: list[str],
+    install: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setitem(sys.modules, module, None)  # makes the module unimportable
+
+    assert main(["run", TARGET, *options]) == 2
+
+    err = capsys.readouterr().err
+    assert err.startswith("hasten: error: ")
+    assert err.rstrip().endswith(install)
+
+
+@pytest.mark.parametrize(
+    "argv", [["run", TARGET, "--interface", "wsgi"], ["run"], ["routes"], ["serve", TARGET], []]
+)
+def test_malformed_command_lines_exit_2(argv: list[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+
+
+# --version, --help, and the options derived from RunConfig
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+
+    assert exited.value.code == 0
+    assert capsys.readouterr().out == f"hasten {hasten.__version__}\n"
+
+
+@pytest.mark.parametrize("command", ["run", "routes"])
+def test_help_for_each_command(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main([command, "--help"])
+
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.startswith(f"usage: hasten {command} ")
+
+
+def test_run_help_documents_every_run_config_field(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+
+    text = " ".join(capsys.readouterr().out.split())
+    for item in fields(RunConfig):
+        assert item.metadata["help"] in text
+        if item.name != "target":
+            assert f"--{item.name}" in text
+    assert "--interface {rsgi,asgi}" in text
+    assert "--server {granian,uvicorn}" in text
+    assert "(default: 8000)" in text
+
+
+def test_the_parser_defaults_are_run_configs_defaults() -> None:
+    args = build_parser().parse_args(["run", TARGET])
+    defaults = RunConfig(target=TARGET)
+
+    for item in fields(RunConfig):
+        assert getattr(args, item.name) == getattr(defaults, item.name)
+
+
+def test_the_parser_converts_each_option_to_its_field_type() -> None:
+    argv = ["run", TARGET, "--host", "::1", "--port", "9000", "--workers", "3", "--reload"]
+    args = build_parser().parse_args([*argv, "--interface", "asgi", "--server", "uvicorn"])
+
+    assert (args.host, args.port, args.workers, args.reload) == ("::1", 9000, 3, True)
+    assert (args.interface, args.server) == ("asgi", "uvicorn")
+
+
+@pytest.mark.parametrize(
+    ("config", "description"),
+    [
+        (RunConfig(target="m:app"), "m:app on http://127.0.0.1:8000 (granian, rsgi, 1 worker)"),
+        (
+            RunConfig(target="m:app", server="uvicorn", workers=2),
+            "m:app on http://127.0.0.1:8000 (uvicorn, asgi, 2 workers)",
+        ),
+        (
+            RunConfig(target="m:app", host="::1", port=9000, interface="asgi", reload=True),
+            "m:app on http://[::1]:9000 (granian, asgi, 1 worker, reload)",
+        ),
+    ],
+)
+def test_run_config_describes_what_is_served_where(config: RunConfig, description: str) -> None:
+    assert config.describe() == description
+
+
+# hasten run: real servers on 127.0.0.1
+@dataclass
+class Server:
+    """A ``hasten run`` subprocess: its URL while it runs; its log and exit code once stopped."""
+
+    url: str
+    log_path: Path
+    returncode: int | None = None
+
+    @property
+    def log(self) -> str:
+        return self.log_path.read_text()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def client(url: str) -> httpx.Client:
+    # trust_env=False: no proxy from the environment, the traffic stays on loopback.
+    return httpx.Client(base_url=url, trust_env=False, timeout=5.0)
+
+
+@contextlib.contextmanager
+def hasten_run(options: list[str], cwd: Path, log_path: Path) -> Iterator[Server]:
+    """Start ``hasten run`` on a free port, wait until it answers, SIGTERM it on exit."""
+    port = free_port()
+    server = Server(f"http://127.0.0.1:{port}", log_path)
+    argv = [sys.executable, "-m", "hasten", "run", *options, "--port", str(port)]
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            argv, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        try:
+            wait_until_answering(process, server)
+            yield server
+        finally:
+            server.returncode = stop(process)
+
+
+def wait_until_answering(process: subprocess.Popen[bytes], server: Server) -> None:
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    with client(server.url) as http:
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                pytest.fail(f"the server exited with {process.returncode}:\n{server.log}")
+            try:
+                http.get("/")
+            except httpx.TransportError:
+                time.sleep(0.05)
+            else:
+                return
+    pytest.fail(f"the server did not answer within {STARTUP_TIMEOUT} s:\n{server.log}")
+
+
+def stop(process: subprocess.Popen[bytes]) -> int:
+    """SIGTERM the server, as a user would; if it hangs, kill its whole session, workers too."""
+    process.send_signal(signal.SIGTERM)
+    try:
+        return process.wait(STOP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        return process.wait()
+
+
+@pytest.mark.server
+@pytest.mark.parametrize(
+    ("options", "how"),
+    [
+        ([], "granian, rsgi, 1 worker"),
+        (["--interface", "asgi"], "granian, asgi, 1 worker"),
+        (["--server", "uvicorn"], "uvicorn, asgi, 1 worker"),
+        (["--workers", "2"], "granian, rsgi, 2 workers"),
+    ],
+    ids=["granian-rsgi", "granian-asgi", "uvicorn", "granian-2-workers"],
+)
+def test_run_serves_the_app(options: list[str], how: str, tmp_path: Path) -> None:
+    log_path = tmp_path / "server.log"
+    with hasten_run([TARGET, *options], ROOT, log_path) as server, client(server.url) as http:
+        hello = http.get("/hello")
+        item = http.get("/items/7", params={"q": "x"})
+
+    assert hello.status_code == 200
+    assert hello.json() == {"message": "hello"}
+    assert item.json() == {"id": 7, "q": "x", "limit": 10}
+    assert server.returncode in STOPPED_BY_SIGTERM, server.log
+    assert f"hasten: serving {TARGET} on {server.url} ({how})\n" in server.log
+
+
+@pytest.mark.server
+def test_run_with_two_workers_starts_two_processes(tmp_path: Path) -> None:
+    with hasten_run([TARGET, "--workers", "2"], ROOT, tmp_path / "server.log") as server:
+        pass
+
+    assert server.returncode in STOPPED_BY_SIGTERM, server.log
+    assert "worker-2" in server.log  # Granian's own log names each worker it spawns
+
+
+RELOADABLE_APP = """
+from hasten import App
+
+app = App()
+
+
+@app.get("/version")
+async def version() -> dict[str, int]:
+    return {{"version": {version}}}
+"""
+
+
+def _version(http: httpx.Client) -> int | None:
+    try:
+        version: int = http.get("/version").json()["version"]
+    except httpx.TransportError:
+        return None  # between the old worker and the new
+    return version
+
+
+def _wait_for_version(http: httpx.Client, module: Path, wanted: int) -> int | None:
+    touched = time.monotonic()
+    deadline = touched + STARTUP_TIMEOUT
+    while (version := _version(http)) != wanted and time.monotonic() < deadline:
+        if time.monotonic() - touched > 2:
+            # A change made before the reloader's first scan looks like the original: touch again.
+            os.utime(module)
+            touched = time.monotonic()
+        time.sleep(0.05)
+    return version
+
+
+@pytest.mark.server
+@pytest.mark.parametrize(
+    "server_name",
+    [
+        pytest.param(
+            "granian",
+            marks=pytest.mark.skipif(
+                importlib.util.find_spec("watchfiles") is None,
+                reason="Granian's reloader needs watchfiles: pip install 'hasten[reload]'",
+            ),
+        ),
+        "uvicorn",
+    ],
+)
+def test_run_reload_serves_the_changed_code(server_name: str, tmp_path: Path) -> None:
+    module = tmp_path / "reloadable.py"
+    module.write_text(RELOADABLE_APP.format(version=1))
+    options = ["reloadable:app", "--reload", "--server", server_name]
+
+    with (
+        hasten_run(options, tmp_path, tmp_path / "server.log") as server,
+        client(server.url) as http,
+    ):
+        assert _version(http) == 1
+        module.write_text(RELOADABLE_APP.format(version=2))
+        reloaded = _wait_for_version(http, module, 2)
+
+    assert reloaded == 2, server.log
+    assert server.returncode in STOPPED_BY_SIGTERM, server.log
