@@ -11,10 +11,10 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from .concurrency import ThreadPool
 from .errors import HTTPError, error_response, server_error_response
 from .matcher import Matcher
 from .middleware import build_chain
+from .pools import ThreadPool
 from .protocols import asgi, rsgi
 from .requests import Request
 from .responses import Response

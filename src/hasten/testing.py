@@ -93,7 +93,7 @@ class _RSGIScope:
         self.client = f"{CLIENT_ADDRESS[0]}:{CLIENT_ADDRESS[1]}"
         self.scheme = wire.scheme
         self.method = wire.method
-        self.path = wire.raw_path
+        self.path = unquote(wire.raw_path)  # Granian decodes the path, as ASGI servers do
         self.query_string = wire.query_string
         self.authority = None
         self.headers = _RSGIHeaders(wire.headers)

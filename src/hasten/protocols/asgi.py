@@ -64,7 +64,8 @@ class ASGIRequest(Request):
     @property
     def client(self) -> Address | None:
         client = self._scope.get("client")
-        return Address(client[0], client[1]) if client else None
+        # int(): Granian's ASGI scope carries the port as a string.
+        return Address(client[0], int(client[1])) if client else None
 
     @property
     def scheme(self) -> str:

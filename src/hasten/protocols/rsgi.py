@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote
 
 from ..datastructures import Address
 from ..requests import Request
@@ -21,9 +20,7 @@ class RSGIRequest(Request):
     __slots__ = ("_proto", "_scope")
 
     def __init__(self, app: App, scope: Any, proto: Any) -> None:  # perf: slots set directly
-        path = scope.path
-        # RSGI hands over the path as sent; ASGI servers decode it. Match them.
-        self.path = unquote(path) if "%" in path else path
+        self.path = scope.path  # Granian has percent-decoded it, as ASGI servers do
         self.app = app
         self.method = scope.method
         self.query_string = scope.query_string

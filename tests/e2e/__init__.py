@@ -1,0 +1,1 @@
+"""End-to-end tests: the app served by real servers (Granian RSGI and ASGI, uvicorn)."""

@@ -1,0 +1,162 @@
+"""Real servers on 127.0.0.1 serving ``tests.e2e.app:app``: Granian (RSGI, ASGI) and uvicorn.
+
+``server`` is one running server per kind for the whole session; ``start_server`` starts a
+private one, for tests that need to watch a server stop.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.e2e.app import SHUTDOWN_MARKER_ENV
+
+ROOT = Path(__file__).resolve().parents[2]
+APP_TARGET = "tests.e2e.app:app"
+HOST = "127.0.0.1"
+READY_TIMEOUT = 15.0
+STOP_TIMEOUT = 10.0
+CLEAN_EXITS = (0, -signal.SIGTERM)
+
+SERVERS: dict[str, list[str]] = {
+    "granian-rsgi": [sys.executable, "-m", "granian", "--interface", "rsgi"],
+    "granian-asgi": [sys.executable, "-m", "granian", "--interface", "asgi"],
+    "uvicorn": [sys.executable, "-m", "uvicorn"],
+}
+KINDS = list(SERVERS)
+
+
+@dataclass(frozen=True)
+class RunningServer:
+    base_url: str
+    process: subprocess.Popen[bytes]
+
+
+StartServer = Callable[..., AbstractContextManager[RunningServer]]
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def local_client(base_url: str, timeout: float = 10.0) -> httpx.Client:
+    """An httpx client for ``base_url`` that ignores proxy settings: traffic stays on loopback."""
+    return httpx.Client(base_url=base_url, timeout=timeout, trust_env=False)
+
+
+def wait_until_ready(process: subprocess.Popen[bytes], base_url: str, log: Path) -> None:
+    """Poll ``/hello`` until it answers 200; fail with the server's output if it never does."""
+    deadline = time.monotonic() + READY_TIMEOUT
+    last = "no answer"
+    with local_client(base_url, timeout=1.0) as client:
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                pytest.fail(
+                    f"{process.args!r} exited with {process.returncode} before answering:\n"
+                    + log.read_text(errors="replace")
+                )
+            try:
+                response = client.get("/hello")
+            except httpx.TransportError as exc:
+                last = repr(exc)
+            else:
+                if response.status_code == 200:
+                    return
+                last = f"{response.status_code} {response.text!r}"
+            time.sleep(0.05)
+    pytest.fail(
+        f"{process.args!r} did not answer 200 within {READY_TIMEOUT} s (last: {last}):\n"
+        + log.read_text(errors="replace")
+    )
+
+
+def stop(process: subprocess.Popen[bytes]) -> bool:
+    """SIGTERM, then wait; SIGKILL if it will not stop. True when it stopped on SIGTERM."""
+    if process.poll() is not None:
+        return True
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(STOP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(STOP_TIMEOUT)
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def run_server(
+    kind: str, log: Path, env: Mapping[str, str] | None = None
+) -> Iterator[RunningServer]:
+    """Serve the e2e app with ``kind`` on a free port until the block ends, then stop it.
+
+    Leaving the block asserts that the server stopped on SIGTERM within STOP_TIMEOUT, with a
+    clean status: 0, or the SIGTERM it re-raised after shutting down (uvicorn does).
+    """
+    port = free_port()
+    command = [*SERVERS[kind], "--host", HOST, "--port", str(port), APP_TARGET]
+    environment = {**os.environ}
+    environment.pop(SHUTDOWN_MARKER_ENV, None)
+    environment.update(env or {})
+    with log.open("wb") as log_file:
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=environment, stdout=log_file, stderr=subprocess.STDOUT
+        )
+    base_url = f"http://{HOST}:{port}"
+    try:
+        wait_until_ready(process, base_url, log)
+        yield RunningServer(base_url, process)
+    finally:
+        graceful = stop(process)
+    output = log.read_text(errors="replace")
+    assert process.returncode is not None, f"{kind} is still running"
+    assert graceful, f"{kind} ignored SIGTERM and was killed:\n{output}"
+    assert process.returncode in CLEAN_EXITS, f"{kind} exited with {process.returncode}:\n{output}"
+
+
+@pytest.fixture(scope="session", params=KINDS)
+def server_kind(request: pytest.FixtureRequest) -> str:
+    """Which server serves this test: one of KINDS."""
+    kind: str = request.param
+    return kind
+
+
+@pytest.fixture(scope="session")
+def server(server_kind: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The base URL of the e2e app served by one kind of server, shared by the session."""
+    log = tmp_path_factory.mktemp(server_kind) / "server.log"
+    with run_server(server_kind, log) as running:
+        yield running.base_url
+
+
+@pytest.fixture
+def client(server: str) -> Iterator[httpx.Client]:
+    with local_client(server) as http:
+        yield http
+
+
+@pytest.fixture
+def start_server(tmp_path: Path) -> StartServer:
+    """``with start_server(kind, env={...}) as running:`` runs a private server."""
+
+    def start(
+        kind: str, env: Mapping[str, str] | None = None
+    ) -> AbstractContextManager[RunningServer]:
+        return run_server(kind, tmp_path / f"{kind}.log", env)
+
+    return start

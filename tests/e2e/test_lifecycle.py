@@ -1,0 +1,52 @@
+"""Startup and shutdown under each real server: hooks run, in-flight requests finish."""
+
+from __future__ import annotations
+
+import signal
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.e2e.app import SHUTDOWN_MARKER_ENV
+from tests.e2e.conftest import KINDS, StartServer, local_client
+
+pytestmark = pytest.mark.server
+
+
+def test_startup_hook_ran_before_requests(client: httpx.Client) -> None:
+    assert client.get("/started").json() == {"started": True}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_sigterm_runs_shutdown_hooks(start_server: StartServer, tmp_path: Path, kind: str) -> None:
+    marker = tmp_path / "shutdown-marker"
+    with start_server(kind, env={SHUTDOWN_MARKER_ENV: str(marker)}) as running:
+        with local_client(running.base_url) as http:
+            assert http.get("/started").json() == {"started": True}
+        assert not marker.exists()
+    assert marker.read_text().startswith("shutdown ")
+
+
+def wait_for_sleepers(http: httpx.Client, count: int, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while http.get("/sleepers").json()["sleeping"] != count:
+        assert time.monotonic() < deadline, f"never saw {count} sleeping handler(s)"
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_sigterm_lets_in_flight_requests_finish(start_server: StartServer, kind: str) -> None:
+    with (
+        start_server(kind) as running,
+        local_client(running.base_url) as http,
+        ThreadPoolExecutor(max_workers=1) as pool,
+    ):
+        in_flight = pool.submit(http.get, "/sleep", params={"seconds": "0.5"})
+        wait_for_sleepers(http, 1)
+        running.process.send_signal(signal.SIGTERM)
+        response = in_flight.result(timeout=10)
+        assert response.status_code == 200
+        assert response.json() == {"slept": 0.5}
