@@ -286,10 +286,21 @@ def test_describe_routes() -> None:
 def test_settings_are_validated() -> None:
     with pytest.raises(ValueError, match="max_body_size must be at least 1"):
         App(max_body_size=0)
+    with pytest.raises(ValueError, match="block_threshold must be positive"):
+        App(block_threshold=0)
+    with pytest.raises(ValueError, match="shutdown_timeout cannot be negative"):
+        App(shutdown_timeout=-1)
+
+
+def test_settings_keywords_mirror_settings() -> None:
+    import typing
+
     from hasten import Settings
+    from hasten.settings import SettingsKeywords
 
     names = [name for name, _, _ in Settings.documentation()]
-    assert names == ["debug", "max_body_size", "max_threads"]
+    assert names == list(typing.get_type_hints(SettingsKeywords))
+    assert names[:3] == ["debug", "max_body_size", "max_threads"]
 
 
 def test_websocket_scopes_are_refused_over_asgi() -> None:

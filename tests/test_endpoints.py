@@ -12,7 +12,7 @@ import msgspec
 import pytest
 
 from hasten import App, JSONResponse, Request, Response
-from hasten.endpoints import Endpoint
+from hasten.endpoints import Endpoint, RouteOptions
 from hasten.paths import PathTemplate
 from hasten.testing import TestClient
 from tests.conftest import ClientFactory
@@ -190,7 +190,7 @@ def test_response_headers_reach_the_client(serve: ClientFactory) -> None:
 def test_endpoint_introspection() -> None:
     async def handler(n: int, q: str = "", request: Request | None = None) -> None: ...
 
-    endpoint = Endpoint(handler, PathTemplate.parse("/x/{n}"), 200)
+    endpoint = Endpoint(handler, PathTemplate.parse("/x/{n}"), RouteOptions())
     assert endpoint.runs_on == "event loop"
     assert [name for name, _ in endpoint.extractors] == ["n", "q"]
     assert endpoint.body is None

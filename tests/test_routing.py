@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 import pytest
@@ -218,7 +219,7 @@ def test_routes_that_catch_the_same_requests_are_rejected_at_startup() -> None:
         return name
 
     with pytest.raises(RouteConflict) as caught:
-        app._compile()
+        asyncio.run(app.startup())
     message = str(caught.value)
     assert "/users/{id}" in message
     assert "/users/{name}" in message
@@ -231,7 +232,7 @@ def test_same_static_route_twice_is_rejected() -> None:
     app.add_route("/a", lambda: "x")
     app.add_route("/a", lambda: "y", ["GET", "POST"])
     with pytest.raises(RouteConflict, match="both catch GET requests to '/a'"):
-        app._compile()
+        asyncio.run(app.startup())
 
 
 def test_same_path_different_methods_is_fine(serve: ClientFactory) -> None:

@@ -9,17 +9,18 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Unpack
 
 from .errors import HTTPError, error_response, server_error_response
-from .matcher import Matcher
 from .middleware import build_chain
-from .pools import ThreadPool
+from .monitor import BlockStats
+from .overload import overloaded
 from .protocols import asgi, rsgi
 from .requests import Request
 from .responses import Response
 from .routing import Router
-from .settings import DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_THREADS, Settings
+from .runtime import Runtime
+from .settings import Settings, SettingsKeywords
 from .types import Handler, Hook, Middleware
 
 __all__ = ["App", "RouteInfo"]
@@ -39,6 +40,7 @@ class RouteInfo:
     path: str
     handler: str
     runs_on: str
+    blocked: BlockStats | None = None  # times it blocked the event loop, while running
 
 
 class App(Router):
@@ -46,29 +48,24 @@ class App(Router):
 
     Routes, middleware and hooks are registered first; on startup (the server's lifespan,
     ``__rsgi_init__``, or the first request) everything is compiled and frozen.
+    Settings are keywords: ``App(debug=True, max_body_size=...)``, see ``Settings``.
     """
 
     def __init__(
-        self,
-        *,
-        debug: bool = False,
-        max_body_size: int = DEFAULT_MAX_BODY_SIZE,
-        max_threads: int = DEFAULT_MAX_THREADS,
-        lifespan: Lifespan | None = None,
+        self, *, lifespan: Lifespan | None = None, **settings: Unpack[SettingsKeywords]
     ) -> None:
         super().__init__()
-        self.settings = Settings(debug=debug, max_body_size=max_body_size, max_threads=max_threads)
+        self.settings = Settings(**settings)
         self._lifespan = lifespan
         self._lifespan_stack: contextlib.AsyncExitStack | None = None
         self._startup_hooks: list[Hook] = []
         self._shutdown_hooks: list[Hook] = []
         self._middlewares: list[Middleware] = []
-        self._thread_pool: ThreadPool | None = None
-        self._matcher = Matcher([])
+        self._runtime: Runtime | None = None
         self._start_lock = asyncio.Lock()
-        self._started = False
-        # The whole request path, middleware included: relinked on startup and shutdown.
-        self.handle: Handler = self._start_on_first_request
+        self._stopping = False
+        # The whole request path below the gate, middleware included: linked on startup.
+        self.handle: Handler = self._not_started
 
     # The protocol entry points: thin adapters into the same core.
     __call__ = asgi.serve
@@ -88,7 +85,7 @@ class App(Router):
         return hook
 
     def on_shutdown(self, hook: H) -> H:
-        """Run ``hook`` (sync or async) when the app stops."""
+        """Run ``hook`` (sync or async) when the app stops, after requests in flight finish."""
         self._check_open("add a shutdown hook")
         self._shutdown_hooks.append(hook)
         return hook
@@ -105,17 +102,15 @@ class App(Router):
     # Lifecycle.
     @property
     def started(self) -> bool:
-        return self._started
+        return self._runtime is not None
 
     async def startup(self) -> None:
-        """Compile routes and middleware, start the thread pool, run startup hooks. Idempotent."""
+        """Compile routes and middleware, start the pools, run startup hooks. Idempotent."""
         async with self._start_lock:
-            if self._started:
+            if self._runtime is not None:
                 return
-            self._compile()
-            self._thread_pool = ThreadPool(self.settings.max_threads)
-            for route in self.routes:
-                route.endpoint.executor = self._thread_pool
+            self._freeze()
+            runtime = Runtime(self.settings, self.routes, self._middlewares)
             stack = contextlib.AsyncExitStack()
             try:
                 for hook in self._startup_hooks:
@@ -124,27 +119,38 @@ class App(Router):
                     await stack.enter_async_context(self._lifespan(self))
             except BaseException:
                 await stack.aclose()
-                self._thread_pool.shutdown(wait=False)
+                runtime.stop()
                 raise
+            runtime.start()
             self._lifespan_stack = stack
+            self._runtime = runtime
             self.handle = build_chain(self._middlewares, self._dispatch)
-            self._started = True
 
     async def shutdown(self) -> None:
-        """Run shutdown hooks and the lifespan's exit, then stop the thread pool."""
+        """Let requests in flight finish (up to ``shutdown_timeout``), run shutdown hooks and
+        the lifespan's exit, then stop the pools."""
         async with self._start_lock:
-            if not self._started:
+            runtime = self._runtime
+            if runtime is None:
                 return
-            self._started = False
-            self.handle = self._start_on_first_request
+            runtime.in_flight.close()
+            if not await runtime.in_flight.drained(self.settings.shutdown_timeout):
+                logger.warning(
+                    "Shutting down with %d requests still in flight after %s s",
+                    runtime.in_flight.count,
+                    self.settings.shutdown_timeout,
+                )
+            self._stopping = True
+            self._runtime = None
+            self.handle = self._not_started
             try:
                 if self._lifespan_stack is not None:
                     await self._lifespan_stack.aclose()
                 for hook in self._shutdown_hooks:
                     await _run_hook(hook)
             finally:
-                if self._thread_pool is not None:
-                    await asyncio.to_thread(self._thread_pool.shutdown)
+                await asyncio.to_thread(runtime.stop)
+                self._stopping = False
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[App]:
@@ -155,30 +161,73 @@ class App(Router):
         finally:
             await self.shutdown()
 
-    def _compile(self) -> None:
-        self._freeze()
-        self._matcher = Matcher([route.compile() for route in self.routes])
-
     # Inspection.
     def describe_routes(self) -> list[RouteInfo]:
-        """Each route, its methods, its handler and how the handler runs."""
+        """Each route, its methods, its handler, how the handler runs, and (while the app
+        runs) how often it blocked the event loop."""
+        blocked = self._block_stats()
         return [
             RouteInfo(
                 tuple(sorted(route.methods)),
                 route.path,
                 route.endpoint.name,
                 route.endpoint.runs_on,
+                blocked.get(route.label),
             )
             for route in self.routes
         ]
 
-    # The request path. The adapters call ``handle`` and, if it raises, ``error_response``.
-    async def _start_on_first_request(self, request: Request) -> Response:
+    def stats(self) -> dict[str, Any]:
+        """What the running app has seen: requests in flight, refused, and event-loop stalls
+        by route (``{"GET /x": {"count": 2, "total_ms": 350.0, "max_ms": 190.0}}``)."""
+        runtime = self._runtime
+        return {
+            "in_flight": runtime.in_flight.count if runtime else 0,
+            "refused": runtime.in_flight.refused if runtime else 0,
+            "blocked": {
+                label: {"count": item.count, "total_ms": item.total_ms, "max_ms": item.max_ms}
+                for label, item in self._block_stats().items()
+            },
+        }
+
+    def _block_stats(self) -> dict[str, BlockStats]:
+        runtime = self._runtime
+        if runtime is None or runtime.monitor is None:
+            return {}
+        return dict(runtime.monitor.stats)
+
+    # The request path.
+    async def respond(self, request: Request) -> Response:
+        """Serve one request: the adapters' only call into the core. Never raises."""
+        runtime = self._runtime
+        if runtime is None:
+            runtime = await self._start_for(request)
+            if runtime is None:
+                return error_response(overloaded("The server is shutting down"))
+        in_flight = runtime.in_flight
+        if not in_flight.try_enter():
+            return in_flight.refusal()
+        try:
+            return await self.handle(request)
+        except Exception as exc:
+            return self.error_response(request, exc)
+        finally:
+            in_flight.leave()
+
+    async def _start_for(self, request: Request) -> Runtime | None:
+        """A request came before any startup (a server without lifespan): start now, unless
+        the app is stopping."""
+        if self._stopping:
+            return None
         await self.startup()
-        return await self.handle(request)
+        return self._runtime
+
+    async def _not_started(self, request: Request) -> Response:
+        raise RuntimeError("The app has not started: serve it through respond()")
 
     async def _dispatch(self, request: Request) -> Response:
-        handler, request.path_params = self._matcher.match(request.method, request.path)
+        assert self._runtime is not None
+        handler, request.path_params = self._runtime.matcher.match(request.method, request.path)
         try:
             return await handler(request)
         except Exception as exc:

@@ -10,75 +10,156 @@ import asyncio
 import contextvars
 import functools
 import inspect
+import pickle
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import msgspec
 
 from .errors import ValidationFailure
+from .overload import ConcurrencyLimit, Deadline
 from .params import BodyParam, Errors, Extractor, classify, describe, unwrap
 from .paths import PathTemplate
+from .pools import Pools, call_in_child
 from .requests import Request
 from .responses import Response
 from .types import Handler
 
-__all__ = ["Endpoint"]
+__all__ = ["Endpoint", "RouteOptions", "RunsOn"]
 
-RunsOn = Literal["event loop", "thread pool"]
+RunsOn = Literal["event loop", "thread pool", "process pool", "executor"]
+Offload = Literal["process"]
 _json_encode = msgspec.json.encode
 _Render = Callable[[Any], Response]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RouteOptions:
+    """How a route's handler runs, given as keywords to ``app.get(...)`` and friends."""
+
+    status: int = 200
+    offload: Offload | None = None
+    executor: Executor | None = None
+    max_concurrency: int | None = None
+    timeout: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.offload not in (None, "process"):
+            raise ValueError(f"offload must be 'process' or None, not {self.offload!r}")
+        if self.offload is not None and self.executor is not None:
+            raise ValueError("Give offload='process' or executor=, not both")
+        if self.executor is not None and not isinstance(self.executor, Executor):
+            raise TypeError(
+                f"executor must be a concurrent.futures.Executor, not {self.executor!r}"
+            )
+        if self.max_concurrency is not None and self.max_concurrency < 1:
+            raise ValueError(f"max_concurrency must be at least 1, not {self.max_concurrency}")
+        if self.timeout is not None and self.timeout <= 0:
+            raise ValueError(f"timeout must be positive, not {self.timeout}")
+
+
 class Endpoint:
-    """A route's handler, compiled: call it with a Request, get a Response."""
+    """A route's handler, compiled: ``endpoint.handle(request)`` returns a Response.
+
+    The signature is analysed at registration; at startup ``bind`` attaches the app's pools
+    and wraps the limits (timeout, max_concurrency) the route asked for.
+    """
 
     __slots__ = (
         "_body",
         "_extractors",
+        "_invoke",
+        "_pools",
         "_render",
         "_request_name",
-        "executor",
         "func",
         "handle",
+        "options",
         "runs_on",
-        "status",
     )
 
-    def __init__(self, func: Callable[..., Any], template: PathTemplate, status: int) -> None:
+    def __init__(
+        self, func: Callable[..., Any], template: PathTemplate, options: RouteOptions
+    ) -> None:
         self.func = func
-        self.status = status
-        self.runs_on: RunsOn = "event loop" if _is_async(func) else "thread pool"
-        self.executor: Executor | None = None  # the app's thread pool, bound at startup
+        self.options = options
+        self.runs_on = _runs_on(func, options)
         path_params = {param.name: param for param in template.params}
         self._extractors, self._body, self._request_name = classify(func, path_params)
-        self._render = _renderer(func, status)
-        self.handle: Handler = self._pick_handle()
+        if self.runs_on == "process pool":
+            _check_offloadable(func, self._request_name)
+        self._render = _renderer(func, options.status)
+        self._pools: Pools | None = None
+        self._invoke = self._invoker()
+        self.handle: Handler = self._unbound
 
-    def _pick_handle(self) -> Handler:
-        # perf: a handler without parameters skips argument extraction entirely.
-        plain = not self._extractors and self._body is None and self._request_name is None
-        if self.runs_on == "thread pool":
-            return self._call_in_thread_plain if plain else self._call_in_thread
-        return self._call_async_plain if plain else self._call_async
+    @property
+    def status(self) -> int:
+        return self.options.status
+
+    def bind(self, pools: Pools, label: str) -> None:
+        """Attach the app's pools and build ``handle``; ``label`` names the route in errors."""
+        if self.runs_on == "process pool":
+            _check_picklable(self.func)
+        self._pools = pools
+        handler: Handler = self._call
+        # perf: an async handler without parameters skips argument extraction entirely.
+        if self.runs_on == "event loop" and not self._takes_arguments:
+            handler = self._call_async_plain
+        if self.options.timeout is not None:
+            handler = Deadline(handler, self.options.timeout)
+        if self.options.max_concurrency is not None:
+            handler = ConcurrencyLimit(handler, self.options.max_concurrency, label)
+        self.handle = handler
+
+    async def _unbound(self, request: Request) -> Response:
+        raise RuntimeError(f"{self.name} is not bound to a started app")
+
+    @property
+    def _takes_arguments(self) -> bool:
+        return bool(self._extractors) or self._body is not None or self._request_name is not None
 
     async def _call_async_plain(self, request: Request) -> Response:
         return self._render(await self.func())
 
-    async def _call_async(self, request: Request) -> Response:
-        return self._render(await self.func(**await self._arguments(request)))
+    async def _call(self, request: Request) -> Response:
+        kwargs = await self._arguments(request) if self._takes_arguments else {}
+        return self._render(await self._invoke(kwargs))
 
-    async def _call_in_thread_plain(self, request: Request) -> Response:
-        return self._render(await self._in_thread({}))
+    def _invoker(self) -> Callable[[dict[str, Any]], Awaitable[Any]]:
+        return {
+            "event loop": self._on_loop,
+            "thread pool": self._in_thread,
+            "process pool": self._in_process,
+            "executor": self._on_executor,
+        }[self.runs_on]
 
-    async def _call_in_thread(self, request: Request) -> Response:
-        return self._render(await self._in_thread(await self._arguments(request)))
+    def _on_loop(self, kwargs: dict[str, Any]) -> Awaitable[Any]:
+        result: Awaitable[Any] = self.func(**kwargs)
+        return result
 
-    def _in_thread(self, kwargs: dict[str, Any]) -> asyncio.Future[Any]:
+    def _in_thread(self, kwargs: dict[str, Any]) -> Awaitable[Any]:
+        assert self._pools is not None
         call = functools.partial(contextvars.copy_context().run, self.func, **kwargs)
-        return asyncio.get_running_loop().run_in_executor(self.executor, call)
+        return asyncio.wrap_future(self._pools.threads.submit(call))
+
+    async def _in_process(self, kwargs: dict[str, Any]) -> Any:
+        assert self._pools is not None
+        pool = self._pools.processes
+        try:
+            return await asyncio.wrap_future(pool.submit(call_in_child, self.func, kwargs))
+        except BrokenProcessPool:
+            self._pools.replace_broken(pool)
+            raise
+
+    def _on_executor(self, kwargs: dict[str, Any]) -> Awaitable[Any]:
+        assert self.options.executor is not None
+        return asyncio.wrap_future(self.options.executor.submit(call_in_child, self.func, kwargs))
 
     async def _arguments(self, request: Request) -> dict[str, Any]:
         errors: Errors = []
@@ -102,6 +183,39 @@ class Endpoint:
     @property
     def name(self) -> str:
         return describe(self.func)
+
+
+def _runs_on(func: Callable[..., Any], options: RouteOptions) -> RunsOn:
+    if options.offload == "process":
+        return "process pool"
+    if options.executor is not None:
+        return "executor"
+    return "event loop" if _is_async(func) else "thread pool"
+
+
+def _check_offloadable(func: Callable[..., Any], request_name: str | None) -> None:
+    where = describe(func)
+    qualname = getattr(unwrap(func), "__qualname__", "")
+    if "<lambda>" in qualname or "<locals>" in qualname:
+        raise TypeError(
+            f"{where} cannot run with offload='process': a lambda, closure or nested function "
+            "cannot be pickled to a worker process. Define it at module level."
+        )
+    if request_name is not None:
+        raise TypeError(
+            f"{where} cannot run with offload='process' and take the Request (it stays in this "
+            "process): take the values it needs as parameters instead."
+        )
+
+
+def _check_picklable(func: Callable[..., Any]) -> None:
+    try:
+        pickle.dumps(func)
+    except Exception as exc:
+        raise TypeError(
+            f"{describe(func)} cannot run with offload='process': it cannot be pickled ({exc}). "
+            "Define it at module level, under the name it is registered with."
+        ) from exc
 
 
 def _is_async(func: Callable[..., Any]) -> bool:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
 
-__all__ = ["ProcessPool", "ThreadPool", "call_in_child"]
+__all__ = ["Pools", "ProcessPool", "ThreadPool", "call_in_child"]
 
 
 class ThreadPool(ThreadPoolExecutor):
@@ -50,6 +50,33 @@ class ProcessPool(ProcessPoolExecutor):
     def pids(self) -> list[int]:
         """The worker processes' ids (for tests and diagnostics)."""
         return [process.pid for process in (self._processes or {}).values() if process.pid]
+
+
+class Pools:
+    """The app's executors: threads always, processes when a route asks for them."""
+
+    def __init__(self, threads: int, processes: int, need_processes: bool) -> None:
+        self.threads = ThreadPool(threads)
+        self._process_count = processes
+        self._processes = ProcessPool(processes) if need_processes else None
+
+    @property
+    def processes(self) -> ProcessPool:
+        if self._processes is None:
+            raise RuntimeError("This app has no offload='process' route, so no process pool")
+        return self._processes
+
+    def replace_broken(self, pool: ProcessPool) -> None:
+        """A worker process died (killed, out of memory): start a fresh pool for what follows."""
+        if pool is self._processes:
+            pool.shutdown(wait=False, cancel_futures=True)
+            self._processes = ProcessPool(self._process_count)
+
+    def shutdown(self) -> None:
+        """Wait for running work, then stop every thread and worker process."""
+        self.threads.shutdown(wait=True)
+        if self._processes is not None:
+            self._processes.shutdown(wait=True, cancel_futures=True)
 
 
 def call_in_child(func: Callable[..., Any], kwargs: dict[str, Any]) -> Any:

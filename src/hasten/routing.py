@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar, Unpack
 
-from .endpoints import Endpoint
+from .endpoints import Endpoint, Offload, RouteOptions
 from .matcher import CompiledRoute
 from .paths import PathTemplate
 
@@ -14,6 +15,16 @@ __all__ = ["Route", "Router"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"})
+
+
+class RouteKeywords(TypedDict, total=False):
+    """The keywords every route decorator takes (see ``RouteOptions``)."""
+
+    status: int
+    offload: Offload | None
+    executor: Executor | None
+    max_concurrency: int | None
+    timeout: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,8 +42,13 @@ class Route:
     def with_prefix(self, prefix: str) -> Route:
         return Route(prefix + self.path, self.methods, self.endpoint)
 
+    @property
+    def label(self) -> str:
+        """``GET /items/{id}``: how logs and errors name the route."""
+        return f"{'|'.join(sorted(self.methods))} {self.path}"
+
     def compile(self) -> CompiledRoute:
-        label = f"{'|'.join(sorted(self.methods))} {self.path} ({self.endpoint.name})"
+        label = f"{self.label} ({self.endpoint.name})"
         return CompiledRoute(self.template, self.methods, self.endpoint.handle, label)
 
 
@@ -50,12 +66,17 @@ class Router:
         self._frozen = False
 
     def route(
-        self, path: str, methods: Iterable[str] = ("GET",), *, status: int = 200
+        self, path: str, methods: Iterable[str] = ("GET",), **options: Unpack[RouteKeywords]
     ) -> Callable[[F], F]:
-        """Register the decorated function for ``methods`` on ``path``."""
+        """Register the decorated function for ``methods`` on ``path``.
+
+        Keywords: ``status`` (default 200); ``offload="process"`` to run it in the app's
+        process pool; ``executor=`` any ``concurrent.futures.Executor`` (a Dask cluster's);
+        ``max_concurrency`` (503 past it); ``timeout`` in seconds (504 past it).
+        """
 
         def register(func: F) -> F:
-            self.add_route(path, func, methods, status=status)
+            self.add_route(path, func, methods, **options)
             return func
 
         return register
@@ -65,8 +86,7 @@ class Router:
         path: str,
         func: Callable[..., Any],
         methods: Iterable[str] = ("GET",),
-        *,
-        status: int = 200,
+        **options: Unpack[RouteKeywords],
     ) -> Route:
         """Register ``func``; its signature is analysed now, so mistakes surface at import."""
         self._check_open(f"add the route {path!r}")
@@ -75,30 +95,30 @@ class Router:
         if unknown or not wanted:
             raise ValueError(f"Route {path!r}: unknown HTTP method(s) {sorted(unknown) or '[]'}")
         template = PathTemplate.parse(path)
-        route = Route(path, wanted, Endpoint(func, template, status))
+        route = Route(path, wanted, Endpoint(func, template, RouteOptions(**options)))
         self._routes.append(route)
         return route
 
-    def get(self, path: str, *, status: int = 200) -> Callable[[F], F]:
-        return self.route(path, ("GET",), status=status)
+    def get(self, path: str, **options: Unpack[RouteKeywords]) -> Callable[[F], F]:
+        return self.route(path, ("GET",), **options)
 
-    def post(self, path: str, *, status: int = 200) -> Callable[[F], F]:
-        return self.route(path, ("POST",), status=status)
+    def post(self, path: str, **options: Unpack[RouteKeywords]) -> Callable[[F], F]:
+        return self.route(path, ("POST",), **options)
 
-    def put(self, path: str, *, status: int = 200) -> Callable[[F], F]:
-        return self.route(path, ("PUT",), status=status)
+    def put(self, path: str, **options: Unpack[RouteKeywords]) -> Callable[[F], F]:
+        return self.route(path, ("PUT",), **options)
 
-    def patch(self, path: str, *, status: int = 200) -> Callable[[F], F]:
-        return self.route(path, ("PATCH",), status=status)
+    def patch(self, path: str, **options: Unpack[RouteKeywords]) -> Callable[[F], F]:
+        return self.route(path, ("PATCH",), **options)
 
-    def delete(self, path: str, *, status: int = 200) -> Callable[[F], F]:
-        return self.route(path, ("DELETE",), status=status)
+    def delete(self, path: str, **options: Unpack[RouteKeywords]) -> Callable[[F], F]:
+        return self.route(path, ("DELETE",), **options)
 
-    def head(self, path: str, *, status: int = 200) -> Callable[[F], F]:
-        return self.route(path, ("HEAD",), status=status)
+    def head(self, path: str, **options: Unpack[RouteKeywords]) -> Callable[[F], F]:
+        return self.route(path, ("HEAD",), **options)
 
-    def options(self, path: str, *, status: int = 200) -> Callable[[F], F]:
-        return self.route(path, ("OPTIONS",), status=status)
+    def options(self, path: str, **options: Unpack[RouteKeywords]) -> Callable[[F], F]:
+        return self.route(path, ("OPTIONS",), **options)
 
     def include(self, router: Router, prefix: str = "") -> None:
         """Serve ``router``'s routes here, under ``prefix`` + the router's own prefix."""

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, fields
+from typing import TypedDict
 
-__all__ = ["DEFAULT_MAX_BODY_SIZE", "DEFAULT_MAX_THREADS", "Settings"]
+__all__ = ["Settings", "SettingsKeywords"]
 
 DEFAULT_MAX_BODY_SIZE = 1_048_576
 DEFAULT_MAX_THREADS = 128
+DEFAULT_MAX_PROCESSES = os.cpu_count() or 1
+DEFAULT_MAX_IN_FLIGHT = 1000
+DEFAULT_SHUTDOWN_TIMEOUT = 30.0
+DEFAULT_BLOCK_THRESHOLD = 0.1
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -27,15 +33,58 @@ class Settings:
         metadata={"help": "Threads in the pool that runs plain `def` handlers."},
     )
 
+    max_processes: int = field(
+        default=DEFAULT_MAX_PROCESSES,
+        metadata={
+            "help": "Worker processes for offload='process' routes (default: the CPU count).",
+            "default": "os.cpu_count()",
+        },
+    )
+    max_in_flight: int = field(
+        default=DEFAULT_MAX_IN_FLIGHT,
+        metadata={"help": "Requests served at once; past it a request gets 503 + Retry-After."},
+    )
+    shutdown_timeout: float = field(
+        default=DEFAULT_SHUTDOWN_TIMEOUT,
+        metadata={"help": "Seconds shutdown waits for requests in flight before its hooks run."},
+    )
+    block_threshold: float | None = field(
+        default=DEFAULT_BLOCK_THRESHOLD,
+        metadata={
+            "help": "Seconds the event loop may stall before the route is reported "
+            "(None turns the monitor off)."
+        },
+    )
+
     def __post_init__(self) -> None:
-        for name in ("max_body_size", "max_threads"):
+        for name in ("max_body_size", "max_threads", "max_processes", "max_in_flight"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.shutdown_timeout < 0:
+            raise ValueError(f"shutdown_timeout cannot be negative, got {self.shutdown_timeout}")
+        if self.block_threshold is not None and self.block_threshold <= 0:
+            raise ValueError(f"block_threshold must be positive, got {self.block_threshold}")
 
     @classmethod
     def documentation(cls) -> list[tuple[str, str, str]]:
         """(name, default, help) for every setting: the README table is generated from this."""
         return [
-            (item.name, repr(item.default), str(item.metadata.get("help", "")))
+            (
+                item.name,
+                str(item.metadata.get("default", repr(item.default))),
+                str(item.metadata.get("help", "")),
+            )
             for item in fields(cls)
         ]
+
+
+class SettingsKeywords(TypedDict, total=False):
+    """``App(**settings)`` for type checkers; a test holds it to Settings' fields."""
+
+    debug: bool
+    max_body_size: int
+    max_threads: int
+    max_processes: int
+    max_in_flight: int
+    shutdown_timeout: float
+    block_threshold: float | None

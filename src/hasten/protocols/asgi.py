@@ -86,10 +86,7 @@ async def serve(app: App, scope: Scope, receive: Receive, send: Send) -> None:
 
 async def _serve_http(app: App, scope: Scope, receive: Receive, send: Send) -> None:
     request = ASGIRequest(app, scope, receive)
-    try:
-        response = await app.handle(request)
-    except Exception as exc:
-        response = app.error_response(request, exc)
+    response = await app.respond(request)
     body = response.body
     headers = [
         (name.encode("latin-1"), value.encode("latin-1")) for name, value in response.header_list()

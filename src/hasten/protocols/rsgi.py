@@ -57,8 +57,5 @@ async def serve(app: App, scope: Any, proto: Any) -> None:
         proto.close(403)
         return
     request = RSGIRequest(app, scope, proto)
-    try:
-        response = await app.handle(request)
-    except Exception as exc:
-        response = app.error_response(request, exc)
+    response = await app.respond(request)
     proto.response_bytes(response.status, response.header_list(), response.body)

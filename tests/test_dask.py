@@ -1,0 +1,45 @@
+"""executor= with a real Dask cluster: CPU-bound work moves to the cluster's workers."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from concurrent.futures import Executor
+
+import pytest
+
+from hasten import App
+from tests import offload_handlers as handlers
+from tests.conftest import ClientFactory
+
+distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def cluster_executor() -> Iterator[Executor]:
+    cluster = distributed.LocalCluster(
+        n_workers=1,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+    )
+    client = distributed.Client(cluster)
+    try:
+        yield client.get_executor()
+    finally:
+        client.close()
+        cluster.close()
+
+
+def test_handler_runs_on_the_dask_cluster(serve: ClientFactory, cluster_executor: Executor) -> None:
+    app = App()
+    app.add_route("/fibo/{n}", handlers.compute, executor=cluster_executor)
+    app.add_route("/fibo-async/{n}", handlers.compute_async, executor=cluster_executor)
+    app.add_route("/crash/{code}", handlers.crash, executor=cluster_executor)
+    client = serve(app)
+    for path in ("/fibo/22", "/fibo-async/22"):
+        body = client.get(path).json()
+        assert body["fibo"] == 17711
+        assert body["pid"] != os.getpid()  # a Dask worker process
+    assert client.get("/crash/1").status_code == 500

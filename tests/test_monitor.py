@@ -1,0 +1,98 @@
+"""The blocking monitor, through both adapters: a stalled event loop is blamed on its route."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+import pytest
+
+from hasten import App, Request, Response
+from hasten.types import CallNext
+from tests.conftest import ClientFactory
+
+
+def make_app(threshold: float | None = 0.05) -> App:
+    app = App(block_threshold=threshold)
+
+    @app.get("/asyncfib/{n}")
+    async def asyncfib(n: int) -> int:
+        time.sleep(0.2)  # stands for CPU-bound work in an async def
+        return n
+
+    @app.get("/polite")
+    async def polite() -> str:
+        await asyncio.sleep(0.2)
+        return "ok"
+
+    @app.get("/threaded")
+    def threaded() -> str:
+        time.sleep(0.2)
+        return "ok"
+
+    return app
+
+
+def test_a_blocking_async_handler_is_named(
+    serve: ClientFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = make_app()
+    client = serve(app)
+    with caplog.at_level(logging.WARNING, logger="hasten.monitor"):
+        assert client.get("/asyncfib/20").status_code == 200
+        time.sleep(0.1)  # the report comes with the loop's next heartbeat
+    [record] = [r for r in caplog.records if r.name == "hasten.monitor"]
+    message = record.getMessage()
+    assert message.startswith("GET /asyncfib/{n} blocked the event loop for ")
+    assert message.endswith(" ms: make it a plain def, or offload='process'")
+    blocked_ms = float(message.split(" for ")[1].split(" ms")[0])
+    assert 150 <= blocked_ms < 1000
+    stats = app.stats()["blocked"]["GET /asyncfib/{n}"]
+    assert stats["count"] == 1
+    assert stats["max_ms"] == stats["total_ms"] >= 150
+    rows = {info.path: info.blocked for info in app.describe_routes()}
+    assert rows["/asyncfib/{n}"] is not None
+    assert rows["/asyncfib/{n}"].count == 1
+    assert rows["/polite"] is None
+
+
+def test_awaiting_and_threads_do_not_count(
+    serve: ClientFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = make_app()
+    client = serve(app)
+    with caplog.at_level(logging.WARNING, logger="hasten.monitor"):
+        client.get("/polite")
+        client.get("/threaded")
+        time.sleep(0.1)
+    assert [r for r in caplog.records if r.name == "hasten.monitor"] == []
+    assert app.stats()["blocked"] == {}
+
+
+def test_blocking_middleware_is_named(
+    serve: ClientFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = make_app()
+
+    @app.middleware
+    async def slow_auth(request: Request, call_next: CallNext) -> Response:
+        time.sleep(0.15)
+        return await call_next(request)
+
+    client = serve(app)
+    with caplog.at_level(logging.WARNING, logger="hasten.monitor"):
+        client.get("/polite")
+        time.sleep(0.1)
+    [label] = app.stats()["blocked"]
+    assert label.startswith("middleware ")
+    assert "slow_auth" in label
+
+
+def test_monitor_can_be_turned_off(serve: ClientFactory) -> None:
+    app = make_app(threshold=None)
+    client = serve(app)
+    client.get("/asyncfib/1")
+    assert app.stats()["blocked"] == {}
+    assert app._runtime is not None
+    assert app._runtime.monitor is None
