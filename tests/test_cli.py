@@ -257,6 +257,7 @@ class Server:
     url: str
     log_path: Path
     returncode: int | None = None
+    pid: int | None = None  # of the `hasten run` process, which the server runs in
 
     @property
     def log(self) -> str:
@@ -285,6 +286,7 @@ def hasten_run(options: list[str], cwd: Path, log_path: Path) -> Iterator[Server
         process = subprocess.Popen(
             argv, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
         )
+        server.pid = process.pid
         try:
             wait_until_answering(process, server)
             yield server
@@ -411,3 +413,54 @@ def test_run_reload_serves_the_changed_code(server_name: str, tmp_path: Path) ->
 
     assert reloaded == 2, server.log
     assert server.returncode in STOPPED_BY_SIGTERM, server.log
+
+
+def children(pid: int) -> set[int]:
+    """The live processes whose parent is ``pid``."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields_after_name = stat.read_text().rsplit(") ", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            continue
+        if int(fields_after_name[1]) == pid and fields_after_name[0] != "Z":
+            found.add(int(stat.parent.name))
+    return found
+
+
+def server_pid(server: Server) -> int:
+    assert server.pid is not None
+    return server.pid
+
+
+@pytest.mark.server
+@pytest.mark.parametrize(
+    "server_options", [[], ["--server", "uvicorn"]], ids=["granian", "uvicorn"]
+)
+def test_a_killed_worker_is_replaced_and_the_server_keeps_answering(
+    server_options: list[str], tmp_path: Path
+) -> None:
+    options = [TARGET, "--workers", "2", *server_options]
+    with hasten_run(options, ROOT, tmp_path / "server.log") as server:
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while len(workers := children(server_pid(server))) < 2:
+            assert time.monotonic() < deadline, server.log
+            time.sleep(0.1)
+        victim = min(workers)
+        os.kill(victim, signal.SIGKILL)
+        statuses = []
+        for _ in range(20):
+            with client(server.url) as http:  # a new connection each time
+                statuses.append(http.get("/hello").status_code)
+        deadline = time.monotonic() + 20
+        while len(children(server_pid(server)) - {victim}) < 2:
+            assert time.monotonic() < deadline, f"no worker replaced {victim}:\n{server.log}"
+            time.sleep(0.2)
+    assert statuses == [200] * 20
+
+
+def test_workers_auto_means_one_per_cpu() -> None:
+    args = build_parser().parse_args(["run", TARGET, "--workers", "auto"])
+    assert args.workers == (os.cpu_count() or 1)
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["run", TARGET, "--workers", "many"])

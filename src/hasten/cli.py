@@ -44,7 +44,14 @@ class RunConfig:
     )
     host: str = field(default="127.0.0.1", metadata={"help": "Address to bind."})
     port: int = field(default=8000, metadata={"help": "Port to bind."})
-    workers: int = field(default=1, metadata={"help": "Worker processes.", "metavar": "N"})
+    workers: int = field(
+        default=1,
+        metadata={
+            "help": "Worker processes, or 'auto' for one per CPU; a worker that dies is replaced.",
+            "metavar": "N|auto",
+            "parse": lambda text: _parse_workers(text),
+        },
+    )
     reload: bool = field(
         default=False,
         metadata={"help": "Restart the workers when a file changes (granian needs watchfiles)."},
@@ -85,6 +92,15 @@ class RunConfig:
         workers = f"{self.workers} worker{'s' if self.workers > 1 else ''}"
         how = [self.server, self.effective_interface, workers] + (["reload"] if self.reload else [])
         return f"{self.target} on {self.url} ({', '.join(how)})"
+
+
+def _parse_workers(text: str) -> int:
+    if text == "auto":
+        return os.cpu_count() or 1
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'auto', got {text!r}") from None
 
 
 # Loading the app.
@@ -172,6 +188,7 @@ def _serve_granian(config: RunConfig) -> None:
         interface=Interfaces(config.effective_interface),
         workers=config.workers,
         reload=config.reload,
+        respawn_failed_workers=True,
         working_dir=Path.cwd(),
     ).serve()
 
@@ -250,7 +267,9 @@ def _option(item: Field[Any], hint: Any) -> tuple[list[str], dict[str, Any]]:
         action = argparse.BooleanOptionalAction if item.default else "store_true"
         return [flag], options | {"action": action}
     kind = _without_none(hint)
-    if typing.get_origin(kind) is Literal:
+    if "parse" in item.metadata:
+        options["type"] = item.metadata["parse"]
+    elif typing.get_origin(kind) is Literal:
         choices = typing.get_args(kind)
         options |= {"choices": choices, "type": type(choices[0])}
     else:

@@ -22,7 +22,7 @@ SHUTDOWN_MARKER_ENV = "HASTEN_E2E_SHUTDOWN_MARKER"
 MIDDLEWARE_HEADER = "x-e2e-middleware"
 SLEEP_SECONDS = 0.2
 
-app = App(max_body_size=MAX_BODY_SIZE)
+app = App(max_body_size=MAX_BODY_SIZE, max_processes=2)
 state = {"started": False}
 
 
@@ -202,3 +202,11 @@ def stats() -> dict[str, str]:
 
 app.include(api)
 app.include(admin, prefix="/v1")
+
+
+def child_pid() -> int:
+    """Runs in the app's process pool: tells which worker process served it."""
+    return os.getpid()
+
+
+app.add_route("/offload/pid", child_pid, offload="process")

@@ -28,7 +28,7 @@ APP_TARGET = "tests.e2e.app:app"
 HOST = "127.0.0.1"
 READY_TIMEOUT = 15.0
 STOP_TIMEOUT = 10.0
-CLEAN_EXITS = (0, -signal.SIGTERM)
+CLEAN_EXITS = (0, -signal.SIGTERM, -signal.SIGINT)
 
 SERVERS: dict[str, list[str]] = {
     "granian-rsgi": [sys.executable, "-m", "granian", "--interface", "rsgi"],

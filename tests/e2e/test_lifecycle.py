@@ -50,3 +50,49 @@ def test_sigterm_lets_in_flight_requests_finish(start_server: StartServer, kind:
         response = in_flight.result(timeout=10)
         assert response.status_code == 200
         assert response.json() == {"slept": 0.5}
+
+
+LOAD = 40
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_sigterm_under_load_fails_no_request(start_server: StartServer, kind: str) -> None:
+    with start_server(kind) as running, local_client(running.base_url) as http:
+        limits = httpx.Limits(max_connections=LOAD)
+        with (
+            httpx.Client(base_url=running.base_url, limits=limits, trust_env=False) as loaded,
+            ThreadPoolExecutor(max_workers=LOAD) as senders,
+        ):
+            requests = [
+                senders.submit(loaded.get, "/sleep", params={"seconds": "0.5"}, timeout=10)
+                for _ in range(LOAD)
+            ]
+            wait_for_sleepers(http, LOAD)
+            running.process.send_signal(signal.SIGTERM)
+            statuses = [request.result(timeout=15).status_code for request in requests]
+    assert statuses == [200] * LOAD
+
+
+def process_alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_stopping_the_server_leaves_no_worker_process(
+    start_server: StartServer, kind: str, stop_signal: signal.Signals
+) -> None:
+    with start_server(kind) as running, local_client(running.base_url) as http:
+        pids = {http.get("/offload/pid").json() for _ in range(8)}
+        assert pids
+        assert all(process_alive(pid) for pid in pids)
+        running.process.send_signal(stop_signal)
+        running.process.wait(10)
+    deadline = time.monotonic() + 5
+    while any(process_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [pid for pid in pids if process_alive(pid)] == []
