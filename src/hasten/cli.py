@@ -29,6 +29,15 @@ class UsageError(Exception):
     """The user asked for something that cannot be done: reported in one line, exit code 2."""
 
 
+def _parse_workers(text: str) -> int:
+    if text == "auto":
+        return os.cpu_count() or 1
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'auto', got {text!r}") from None
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunConfig:
     """How ``hasten run`` serves an app. Each field is one command-line option.
@@ -49,7 +58,7 @@ class RunConfig:
         metadata={
             "help": "Worker processes, or 'auto' for one per CPU; a worker that dies is replaced.",
             "metavar": "N|auto",
-            "parse": lambda text: _parse_workers(text),
+            "parse": _parse_workers,
         },
     )
     reload: bool = field(
@@ -92,15 +101,6 @@ class RunConfig:
         workers = f"{self.workers} worker{'s' if self.workers > 1 else ''}"
         how = [self.server, self.effective_interface, workers] + (["reload"] if self.reload else [])
         return f"{self.target} on {self.url} ({', '.join(how)})"
-
-
-def _parse_workers(text: str) -> int:
-    if text == "auto":
-        return os.cpu_count() or 1
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number or 'auto', got {text!r}") from None
 
 
 # Loading the app.
