@@ -290,3 +290,21 @@ def test_thousand_routes_last_one_matches(serve: ClientFactory) -> None:
     for index in range(1000):
         app.add_route(f"/r{index}/{{item_id:int}}", lambda item_id, i=index: [i, item_id])
     assert serve(app).get("/r999/5").json() == [999, 5]
+
+
+def test_one_router_in_two_apps(serve: ClientFactory) -> None:
+    shared = Router()
+
+    @shared.get("/thread")
+    def thread() -> str:
+        import threading
+
+        return threading.current_thread().name
+
+    first, second = App(), App()
+    first.include(shared)
+    second.include(shared)
+    first_client, second_client = serve(first), serve(second)
+    assert first_client.get("/thread").text.startswith("hasten-thread")
+    first_client.close()  # stops the first app's pools; the second app's are its own
+    assert second_client.get("/thread").text.startswith("hasten-thread")

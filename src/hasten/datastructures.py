@@ -116,7 +116,7 @@ class QueryParams(Mapping[str, str]):
         self._pairs = pairs
         first: dict[str, str] = {}
         for name, value in pairs:
-            first.setdefault(name, value)
+            first.setdefault(name, value)  # the first value of a repeated name wins
         self._first = first
 
     @classmethod

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import copy
 import functools
 import inspect
 import pickle
@@ -66,7 +67,7 @@ class RouteOptions:
 class Endpoint:
     """A route's handler, compiled: ``endpoint.handle(request)`` returns a Response.
 
-    The signature is analysed at registration; at startup ``bind`` attaches the app's pools
+    The signature is analysed at registration; at startup ``bound`` attaches the app's pools
     and wraps the limits (timeout, max_concurrency) the route asked for.
     """
 
@@ -102,20 +103,30 @@ class Endpoint:
     def status(self) -> int:
         return self.options.status
 
-    def bind(self, pools: Pools, label: str) -> None:
-        """Attach the app's pools and build ``handle``; ``label`` names the route in errors."""
+    def bound(self, pools: Pools, label: str) -> Endpoint:
+        """A copy of this endpoint attached to one app's pools, its ``handle`` built (a router
+        included in two apps serves each with that app's pools); ``label`` names the route."""
         if self.runs_on == "process pool":
             _check_picklable(self.func)
-        self._pools = pools
+        endpoint = copy.copy(self)
+        endpoint._pools = pools
+        endpoint._invoke = endpoint._invoker()  # bound methods of the copy, not of self
+        endpoint.handle = endpoint._compose(label)
+        return endpoint
+
+    def _compose(self, label: str) -> Handler:
         handler: Handler = self._call
-        # perf: an async handler without parameters skips argument extraction entirely.
-        if self.runs_on == "event loop" and not self._takes_arguments:
-            handler = self._call_async_plain
+        if self.runs_on == "event loop":
+            # perf: the common shapes skip what they do not need (see benchmarks/overhead.py).
+            if not self._takes_arguments:
+                handler = self._call_async_plain
+            elif self._body is None:
+                handler = self._call_async_without_body
         if self.options.timeout is not None:
             handler = Deadline(handler, self.options.timeout)
         if self.options.max_concurrency is not None:
             handler = ConcurrencyLimit(handler, self.options.max_concurrency, label)
-        self.handle = handler
+        return handler
 
     async def _unbound(self, request: Request) -> Response:
         raise RuntimeError(f"{self.name} is not bound to a started app")
@@ -126,6 +137,9 @@ class Endpoint:
 
     async def _call_async_plain(self, request: Request) -> Response:
         return self._render(await self.func())
+
+    async def _call_async_without_body(self, request: Request) -> Response:
+        return self._render(await self.func(**self._extracted(request)))
 
     async def _call(self, request: Request) -> Response:
         kwargs = await self._arguments(request) if self._takes_arguments else {}
@@ -161,11 +175,26 @@ class Endpoint:
         assert self.options.executor is not None
         return asyncio.wrap_future(self.options.executor.submit(call_in_child, self.func, kwargs))
 
-    async def _arguments(self, request: Request) -> dict[str, Any]:
+    def _extracted(self, request: Request) -> dict[str, Any]:
+        """The arguments from the path, the query and the request itself (not the body)."""
         errors: Errors = []
-        kwargs = {name: extract(request, errors) for name, extract in self._extractors}
-        if self._body is not None:
-            kwargs[self._body.name] = await self._body.read(request, errors)
+        kwargs: dict[str, Any] = {}
+        for name, extract in self._extractors:
+            kwargs[name] = extract(request, errors)
+        if errors:
+            raise ValidationFailure(errors)
+        if self._request_name is not None:
+            kwargs[self._request_name] = request
+        return kwargs
+
+    async def _arguments(self, request: Request) -> dict[str, Any]:
+        if self._body is None:
+            return self._extracted(request)
+        errors: Errors = []
+        kwargs: dict[str, Any] = {}
+        for name, extract in self._extractors:
+            kwargs[name] = extract(request, errors)
+        kwargs[self._body.name] = await self._body.read(request, errors)
         if errors:
             raise ValidationFailure(errors)
         if self._request_name is not None:

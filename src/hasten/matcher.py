@@ -112,11 +112,15 @@ class Matcher:
             target = static.targets.get(method)
             if target is not None:
                 return target[0], {}
+        segments = path.split("/")
         values: list[Any] = []
-        node = _search(self._tree, path.split("/"), 1, method, values)
+        node = _walk_greedy(self._tree, segments, method, values)
+        if node is None:
+            values.clear()
+            node = _search(self._tree, segments, 1, method, values)
         if node is not None:
             handler, names = node.targets[method]
-            return handler, dict(zip(names, values, strict=True))
+            return handler, dict(zip(names, values))  # noqa: B905 - same length by construction
         return self._miss(path), {}
 
     def _miss(self, path: str) -> Handler:
@@ -152,6 +156,30 @@ def _redirect_handler(location: str) -> Handler:
         return RedirectResponse(location + query)
 
     return redirect_slash
+
+
+def _walk_greedy(node: _Node, segments: list[str], method: str, values: list[Any]) -> _Node | None:
+    """The first path ``_search`` would try, without backtracking: what almost every request
+    takes. When it dead-ends, ``_search`` explores the alternatives."""
+    # perf: a loop instead of a recursive call per segment; half the cost of _search.
+    for index in range(1, len(segments)):
+        segment = segments[index]
+        child = node.static.get(segment)
+        if child is None:
+            for _, convert, param_node in node.params:
+                value = convert(segment)
+                if value is not NO_MATCH:
+                    values.append(value)
+                    child = param_node
+                    break
+            else:
+                if node.catch_all is None:
+                    return None
+                values.append("/".join(segments[index:]))
+                node = node.catch_all
+                break
+        node = child
+    return node if method in node.targets else None
 
 
 def _search(

@@ -82,15 +82,53 @@ def _message(exc: msgspec.ValidationError) -> tuple[str, tuple[str | int, ...], 
     return message, tuple(location), "invalid"
 
 
+_DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+_BOOLEANS = {"true": True, "false": False, "1": True, "0": False}
+
+
+def _text_to_int(text: str) -> Any:
+    digits = text[1:] if text[:1] == "-" else text
+    if digits.isascii() and digits.isdigit():
+        return int(text)
+    return _convert(text, int, strict=False)
+
+
+def _text_to_float(text: str) -> Any:
+    return float(text) if _DECIMAL.fullmatch(text) else _convert(text, float, strict=False)
+
+
+def _text_to_bool(text: str) -> Any:
+    value = _BOOLEANS.get(text)
+    return value if value is not None else _convert(text, bool, strict=False)
+
+
+# perf: plain ints, floats and booleans skip msgspec.convert (0.5 us a value); anything
+# unusual still goes through it, so values and error messages stay msgspec's.
+_FAST_CONVERTERS: dict[Any, Callable[[str], Any]] = {
+    int: _text_to_int,
+    float: _text_to_float,
+    bool: _text_to_bool,
+}
+
+
+def _text_converter(annotation: Any) -> Callable[[str], Any]:
+    """Turns a path or query string into ``annotation``; raises msgspec.ValidationError."""
+    fast = _FAST_CONVERTERS.get(annotation)
+    if fast is not None:
+        return fast
+    return functools.partial(_convert, type=annotation, strict=False)
+
+
 def _path_extractor(name: str, annotation: Any, param: Param) -> Extractor:
     passthrough = annotation in (MISSING, Any, param.converter.python_type)
+    convert = _text_converter(annotation)
 
     def from_path(request: Request, errors: Errors) -> Any:
         value = request.path_params[name]
         if passthrough:
             return value
         try:
-            return _convert(value, annotation, strict=False)
+            return convert(value)
         except msgspec.ValidationError as exc:
             message, _, kind = _message(exc)
             errors.append(validation_error(("path", name), message, kind))
@@ -107,6 +145,7 @@ def _query_extractor(name: str, annotation: Any, default: Any) -> Extractor:
     if default is MISSING and optional:
         default = None
     as_is = annotation is str
+    convert = _text_converter(annotation)
 
     def from_query(request: Request, errors: Errors) -> Any:
         query = request.query
@@ -118,7 +157,7 @@ def _query_extractor(name: str, annotation: Any, default: Any) -> Extractor:
         if as_is:
             return raw
         try:
-            return _convert(raw, annotation, strict=False)
+            return convert(raw)
         except msgspec.ValidationError as exc:
             message, location, kind = _message(exc)
             errors.append(validation_error(("query", name, *location), message, kind))

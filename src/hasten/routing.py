@@ -47,9 +47,10 @@ class Route:
         """``GET /items/{id}``: how logs and errors name the route."""
         return f"{'|'.join(sorted(self.methods))} {self.path}"
 
-    def compile(self) -> CompiledRoute:
-        label = f"{self.label} ({self.endpoint.name})"
-        return CompiledRoute(self.template, self.methods, self.endpoint.handle, label)
+    def compile(self, endpoint: Endpoint) -> CompiledRoute:
+        """What the matcher serves for this route: ``endpoint``, bound to an app."""
+        label = f"{self.label} ({endpoint.name})"
+        return CompiledRoute(self.template, self.methods, endpoint.handle, label)
 
 
 class Router:

@@ -32,9 +32,9 @@ class Runtime:
         needs_processes = any(route.endpoint.runs_on == "process pool" for route in routes)
         self.pools = Pools(settings.max_threads, settings.max_processes, needs_processes)
         try:
-            for route in routes:
-                route.endpoint.bind(self.pools, route.label)
-            self.matcher = Matcher([route.compile() for route in routes])
+            self.matcher = Matcher(
+                [route.compile(route.endpoint.bound(self.pools, route.label)) for route in routes]
+            )
         except BaseException:
             self.pools.shutdown()
             raise

@@ -1,0 +1,318 @@
+"""hasten's per-request overhead in-process: adapter, router, endpoint, response; no network.
+
+    python benchmarks/overhead.py                 # microseconds per request, hasten vs raw RSGI
+    python benchmarks/overhead.py --count         # instructions per request, under callgrind
+    python benchmarks/overhead.py --check         # fail if a count regressed past the baseline
+    python benchmarks/overhead.py --update        # write the baseline (overhead-baseline.json)
+
+Time moves with machine load; the instruction count does not (valgrind's callgrind counts
+what the CPU executes for the same binary and inputs), so CI gates on the count. Each scenario
+runs inside one ``functools.reduce`` call: callgrind collects only inside that function
+(``--toggle-collect``) and dumps a profile as each call returns (``--dump-after``), so one run
+measures every scenario without the interpreter's start-up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import functools
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+from hasten import App, Request, Response  # noqa: E402
+from hasten.types import CallNext  # noqa: E402
+
+BASELINE = Path(__file__).resolve().parent / "overhead-baseline.json"
+MAX_REGRESSION = 0.05  # a count more than 5% above the baseline fails CI
+COUNTED_REQUESTS = 2000
+TIMED_REQUESTS = 20000
+ROUNDS = 5
+
+
+class Order(msgspec.Struct):
+    id: int
+    name: str
+    price: float
+    quantity: int
+    tags: list[str]
+    active: bool
+
+
+def build_app(middlewares: int = 0) -> App:
+    app = App(block_threshold=None)
+
+    @app.get("/hello")
+    async def hello() -> dict[str, str]:
+        return {"message": "hello"}
+
+    @app.get("/items/{id}")
+    async def item(id: int) -> dict[str, int]:
+        return {"id": id}
+
+    @app.get("/query")
+    async def query(
+        page: int = 1, size: int = 10, ratio: float = 1.0, active: bool = False, q: str = ""
+    ) -> dict[str, Any]:
+        return {"page": page, "size": size, "ratio": ratio, "active": active, "q": q}
+
+    @app.post("/orders", status=201)
+    async def orders(order: Order) -> Order:
+        return order
+
+    for number in range(1000):
+        app.add_route(f"/r{number}/{{id}}", numbered_route(number))
+
+    for number in range(middlewares):
+
+        async def add_header(
+            request: Request, call_next: CallNext, number: int = number
+        ) -> Response:
+            response = await call_next(request)
+            response.headers[f"x-mw-{number}"] = "1"
+            return response
+
+        app.middleware(add_header)
+    return app
+
+
+def numbered_route(number: int) -> Callable[[int], Coroutine[Any, Any, dict[str, int]]]:
+    async def route(id: int) -> dict[str, int]:
+        return {"route": number, "id": id}
+
+    return route
+
+
+_JSON = [("content-type", "application/json")]
+
+
+class RawRSGI:
+    """The floor: a hand-written RSGI app answering /hello."""
+
+    async def __rsgi__(self, scope: Any, proto: Any) -> None:
+        proto.response_bytes(200, _JSON, msgspec.json.encode({"message": "hello"}))
+
+
+class Headers:
+    def __init__(self, items: list[tuple[str, str]]) -> None:
+        self._items = items
+
+    def items(self) -> list[tuple[str, str]]:
+        return self._items
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return next((value for name, value in self._items if name == key), default)
+
+
+@dataclass
+class Scope:
+    method: str
+    path: str
+    query_string: str
+    headers: Headers
+    proto: str = "http"
+    scheme: str = "http"
+    client: str = "127.0.0.1:50000"
+
+
+class Proto:
+    """Granian's protocol object, reduced to what these scenarios use."""
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+        self.status = 0
+
+    async def __call__(self) -> bytes:
+        return self.body
+
+    def response_bytes(self, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    app: Any
+    method: str
+    path: str
+    query: str = ""
+    body: bytes = b""
+    status: int = 200
+
+
+ORDER = b'{"id":1,"name":"pen","price":1.5,"quantity":2,"tags":["a","b"],"active":true}'
+
+
+def scenarios() -> list[Scenario]:
+    app, app_mw = build_app(), build_app(middlewares=3)
+    for started in (app, app_mw):
+        asyncio.run(started.startup())
+    return [
+        Scenario("raw rsgi /hello", RawRSGI(), "GET", "/hello"),
+        Scenario("hello", app, "GET", "/hello"),
+        Scenario("path param", app, "GET", "/items/42"),
+        Scenario("1,000 routes, the last", app, "GET", "/r999/42"),
+        Scenario("typed query", app, "GET", "/query", "page=3&size=20&ratio=0.5&active=true&q=x"),
+        Scenario("json body", app, "POST", "/orders", body=ORDER, status=201),
+        Scenario("3 middlewares", app_mw, "GET", "/hello"),
+    ]
+
+
+def request_runner(scenario: Scenario) -> Callable[[Any, int], None]:
+    """One request per call, run to completion without an event loop (nothing here waits)."""
+    headers = [("content-length", str(len(scenario.body)))] if scenario.body else []
+    if scenario.body:
+        headers.append(("content-type", "application/json"))
+    scope = Scope(scenario.method, scenario.path, scenario.query, Headers(headers))
+    serve: Callable[[Any, Any], Coroutine[Any, Any, None]] = scenario.app.__rsgi__
+
+    def one(_: Any, __: int) -> None:
+        proto = Proto(scenario.body)
+        coroutine = serve(scope, proto)
+        try:
+            coroutine.send(None)
+        except StopIteration:
+            pass
+        else:
+            raise RuntimeError(f"{scenario.name} waited on something: it cannot be measured here")
+        if proto.status != scenario.status:
+            raise RuntimeError(f"{scenario.name} answered {proto.status}")
+
+    return one
+
+
+def run_counted() -> None:
+    """Under callgrind: one reduce() call per scenario (each is collected and dumped)."""
+    for scenario in scenarios():
+        one = request_runner(scenario)
+        one(None, 0)  # warm caches outside the collected region
+        functools.reduce(one, range(COUNTED_REQUESTS), None)
+
+
+def count() -> dict[str, float]:
+    """Instructions per request for each scenario, from one callgrind run."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "callgrind.out"
+        command = [
+            "valgrind",
+            "--tool=callgrind",
+            f"--callgrind-out-file={out}",
+            "--toggle-collect=functools_reduce",
+            "--dump-after=functools_reduce",
+            sys.executable,
+            __file__,
+            "--run-counted",
+        ]
+        environment = {**os.environ, "PYTHONHASHSEED": "0"}
+        subprocess.run(command, check=True, env=environment, capture_output=True)
+        totals = [_total(dump) for dump in sorted(Path(folder).glob("callgrind.out.*"), key=_part)]
+    names = [scenario.name for scenario in scenarios()]
+    if len(totals) != len(names):
+        raise RuntimeError(f"expected {len(names)} callgrind dumps, found {len(totals)}")
+    return {name: total / COUNTED_REQUESTS for name, total in zip(names, totals, strict=True)}
+
+
+def _part(dump: Path) -> int:
+    return int(dump.name.rsplit(".", 1)[1])
+
+
+def _total(dump: Path) -> int:
+    found = re.search(r"^(?:summary|totals): (\d+)", dump.read_text(), re.MULTILINE)
+    if found is None:
+        raise RuntimeError(f"no total in {dump}")
+    return int(found.group(1))
+
+
+def timed() -> dict[str, float]:
+    """Median microseconds per request over ROUNDS rounds, scenarios interleaved."""
+    runs: dict[str, list[float]] = {}
+    cases = [(scenario.name, request_runner(scenario)) for scenario in scenarios()]
+    for _ in range(ROUNDS):
+        for name, one in cases:
+            start = time.perf_counter()
+            functools.reduce(one, range(TIMED_REQUESTS), None)
+            runs.setdefault(name, []).append((time.perf_counter() - start) / TIMED_REQUESTS)
+    return {name: statistics.median(values) * 1e6 for name, values in runs.items()}
+
+
+def environment() -> dict[str, str]:
+    return {
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "msgspec": msgspec.__version__,
+        "machine": platform.machine(),
+    }
+
+
+def check(counts: dict[str, float], baseline: dict[str, Any], limit: float) -> list[str]:
+    """Every scenario whose count rose more than ``limit`` above the baseline's."""
+    failures = []
+    for name, value in counts.items():
+        before = baseline["instructions_per_request"].get(name)
+        if before is not None and value > before * (1 + limit):
+            failures.append(
+                f"{name}: {value:,.0f} instructions per request, "
+                f"{value / before - 1:+.1%} against the baseline's {before:,.0f}"
+            )
+    return failures
+
+
+def print_table(title: str, values: dict[str, float], unit: str, floor: str) -> None:
+    print(f"{title:<26} {unit:>12} {'vs raw':>8}")
+    for name, value in values.items():
+        print(f"{name:<26} {value:>12,.2f} {value / values[floor]:>7.2f}x")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--count", action="store_true", help="count instructions (callgrind)")
+    parser.add_argument("--check", action="store_true", help="compare counts with the baseline")
+    parser.add_argument("--update", action="store_true", help="write counts as the baseline")
+    parser.add_argument("--max-regression", type=float, default=MAX_REGRESSION)
+    parser.add_argument("--run-counted", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.run_counted:
+        run_counted()
+        return 0
+    floor = "raw rsgi /hello"
+    if not (args.count or args.check or args.update):
+        print_table("scenario", timed(), "us/request", floor)
+        return 0
+    counts = count()
+    print_table("scenario", counts, "instr/req", floor)
+    if args.update:
+        data = {"environment": environment(), "instructions_per_request": counts}
+        BASELINE.write_text(json.dumps(data, indent=2) + "\n")
+        print(f"wrote {BASELINE.relative_to(ROOT)}")
+    if args.check:
+        baseline = json.loads(BASELINE.read_text())
+        if baseline["environment"] != environment():
+            print(f"baseline from {baseline['environment']}, this is {environment()}: not compared")
+            return 0
+        failures = check(counts, baseline, args.max_regression)
+        for failure in failures:
+            print(f"REGRESSION {failure}", file=sys.stderr)
+        if failures:
+            return 1
+        print(f"no scenario above the baseline by more than {args.max_regression:.0%}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
