@@ -1,4 +1,4 @@
-"""The command line: ``hasten run`` serves an app, ``hasten routes`` shows what it serves."""
+"""The command line: ``hasten run`` serves an app, ``routes`` lists it, ``bench`` measures it."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from . import __version__
 from .app import App, RouteInfo
+from .bench import cli as bench
 
 __all__ = ["RunConfig", "UsageError", "build_parser", "format_routes", "load_app", "main", "serve"]
 
@@ -231,7 +232,7 @@ def format_routes(routes: Iterable[RouteInfo]) -> str:
 def build_parser() -> argparse.ArgumentParser:
     """The ``hasten`` argument parser; ``run``'s options come from RunConfig's fields."""
     parser = argparse.ArgumentParser(
-        prog="hasten", description="Serve a hasten app, or list its routes."
+        prog="hasten", description="Serve a hasten app, list its routes, or measure it under load."
     )
     parser.add_argument("--version", action="version", version=f"hasten {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -245,6 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_options(routes, [item for item in fields(RunConfig) if item.name == "target"])
     routes.set_defaults(handler=_routes_command)
+    bench.add_parser(commands)
     return parser
 
 

@@ -1,0 +1,6 @@
+"""``python -m hasten.bench``: ``hasten bench`` without the ``hasten`` command."""
+
+from hasten.bench.cli import main
+
+if __name__ == "__main__":
+    raise SystemExit(main())
