@@ -16,7 +16,6 @@ import types
 import typing
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -162,14 +161,9 @@ class Endpoint:
         call = functools.partial(contextvars.copy_context().run, self.func, **kwargs)
         return asyncio.wrap_future(self._pools.threads.submit(call))
 
-    async def _in_process(self, kwargs: dict[str, Any]) -> Any:
+    def _in_process(self, kwargs: dict[str, Any]) -> Awaitable[Any]:
         assert self._pools is not None
-        pool = self._pools.processes
-        try:
-            return await asyncio.wrap_future(pool.submit(call_in_child, self.func, kwargs))
-        except BrokenProcessPool:
-            self._pools.replace_broken(pool)
-            raise
+        return asyncio.wrap_future(self._pools.processes.submit(call_in_child, self.func, kwargs))
 
     def _on_executor(self, kwargs: dict[str, Any]) -> Awaitable[Any]:
         assert self.options.executor is not None

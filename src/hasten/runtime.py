@@ -30,7 +30,9 @@ class Runtime:
         self, settings: Settings, routes: list[Route], middlewares: list[Middleware]
     ) -> None:
         needs_processes = any(route.endpoint.runs_on == "process pool" for route in routes)
-        self.pools = Pools(settings.max_threads, settings.max_processes, needs_processes)
+        self.pools = Pools(
+            settings.max_threads, settings.max_processes, settings.process_threads, needs_processes
+        )
         try:
             self.matcher = Matcher(
                 [route.compile(route.endpoint.bound(self.pools, route.label)) for route in routes]

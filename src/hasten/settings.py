@@ -11,6 +11,7 @@ __all__ = ["Settings", "SettingsKeywords"]
 DEFAULT_MAX_BODY_SIZE = 1_048_576
 DEFAULT_MAX_THREADS = 128
 DEFAULT_MAX_PROCESSES = os.cpu_count() or 1
+DEFAULT_PROCESS_THREADS = 4
 DEFAULT_MAX_IN_FLIGHT = 1000
 DEFAULT_SHUTDOWN_TIMEOUT = 30.0
 DEFAULT_BLOCK_THRESHOLD = 0.1
@@ -40,6 +41,13 @@ class Settings:
             "default": "os.cpu_count()",
         },
     )
+    process_threads: int = field(
+        default=DEFAULT_PROCESS_THREADS,
+        metadata={
+            "help": "Handlers each worker process runs at once, so that their blocking parts "
+            "overlap (their CPU-bound parts share the process's core)."
+        },
+    )
     max_in_flight: int = field(
         default=DEFAULT_MAX_IN_FLIGHT,
         metadata={"help": "Requests served at once; past it a request gets 503 + Retry-After."},
@@ -57,7 +65,13 @@ class Settings:
     )
 
     def __post_init__(self) -> None:
-        for name in ("max_body_size", "max_threads", "max_processes", "max_in_flight"):
+        for name in (
+            "max_body_size",
+            "max_threads",
+            "max_processes",
+            "process_threads",
+            "max_in_flight",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.shutdown_timeout < 0:
@@ -85,6 +99,7 @@ class SettingsKeywords(TypedDict, total=False):
     max_body_size: int
     max_threads: int
     max_processes: int
+    process_threads: int
     max_in_flight: int
     shutdown_timeout: float
     block_threshold: float | None
