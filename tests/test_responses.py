@@ -9,7 +9,7 @@ from hasten import JSONResponse, MutableHeaders, RedirectResponse, Response
 
 def test_bytes_body_has_no_content_type_by_default() -> None:
     response = Response(b"x")
-    assert response.header_list() == []
+    assert response.raw_headers == []
     assert response.media_type is None
     assert repr(response) == "<Response 200 None 1 bytes>"
 
@@ -17,7 +17,7 @@ def test_bytes_body_has_no_content_type_by_default() -> None:
 def test_str_body_defaults_to_text_plain_utf8() -> None:
     response = Response("é")
     assert response.body == "é".encode()
-    assert response.header_list() == [("content-type", "text/plain; charset=utf-8")]
+    assert response.raw_headers == [("content-type", "text/plain; charset=utf-8")]
 
 
 def test_charset_is_not_added_twice() -> None:
@@ -29,7 +29,7 @@ def test_shared_content_type_list_is_never_mutated() -> None:
     first = Response(b"{}", media_type="application/json")
     first.headers["x-one"] = "1"
     second = Response(b"{}", media_type="application/json")
-    assert second.header_list() == [("content-type", "application/json")]
+    assert second.raw_headers == [("content-type", "application/json")]
 
 
 def test_headers_set_append_delete() -> None:
@@ -44,7 +44,7 @@ def test_headers_set_append_delete() -> None:
     del headers["X-B"]
     with pytest.raises(KeyError):
         del headers["x-missing"]
-    assert response.header_list() == [("x-a", "2"), ("set-cookie", "a=1"), ("set-cookie", "b=2")]
+    assert response.raw_headers == [("x-a", "2"), ("set-cookie", "a=1"), ("set-cookie", "b=2")]
     assert isinstance(headers, MutableHeaders)
     assert len(headers) == 2
     assert sorted(headers) == ["set-cookie", "x-a"]
@@ -56,7 +56,7 @@ def test_json_response() -> None:
     response = JSONResponse({"a": [1, None]}, status=201, headers={"x": "y"})
     assert response.body == b'{"a":[1,null]}'
     assert response.status == 201
-    assert response.header_list() == [("content-type", "application/json"), ("x", "y")]
+    assert response.raw_headers == [("content-type", "application/json"), ("x", "y")]
 
 
 def test_redirect_response() -> None:

@@ -78,12 +78,12 @@ def create_app() -> Application:
     app = Application(router=Router())
     app.router.add_get("/hello", hello)
     app.router.add_get("/items/{id}", read_item)
-    for n in range(ROUTE_COUNT):
-        app.router.add_get(f"/r{n}/{{id}}", numbered(n))
     app.router.add_get("/query", read_query)
     app.router.add_post("/orders", create_order)
     app.router.add_get("/sync", read_sync)
     app.router.add_get("/blocking", read_blocking)
+    for n in range(ROUTE_COUNT):  # last, as in every app
+        app.router.add_get(f"/r{n}/{{id}}", numbered(n))
     return app
 
 

@@ -82,11 +82,11 @@ api = Router(
     route_handlers=[
         hello,
         read_item,
-        *(numbered(n) for n in range(ROUTE_COUNT)),
         read_query,
         create_order,
         read_sync,
         read_blocking,
+        *(numbered(n) for n in range(ROUTE_COUNT)),  # last, as in every app
     ],
 )
 

@@ -87,11 +87,11 @@ async def validation_error(request: Request, exc: Exception) -> Response:
 routes = [
     Route("/hello", hello),
     Route("/items/{id:int}", item),
-    *(numbered(n) for n in range(ROUTE_COUNT)),
     Route("/query", query),
     Route("/orders", create_order, methods=["POST"]),
     Route("/sync", sync),
     Route("/blocking", blocking),
+    *(numbered(n) for n in range(ROUTE_COUNT)),  # last, as in every app
 ]
 exception_handlers = {ValidationError: validation_error}
 

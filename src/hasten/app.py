@@ -66,6 +66,8 @@ class App(Router):
         self._stopping = False
         # The whole request path below the gate, middleware included: linked on startup.
         self.handle: Handler = self._not_started
+        # Set while started without middleware: the RSGI adapter then skips respond().
+        self.direct: Runtime | None = None
 
     # The protocol entry points: thin adapters into the same core.
     __call__ = asgi.serve
@@ -125,6 +127,7 @@ class App(Router):
             self._lifespan_stack = stack
             self._runtime = runtime
             self.handle = build_chain(self._middlewares, self._dispatch)
+            self.direct = None if self._middlewares else runtime
 
     async def shutdown(self) -> None:
         """Let requests in flight finish (up to ``shutdown_timeout``), run shutdown hooks and
@@ -141,7 +144,7 @@ class App(Router):
                     self.settings.shutdown_timeout,
                 )
             self._stopping = True
-            self._runtime = None
+            self._runtime = self.direct = None
             self.handle = self._not_started
             try:
                 if self._lifespan_stack is not None:
@@ -206,9 +209,12 @@ class App(Router):
                 return error_response(overloaded("The server is shutting down"))
         in_flight = runtime.in_flight
         if not in_flight.try_enter():
-            return in_flight.refusal()
+            return in_flight.refuse()
         try:
-            return await self.handle(request)
+            if self._middlewares:
+                return await self.handle(request)
+            target, request.path_params = runtime.matcher.match(request.method, request.path)
+            return target.render(await target.invoke(request))
         except Exception as exc:
             return self.error_response(request, exc)
         finally:
@@ -226,11 +232,13 @@ class App(Router):
         raise RuntimeError("The app has not started: serve it through respond()")
 
     async def _dispatch(self, request: Request) -> Response:
+        """The innermost link of the middleware chain: route, run the handler, render."""
         assert self._runtime is not None
-        handler, request.path_params = self._runtime.matcher.match(request.method, request.path)
         try:
-            return await handler(request)
+            target, request.path_params = self._runtime.matcher.match(request.method, request.path)
+            return target.render(await target.invoke(request))
         except Exception as exc:
+            # Middleware sees a handler's error as the response it becomes on the wire.
             return self.error_response(request, exc)
 
     def error_response(self, request: Request, exc: Exception) -> Response:

@@ -27,8 +27,8 @@ from .params import BodyParam, Errors, Extractor, classify, describe, unwrap
 from .paths import PathTemplate
 from .pools import Pools, call_in_child
 from .requests import Request
-from .responses import Response
-from .types import Handler
+from .responses import Response, build_response
+from .types import Handler, Target, passthrough
 
 __all__ = ["Endpoint", "RouteOptions", "RunsOn"]
 
@@ -64,7 +64,7 @@ class RouteOptions:
 
 
 class Endpoint:
-    """A route's handler, compiled: ``endpoint.handle(request)`` returns a Response.
+    """A route's handler, compiled: ``endpoint.target`` serves it (see Target).
 
     The signature is analysed at registration; at startup ``bound`` attaches the app's pools
     and wraps the limits (timeout, max_concurrency) the route asked for.
@@ -73,14 +73,14 @@ class Endpoint:
     __slots__ = (
         "_body",
         "_extractors",
-        "_invoke",
         "_pools",
         "_render",
         "_request_name",
+        "_run",
         "func",
-        "handle",
         "options",
         "runs_on",
+        "target",
     )
 
     def __init__(
@@ -95,8 +95,8 @@ class Endpoint:
             _check_offloadable(func, self._request_name)
         self._render = _renderer(func, options.status)
         self._pools: Pools | None = None
-        self._invoke = self._invoker()
-        self.handle: Handler = self._unbound
+        self._run = self._runner()
+        self.target = Target(self._unbound, passthrough)
 
     @property
     def status(self) -> int:
@@ -109,23 +109,36 @@ class Endpoint:
             _check_picklable(self.func)
         endpoint = copy.copy(self)
         endpoint._pools = pools
-        endpoint._invoke = endpoint._invoker()  # bound methods of the copy, not of self
-        endpoint.handle = endpoint._compose(label)
+        endpoint._run = endpoint._runner()  # bound methods of the copy, not of self
+        endpoint.target = endpoint._make_target(label)
         return endpoint
 
-    def _compose(self, label: str) -> Handler:
-        handler: Handler = self._call
-        if self.runs_on == "event loop":
-            # perf: the common shapes skip what they do not need (see benchmarks/overhead.py).
-            if not self._takes_arguments:
-                handler = self._call_async_plain
-            elif self._body is None:
-                handler = self._call_async_without_body
+    async def handle(self, request: Request) -> Response:
+        """Serve one request (once bound): the handler's result, rendered."""
+        invoke, render = self.target
+        return render(await invoke(request))
+
+    def _make_target(self, label: str) -> Target:
+        if self.options.timeout is None and self.options.max_concurrency is None:
+            return Target(self._invoker(), self._render)
+        handler: Handler = self._handle_unlimited
         if self.options.timeout is not None:
             handler = Deadline(handler, self.options.timeout)
         if self.options.max_concurrency is not None:
             handler = ConcurrencyLimit(handler, self.options.max_concurrency, label)
-        return handler
+        return Target(handler, passthrough)
+
+    async def _handle_unlimited(self, request: Request) -> Response:
+        return self._render(await self._invoker()(request))
+
+    def _invoker(self) -> Callable[[Request], Awaitable[Any]]:
+        # perf: for the common shapes invoke is a plain function handing back the handler's
+        # own coroutine or future: no coroutine of ours per request (benchmarks/overhead.py).
+        if self._body is not None:
+            return self._invoke_with_body
+        if self.runs_on == "event loop":
+            return self._invoke_on_loop if self._takes_arguments else self._invoke_plain
+        return self._invoke_off_loop
 
     async def _unbound(self, request: Request) -> Response:
         raise RuntimeError(f"{self.name} is not bound to a started app")
@@ -134,17 +147,21 @@ class Endpoint:
     def _takes_arguments(self) -> bool:
         return bool(self._extractors) or self._body is not None or self._request_name is not None
 
-    async def _call_async_plain(self, request: Request) -> Response:
-        return self._render(await self.func())
+    def _invoke_plain(self, request: Request) -> Awaitable[Any]:
+        result: Awaitable[Any] = self.func()
+        return result
 
-    async def _call_async_without_body(self, request: Request) -> Response:
-        return self._render(await self.func(**self._extracted(request)))
+    def _invoke_on_loop(self, request: Request) -> Awaitable[Any]:
+        result: Awaitable[Any] = self.func(**self._extracted(request))
+        return result
 
-    async def _call(self, request: Request) -> Response:
-        kwargs = await self._arguments(request) if self._takes_arguments else {}
-        return self._render(await self._invoke(kwargs))
+    def _invoke_off_loop(self, request: Request) -> Awaitable[Any]:
+        return self._run(self._extracted(request))
 
-    def _invoker(self) -> Callable[[dict[str, Any]], Awaitable[Any]]:
+    async def _invoke_with_body(self, request: Request) -> Any:
+        return await self._run(await self._arguments(request))
+
+    def _runner(self) -> Callable[[dict[str, Any]], Awaitable[Any]]:
         return {
             "event loop": self._on_loop,
             "thread pool": self._in_thread,
@@ -171,6 +188,8 @@ class Endpoint:
 
     def _extracted(self, request: Request) -> dict[str, Any]:
         """The arguments from the path, the query and the request itself (not the body)."""
+        if not self._takes_arguments:
+            return {}
         errors: Errors = []
         kwargs: dict[str, Any] = {}
         for name, extract in self._extractors:
@@ -254,7 +273,7 @@ def _renderer(func: Callable[..., Any], status: int) -> _Render:
     if status == 204:
         return _render_empty
     if isinstance(returns, type) and issubclass(returns, Response):
-        return _passthrough
+        return passthrough
     if returns is str:
         return _render_as(status, "text/plain")
     if returns is bytes:
@@ -268,15 +287,11 @@ def _render_empty(result: Any) -> Response:
     return result if isinstance(result, Response) else Response(b"", 204)
 
 
-def _passthrough(result: Any) -> Response:
-    return result  # type: ignore[no-any-return]
-
-
 def _render_json(status: int) -> _Render:
     def render_json(result: Any) -> Response:
         if isinstance(result, Response):
             return result
-        return Response(_json_encode(result), status, None, "application/json")
+        return build_response(_json_encode(result), status, "application/json")
 
     return render_json
 

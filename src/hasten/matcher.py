@@ -10,12 +10,12 @@ from .errors import HTTPError
 from .paths import NO_MATCH, Param, PathTemplate
 from .requests import Request
 from .responses import RedirectResponse, Response
-from .types import Handler
+from .types import Target, passthrough
 
 __all__ = ["CompiledRoute", "Matcher", "RouteConflict"]
 
 _Params = dict[str, Any]
-_Target = tuple[Handler, tuple[str, ...]]  # the handler and its path parameters' names
+_Entry = tuple[Target, tuple[str, ...]]  # the target and its path parameters' names
 
 
 class RouteConflict(ValueError):
@@ -28,7 +28,7 @@ class CompiledRoute:
 
     template: PathTemplate
     methods: frozenset[str]
-    handler: Handler
+    target: Target
     label: str
 
 
@@ -37,7 +37,7 @@ class _Node:
     static: dict[str, _Node] = field(default_factory=dict)
     params: list[tuple[int, Callable[[str], Any], _Node]] = field(default_factory=list)
     catch_all: _Node | None = None
-    targets: dict[str, _Target] = field(default_factory=dict)
+    targets: dict[str, _Entry] = field(default_factory=dict)
     labels: dict[str, str] = field(default_factory=dict)
 
     def child(self, segment: str | Param) -> _Node:
@@ -57,30 +57,33 @@ class _Node:
         return node
 
 
-def _not_allowed_handler(methods: Iterable[str]) -> Handler:
+def _not_allowed(methods: Iterable[str]) -> Target:
     allow = ", ".join(sorted(methods))
 
     async def method_not_allowed(request: Request) -> Response:
         raise HTTPError(405, f"Method {request.method} not allowed", {"allow": allow})
 
-    return method_not_allowed
+    return Target(method_not_allowed, passthrough)
 
 
-async def _not_found(request: Request) -> Response:
+async def _raise_not_found(request: Request) -> Response:
     raise HTTPError(404, "Not Found")
 
 
+_NOT_FOUND = Target(_raise_not_found, passthrough)
+
+
 class Matcher:
-    """Maps (method, path) to a handler and its path parameters, at a cost independent of the
-    number of routes. Unknown paths get a 404 handler, known paths with another method a 405
-    handler carrying ``Allow``."""
+    """Maps (method, path) to a target and its path parameters, at a cost independent of the
+    number of routes. Unknown paths get a 404 target, known paths with another method a 405
+    target carrying ``Allow``."""
 
     __slots__ = ("_not_allowed", "_static", "_tree")
 
     def __init__(self, routes: Sequence[CompiledRoute]) -> None:
         self._static: dict[str, _Node] = {}
         self._tree = _Node()
-        self._not_allowed: dict[frozenset[str], Handler] = {}
+        self._not_allowed: dict[frozenset[str], Target] = {}
         for route in routes:
             self._add(route)
         for node in (*self._static.values(), *_walk(self._tree)):
@@ -102,16 +105,16 @@ class Matcher:
                     f"Routes {node.labels[method]} and {route.label} both catch {method} "
                     f"requests to {template.path!r}"
                 )
-            node.targets[method] = (route.handler, names)
+            node.targets[method] = (route.target, names)
             node.labels[method] = route.label
 
-    def match(self, method: str, path: str) -> tuple[Handler, _Params]:
-        """The handler for this request, and the path parameters it was matched with."""
+    def match(self, method: str, path: str) -> tuple[Target, _Params]:
+        """The target for this request, and the path parameters it was matched with."""
         static = self._static.get(path)
         if static is not None:
-            target = static.targets.get(method)
-            if target is not None:
-                return target[0], {}
+            entry = static.targets.get(method)
+            if entry is not None:
+                return entry[0], {}
         segments = path.split("/")
         values: list[Any] = []
         node = _walk_greedy(self._tree, segments, method, values)
@@ -119,22 +122,22 @@ class Matcher:
             values.clear()
             node = _search(self._tree, segments, 1, method, values)
         if node is not None:
-            handler, names = node.targets[method]
-            return handler, dict(zip(names, values))  # noqa: B905 - same length by construction
+            target, names = node.targets[method]
+            return target, dict(zip(names, values))  # noqa: B905 - same length by construction
         return self._miss(path), {}
 
-    def _miss(self, path: str) -> Handler:
+    def _miss(self, path: str) -> Target:
         # Off the hot path: only requests that match no route come here.
         allowed = self.allowed_methods(path)
         if allowed:
-            handler = self._not_allowed.get(allowed)
-            if handler is None:
-                handler = self._not_allowed[allowed] = _not_allowed_handler(allowed)
-            return handler
+            target = self._not_allowed.get(allowed)
+            if target is None:
+                target = self._not_allowed[allowed] = _not_allowed(allowed)
+            return target
         alternative = path[:-1] if path.endswith("/") else path + "/"
         if path != "/" and self.allowed_methods(alternative):
-            return _redirect_handler(alternative)
-        return _not_found
+            return _redirect(alternative)
+        return _NOT_FOUND
 
     def allowed_methods(self, path: str) -> frozenset[str]:
         """Every method some route serves at ``path``."""
@@ -150,12 +153,12 @@ class Matcher:
         return [(method, node.labels[method]) for node in nodes for method in node.labels]
 
 
-def _redirect_handler(location: str) -> Handler:
+def _redirect(location: str) -> Target:
     async def redirect_slash(request: Request) -> Response:
         query = f"?{request.query_string}" if request.query_string else ""
         return RedirectResponse(location + query)
 
-    return redirect_slash
+    return Target(redirect_slash, passthrough)
 
 
 def _walk_greedy(node: _Node, segments: list[str], method: str, values: list[Any]) -> _Node | None:

@@ -40,7 +40,6 @@ class InFlight:
 
     def try_enter(self) -> bool:
         if self.count >= self.limit:
-            self.refused += 1
             return False
         self.count += 1
         return True
@@ -50,7 +49,9 @@ class InFlight:
         if self.count == 0 and self._idle is not None:
             self._idle.set()
 
-    def refusal(self) -> Response:
+    def refuse(self) -> Response:
+        """Count a refused request; the 503 it gets."""
+        self.refused += 1
         if self.closed:
             error = overloaded("The server is shutting down")
         else:

@@ -50,7 +50,7 @@ class Route:
     def compile(self, endpoint: Endpoint) -> CompiledRoute:
         """What the matcher serves for this route: ``endpoint``, bound to an app."""
         label = f"{self.label} ({endpoint.name})"
-        return CompiledRoute(self.template, self.methods, endpoint.handle, label)
+        return CompiledRoute(self.template, self.methods, endpoint.target, label)
 
 
 class Router:

@@ -179,3 +179,11 @@ def test_describe() -> None:
     assert describe([RequestSpec("/a"), RequestSpec("/b", "POST", weight=2)]) == (
         "GET /a, POST /b weight=2"
     )
+
+
+def test_a_query_string_is_part_of_the_path() -> None:
+    from hasten.bench.scenario import parse_request
+
+    spec = parse_request("GET /query?page={1..50}&size=20 weight=2")
+    assert spec.path == "/query?page={1..50}&size=20"
+    assert spec.weight == 2.0

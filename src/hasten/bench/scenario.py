@@ -119,7 +119,7 @@ def parse_request(text: str, base: Path | None = None) -> RequestSpec:
     if not words:
         raise ScenarioError("empty request: write e.g. 'GET /hello'")
     method = "GET" if words[0].startswith("/") else words.pop(0).upper()
-    if not words or "=" in words[0]:
+    if not words or ("=" in words[0] and not words[0].startswith("/")):
         raise ScenarioError(f"request {text!r} has no path: write e.g. 'GET /hello'")
     path = words.pop(0)
     headers: list[tuple[str, str]] = []

@@ -89,7 +89,7 @@ async def _serve_http(app: App, scope: Scope, receive: Receive, send: Send) -> N
     response = await app.respond(request)
     body = response.body
     headers = [
-        (name.encode("latin-1"), value.encode("latin-1")) for name, value in response.header_list()
+        (name.encode("latin-1"), value.encode("latin-1")) for name, value in response.raw_headers
     ]
     headers.append((b"content-length", str(len(body)).encode()))
     await send({"type": "http.response.start", "status": response.status, "headers": headers})

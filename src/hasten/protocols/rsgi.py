@@ -57,5 +57,20 @@ async def serve(app: App, scope: Any, proto: Any) -> None:
         proto.close(403)
         return
     request = RSGIRequest(app, scope, proto)
-    response = await app.respond(request)
-    proto.response_bytes(response.status, response.header_list(), response.body)
+    runtime = app.direct
+    if runtime is None:
+        response = await app.respond(request)
+    elif (in_flight := runtime.in_flight).count >= in_flight.limit:
+        response = in_flight.refuse()
+    else:
+        # perf: App.respond() inlined for the common case (started, no middleware): the
+        # handler's coroutine is the only one awaited besides this (benchmarks/overhead.py).
+        in_flight.count += 1
+        try:
+            target, request.path_params = runtime.matcher.match(request.method, request.path)
+            response = target.render(await target.invoke(request))
+        except Exception as exc:
+            response = app.error_response(request, exc)
+        finally:
+            in_flight.leave()
+    proto.response_bytes(response.status, response.raw_headers, response.body)
