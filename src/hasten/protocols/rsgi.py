@@ -32,6 +32,11 @@ class RSGIRequest(Request):
     def _raw_headers(self) -> list[tuple[str, str]]:
         return list(self._scope.headers.items())
 
+    async def _read_whole(self) -> bytes | None:
+        # The server holds a Content-Length body to its length: one read is enough.
+        body: bytes = await self._proto()
+        return body
+
     async def _body_chunks(self, declared_length: int | None) -> AsyncIterator[bytes]:
         if declared_length is not None:
             # The server holds a Content-Length body to its length: one read is enough.
