@@ -73,10 +73,12 @@ class Endpoint:
     __slots__ = (
         "_body",
         "_extractors",
+        "_invoke",
         "_pools",
         "_render",
         "_request_name",
         "_run",
+        "_takes_arguments",
         "func",
         "options",
         "runs_on",
@@ -91,11 +93,15 @@ class Endpoint:
         self.runs_on = _runs_on(func, options)
         path_params = {param.name: param for param in template.params}
         self._extractors, self._body, self._request_name = classify(func, path_params)
+        self._takes_arguments = bool(
+            self._extractors or self._body is not None or self._request_name is not None
+        )
         if self.runs_on == "process pool":
             _check_offloadable(func, self._request_name)
         self._render = _renderer(func, options.status)
         self._pools: Pools | None = None
         self._run = self._runner()
+        self._invoke = self._invoker()
         self.target = Target(self._unbound, passthrough)
 
     @property
@@ -109,7 +115,9 @@ class Endpoint:
             _check_picklable(self.func)
         endpoint = copy.copy(self)
         endpoint._pools = pools
-        endpoint._run = endpoint._runner()  # bound methods of the copy, not of self
+        # Bound methods of the copy, not of self.
+        endpoint._run = endpoint._runner()
+        endpoint._invoke = endpoint._invoker()
         endpoint.target = endpoint._make_target(label)
         return endpoint
 
@@ -120,7 +128,7 @@ class Endpoint:
 
     def _make_target(self, label: str) -> Target:
         if self.options.timeout is None and self.options.max_concurrency is None:
-            return Target(self._invoker(), self._render)
+            return Target(self._invoke, self._render)
         handler: Handler = self._handle_unlimited
         if self.options.timeout is not None:
             handler = Deadline(handler, self.options.timeout)
@@ -129,7 +137,7 @@ class Endpoint:
         return Target(handler, passthrough)
 
     async def _handle_unlimited(self, request: Request) -> Response:
-        return self._render(await self._invoker()(request))
+        return self._render(await self._invoke(request))
 
     def _invoker(self) -> Callable[[Request], Awaitable[Any]]:
         # perf: for the common shapes invoke is a plain function handing back the handler's
@@ -142,10 +150,6 @@ class Endpoint:
 
     async def _unbound(self, request: Request) -> Response:
         raise RuntimeError(f"{self.name} is not bound to a started app")
-
-    @property
-    def _takes_arguments(self) -> bool:
-        return bool(self._extractors) or self._body is not None or self._request_name is not None
 
     def _invoke_plain(self, request: Request) -> Awaitable[Any]:
         result: Awaitable[Any] = self.func()
@@ -186,32 +190,35 @@ class Endpoint:
         assert self.options.executor is not None
         return asyncio.wrap_future(self.options.executor.submit(call_in_child, self.func, kwargs))
 
-    def _extracted(self, request: Request) -> dict[str, Any]:
-        """The arguments from the path, the query and the request itself (not the body)."""
-        if not self._takes_arguments:
-            return {}
-        errors: Errors = []
+    def _collect(self, request: Request, errors: Errors) -> dict[str, Any]:
+        """The arguments from the path, the query and the request itself; failures go to
+        ``errors``."""
         kwargs: dict[str, Any] = {}
         for name, extract in self._extractors:
             kwargs[name] = extract(request, errors)
-        if errors:
-            raise ValidationFailure(errors)
         if self._request_name is not None:
             kwargs[self._request_name] = request
         return kwargs
 
+    def _extracted(self, request: Request) -> dict[str, Any]:
+        """Every argument of a handler without a body; one 422 names every bad value."""
+        if not self._takes_arguments:
+            return {}
+        errors: Errors = []
+        kwargs = self._collect(request, errors)
+        if errors:
+            raise ValidationFailure(errors)
+        return kwargs
+
     async def _arguments(self, request: Request) -> dict[str, Any]:
+        """Every argument, the JSON body included; one 422 names every bad value."""
         if self._body is None:
             return self._extracted(request)
         errors: Errors = []
-        kwargs: dict[str, Any] = {}
-        for name, extract in self._extractors:
-            kwargs[name] = extract(request, errors)
+        kwargs = self._collect(request, errors)
         kwargs[self._body.name] = await self._body.read(request, errors)
         if errors:
             raise ValidationFailure(errors)
-        if self._request_name is not None:
-            kwargs[self._request_name] = request
         return kwargs
 
     @property

@@ -50,7 +50,7 @@ class ASGIRequest(Request):
             for name, value in self._scope["headers"]
         ]
 
-    async def _body_chunks(self, declared_length: int | None) -> AsyncIterator[bytes]:
+    async def _body_chunks(self) -> AsyncIterator[bytes]:
         more_body = True
         while more_body:
             message = await self._receive()

@@ -37,11 +37,7 @@ class RSGIRequest(Request):
         body: bytes = await self._proto()
         return body
 
-    async def _body_chunks(self, declared_length: int | None) -> AsyncIterator[bytes]:
-        if declared_length is not None:
-            # The server holds a Content-Length body to its length: one read is enough.
-            yield await self._proto()
-            return
+    async def _body_chunks(self) -> AsyncIterator[bytes]:
         async for chunk in self._proto:
             yield chunk
 
