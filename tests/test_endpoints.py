@@ -6,13 +6,14 @@ import dataclasses
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 import pytest
 
-from hasten import App, JSONResponse, Request, Response
+from hasten import App, Header, JSONResponse, Parameter, Request, Response
 from hasten.endpoints import Endpoint, RouteOptions
+from hasten.params import MISSING
 from hasten.paths import PathTemplate
 from hasten.testing import TestClient
 from tests.conftest import ClientFactory
@@ -112,12 +113,25 @@ def make_app() -> App:
 
 def test_def_handlers_run_on_the_thread_pool(serve: ClientFactory) -> None:
     client = serve(make_app())
-    assert client.get("/thread").text.startswith("hasten-thread")
-    assert not client.get("/loop").text.startswith("hasten-thread")
+    in_pool = client.get("/thread")
+    assert in_pool.status_code == 200
+    assert in_pool.text.startswith("hasten-thread")
+    on_loop = client.get("/loop")
+    assert on_loop.status_code == 200
+    assert on_loop.text == loop_thread_name(client)
     body = client.get("/thread/5").json()
     assert body["n"] == 5
     assert body["path"] == "/thread/5"
     assert body["thread"].startswith("hasten-thread")
+
+
+def loop_thread_name(client: TestClient) -> str:
+    """The name of the thread that runs the client's event loop (the app's loop)."""
+    return client._loop_thread.run(_current_thread_name())
+
+
+async def _current_thread_name() -> str:
+    return threading.current_thread().name
 
 
 def test_thread_pool_is_bounded_by_max_threads(serve: ClientFactory) -> None:
@@ -187,14 +201,26 @@ def test_response_headers_reach_the_client(serve: ClientFactory) -> None:
     assert response.headers["content-length"] == "8"
 
 
-def test_endpoint_introspection() -> None:
-    async def handler(n: int, q: str = "", request: Request | None = None) -> None: ...
+def test_endpoint_describes_its_parameters() -> None:
+    async def handler(
+        n: Annotated[int, msgspec.Meta(ge=1)],
+        user: User,
+        q: str = "",
+        request: Request | None = None,
+        token: Annotated[str | None, Header(alias="X-Token"), "doc"] = None,
+    ) -> None: ...
 
     endpoint = Endpoint(handler, PathTemplate.parse("/x/{n}"), RouteOptions())
     assert endpoint.runs_on == "event loop"
-    assert [name for name, _ in endpoint.extractors] == ["n", "q"]
-    assert endpoint.body is None
-    assert endpoint.name.endswith("test_endpoint_introspection.<locals>.handler")
+    assert endpoint.name.endswith("test_endpoint_describes_its_parameters.<locals>.handler")
+    header = Header(alias="X-Token")
+    assert endpoint.parameters == (
+        Parameter("n", "path", int, MISSING, "n", (msgspec.Meta(ge=1),)),
+        Parameter("user", "body", User, MISSING, "user"),
+        Parameter("q", "query", str, "", "q"),
+        Parameter("request", "request", Request | None, None, "request"),
+        Parameter("token", "header", str | None, None, "x-token", (), ("doc",), header),
+    )
 
 
 def test_partial_of_async_function_runs_on_the_loop() -> None:
@@ -206,4 +232,6 @@ def test_partial_of_async_function_runs_on_the_loop() -> None:
     app = App()
     app.add_route("/p", functools.partial(handler, "on "))
     with TestClient(app) as client:
-        assert not client.get("/p").text.startswith("on hasten-thread")
+        response = client.get("/p")
+        assert response.status_code == 200
+        assert response.text == "on " + loop_thread_name(client)

@@ -94,5 +94,5 @@ def test_monitor_can_be_turned_off(serve: ClientFactory) -> None:
     client = serve(app)
     client.get("/asyncfib/1")
     assert app.stats()["blocked"] == {}
-    assert app._runtime is not None
-    assert app._runtime.monitor is None
+    assert app.runtime is not None
+    assert app.runtime.monitor is None

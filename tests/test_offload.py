@@ -71,9 +71,9 @@ def test_no_process_pool_without_process_routes(serve: ClientFactory) -> None:
     app = App()
     app.add_route("/", lambda: "x")
     serve(app).get("/")
-    assert app._runtime is not None
+    assert app.runtime is not None
     with pytest.raises(RuntimeError, match="no offload='process' route"):
-        _ = app._runtime.pools.processes
+        _ = app.runtime.pools.processes
 
 
 def test_lambda_and_closure_are_rejected_at_registration() -> None:

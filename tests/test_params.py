@@ -1,9 +1,11 @@
-"""Where arguments come from, through both adapters: path, query, JSON body, the request."""
+"""Where arguments come from, through both adapters: path, query, headers, cookies, JSON body,
+the request; and the constraints their descriptions carry."""
 
 from __future__ import annotations
 
 import dataclasses
 import enum
+import typing
 import uuid
 from collections.abc import Iterator
 from typing import Annotated, Any, TypedDict
@@ -11,7 +13,8 @@ from typing import Annotated, Any, TypedDict
 import msgspec
 import pytest
 
-from hasten import App, Request
+from hasten import App, Body, Cookie, Header, Path, Query, Request
+from hasten.params import Marker, MarkerOptions
 from tests.conftest import ClientFactory
 
 
@@ -332,12 +335,22 @@ def test_request_json(serve: ClientFactory) -> None:
     assert client.post("/raw-json", content=b"{oops").status_code == 400
 
 
-def test_two_body_parameters_are_rejected() -> None:
+def test_two_body_parameters_are_members_of_one_object(serve: ClientFactory) -> None:
     app = App()
-    with pytest.raises(TypeError, match="parameters 'a' and 'b' both want the JSON body"):
 
-        @app.post("/two")
-        async def two(a: Order, b: Order) -> None: ...
+    @app.post("/two")
+    async def two(a: Order, b: Order) -> list[str]:
+        return [a.name, b.name]
+
+    client = serve(app)
+    order = {"id": 1, "name": "pen"}
+    response = client.post("/two", json={"a": order, "b": {**order, "name": "ink"}})
+    assert response.json() == ["pen", "ink"]
+    missing = client.post("/two", json={"a": order})
+    assert missing.status_code == 422
+    assert missing.json() == {
+        "detail": [{"loc": ["body", "b"], "msg": "Field required", "type": "missing"}]
+    }
 
 
 def test_var_args_are_rejected() -> None:
@@ -374,3 +387,214 @@ def test_handler_taking_request_may_read_path_params_itself(serve: ClientFactory
         return dict(request.path_params)
 
     assert serve(app).get("/users/4").json() == {"id": 4}
+
+
+# The declared sources and constraints of the parameter descriptions.
+def constrained_app() -> App:
+    app = App()
+
+    @app.get("/n/{n}")
+    async def by_path(
+        n: Annotated[int, msgspec.Meta(ge=1, le=100)],
+        size: Annotated[int, Query(ge=1, le=100)] = 10,
+        name: Annotated[str, msgspec.Meta(min_length=2)] = "ab",
+        token: Annotated[str | None, Header(pattern="^t[0-9]+$")] = None,
+        session: Annotated[str | None, Cookie(min_length=3)] = None,
+    ) -> dict[str, Any]:
+        return {"n": n, "size": size, "name": name, "token": token, "session": session}
+
+    @app.get("/typed/{n:int}")
+    async def typed(n: Annotated[int, msgspec.Meta(gt=5)]) -> int:
+        return n
+
+    @app.get("/headers")
+    async def headers(
+        user_agent: Annotated[str, Header()],
+        x_ids: Annotated[list[int], Header()] = [],  # noqa: B006 - never mutated
+        raw: str = Header("none", alias="X-Raw-Value", convert_underscores=False),
+    ) -> dict[str, Any]:
+        return {"ua": user_agent, "ids": x_ids, "raw": raw}
+
+    @app.get("/aliased")
+    async def aliased(
+        page_size: Annotated[int, Query(alias="page-size")] = 5,
+        theme: str = Cookie("light"),
+    ) -> list[Any]:
+        return [page_size, theme]
+
+    @app.post("/embedded")
+    async def embedded(order: Annotated[Order, Body(embed=True)], note: str = Body("")) -> Any:
+        return [order.name, note]
+
+    @app.post("/bounded")
+    async def bounded(count: Annotated[int, Body(ge=0, le=9)]) -> int:
+        return count
+
+    return app
+
+
+def test_annotated_constraints_hold_on_path_and_query(serve: ClientFactory) -> None:
+    client = serve(constrained_app())
+    assert client.get("/n/5?size=7&name=xyz").json() == {
+        "n": 5,
+        "size": 7,
+        "name": "xyz",
+        "token": None,
+        "session": None,
+    }
+    response = client.get("/n/100000?size=0&name=x")
+    assert response.status_code == 422
+    assert response.json() == {
+        "detail": [
+            {"loc": ["path", "n"], "msg": "Expected `int` <= 100", "type": "invalid"},
+            {"loc": ["query", "size"], "msg": "Expected `int` >= 1", "type": "invalid"},
+            {"loc": ["query", "name"], "msg": "Expected `str` of length >= 2", "type": "invalid"},
+        ]
+    }
+    assert client.get("/typed/9").json() == 9
+    assert client.get("/typed/3").json() == {
+        "detail": [{"loc": ["path", "n"], "msg": "Expected `int` >= 6", "type": "invalid"}]
+    }
+
+
+def test_constraints_hold_on_headers_cookies_and_body(serve: ClientFactory) -> None:
+    client = serve(constrained_app())
+    ok = client.get("/n/1", headers={"token": "t42", "cookie": "session=abcd"})
+    assert ok.json()["token"] == "t42"
+    assert ok.json()["session"] == "abcd"
+    bad = client.get("/n/1", headers={"token": "nope", "cookie": "session=ab"})
+    assert bad.json() == {
+        "detail": [
+            {
+                "loc": ["header", "token"],
+                "msg": "Expected `str` matching regex '^t[0-9]+$'",
+                "type": "invalid",
+            },
+            {
+                "loc": ["cookie", "session"],
+                "msg": "Expected `str` of length >= 3",
+                "type": "invalid",
+            },
+        ]
+    }
+    assert client.post("/bounded", json=4).json() == 4
+    assert client.post("/bounded", json=10).json() == {
+        "detail": [{"loc": ["body"], "msg": "Expected `int` <= 9", "type": "invalid"}]
+    }
+
+
+def test_headers_by_name_alias_and_as_lists(serve: ClientFactory) -> None:
+    client = serve(constrained_app())
+    response = client.get(
+        "/headers",
+        headers=[("User-Agent", "probe"), ("x-ids", "1"), ("x-ids", "2"), ("X-Raw-Value", "r")],
+    )
+    assert response.json() == {"ua": "probe", "ids": [1, 2], "raw": "r"}
+    missing = client.get("/headers", headers={"user-agent": ""} | {})
+    assert missing.json() == {"ua": "", "ids": [], "raw": "none"}
+    absent = serve(constrained_app())
+    assert absent.get("/headers", headers={"User-Agent": "x", "x-ids": "z"}).json() == {
+        "detail": [
+            {"loc": ["header", "x-ids", 0], "msg": "Expected `int`, got `str`", "type": "invalid"}
+        ]
+    }
+
+
+def test_a_header_or_cookie_is_never_read_from_the_query(serve: ClientFactory) -> None:
+    client = serve(constrained_app())
+    assert client.get("/aliased?page-size=7", headers={"cookie": "theme=dark"}).json() == [
+        7,
+        "dark",
+    ]
+    assert client.get("/aliased?theme=dark&page_size=9").json() == [5, "light"]
+
+
+def test_embedded_body_parameters(serve: ClientFactory) -> None:
+    client = serve(constrained_app())
+    body = {"order": {"id": 1, "name": "pen"}, "note": "fast"}
+    assert client.post("/embedded", json=body).json() == ["pen", "fast"]
+    assert client.post("/embedded", json={"order": {"id": 1}}).json() == {
+        "detail": [{"loc": ["body", "order", "name"], "msg": "Field required", "type": "missing"}]
+    }
+
+
+class Plain:
+    """A class msgspec cannot read: no fields it knows of."""
+
+
+@pytest.mark.parametrize(
+    ("annotation", "source"),
+    [(Plain, "query"), (list[Plain], "query"), (Plain | None, "query")],
+)
+def test_a_parameter_no_request_can_fill_is_refused_at_registration(
+    annotation: Any, source: str
+) -> None:
+    app = App()
+
+    async def handler(thing: Any) -> None: ...
+
+    handler.__annotations__["thing"] = annotation  # a local type, resolvable
+    with pytest.raises(TypeError) as raised:
+        app.add_route("/x", handler)
+    message = str(raised.value)
+    assert "handler: parameter 'thing'" in message
+    assert f"cannot be read from the {source}" in message
+    assert "msgspec Struct, dataclass, attrs class, TypedDict" in message
+    assert "take the Request" in message
+
+
+def test_a_pydantic_model_is_refused_at_registration_not_read_from_the_query() -> None:
+    import pydantic
+
+    class Model(pydantic.BaseModel):
+        order: int
+
+    app = App()
+
+    async def create(order: Any) -> None: ...
+
+    create.__annotations__["order"] = Model
+    with pytest.raises(TypeError, match=r"create: parameter 'order' of type .*Model cannot be"):
+        app.add_route("/orders", create, methods=["POST"])
+
+
+def test_markers_must_agree_with_the_route() -> None:
+    app = App()
+
+    async def wrong_path(n: Annotated[int, Path()]) -> None: ...
+
+    with pytest.raises(TypeError, match="declared Path\\(\\) but the route has no path parameter"):
+        app.add_route("/x", wrong_path)
+
+    async def two(n: Annotated[int, Query(), Header()]) -> None: ...
+
+    with pytest.raises(TypeError, match="parameter 'n' has 2 sources"):
+        app.add_route("/y", two)
+
+    async def twice(n: Annotated[int, Query(3)] = 4) -> None: ...
+
+    with pytest.raises(TypeError, match="gives its default inside Query\\(\\) within Annotated"):
+        app.add_route("/z", twice)
+
+    async def request_marked(request: Annotated[Request, Query()]) -> None: ...
+
+    with pytest.raises(TypeError, match="is the Request; it takes no marker"):
+        app.add_route("/r", request_marked)
+
+
+def test_constraints_that_fit_no_value_are_refused_at_registration() -> None:
+    async def handler(n: Annotated[int, Query(pattern="x")]) -> None: ...
+
+    with pytest.raises(TypeError, match="the constraints of parameter 'n' do not fit its type"):
+        App().add_route("/x", handler)
+
+
+def test_an_unknown_marker_keyword_is_an_error() -> None:
+    with pytest.raises(TypeError, match="unexpected keyword argument 'lte'"):
+        Query(lte=3)  # type: ignore[call-arg]
+
+
+def test_marker_options_mirror_the_marker() -> None:
+    per_source = {"source", "default", "_", "convert_underscores", "embed"}
+    fields = [item.name for item in dataclasses.fields(Marker) if item.name not in per_source]
+    assert list(typing.get_type_hints(MarkerOptions)) == fields

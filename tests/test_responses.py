@@ -1,10 +1,26 @@
-"""Response kinds and their headers (unit level; the wire is covered by the adapters' tests)."""
+"""Response kinds: their headers, and what each sends through a transport (unit level)."""
 
 from __future__ import annotations
 
+import asyncio
+import pathlib
+import types
+import typing
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
+
 import pytest
 
-from hasten import JSONResponse, MutableHeaders, RedirectResponse, Response
+from hasten import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    MutableHeaders,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
+from tests.recording import RecordingTransport, Sent
 
 
 def test_bytes_body_has_no_content_type_by_default() -> None:
@@ -63,3 +79,106 @@ def test_redirect_response() -> None:
     response = RedirectResponse("/elsewhere", status=308)
     assert response.status == 308
     assert response.headers["location"] == "/elsewhere"
+
+
+# Sending: what each kind hands its transport (the wire itself: tests/e2e/test_sending.py).
+def send(response: Response, head: bool = False) -> Sent:
+    transport = RecordingTransport()
+    sending = response.send(transport, head)
+    if sending is not None:
+        asyncio.run(_wait(sending))
+    assert transport.sent is not None
+    return transport.sent
+
+
+async def _wait(sending: Awaitable[None]) -> None:
+    await sending
+
+
+def test_a_plain_response_goes_out_as_built() -> None:
+    response = Response("hi")
+    sent = send(response)
+    assert sent == Sent("bytes", 200, [("content-type", "text/plain; charset=utf-8")], b"hi")
+    assert sent.headers is response.raw_headers  # the server adds Content-Length
+
+
+def test_head_empties_the_body_and_gives_its_length() -> None:
+    sent = send(Response("hello"), head=True)
+    assert sent == Sent(
+        "bytes",
+        200,
+        [("content-type", "text/plain; charset=utf-8"), ("content-length", "5")],
+        b"",
+    )
+
+
+def test_head_answered_by_hand_keeps_its_length() -> None:
+    sent = send(Response(b"", headers={"content-length": "1234"}), head=True)
+    assert sent == Sent("bytes", 200, [("content-length", "1234")], b"")
+
+
+@pytest.mark.parametrize("status", [204, 304])
+def test_no_body_statuses_send_neither_body_nor_length(status: int) -> None:
+    sent = send(Response(b"ignored", status, headers={"content-length": "7", "etag": '"x"'}))
+    assert sent == Sent("bytes", status, [("etag", '"x"')], b"")
+
+
+def test_a_length_set_by_hand_is_never_sent_twice() -> None:
+    sent = send(Response(b"abc", headers={"Content-Length": "99"}))
+    assert sent == Sent("bytes", 200, [("content-length", "3")], b"abc")
+
+
+def test_streaming_response_sends_chunks_and_closes_its_generator() -> None:
+    closed: list[bool] = []
+
+    async def chunks() -> AsyncIterator[str | bytes]:
+        try:
+            yield "a"
+            yield b"b"
+        finally:
+            closed.append(True)
+
+    sent = send(StreamingResponse(chunks(), media_type="text/plain"))
+    assert sent == Sent("stream", 200, [("content-type", "text/plain; charset=utf-8")], b"ab")
+    assert closed == [True]
+
+
+def test_streaming_response_from_a_sync_iterable() -> None:
+    chunks: list[bytes | str] = [b"x", "y"]
+    sent = send(StreamingResponse(iter(chunks)))
+    assert (sent.kind, sent.body) == ("stream", b"xy")
+
+
+def test_streaming_head_sends_headers_only_and_closes_the_generator_unrun() -> None:
+    produced: list[bytes] = []
+
+    async def chunks() -> AsyncGenerator[bytes, None]:
+        produced.append(b"never sent")
+        yield b"never sent"
+
+    generator = chunks()
+    sent = send(StreamingResponse(generator), head=True)
+    assert sent == Sent("stream", 200, [], b"")
+    assert produced == []
+    assert typing.cast(types.AsyncGeneratorType[bytes, None], generator).ag_frame is None
+
+
+def test_file_response_hands_the_server_the_path(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_bytes(b"0123456789")
+    sent = send(FileResponse(path))
+    assert sent == Sent(
+        "file",
+        200,
+        [("content-type", "text/plain; charset=utf-8"), ("content-length", "10")],
+        file=(str(path), 0, None),
+    )
+    head = send(FileResponse(path), head=True)
+    assert head == Sent("bytes", 200, sent.headers, b"")
+    assert repr(FileResponse(path, media_type="x/y")) == f"<FileResponse 200 x/y {str(path)!r}>"
+
+
+def test_other_kinds() -> None:
+    assert send(PlainTextResponse("t")).headers == [("content-type", "text/plain; charset=utf-8")]
+    assert send(HTMLResponse("<p>")).headers == [("content-type", "text/html; charset=utf-8")]
+    assert repr(StreamingResponse([])) == "<StreamingResponse 200 None>"

@@ -127,6 +127,7 @@ def test_every_get_route_answers_head(serve: ClientFactory) -> None:
     assert response.status_code == 200
     assert response.content == b""
     assert response.headers["content-type"] == "application/json"
+    assert response.headers["content-length"] == str(len(client.get("/items/42").content))
     assert client.head("/only-head").status_code == 200
     assert client.get("/only-head").status_code == 405
 

@@ -1,10 +1,20 @@
 """hasten: a Python web framework compiled once at startup, served over RSGI and ASGI."""
 
 from .app import App, RouteInfo
-from .datastructures import Address, Headers, MutableHeaders, QueryParams
+from .connection import Connection
+from .datastructures import Address, Headers, MutableHeaders, QueryParams, State
 from .errors import HTTPError
+from .params import Body, Cookie, Header, Parameter, Path, Query
 from .requests import Request
-from .responses import JSONResponse, RedirectResponse, Response
+from .responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
 from .routing import Route, Router
 from .settings import Settings
 
@@ -13,10 +23,20 @@ __version__ = "0.1.0"
 __all__ = [
     "Address",
     "App",
+    "Body",
+    "Connection",
+    "Cookie",
+    "FileResponse",
+    "HTMLResponse",
     "HTTPError",
+    "Header",
     "Headers",
     "JSONResponse",
     "MutableHeaders",
+    "Parameter",
+    "Path",
+    "PlainTextResponse",
+    "Query",
     "QueryParams",
     "RedirectResponse",
     "Request",
@@ -25,5 +45,7 @@ __all__ = [
     "RouteInfo",
     "Router",
     "Settings",
+    "State",
+    "StreamingResponse",
     "__version__",
 ]

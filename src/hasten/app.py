@@ -11,17 +11,16 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, TypeVar, Unpack
 
-from .errors import HTTPError, error_response, server_error_response
-from .middleware import build_chain
+from .datastructures import State
+from .errors import error_response, server_error_response
 from .monitor import BlockStats
 from .overload import overloaded
 from .protocols import asgi, rsgi
-from .requests import Request
-from .responses import Response
 from .routing import Router
-from .runtime import Runtime
+from .runtime import RequestReader, Runtime
 from .settings import Settings, SettingsKeywords
-from .types import Handler, Hook, Middleware
+from .transport import Transport
+from .types import Hook, Middleware
 
 __all__ = ["App", "RouteInfo"]
 
@@ -56,22 +55,25 @@ class App(Router):
     ) -> None:
         super().__init__()
         self.settings = Settings(**settings)
+        self.state = State()
         self._lifespan = lifespan
         self._lifespan_stack: contextlib.AsyncExitStack | None = None
         self._startup_hooks: list[Hook] = []
         self._shutdown_hooks: list[Hook] = []
         self._middlewares: list[Middleware] = []
-        self._runtime: Runtime | None = None
         self._start_lock = asyncio.Lock()
         self._stopping = False
-        # The whole request path below the gate, middleware included: linked on startup.
-        self.handle: Handler = self._not_started
-        # Set while started without middleware: the RSGI adapter then skips respond().
-        self.direct: Runtime | None = None
+        self._startup_error: Exception | None = None
+        # While started: the compiled routes, pools and gate, and the request path.
+        self.runtime: Runtime | None = None
+        # The app's ASGI 3 callable, built anew at each startup; ``__call__`` calls it.
+        self.asgi: asgi.ASGIApp = asgi.ASGIAdapter(self)
 
     # The protocol entry points: thin adapters into the same core.
-    __call__ = asgi.serve
     __rsgi__ = rsgi.serve
+
+    async def __call__(self, scope: asgi.Scope, receive: asgi.Receive, send: asgi.Send) -> None:
+        await self.asgi(scope, receive, send)
 
     def __rsgi_init__(self, loop: asyncio.AbstractEventLoop) -> None:
         loop.run_until_complete(self.startup())
@@ -104,15 +106,15 @@ class App(Router):
     # Lifecycle.
     @property
     def started(self) -> bool:
-        return self._runtime is not None
+        return self.runtime is not None
 
     async def startup(self) -> None:
         """Compile routes and middleware, start the pools, run startup hooks. Idempotent."""
         async with self._start_lock:
-            if self._runtime is not None:
+            if self.runtime is not None:
                 return
             self._freeze()
-            runtime = Runtime(self.settings, self.routes, self._middlewares)
+            runtime = Runtime(self, self.routes, self._middlewares)
             stack = contextlib.AsyncExitStack()
             try:
                 for hook in self._startup_hooks:
@@ -125,15 +127,15 @@ class App(Router):
                 raise
             runtime.start()
             self._lifespan_stack = stack
-            self._runtime = runtime
-            self.handle = build_chain(self._middlewares, self._dispatch)
-            self.direct = None if self._middlewares else runtime
+            self._startup_error = None
+            self.runtime = runtime
+            self.asgi = asgi.ASGIAdapter(self)
 
     async def shutdown(self) -> None:
         """Let requests in flight finish (up to ``shutdown_timeout``), run shutdown hooks and
         the lifespan's exit, then stop the pools."""
         async with self._start_lock:
-            runtime = self._runtime
+            runtime = self.runtime
             if runtime is None:
                 return
             runtime.in_flight.close()
@@ -144,8 +146,7 @@ class App(Router):
                     self.settings.shutdown_timeout,
                 )
             self._stopping = True
-            self._runtime = self.direct = None
-            self.handle = self._not_started
+            self.runtime = None
             try:
                 if self._lifespan_stack is not None:
                     await self._lifespan_stack.aclose()
@@ -163,6 +164,31 @@ class App(Router):
             yield self
         finally:
             await self.shutdown()
+
+    async def serve_before_start(
+        self, method: str, path: str, scope: Any, transport: Transport, reader: RequestReader
+    ) -> None:
+        """Serve a request that came before any startup (a server without lifespan): start the
+        app first. An app that failed to start answers 500, and is not started again."""
+        response = None
+        if self._stopping:
+            response = error_response(overloaded("The server is shutting down"))
+        elif self._startup_error is None:
+            try:
+                await self.startup()
+            except Exception as exc:
+                self._startup_error = exc
+                logger.error("The app failed to start", exc_info=exc)
+        runtime = self.runtime
+        if runtime is not None:
+            await runtime.serve(method, path, scope, transport, reader)
+            return
+        if response is None:
+            assert self._startup_error is not None
+            response = server_error_response(self._startup_error, self.settings.debug)
+        sending = response.send(transport, method == "HEAD")
+        if sending is not None:
+            await sending
 
     # Inspection.
     def describe_routes(self) -> list[RouteInfo]:
@@ -183,7 +209,7 @@ class App(Router):
     def stats(self) -> dict[str, Any]:
         """What the running app has seen: requests in flight, refused, and event-loop stalls
         by route (``{"GET /x": {"count": 2, "total_ms": 350.0, "max_ms": 190.0}}``)."""
-        runtime = self._runtime
+        runtime = self.runtime
         return {
             "in_flight": runtime.in_flight.count if runtime else 0,
             "refused": runtime.in_flight.refused if runtime else 0,
@@ -194,61 +220,10 @@ class App(Router):
         }
 
     def _block_stats(self) -> dict[str, BlockStats]:
-        runtime = self._runtime
+        runtime = self.runtime
         if runtime is None or runtime.monitor is None:
             return {}
         return dict(runtime.monitor.stats)
-
-    # The request path.
-    async def respond(self, request: Request) -> Response:
-        """Serve one request: the adapters' only call into the core. Never raises."""
-        runtime = self._runtime
-        if runtime is None:
-            runtime = await self._start_for(request)
-            if runtime is None:
-                return error_response(overloaded("The server is shutting down"))
-        in_flight = runtime.in_flight
-        if not in_flight.try_enter():
-            return in_flight.refuse()
-        try:
-            return await self.handle(request)
-        except Exception as exc:  # a middleware's own error
-            return self.error_response(request, exc)
-        finally:
-            in_flight.leave()
-
-    async def _start_for(self, request: Request) -> Runtime | None:
-        """A request came before any startup (a server without lifespan): start now, unless
-        the app is stopping."""
-        if self._stopping:
-            return None
-        await self.startup()
-        return self._runtime
-
-    async def _not_started(self, request: Request) -> Response:
-        raise RuntimeError("The app has not started: serve it through respond()")
-
-    async def _dispatch(self, request: Request) -> Response:
-        """Route, run the handler, render: the innermost link of the middleware chain.
-
-        The RSGI adapter inlines this (and respond) for an app without middleware.
-        """
-        assert self._runtime is not None
-        try:
-            target, request.path_params = self._runtime.matcher.match(request.method, request.path)
-            return target.render(await target.invoke(request))
-        except Exception as exc:
-            # Middleware sees a handler's error as the response it becomes on the wire.
-            return self.error_response(request, exc)
-
-    def error_response(self, request: Request, exc: Exception) -> Response:
-        """The response for an exception: its own for an HTTPError, else a logged 500."""
-        if isinstance(exc, HTTPError):
-            return error_response(exc)
-        logger.error(
-            "Unhandled exception while serving %s %s", request.method, request.path, exc_info=exc
-        )
-        return server_error_response(exc, self.settings.debug)
 
 
 async def _run_hook(hook: Hook) -> None:

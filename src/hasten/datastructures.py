@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import NamedTuple
+from typing import Any, NamedTuple
 from urllib.parse import unquote_plus
 
-__all__ = ["Address", "Headers", "MutableHeaders", "QueryParams", "parse_query"]
+__all__ = ["Address", "Headers", "MutableHeaders", "QueryParams", "State", "parse_query"]
 
 
 class Address(NamedTuple):
@@ -66,18 +66,26 @@ class MutableHeaders(Headers):
 
     def __setitem__(self, name: str, value: str) -> None:
         name = name.lower()
-        items = [(key, val) for key, val in self._items if key != name]
-        items.append((name, value))
-        self._items[:] = items
+        self._remove(name)
+        self._items.append((name, value))
         self._lookup = None
 
     def __delitem__(self, name: str) -> None:
         name = name.lower()
-        before = len(self._items)
-        self._items[:] = [(key, val) for key, val in self._items if key != name]
-        if len(self._items) == before:
+        if not self._remove(name):
             raise KeyError(name)
         self._lookup = None
+
+    def _remove(self, name: str) -> bool:
+        """Drop every value of ``name`` in place; True if there was one."""
+        # perf: a loop in place, not a comprehension: a middleware sets headers per request.
+        items = self._items
+        found = False
+        for index in range(len(items) - 1, -1, -1):
+            if items[index][0] == name:
+                del items[index]
+                found = True
+        return found
 
     def append(self, name: str, value: str) -> None:
         """Add a value without replacing earlier ones (e.g. a second ``set-cookie``)."""
@@ -141,3 +149,19 @@ class QueryParams(Mapping[str, str]):
 
     def __repr__(self) -> str:
         return f"QueryParams({self._pairs!r})"
+
+
+class State:
+    """Attributes set freely: ``app.state.db = pool``, ``request.state.user = user``."""
+
+    def __init__(self, **values: Any) -> None:
+        self.__dict__.update(values)
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"State has no attribute {name!r}; set it first")
+
+    def __setattr__(self, name: str, value: Any) -> None:  # any name may be set
+        super().__setattr__(name, value)
+
+    def __repr__(self) -> str:
+        return f"State({self.__dict__!r})"

@@ -1,41 +1,39 @@
-"""Endpoint: a handler compiled once into ``async (Request) -> Response``.
+"""Endpoint: a handler compiled once, from its parameter descriptions to its renderer.
 
-At registration the signature is analysed, the executor chosen and the result encoder picked;
-per request only argument extraction, the call and encoding remain.
+At registration the signature becomes ``Parameter`` descriptions, the descriptions become
+extractors, the executor is chosen and the renderer picked from the return annotation. At
+startup ``bind`` attaches one app's pools and the route's limits, giving the Target the router
+serves; per request only extraction, the call and rendering remain.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
-import copy
 import functools
 import inspect
 import pickle
-import types
 import typing
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import msgspec
-
 from .errors import ValidationFailure
+from .extractors import BodyReader, Errors, Extractor, extractor
 from .overload import ConcurrencyLimit, Deadline
-from .params import BodyParam, Errors, Extractor, classify, describe, unwrap
+from .params import Parameter, describe, describe_handler, unwrap
 from .paths import PathTemplate
 from .pools import Pools, call_in_child
+from .renderers import Renderer, renderer_for
 from .requests import Request
-from .responses import Response, build_response
-from .types import Handler, Target, passthrough
+from .types import Invoke, Target
 
-__all__ = ["Endpoint", "RouteOptions", "RunsOn"]
+__all__ = ["Endpoint", "Offload", "RouteOptions", "RunsOn"]
 
 RunsOn = Literal["event loop", "thread pool", "process pool", "executor"]
 Offload = Literal["process"]
-_json_encode = msgspec.json.encode
-_Render = Callable[[Any], Response]
+Run = Callable[[dict[str, Any]], Awaitable[Any]]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -64,193 +62,129 @@ class RouteOptions:
 
 
 class Endpoint:
-    """A route's handler, compiled: ``endpoint.target`` serves it (see Target).
+    """A route's handler, described and compiled; shared by every app that includes it."""
 
-    The signature is analysed at registration; at startup ``bound`` attaches the app's pools
-    and wraps the limits (timeout, max_concurrency) the route asked for.
-    """
-
-    __slots__ = (
-        "_body",
-        "_extractors",
-        "_invoke",
-        "_pools",
-        "_render",
-        "_request_name",
-        "_run",
-        "_takes_arguments",
-        "func",
-        "options",
-        "runs_on",
-        "target",
-    )
+    __slots__ = ("_body", "_extractors", "func", "name", "options", "parameters", "renderer")
 
     def __init__(
         self, func: Callable[..., Any], template: PathTemplate, options: RouteOptions
     ) -> None:
         self.func = func
         self.options = options
-        self.runs_on = _runs_on(func, options)
-        path_params = {param.name: param for param in template.params}
-        self._extractors, self._body, self._request_name = classify(func, path_params)
-        self._takes_arguments = bool(
-            self._extractors or self._body is not None or self._request_name is not None
+        self.name = describe_handler(func)
+        path_types = {param.name: param.converter.python_type for param in template.params}
+        self.parameters: tuple[Parameter, ...] = describe(func, frozenset(path_types))
+        self._extractors: tuple[tuple[str, Extractor], ...] = tuple(
+            (parameter.name, extractor(parameter, path_types.get(parameter.name)))
+            for parameter in self.parameters
+            if parameter.source != "body"
         )
+        bodies = [parameter for parameter in self.parameters if parameter.source == "body"]
+        self._body = BodyReader(bodies) if bodies else None
         if self.runs_on == "process pool":
-            _check_offloadable(func, self._request_name)
-        self._render = _renderer(func, options.status)
-        self._pools: Pools | None = None
-        self._run = self._runner()
-        self._invoke = self._invoker()
-        self.target = Target(self._unbound, passthrough)
+            _check_offloadable(func, self.parameters)
+        self.renderer: Renderer = renderer_for(_returns(func), options.status, self.name)
 
     @property
-    def status(self) -> int:
-        return self.options.status
+    def runs_on(self) -> RunsOn:
+        """Where the handler runs: decided by its kind and the route's options."""
+        if self.options.offload == "process":
+            return "process pool"
+        if self.options.executor is not None:
+            return "executor"
+        return "event loop" if inspect.iscoroutinefunction(unwrap(self.func)) else "thread pool"
 
-    def bound(self, pools: Pools, label: str) -> Endpoint:
-        """A copy of this endpoint attached to one app's pools, its ``handle`` built (a router
-        included in two apps serves each with that app's pools); ``label`` names the route."""
+    def bind(self, pools: Pools, label: str) -> Target:
+        """The Target that serves this endpoint in one started app: its pools attached, the
+        route's timeout and concurrency limit (``label`` names it in a 503) wrapped around."""
         if self.runs_on == "process pool":
             _check_picklable(self.func)
-        endpoint = copy.copy(self)
-        endpoint._pools = pools
-        # Bound methods of the copy, not of self.
-        endpoint._run = endpoint._runner()
-        endpoint._invoke = endpoint._invoker()
-        endpoint.target = endpoint._make_target(label)
-        return endpoint
-
-    async def handle(self, request: Request) -> Response:
-        """Serve one request (once bound): the handler's result, rendered."""
-        invoke, render = self.target
-        return render(await invoke(request))
-
-    def _make_target(self, label: str) -> Target:
-        if self.options.timeout is None and self.options.max_concurrency is None:
-            return Target(self._invoke, self._render)
-        handler: Handler = self._handle_unlimited
+        invoke = self._invoker(self._runner(pools))
         if self.options.timeout is not None:
-            handler = Deadline(handler, self.options.timeout)
+            invoke = Deadline(invoke, self.options.timeout)
         if self.options.max_concurrency is not None:
-            handler = ConcurrencyLimit(handler, self.options.max_concurrency, label)
-        return Target(handler, passthrough)
+            invoke = ConcurrencyLimit(invoke, self.options.max_concurrency, label)
+        return Target(self.name, invoke, self.renderer, bool(self.parameters))
 
-    async def _handle_unlimited(self, request: Request) -> Response:
-        return self._render(await self._invoke(request))
+    def _runner(self, pools: Pools) -> Run:
+        func = self.func
+        runs_on = self.runs_on
+        if runs_on == "event loop":
+            return lambda kwargs: func(**kwargs)
+        if runs_on == "thread pool":
+            threads = pools.threads
 
-    def _invoker(self) -> Callable[[Request], Awaitable[Any]]:
+            def in_thread(kwargs: dict[str, Any]) -> Awaitable[Any]:
+                call = functools.partial(contextvars.copy_context().run, func, **kwargs)
+                return asyncio.wrap_future(threads.submit(call))
+
+            return in_thread
+        executor = pools.processes if runs_on == "process pool" else self.options.executor
+        assert executor is not None
+        return lambda kwargs: asyncio.wrap_future(executor.submit(call_in_child, func, kwargs))
+
+    def _invoker(self, run: Run) -> Invoke:
         # perf: for the common shapes invoke is a plain function handing back the handler's
         # own coroutine or future: no coroutine of ours per request (benchmarks/overhead.py).
+        func = self.func
         if self._body is not None:
-            return self._invoke_with_body
+            arguments = self._arguments_with_body
+
+            async def invoke_with_body(request: Request) -> Any:
+                return await run(await arguments(request))
+
+            return invoke_with_body
+        if not self.parameters:
+            # perf: a handler without parameters is called with nothing: an async one is its
+            # own invoke.
+            return func if self.runs_on == "event loop" else lambda: run({})
+        arguments_now = self._arguments
         if self.runs_on == "event loop":
-            return self._invoke_on_loop if self._takes_arguments else self._invoke_plain
-        return self._invoke_off_loop
-
-    async def _unbound(self, request: Request) -> Response:
-        raise RuntimeError(f"{self.name} is not bound to a started app")
-
-    def _invoke_plain(self, request: Request) -> Awaitable[Any]:
-        result: Awaitable[Any] = self.func()
-        return result
-
-    def _invoke_on_loop(self, request: Request) -> Awaitable[Any]:
-        result: Awaitable[Any] = self.func(**self._extracted(request))
-        return result
-
-    def _invoke_off_loop(self, request: Request) -> Awaitable[Any]:
-        return self._run(self._extracted(request))
-
-    async def _invoke_with_body(self, request: Request) -> Any:
-        return await self._run(await self._arguments(request))
-
-    def _runner(self) -> Callable[[dict[str, Any]], Awaitable[Any]]:
-        return {
-            "event loop": self._on_loop,
-            "thread pool": self._in_thread,
-            "process pool": self._in_process,
-            "executor": self._on_executor,
-        }[self.runs_on]
-
-    def _on_loop(self, kwargs: dict[str, Any]) -> Awaitable[Any]:
-        result: Awaitable[Any] = self.func(**kwargs)
-        return result
-
-    def _in_thread(self, kwargs: dict[str, Any]) -> Awaitable[Any]:
-        assert self._pools is not None
-        call = functools.partial(contextvars.copy_context().run, self.func, **kwargs)
-        return asyncio.wrap_future(self._pools.threads.submit(call))
-
-    def _in_process(self, kwargs: dict[str, Any]) -> Awaitable[Any]:
-        assert self._pools is not None
-        return asyncio.wrap_future(self._pools.processes.submit(call_in_child, self.func, kwargs))
-
-    def _on_executor(self, kwargs: dict[str, Any]) -> Awaitable[Any]:
-        assert self.options.executor is not None
-        return asyncio.wrap_future(self.options.executor.submit(call_in_child, self.func, kwargs))
+            return lambda request: func(**arguments_now(request))
+        return lambda request: run(arguments_now(request))
 
     def _collect(self, request: Request, errors: Errors) -> dict[str, Any]:
-        """The arguments from the path, the query and the request itself; failures go to
-        ``errors``."""
-        kwargs: dict[str, Any] = {}
+        # perf: a loop, not a comprehension (a function call of its own on Python 3.11).
+        kwargs = {}
         for name, extract in self._extractors:
             kwargs[name] = extract(request, errors)
-        if self._request_name is not None:
-            kwargs[self._request_name] = request
         return kwargs
 
-    def _extracted(self, request: Request) -> dict[str, Any]:
+    def _arguments(self, request: Request) -> dict[str, Any]:
         """Every argument of a handler without a body; one 422 names every bad value."""
-        if not self._takes_arguments:
-            return {}
         errors: Errors = []
         kwargs = self._collect(request, errors)
         if errors:
             raise ValidationFailure(errors)
         return kwargs
 
-    async def _arguments(self, request: Request) -> dict[str, Any]:
+    async def _arguments_with_body(self, request: Request) -> dict[str, Any]:
         """Every argument, the JSON body included; one 422 names every bad value."""
-        if self._body is None:
-            return self._extracted(request)
+        assert self._body is not None
         errors: Errors = []
         kwargs = self._collect(request, errors)
-        kwargs[self._body.name] = await self._body.read(request, errors)
+        kwargs.update(await self._body.read(request, errors))
         if errors:
             raise ValidationFailure(errors)
         return kwargs
 
-    @property
-    def body(self) -> BodyParam | None:
-        return self._body
 
-    @property
-    def extractors(self) -> list[tuple[str, Extractor]]:
-        return list(self._extractors)
-
-    @property
-    def name(self) -> str:
-        return describe(self.func)
+def _returns(func: Callable[..., Any]) -> Any:
+    try:
+        return typing.get_type_hints(unwrap(func)).get("return", Any)
+    except Exception:
+        return Any
 
 
-def _runs_on(func: Callable[..., Any], options: RouteOptions) -> RunsOn:
-    if options.offload == "process":
-        return "process pool"
-    if options.executor is not None:
-        return "executor"
-    return "event loop" if _is_async(func) else "thread pool"
-
-
-def _check_offloadable(func: Callable[..., Any], request_name: str | None) -> None:
-    where = describe(func)
+def _check_offloadable(func: Callable[..., Any], parameters: tuple[Parameter, ...]) -> None:
+    where = describe_handler(func)
     qualname = getattr(unwrap(func), "__qualname__", "")
     if "<lambda>" in qualname or "<locals>" in qualname:
         raise TypeError(
             f"{where} cannot run with offload='process': a lambda, closure or nested function "
             "cannot be pickled to a worker process. Define it at module level."
         )
-    if request_name is not None:
+    if any(parameter.source == "request" for parameter in parameters):
         raise TypeError(
             f"{where} cannot run with offload='process' and take the Request (it stays in this "
             "process): take the values it needs as parameters instead."
@@ -262,61 +196,6 @@ def _check_picklable(func: Callable[..., Any]) -> None:
         pickle.dumps(func)
     except Exception as exc:
         raise TypeError(
-            f"{describe(func)} cannot run with offload='process': it cannot be pickled ({exc}). "
-            "Define it at module level, under the name it is registered with."
+            f"{describe_handler(func)} cannot run with offload='process': it cannot be pickled "
+            f"({exc}). Define it at module level, under the name it is registered with."
         ) from exc
-
-
-def _is_async(func: Callable[..., Any]) -> bool:
-    return inspect.iscoroutinefunction(unwrap(func))
-
-
-def _renderer(func: Callable[..., Any], status: int) -> _Render:
-    """Pick the result encoder from the return annotation; fall back to the value's type."""
-    try:
-        returns = typing.get_type_hints(unwrap(func)).get("return", Any)
-    except Exception:
-        returns = Any
-    if status == 204:
-        return _render_empty
-    if isinstance(returns, type) and issubclass(returns, Response):
-        return passthrough
-    if returns is str:
-        return _render_as(status, "text/plain")
-    if returns is bytes:
-        return _render_as(status, "application/octet-stream")
-    if returns is Any or typing.get_origin(returns) in (typing.Union, types.UnionType):
-        return functools.partial(_render_any, status=status)
-    return _render_json(status)
-
-
-def _render_empty(result: Any) -> Response:
-    return result if isinstance(result, Response) else Response(b"", 204)
-
-
-def _render_json(status: int) -> _Render:
-    def render_json(result: Any) -> Response:
-        if isinstance(result, Response):
-            return result
-        return build_response(_json_encode(result), status, "application/json")
-
-    return render_json
-
-
-def _render_as(status: int, media_type: str) -> _Render:
-    def render(result: Any) -> Response:
-        if isinstance(result, Response):
-            return result
-        return Response(result, status, None, media_type)
-
-    return render
-
-
-def _render_any(result: Any, status: int) -> Response:
-    if isinstance(result, Response):
-        return result
-    if isinstance(result, str):
-        return Response(result, status)
-    if isinstance(result, bytes):
-        return Response(result, status, None, "application/octet-stream")
-    return Response(_json_encode(result), status, None, "application/json")

@@ -5,17 +5,22 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
+from .connection import NO_PATH_PARAMS, PathParams
 from .errors import HTTPError
 from .paths import NO_MATCH, Param, PathTemplate
+from .renderers import Renderer
 from .requests import Request
-from .responses import RedirectResponse, Response
-from .types import Target, passthrough
+from .responses import RedirectResponse
+from .types import Target
 
 __all__ = ["CompiledRoute", "Matcher", "RouteConflict"]
 
-_Params = dict[str, Any]
 _Entry = tuple[Target, tuple[str, ...]]  # the target and its path parameters' names
+# What may stand unescaped in a path (RFC 3986 pchar and "/"): the rest is percent-encoded.
+_PATH_SAFE = "/:@!$&'()*+,;=-._~"
+_RENDER_AS_IS = Renderer(200)
 
 
 class RouteConflict(ValueError):
@@ -60,17 +65,17 @@ class _Node:
 def _not_allowed(methods: Iterable[str]) -> Target:
     allow = ", ".join(sorted(methods))
 
-    async def method_not_allowed(request: Request) -> Response:
+    async def method_not_allowed(request: Request) -> Any:
         raise HTTPError(405, f"Method {request.method} not allowed", {"allow": allow})
 
-    return Target(method_not_allowed, passthrough)
+    return Target("method not allowed", method_not_allowed, _RENDER_AS_IS, takes_request=True)
 
 
-async def _raise_not_found(request: Request) -> Response:
+async def _raise_not_found() -> Any:
     raise HTTPError(404, "Not Found")
 
 
-_NOT_FOUND = Target(_raise_not_found, passthrough)
+_NOT_FOUND = Target("not found", _raise_not_found, _RENDER_AS_IS, takes_request=False)
 
 
 class Matcher:
@@ -78,7 +83,7 @@ class Matcher:
     number of routes. Unknown paths get a 404 target, known paths with another method a 405
     target carrying ``Allow``."""
 
-    __slots__ = ("_not_allowed", "_static", "_tree")
+    __slots__ = ("_not_allowed", "_static", "_tree", "static_targets")
 
     def __init__(self, routes: Sequence[CompiledRoute]) -> None:
         self._static: dict[str, _Node] = {}
@@ -89,6 +94,11 @@ class Matcher:
         for node in (*self._static.values(), *_walk(self._tree)):
             if "GET" in node.targets and "HEAD" not in node.targets:
                 node.targets["HEAD"] = node.targets["GET"]  # every GET route answers HEAD
+        # The targets of parameterless paths by path, then method: what match() finds first.
+        self.static_targets: dict[str, dict[str, Target]] = {
+            path: {method: entry[0] for method, entry in node.targets.items()}
+            for path, node in self._static.items()
+        }
 
     def _add(self, route: CompiledRoute) -> None:
         template = route.template
@@ -108,13 +118,13 @@ class Matcher:
             node.targets[method] = (route.target, names)
             node.labels[method] = route.label
 
-    def match(self, method: str, path: str) -> tuple[Target, _Params]:
+    def match(self, method: str, path: str) -> tuple[Target, PathParams]:
         """The target for this request, and the path parameters it was matched with."""
         static = self._static.get(path)
         if static is not None:
             entry = static.targets.get(method)
             if entry is not None:
-                return entry[0], {}
+                return entry[0], NO_PATH_PARAMS
         segments = path.split("/")
         values: list[Any] = []
         node = _walk_greedy(self._tree, segments, method, values)
@@ -124,7 +134,7 @@ class Matcher:
         if node is not None:
             target, names = node.targets[method]
             return target, dict(zip(names, values))  # noqa: B905 - same length by construction
-        return self._miss(path), {}
+        return self._miss(path), NO_PATH_PARAMS
 
     def _miss(self, path: str) -> Target:
         # Off the hot path: only requests that match no route come here.
@@ -147,18 +157,16 @@ class Matcher:
             nodes.append(static)
         return frozenset(method for node in nodes for method in node.targets)
 
-    def routes(self) -> list[tuple[str, str]]:
-        """Every (method, label) pair the matcher serves, for inspection."""
-        nodes = (*self._static.values(), *_walk(self._tree))
-        return [(method, node.labels[method]) for node in nodes for method in node.labels]
 
+def _redirect(path: str) -> Target:
+    # The path came percent-decoded: encode it again, or an encoded "?" would start a query.
+    location = quote(path, safe=_PATH_SAFE)
 
-def _redirect(location: str) -> Target:
-    async def redirect_slash(request: Request) -> Response:
+    async def redirect_slash(request: Request) -> Any:
         query = f"?{request.query_string}" if request.query_string else ""
-        return RedirectResponse(location + query)
+        return RedirectResponse(request.root_path + location + query)
 
-    return Target(redirect_slash, passthrough)
+    return Target("trailing slash redirect", redirect_slash, _RENDER_AS_IS, takes_request=True)
 
 
 def _walk_greedy(node: _Node, segments: list[str], method: str, values: list[Any]) -> _Node | None:

@@ -1,7 +1,10 @@
-"""Where a handler's arguments come from: path, query, JSON body or the request itself.
+"""Parameter descriptions: where each argument of a handler comes from, and what it must be.
 
-Each parameter is classified once, at registration, into an extractor; per request only the
-extractors run. Failures are collected so that one 422 names every bad value.
+A handler's signature is read once, at registration, into ``Parameter`` descriptions (name,
+source, type, default, constraints, ``Annotated`` metadata). Extractors are compiled from them
+(``extractors.py``), and OpenAPI and dependency injection read them: one description, so they
+cannot disagree. ``Query``, ``Path``, ``Header``, ``Cookie`` and ``Body`` say where a value
+comes from when its type alone does not, as in FastAPI.
 """
 
 from __future__ import annotations
@@ -9,192 +12,170 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
-import re
 import types
 import typing
 from collections.abc import Callable
-from typing import Any, Final, Union, get_args, get_origin, is_typeddict
+from typing import Any, Final, Literal, TypedDict, Unpack, get_args, get_origin
 
 import msgspec
+import msgspec.inspect as mi
 
-from .errors import HTTPError, validation_error
-from .paths import Param
 from .requests import Request
 
-__all__ = ["BodyParam", "Extractor", "classify", "is_structured"]
+__all__ = [
+    "MISSING",
+    "Body",
+    "Cookie",
+    "Header",
+    "Marker",
+    "MarkerOptions",
+    "Parameter",
+    "Path",
+    "Query",
+    "Source",
+    "describe",
+    "describe_handler",
+    "unwrap",
+]
 
-MISSING: Final = inspect.Parameter.empty
-Errors = list[dict[str, Any]]
-Extractor = Callable[[Request, Errors], Any]
+MISSING: Final[Any] = inspect.Parameter.empty
+Source = Literal["path", "query", "header", "cookie", "body", "request", "dependency"]
+Shape = Literal["scalar", "sequence", "structured", "unsupported"]
 
-_convert = msgspec.convert
-_PATH_PART = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
-_MISSING_FIELD = re.compile(r"Object missing required field `(.+)`")
-
-
-def is_structured(annotation: Any) -> bool:
-    """True for types that come from a JSON body: Structs, dataclasses, TypedDicts, dicts,
-    and lists or unions of them."""
-    if isinstance(annotation, type):
-        return (
-            issubclass(annotation, msgspec.Struct | dict)
-            or dataclasses.is_dataclass(annotation)
-            or is_typeddict(annotation)
-        )
-    origin = get_origin(annotation)
-    if origin is dict:
-        return True
-    if origin in (list, tuple, set, frozenset, Union, types.UnionType):
-        return any(is_structured(arg) for arg in get_args(annotation))
-    return False
+_UNIONS = (typing.Union, types.UnionType)
+_CONSTRAINTS = ("gt", "ge", "lt", "le", "multiple_of", "min_length", "max_length", "pattern")
+_DOCS = ("title", "description", "examples")
 
 
-def _strip_annotated(annotation: Any) -> Any:
-    if get_origin(annotation) is typing.Annotated:
-        return get_args(annotation)[0]
-    return annotation
+@dataclasses.dataclass(frozen=True)
+class Marker:
+    """Where a parameter comes from, with its constraints (msgspec's, as ``msgspec.Meta``)
+    and documentation: what ``Query()``, ``Path()``, ``Header()``, ``Cookie()`` and ``Body()``
+    return."""
+
+    source: Source
+    default: Any = MISSING
+    _: dataclasses.KW_ONLY
+    alias: str | None = None
+    gt: float | None = None
+    ge: float | None = None
+    lt: float | None = None
+    le: float | None = None
+    multiple_of: float | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    pattern: str | None = None
+    title: str | None = None
+    description: str | None = None
+    examples: list[Any] | None = None
+    deprecated: bool = False
+    include_in_schema: bool = True
+    convert_underscores: bool = True  # headers: ``user_agent`` reads ``User-Agent``
+    embed: bool = False  # body: read from the member of a JSON object named after it
+
+    def meta(self) -> msgspec.Meta | None:
+        """The constraints and documentation given, as msgspec enforces and documents them."""
+        given = {
+            name: getattr(self, name)
+            for name in (*_CONSTRAINTS, *_DOCS)
+            if getattr(self, name) is not None
+        }
+        return msgspec.Meta(**given) if given else None
+
+    def wire_name(self, name: str) -> str:
+        """The name the value has on the wire."""
+        if self.source != "header":
+            return self.alias or name
+        if self.alias:
+            return self.alias.lower()
+        return name.replace("_", "-") if self.convert_underscores else name
 
 
-def _is_sequence(annotation: Any) -> bool:
-    origin = get_origin(annotation)
-    if origin in (list, tuple, set, frozenset):
-        return True
-    if origin in (Union, types.UnionType):
-        return any(_is_sequence(arg) for arg in get_args(annotation) if arg is not type(None))
-    return False
+class MarkerOptions(TypedDict, total=False):
+    """The keywords every marker takes (``Marker``'s fields; a test holds them to it)."""
+
+    alias: str | None
+    gt: float | None
+    ge: float | None
+    lt: float | None
+    le: float | None
+    multiple_of: float | None
+    min_length: int | None
+    max_length: int | None
+    pattern: str | None
+    title: str | None
+    description: str | None
+    examples: list[Any] | None
+    deprecated: bool
+    include_in_schema: bool
 
 
-def _accepts_none(annotation: Any) -> bool:
-    return get_origin(annotation) in (Union, types.UnionType) and type(None) in get_args(annotation)
+# The markers are functions typed ``-> Any``, as FastAPI's are, so that ``x: int = Query(3)``
+# type-checks; each returns a Marker.
+def Query(default: Any = MISSING, **options: Unpack[MarkerOptions]) -> Any:
+    """A query-string parameter (the default for a plain type not in the path)."""
+    return Marker("query", default, **options)
 
 
-def _message(exc: msgspec.ValidationError) -> tuple[str, tuple[str | int, ...], str]:
-    """Split msgspec's 'Expected `int`, got `str` - at `$.tags[0]`' into message and location."""
-    text = str(exc)
-    message, _, where = text.partition(" - at `")
-    location: list[str | int] = []
-    for key, index in _PATH_PART.findall(where.rstrip("`")):
-        location.append(key if key else int(index))
-    missing = _MISSING_FIELD.fullmatch(message)
-    if missing:
-        location.append(missing.group(1))
-        return "Field required", tuple(location), "missing"
-    return message, tuple(location), "invalid"
+def Path(default: Any = MISSING, **options: Unpack[MarkerOptions]) -> Any:
+    """A path parameter (the default for a name in the route's path)."""
+    return Marker("path", default, **options)
 
 
-_DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?")
-_BOOLEANS = {"true": True, "false": False, "1": True, "0": False}
+def Header(
+    default: Any = MISSING, *, convert_underscores: bool = True, **options: Unpack[MarkerOptions]
+) -> Any:
+    """A request header: ``user_agent`` reads ``User-Agent``, unless ``convert_underscores``
+    is False or an ``alias`` is given."""
+    return Marker("header", default, convert_underscores=convert_underscores, **options)
 
 
-def _text_to_int(text: str) -> Any:
-    digits = text[1:] if text[:1] == "-" else text
-    if digits.isascii() and digits.isdigit():
-        return int(text)
-    return _convert(text, int, strict=False)
+def Cookie(default: Any = MISSING, **options: Unpack[MarkerOptions]) -> Any:
+    """A cookie from the ``Cookie`` header."""
+    return Marker("cookie", default, **options)
 
 
-def _text_to_float(text: str) -> Any:
-    return float(text) if _DECIMAL.fullmatch(text) else _convert(text, float, strict=False)
+def Body(default: Any = MISSING, *, embed: bool = False, **options: Unpack[MarkerOptions]) -> Any:
+    """The JSON body; with ``embed=True`` (or beside other body parameters), the member of a
+    JSON object named after the parameter."""
+    return Marker("body", default, embed=embed, **options)
 
 
-def _text_to_bool(text: str) -> Any:
-    value = _BOOLEANS.get(text)
-    return value if value is not None else _convert(text, bool, strict=False)
+@dataclasses.dataclass(frozen=True, slots=True)
+class Parameter:
+    """One handler parameter, described: everything that reads a request, documents it or
+    injects into it starts from here."""
 
+    name: str  # the handler's argument
+    source: Source
+    annotation: Any  # the declared type, ``Annotated`` metadata removed
+    default: Any = MISSING  # MISSING: required
+    alias: str = ""  # the name on the wire: query key, header or cookie name, body member
+    constraints: tuple[msgspec.Meta, ...] = ()  # enforced wherever the value comes from
+    metadata: tuple[Any, ...] = ()  # every other ``Annotated`` extra, as declared
+    marker: Marker | None = None
+    embed: bool = False  # a body parameter read from a member of the JSON object
 
-# perf: plain ints, floats and booleans skip msgspec.convert (0.5 us a value); anything
-# unusual still goes through it, so values and error messages stay msgspec's.
-_FAST_CONVERTERS: dict[Any, Callable[[str], Any]] = {
-    int: _text_to_int,
-    float: _text_to_float,
-    bool: _text_to_bool,
-}
+    @property
+    def required(self) -> bool:
+        return self.default is MISSING
 
+    @property
+    def validated_type(self) -> Any:
+        """The type with its constraints attached, as msgspec converts and checks it (on the
+        value itself: ``Annotated[str, Meta(...)] | None`` for ``str | None``)."""
+        if not self.constraints:
+            return self.annotation
+        annotation = self.annotation
+        if _accepts_none(annotation):
+            members = tuple(arg for arg in get_args(annotation) if arg is not type(None))
+            value = members[0] if len(members) == 1 else typing.Union[members]  # noqa: UP007
+            return typing.Optional[typing.Annotated[(value, *self.constraints)]]  # noqa: UP045
+        return typing.Annotated[(annotation, *self.constraints)]
 
-def _text_converter(annotation: Any) -> Callable[[str], Any]:
-    """Turns a path or query string into ``annotation``; raises msgspec.ValidationError."""
-    fast = _FAST_CONVERTERS.get(annotation)
-    if fast is not None:
-        return fast
-    return functools.partial(_convert, type=annotation, strict=False)
-
-
-def _path_extractor(name: str, annotation: Any, param: Param) -> Extractor:
-    passthrough = annotation in (MISSING, Any, param.converter.python_type)
-    convert = _text_converter(annotation)
-
-    def from_path(request: Request, errors: Errors) -> Any:
-        value = request.path_params[name]
-        if passthrough:
-            return value
-        try:
-            return convert(value)
-        except msgspec.ValidationError as exc:
-            message, _, kind = _message(exc)
-            errors.append(validation_error(("path", name), message, kind))
-            return None
-
-    return from_path
-
-
-def _query_extractor(name: str, annotation: Any, default: Any) -> Extractor:
-    if annotation in (MISSING, Any):
-        annotation = str
-    many = _is_sequence(annotation)
-    optional = _accepts_none(annotation)
-    if default is MISSING and optional:
-        default = None
-    as_is = annotation is str
-    convert = _text_converter(annotation)
-
-    def from_query(request: Request, errors: Errors) -> Any:
-        query = request.query
-        raw: Any = query.get_all(name) if many else query.get(name)
-        if raw is None or (many and not raw):
-            if default is MISSING:
-                errors.append(validation_error(("query", name), "Field required", "missing"))
-            return default
-        if as_is:
-            return raw
-        try:
-            return convert(raw)
-        except msgspec.ValidationError as exc:
-            message, location, kind = _message(exc)
-            errors.append(validation_error(("query", name, *location), message, kind))
-            return None
-
-    return from_query
-
-
-class BodyParam:
-    """A JSON body decoded straight into the parameter's type by a decoder built once."""
-
-    __slots__ = ("decoder", "default", "name")
-
-    def __init__(self, name: str, annotation: Any, default: Any) -> None:
-        self.name = name
-        self.default = default
-        self.decoder = msgspec.json.Decoder(annotation)
-
-    async def read(self, request: Request, errors: Errors) -> Any:
-        media_type = request.content_type
-        if media_type and media_type != "application/json" and not media_type.endswith("+json"):
-            raise HTTPError(
-                415, f"Expected a JSON body (Content-Type: application/json), got {media_type!r}"
-            )
-        body = await request.body()
-        if not body:
-            if self.default is MISSING:
-                errors.append(validation_error(("body",), "Field required", "missing"))
-            return None if self.default is MISSING else self.default
-        try:
-            return self.decoder.decode(body)
-        except msgspec.ValidationError as exc:
-            message, location, kind = _message(exc)
-            errors.append(validation_error(("body", *location), message, kind))
-        except msgspec.DecodeError as exc:
-            raise HTTPError(400, f"Malformed JSON body: {exc}") from None
-        return None
+    @property
+    def shape(self) -> Shape:
+        return shape_of(self.annotation)
 
 
 def unwrap(handler: Callable[..., Any]) -> Callable[..., Any]:
@@ -207,52 +188,209 @@ def unwrap(handler: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-def describe(handler: Callable[..., Any]) -> str:
+def describe_handler(handler: Callable[..., Any]) -> str:
     """``module.qualname`` of a handler, for messages and ``hasten routes``."""
     target = unwrap(handler)
     name = target.__qualname__.removesuffix(".__call__")
     return f"{target.__module__}.{name}"
 
 
-def _is_request(annotation: Any) -> bool:
-    if get_origin(annotation) in (Union, types.UnionType):
-        return any(_is_request(arg) for arg in get_args(annotation) if arg is not type(None))
-    return isinstance(annotation, type) and issubclass(annotation, Request)
+def describe(handler: Callable[..., Any], path_names: frozenset[str]) -> tuple[Parameter, ...]:
+    """Describe each of ``handler``'s parameters; ``path_names`` are the route's path params.
 
-
-def classify(
-    handler: Callable[..., Any], path_params: dict[str, Param]
-) -> tuple[list[tuple[str, Extractor]], BodyParam | None, str | None]:
-    """Sort a handler's parameters into extractors, at most one body, and the Request slot.
-
-    Raises TypeError, naming the handler and parameter, for what cannot be served.
+    Raises TypeError, naming the handler, the parameter and what to do, for a parameter that
+    no request can fill.
     """
-    where = describe(handler)
+    where = describe_handler(handler)
     try:
         hints = typing.get_type_hints(unwrap(handler), include_extras=True)
     except Exception as exc:
         raise TypeError(f"Cannot resolve the type annotations of {where}: {exc}") from exc
-    extractors: list[tuple[str, Extractor]] = []
-    body: BodyParam | None = None
-    request_name: str | None = None
-    for name, parameter in inspect.signature(handler).parameters.items():
-        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
-            raise TypeError(f"{where}: *args and **kwargs cannot be filled from a request")
-        annotation = _strip_annotated(hints.get(name, MISSING))
-        if _is_request(annotation):
-            request_name = name
-        elif name in path_params:
-            extractors.append((name, _path_extractor(name, annotation, path_params[name])))
-        elif is_structured(annotation):
-            if body is not None:
-                raise TypeError(
-                    f"{where}: parameters {body.name!r} and {name!r} both want the JSON body; "
-                    "a handler takes at most one"
-                )
-            body = BodyParam(name, annotation, parameter.default)
-        else:
-            extractors.append((name, _query_extractor(name, annotation, parameter.default)))
-    missing = set(path_params) - {name for name, _ in extractors}
-    if missing and request_name is None:
+    described = [
+        _describe_one(where, parameter, hints.get(name, MISSING), path_names)
+        for name, parameter in inspect.signature(handler).parameters.items()
+    ]
+    bodies = [item for item in described if item.source == "body"]
+    if len(bodies) > 1:
+        # Several body parameters: each is a member of one JSON object, as in FastAPI.
+        described = [
+            dataclasses.replace(item, embed=True) if item.source == "body" else item
+            for item in described
+        ]
+    taken = {item.name for item in described if item.source == "path"}
+    missing = path_names - taken
+    if missing and not any(item.source == "request" for item in described):
         raise TypeError(f"{where} takes no parameter for path parameter(s) {sorted(missing)}")
-    return extractors, body, request_name
+    return tuple(described)
+
+
+def _describe_one(
+    where: str, parameter: inspect.Parameter, hint: Any, path_names: frozenset[str]
+) -> Parameter:
+    name = parameter.name
+    if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+        raise TypeError(f"{where}: *args and **kwargs cannot be filled from a request")
+    annotation, extras = _split_annotated(hint)
+    marker, default = _marker_and_default(where, name, extras, parameter.default)
+    constraints = tuple(extra for extra in extras if isinstance(extra, msgspec.Meta))
+    if marker is not None and (meta := marker.meta()) is not None:
+        constraints += (meta,)
+    metadata = tuple(extra for extra in extras if not isinstance(extra, msgspec.Meta | Marker))
+    source = _source(where, name, annotation, marker, path_names)
+    if annotation is MISSING or annotation is Any:
+        annotation = str if source in ("path", "query", "header", "cookie") else Any
+    if default is MISSING and source != "body" and _accepts_none(annotation):
+        default = None  # ``x: int | None`` may be absent, as in FastAPI
+    alias = marker.wire_name(name) if marker is not None else name
+    embed = marker is not None and marker.embed
+    described = Parameter(
+        name, source, annotation, default, alias, constraints, metadata, marker, embed
+    )
+    _check_readable(where, described)
+    return described
+
+
+def _marker_and_default(
+    where: str, name: str, extras: tuple[Any, ...], default: Any
+) -> tuple[Marker | None, Any]:
+    """The parameter's marker, from ``Annotated`` or its default, and its real default."""
+    markers = [extra for extra in extras if isinstance(extra, Marker)]
+    if isinstance(default, Marker):
+        markers.append(default)
+    if len(markers) > 1:
+        raise TypeError(f"{where}: parameter {name!r} has {len(markers)} sources; give one")
+    if not markers:
+        return None, default
+    marker = markers[0]
+    if marker is default:
+        return marker, marker.default
+    if marker.default is not MISSING:
+        raise TypeError(
+            f"{where}: parameter {name!r} gives its default inside {marker.source.title()}() "
+            "within Annotated; give it as the parameter's default instead (= value)"
+        )
+    return marker, default
+
+
+def _split_annotated(hint: Any) -> tuple[Any, tuple[Any, ...]]:
+    extras: tuple[Any, ...] = ()
+    while get_origin(hint) is typing.Annotated:
+        hint, *more = get_args(hint)
+        extras = (*more, *extras)
+    return hint, extras
+
+
+def _source(
+    where: str, name: str, annotation: Any, marker: Marker | None, path_names: frozenset[str]
+) -> Source:
+    if _is_request(annotation):
+        if marker is not None:
+            raise TypeError(f"{where}: parameter {name!r} is the Request; it takes no marker")
+        return "request"
+    if marker is not None:
+        if (marker.source == "path") != (name in path_names) and marker.alias is None:
+            route_has = "has a" if name in path_names else "has no"
+            raise TypeError(
+                f"{where}: parameter {name!r} is declared {marker.source.title()}() but the "
+                f"route {route_has} path parameter of that name"
+            )
+        return marker.source
+    if name in path_names:
+        return "path"
+    if annotation is not MISSING and shape_of(annotation) == "structured":
+        return "body"
+    return "query"
+
+
+def _check_readable(where: str, parameter: Parameter) -> None:
+    if parameter.source in ("request", "dependency"):
+        return
+    try:
+        mi.type_info(parameter.validated_type)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"{where}: the constraints of parameter {parameter.name!r} do not fit its type: {exc}"
+        ) from None
+    if parameter.annotation is Any:
+        return
+    shape = parameter.shape
+    if parameter.source == "body":
+        ok = shape != "unsupported"
+    elif parameter.source in ("query", "header"):
+        ok = shape in ("scalar", "sequence")
+    else:  # path and cookie values are single strings
+        ok = shape == "scalar"
+    if ok:
+        return
+    kind = getattr(parameter.annotation, "__qualname__", repr(parameter.annotation))
+    raise TypeError(
+        f"{where}: parameter {parameter.name!r} of type {kind} cannot be read from the "
+        f"{parameter.source}. hasten reads path, query, header and cookie values as str, int, "
+        "float, bool, UUID, Decimal, dates and times, enums or Literal (query and header "
+        "values also as lists of them), and a JSON body as a msgspec Struct, dataclass, attrs "
+        "class, TypedDict, dict or list. Use one of these types, or take the Request and read "
+        "the value yourself."
+    )
+
+
+_SCALARS = (
+    mi.AnyType,
+    mi.StrType,
+    mi.IntType,
+    mi.FloatType,
+    mi.BoolType,
+    mi.UUIDType,
+    mi.DecimalType,
+    mi.DateTimeType,
+    mi.DateType,
+    mi.TimeType,
+    mi.TimeDeltaType,
+    mi.EnumType,
+    mi.LiteralType,
+)
+_SEQUENCES = (mi.ListType, mi.SetType, mi.FrozenSetType, mi.VarTupleType)
+_STRUCTURED = (
+    mi.StructType,
+    mi.DataclassType,
+    mi.TypedDictType,
+    mi.NamedTupleType,
+    mi.DictType,
+    mi.TupleType,
+)
+
+
+def shape_of(annotation: Any) -> Shape:
+    """How a value of ``annotation`` travels: one string (scalar), repeated strings
+    (sequence), JSON (structured), or not at all (unsupported)."""
+    try:
+        info = mi.type_info(annotation)
+    except (TypeError, ValueError):
+        return "unsupported"
+    return _shape(info)
+
+
+def _shape(info: mi.Type) -> Shape:
+    if isinstance(info, _SCALARS):
+        return "scalar"
+    if isinstance(info, _SEQUENCES):
+        item = _shape(info.item_type)
+        return "sequence" if item == "scalar" else item
+    if isinstance(info, _STRUCTURED):
+        return "structured"
+    if isinstance(info, mi.UnionType):
+        shapes = {_shape(member) for member in info.types if not isinstance(member, mi.NoneType)}
+        if len(shapes) == 1:
+            return shapes.pop()
+        if "unsupported" not in shapes and "structured" in shapes:
+            return "structured"
+    return "unsupported"
+
+
+def _is_request(annotation: Any) -> bool:
+    if get_origin(annotation) in _UNIONS:
+        return any(_is_request(arg) for arg in get_args(annotation) if arg is not type(None))
+    return isinstance(annotation, type) and issubclass(annotation, Request)
+
+
+def _accepts_none(annotation: Any) -> bool:
+    return get_origin(annotation) in _UNIONS and type(None) in get_args(annotation)

@@ -56,11 +56,10 @@ _PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?::([A-Za-z_]+))?\}")
 
 @dataclass(frozen=True, slots=True)
 class Param:
-    """A ``{name}`` or ``{name:converter}`` segment. ``explicit`` is False for ``{name}``."""
+    """A ``{name}`` or ``{name:converter}`` segment (``{name}`` converts as ``str``)."""
 
     name: str
     converter: Converter
-    explicit: bool
 
 
 Segment = str | Param
@@ -101,13 +100,11 @@ class PathTemplate:
     def params(self) -> tuple[Param, ...]:
         return tuple(segment for segment in self.segments if isinstance(segment, Param))
 
-    @property
-    def shape(self) -> tuple[str, ...]:
-        """What the router distinguishes: two templates of one shape catch the same requests."""
-        return tuple(
-            segment if isinstance(segment, str) else "{" + segment.converter.name + "}"
-            for segment in self.segments
-        )
+    def with_prefix(self, prefix: str) -> PathTemplate:
+        """This template under a static ``prefix`` (a router's, say), without parsing again."""
+        if not prefix:
+            return self
+        return PathTemplate(prefix + self.path, (*prefix.split("/")[1:], *self.segments))
 
 
 def _parse_param(path: str, raw: str) -> Param:
@@ -119,11 +116,11 @@ def _parse_param(path: str, raw: str) -> Param:
         )
     name, converter_name = found.group(1), found.group(2)
     if converter_name is None:
-        return Param(name, CONVERTERS["str"], explicit=False)
+        return Param(name, CONVERTERS["str"])
     converter = CONVERTERS.get(converter_name)
     if converter is None:
         known = ", ".join(CONVERTERS)
         raise ValueError(
             f"Route path {path!r}: unknown converter {converter_name!r} (known: {known})"
         )
-    return Param(name, converter, explicit=True)
+    return Param(name, converter)

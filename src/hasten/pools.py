@@ -18,7 +18,6 @@ class ThreadPool(ThreadPoolExecutor):
 
     def __init__(self, size: int) -> None:
         super().__init__(max_workers=size, thread_name_prefix="hasten-thread")
-        self.size = size
 
 
 class Pools:

@@ -165,8 +165,3 @@ class ProcessPool(Executor):
                 worker.process.terminate()
                 worker.process.join()
             worker.reader.join()
-
-    def pids(self) -> list[int]:
-        """The worker processes' ids (for tests and diagnostics)."""
-        with self._lock:
-            return [worker.process.pid for worker in self._workers if worker.process.pid]

@@ -1,22 +1,33 @@
-"""Response and its kinds: bytes or text with a status, headers and a media type."""
+"""Response kinds, each sending itself through a Transport: a whole body, a stream, a file."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import mimetypes
+import os
+from collections.abc import AsyncIterable, Iterable, Mapping
 from typing import Any
 
 import msgspec
 
 from .datastructures import MutableHeaders
+from .transport import Sending, Transport
+from .wire import HeaderList, allows_body, frame
 
-__all__ = ["JSONResponse", "RedirectResponse", "Response"]
+__all__ = [
+    "FileResponse",
+    "HTMLResponse",
+    "JSONResponse",
+    "PlainTextResponse",
+    "RedirectResponse",
+    "Response",
+    "StreamingResponse",
+]
 
-_HeaderList = list[tuple[str, str]]
-_content_type_lists: dict[str | None, _HeaderList] = {None: []}
+_content_type_lists: dict[str | None, HeaderList] = {None: []}
 
 
-def _content_type_list(media_type: str | None) -> _HeaderList:
-    """The shared, never-mutated header list for a response that only has a content type."""
+def content_type_headers(media_type: str | None) -> HeaderList:
+    """The shared, never-mutated header list of a response that only has a content type."""
     # perf: built once per media type; the common response allocates no header list at all.
     cached = _content_type_lists.get(media_type)
     if cached is None:
@@ -51,8 +62,8 @@ class Response:
         self.status = status
         self.media_type = media_type
         self._headers: MutableHeaders | None = None
-        # What the adapters send: shared and never mutated until ``headers`` copies it.
-        self.raw_headers = _content_type_list(media_type)
+        # What goes on the wire: shared and never mutated until ``headers`` copies it.
+        self.raw_headers = content_type_headers(media_type)
         if headers:
             response_headers = self.headers
             for name, value in headers.items():
@@ -66,11 +77,23 @@ class Response:
             self.raw_headers = self._headers._items
         return self._headers
 
+    def send(self, transport: Transport, head: bool) -> Sending:
+        """Send this response; ``head``: the request was HEAD, so headers only."""
+        status = self.status
+        if self._headers is None and not head and allows_body(status):
+            # perf: the common response goes out as built; the server adds Content-Length.
+            return transport.response_bytes(status, self.raw_headers, self.body)
+        body = self.body
+        # A HEAD answered with an empty body by hand keeps the Content-Length it gave.
+        headers = frame(status, self.raw_headers, len(body) if body or not head else None)
+        if head or not allows_body(status):
+            body = b""
+        return transport.response_bytes(status, headers, body)
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.status} {self.media_type} {len(self.body)} bytes>"
 
 
-_json_encode = msgspec.json.encode
 _new = object.__new__
 
 
@@ -82,8 +105,11 @@ def build_response(body: bytes, status: int, media_type: str) -> Response:
     response.status = status
     response.media_type = media_type
     response._headers = None
-    response.raw_headers = _content_type_list(media_type)
+    response.raw_headers = content_type_headers(media_type)
     return response
+
+
+_json_encode = msgspec.json.encode
 
 
 class JSONResponse(Response):
@@ -97,6 +123,28 @@ class JSONResponse(Response):
         super().__init__(_json_encode(content), status, headers, "application/json")
 
 
+class PlainTextResponse(Response):
+    """Text sent as ``text/plain; charset=utf-8``."""
+
+    __slots__ = ()
+
+    def __init__(
+        self, content: str, status: int = 200, headers: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__(content, status, headers, "text/plain")
+
+
+class HTMLResponse(Response):
+    """HTML sent as ``text/html; charset=utf-8``."""
+
+    __slots__ = ()
+
+    def __init__(
+        self, content: str, status: int = 200, headers: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__(content, status, headers, "text/html")
+
+
 class RedirectResponse(Response):
     """A redirect to ``location`` (307 by default, which keeps the method and body)."""
 
@@ -106,3 +154,83 @@ class RedirectResponse(Response):
         self, location: str, status: int = 307, headers: Mapping[str, str] | None = None
     ) -> None:
         super().__init__(b"", status, {**(headers or {}), "location": location})
+
+
+Chunks = AsyncIterable[bytes | str] | Iterable[bytes | str]
+
+
+class StreamingResponse(Response):
+    """A body sent as ``content`` yields it, chunk by chunk (bytes, or str sent as UTF-8).
+
+    Its length is not known in advance: the server frames it (chunked on HTTP/1.1).
+    """
+
+    __slots__ = ("content",)
+
+    def __init__(
+        self,
+        content: Chunks,
+        status: int = 200,
+        headers: Mapping[str, str] | None = None,
+        media_type: str | None = None,
+    ) -> None:
+        super().__init__(b"", status, headers, media_type)
+        self.content = content
+
+    def __repr__(self) -> str:
+        return f"<StreamingResponse {self.status} {self.media_type}>"
+
+    async def send(self, transport: Transport, head: bool) -> None:
+        status = self.status
+        writer = transport.response_stream(status, frame(status, self.raw_headers, None))
+        content = self.content
+        try:
+            if head or not allows_body(status):
+                return
+            if isinstance(content, AsyncIterable):
+                async for chunk in content:
+                    await writer.send_bytes(chunk.encode() if isinstance(chunk, str) else chunk)
+            else:
+                for chunk in content:
+                    await writer.send_bytes(chunk.encode() if isinstance(chunk, str) else chunk)
+        finally:
+            await _close(content)
+
+
+async def _close(content: Chunks) -> None:
+    """Close a generator whether or not it ran, so its cleanup is never left pending."""
+    aclose = getattr(content, "aclose", None)
+    if aclose is not None:
+        await aclose()
+        return
+    close = getattr(content, "close", None)
+    if close is not None:
+        close()
+
+
+class FileResponse(Response):
+    """The file at ``path``; under Granian the server sends it from its own threads."""
+
+    __slots__ = ("path",)
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        status: int = 200,
+        headers: Mapping[str, str] | None = None,
+        media_type: str | None = None,
+    ) -> None:
+        self.path = os.fspath(path)
+        if media_type is None:
+            media_type = mimetypes.guess_type(self.path)[0] or "application/octet-stream"
+        super().__init__(b"", status, headers, media_type)
+
+    def __repr__(self) -> str:
+        return f"<FileResponse {self.status} {self.media_type} {self.path!r}>"
+
+    def send(self, transport: Transport, head: bool) -> Sending:
+        status = self.status
+        headers = frame(status, self.raw_headers, os.stat(self.path).st_size)
+        if head or not allows_body(status):
+            return transport.response_bytes(status, headers, b"")
+        return transport.response_file(status, headers, self.path)

@@ -10,6 +10,7 @@ from typing import Any, TypedDict, TypeVar, Unpack
 from .endpoints import Endpoint, Offload, RouteOptions
 from .matcher import CompiledRoute
 from .paths import PathTemplate
+from .pools import Pools
 
 __all__ = ["Route", "Router"]
 
@@ -29,28 +30,28 @@ class RouteKeywords(TypedDict, total=False):
 
 @dataclass(frozen=True, slots=True)
 class Route:
-    """A registered route: its full path, methods and compiled endpoint."""
+    """A registered route: its parsed path, methods and compiled endpoint."""
 
-    path: str
+    template: PathTemplate
     methods: frozenset[str]
     endpoint: Endpoint
 
     @property
-    def template(self) -> PathTemplate:
-        return PathTemplate.parse(self.path)
+    def path(self) -> str:
+        return self.template.path
 
     def with_prefix(self, prefix: str) -> Route:
-        return Route(prefix + self.path, self.methods, self.endpoint)
+        return Route(self.template.with_prefix(prefix), self.methods, self.endpoint)
 
     @property
     def label(self) -> str:
         """``GET /items/{id}``: how logs and errors name the route."""
         return f"{'|'.join(sorted(self.methods))} {self.path}"
 
-    def compile(self, endpoint: Endpoint) -> CompiledRoute:
-        """What the matcher serves for this route: ``endpoint``, bound to an app."""
-        label = f"{self.label} ({endpoint.name})"
-        return CompiledRoute(self.template, self.methods, endpoint.target, label)
+    def compile(self, pools: Pools) -> CompiledRoute:
+        """What the matcher serves for this route in one app: its endpoint bound to ``pools``."""
+        target = self.endpoint.bind(pools, self.label)
+        return CompiledRoute(self.template, self.methods, target, f"{self.label} ({target.name})")
 
 
 class Router:
@@ -96,7 +97,7 @@ class Router:
         if unknown or not wanted:
             raise ValueError(f"Route {path!r}: unknown HTTP method(s) {sorted(unknown) or '[]'}")
         template = PathTemplate.parse(path)
-        route = Route(path, wanted, Endpoint(func, template, RouteOptions(**options)))
+        route = Route(template, wanted, Endpoint(func, template, RouteOptions(**options)))
         self._routes.append(route)
         return route
 

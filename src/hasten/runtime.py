@@ -1,46 +1,64 @@
-"""Runtime: what an app builds when it starts, and tears down when it stops.
+"""Runtime: what an app builds when it starts, and the one request path both adapters call.
 
-The compiled matcher, the pools bound to each endpoint, the blocking monitor and the gate on
-requests in flight: everything here depends only on the app, so it is decided once.
+The compiled matcher, the pools bound to each endpoint, the middleware chain, the blocking
+monitor and the gate on requests in flight depend only on the app, so they are decided once.
+``serve`` is the request path: gate, match, invoke, render, error handling and send.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from types import CodeType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from .connection import NO_PATH_PARAMS, PathParams
+from .errors import HTTPError, error_response, server_error_response
 from .matcher import Matcher
+from .middleware import build_chain
 from .monitor import LoopMonitor
 from .overload import InFlight
 from .params import unwrap
 from .pools import Pools
-from .routing import Route
+from .requests import Request
+from .responses import Response
+from .transport import Transport
 
 if TYPE_CHECKING:
-    from .settings import Settings
+    from .app import App
+    from .routing import Route
     from .types import Middleware
 
-__all__ = ["Runtime"]
+__all__ = ["RequestReader", "Runtime"]
+
+logger = logging.getLogger("hasten.error")
+LOGGED_PATH_LENGTH = 200
+
+# An adapter's Request class: built from the server's objects only when something reads it.
+RequestReader = Callable[["App", int, Any, Transport, PathParams], Request]
 
 
 class Runtime:
-    """The started state of an app."""
+    """The started state of an app, and its request path."""
 
-    def __init__(
-        self, settings: Settings, routes: list[Route], middlewares: list[Middleware]
-    ) -> None:
+    def __init__(self, app: App, routes: list[Route], middlewares: list[Middleware]) -> None:
+        settings = app.settings
+        self.app = app
+        self.body_limit = settings.max_body_size
+        self.debug = settings.debug
         needs_processes = any(route.endpoint.runs_on == "process pool" for route in routes)
         self.pools = Pools(
             settings.max_threads, settings.max_processes, settings.process_threads, needs_processes
         )
         try:
-            self.matcher = Matcher(
-                [route.compile(route.endpoint.bound(self.pools, route.label)) for route in routes]
-            )
+            self.matcher = Matcher([route.compile(self.pools) for route in routes])
         except BaseException:
             self.pools.shutdown()
             raise
+        self.match = self.matcher.match
+        self.static_targets = self.matcher.static_targets
         self.in_flight = InFlight(settings.max_in_flight)
+        self.chain = build_chain(middlewares, self.dispatch) if middlewares else None
         self.monitor: LoopMonitor | None = None
         if settings.block_threshold is not None:
             self.monitor = LoopMonitor(settings.block_threshold, _codes(routes, middlewares))
@@ -54,6 +72,80 @@ class Runtime:
         if self.monitor is not None:
             self.monitor.stop()
         self.pools.shutdown()
+
+    async def serve(
+        self, method: str, path: str, scope: Any, transport: Transport, reader: RequestReader
+    ) -> None:
+        """Serve one request: the adapters' only call into the core. Never raises, unless
+        sending itself fails (the server then drops the connection).
+
+        ``path`` is what the app routes on; ``scope`` and ``transport`` are the server's
+        objects, which ``reader`` turns into a Request when the handler or a middleware needs
+        one. The in-flight slot is held until the response is sent.
+        """
+        gate = self.in_flight
+        head = method == "HEAD"
+        if gate.count >= gate.limit:
+            sending = gate.refuse().send(transport, head)
+            if sending is not None:
+                await sending
+            return
+        gate.count += 1
+        request = None
+        try:
+            try:
+                if self.chain is None:
+                    # perf: without middleware nothing needs the Response object, nor a
+                    # Request unless the handler takes arguments; a static path is looked up
+                    # here without a call into the matcher (benchmarks/overhead.py).
+                    targets = self.static_targets.get(path)
+                    target = targets.get(method) if targets is not None else None
+                    if target is None:
+                        target, params = self.match(method, path)
+                    else:
+                        params = NO_PATH_PARAMS
+                    if target.takes_request:
+                        request = reader(self.app, self.body_limit, scope, transport, params)
+                        result = await target.invoke(request)
+                    else:
+                        result = await target.invoke()
+                    sending = target.send(result, transport, head)
+                else:
+                    request = reader(self.app, self.body_limit, scope, transport, NO_PATH_PARAMS)
+                    sending = (await self.chain(request)).send(transport, head)
+            except Exception as exc:
+                if request is None:
+                    request = reader(self.app, self.body_limit, scope, transport, NO_PATH_PARAMS)
+                sending = self.error_response(request, exc).send(transport, head)
+            if sending is not None:
+                await sending
+        finally:
+            gate.count -= 1
+
+    async def dispatch(self, request: Request) -> Response:
+        """Route, run the handler, render: the innermost link of the middleware chain.
+
+        Middleware sees a handler's error as the response it becomes on the wire.
+        """
+        try:
+            target, request.path_params = self.match(request.method, request.path)
+            if target.takes_request:
+                return target.render(await target.invoke(request))
+            return target.render(await target.invoke())
+        except Exception as exc:
+            return self.error_response(request, exc)
+
+    def error_response(self, request: Request, exc: Exception) -> Response:
+        """The response for an exception: its own for an HTTPError, else a logged 500."""
+        if isinstance(exc, HTTPError):
+            return error_response(exc)
+        logger.error(
+            "Unhandled exception while serving %s %s",
+            request.method,
+            request.path[:LOGGED_PATH_LENGTH],
+            exc_info=exc,
+        )
+        return server_error_response(exc, self.debug)
 
 
 def _codes(routes: list[Route], middlewares: list[Middleware]) -> dict[CodeType, str]:

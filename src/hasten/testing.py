@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from urllib.parse import unquote
 
 import httpx
+from granian._granian import RSGIProtocolError
 
 if TYPE_CHECKING:
     from .app import App
@@ -58,7 +59,10 @@ class _Wire:
 
 
 class _Result:
+    """What the app sent; an app that sends nothing gets Granian's empty 500."""
+
     def __init__(self) -> None:
+        self.responded = False
         self.status = 500
         self.headers: list[tuple[str, str]] = []
         self.body = b""
@@ -100,32 +104,76 @@ class _RSGIScope:
 
 
 class _RSGIProto:
-    """The RSGI HTTP protocol object, as Granian hands it to ``__rsgi__``."""
+    """The RSGI HTTP protocol object, as strict as Granian's: the body is handed over once,
+    one response per request, and what the app sends is recorded as it is (Granian's own
+    additions, Content-Length among them, are tested against Granian in tests/e2e)."""
 
     def __init__(self, chunks: list[bytes], result: _Result) -> None:
         self._chunks = chunks
         self._result = result
+        self._read = False
+
+    def _take_body(self) -> list[bytes]:
+        if self._read:
+            raise RSGIProtocolError("RSGI protocol error")  # Granian: the body is gone
+        self._read = True
+        return self._chunks
 
     async def __call__(self) -> bytes:
-        return b"".join(self._chunks)
+        return b"".join(self._take_body())
 
     def __aiter__(self) -> AsyncIterator[bytes]:
-        return self._iterate()
+        return self._iterate(self._take_body())
 
-    async def _iterate(self) -> AsyncIterator[bytes]:
-        for chunk in self._chunks:
+    async def _iterate(self, chunks: list[bytes]) -> AsyncIterator[bytes]:
+        for chunk in chunks:
             yield chunk
 
+    def _start(self, status: int, headers: list[tuple[str, str]]) -> None:
+        if self._result.responded:
+            raise RSGIProtocolError("RSGI protocol error")  # a second response
+        self._result.responded = True
+        self._result.status = status
+        self._result.headers = list(headers)
+
     def response_empty(self, status: int, headers: list[tuple[str, str]]) -> None:
-        self.response_bytes(status, headers, b"")
+        self._start(status, headers)
 
     def response_str(self, status: int, headers: list[tuple[str, str]], body: str) -> None:
-        self.response_bytes(status, headers, body.encode())
+        self._start(status, headers)
+        self._result.body = body.encode()
 
     def response_bytes(self, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
-        self._result.status = status
-        self._result.headers = [*headers, ("content-length", str(len(body)))]
+        self._start(status, headers)
         self._result.body = body
+
+    def response_file(self, status: int, headers: list[tuple[str, str]], file: str) -> None:
+        self._start(status, headers)
+        with open(file, "rb") as handle:
+            self._result.body = handle.read()
+
+    def response_file_range(
+        self, status: int, headers: list[tuple[str, str]], file: str, start: int, end: int
+    ) -> None:
+        self._start(status, headers)
+        with open(file, "rb") as handle:
+            handle.seek(start)
+            self._result.body = handle.read(end - start)
+
+    def response_stream(self, status: int, headers: list[tuple[str, str]]) -> _RSGIStream:
+        self._start(status, headers)
+        return _RSGIStream(self._result)
+
+
+class _RSGIStream:
+    def __init__(self, result: _Result) -> None:
+        self._result = result
+
+    async def send_bytes(self, data: bytes) -> None:
+        self._result.body += data
+
+    async def send_str(self, data: str) -> None:
+        self._result.body += data.encode()
 
 
 class _RSGIDriver:
@@ -145,8 +193,9 @@ class _RSGIDriver:
 
 
 class _ASGIDriver:
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: App, root_path: str) -> None:
         self.app = app
+        self.root_path = root_path
         self._to_app: asyncio.Queue[dict[str, Any]] | None = None
         self._from_app: asyncio.Queue[dict[str, Any]] | None = None
         self._task: asyncio.Task[None] | None = None
@@ -180,35 +229,66 @@ class _ASGIDriver:
             "http_version": "1.1",
             "method": wire.method,
             "scheme": wire.scheme,
-            "path": unquote(wire.raw_path),
-            "raw_path": wire.raw_path.encode("ascii"),
+            "path": self.root_path + unquote(wire.raw_path),
+            "raw_path": (self.root_path + wire.raw_path).encode("ascii"),
             "query_string": wire.query_string.encode("ascii"),
-            "root_path": "",
+            "root_path": self.root_path,
             "headers": [(n.encode("latin-1"), v.encode("latin-1")) for n, v in wire.headers],
             "client": CLIENT_ADDRESS,
             "server": (wire.host, 80),
         }
-        messages = [
-            {"type": "http.request", "body": chunk, "more_body": index < len(wire.chunks) - 1}
-            for index, chunk in enumerate(wire.chunks or [b""])
-        ]
-        incoming = iter(messages)
-        result = _Result()
+        exchange = _ASGIExchange(wire.chunks)
+        await self.app(scope, exchange.receive, exchange.send)  # type: ignore[arg-type]
+        if not exchange.complete:
+            raise RuntimeError("The app returned without completing its response")
+        return exchange.result
 
-        async def receive() -> dict[str, Any]:
-            return next(incoming, {"type": "http.disconnect"})
 
-        async def send(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                result.status = message["status"]
-                result.headers = [
-                    (n.decode("latin-1"), v.decode("latin-1")) for n, v in message["headers"]
-                ]
-            elif message["type"] == "http.response.body":
-                result.body += message.get("body", b"")
+class _ASGIExchange:
+    """One request's ``receive`` and ``send``, as strict as uvicorn's: the body comes once,
+    then ``receive`` waits until the response is complete (as for a client that stays);
+    messages out of order are an error."""
 
-        await self.app(scope, receive, send)  # type: ignore[arg-type]
-        return result
+    def __init__(self, chunks: list[bytes]) -> None:
+        self._incoming = iter(
+            [
+                {"type": "http.request", "body": chunk, "more_body": index < len(chunks) - 1}
+                for index, chunk in enumerate(chunks or [b""])
+            ]
+        )
+        self._done = asyncio.Event()
+        self.result = _Result()
+        self.complete = False
+
+    async def receive(self) -> dict[str, Any]:
+        message = next(self._incoming, None)
+        if message is not None:
+            return message
+        await self._done.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(self, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        if self.complete:
+            raise RuntimeError(f"Unexpected ASGI message {kind!r} after the response completed")
+        if kind == "http.response.start":
+            if self.result.responded:
+                raise RuntimeError("Unexpected ASGI message 'http.response.start' sent twice")
+            self.result.responded = True
+            self.result.status = message["status"]
+            self.result.headers = [
+                (name.decode("latin-1"), value.decode("latin-1"))
+                for name, value in message["headers"]
+            ]
+        elif kind == "http.response.body":
+            if not self.result.responded:
+                raise RuntimeError("Unexpected ASGI message 'http.response.body' before start")
+            self.result.body += message.get("body", b"")
+            if not message.get("more_body", False):
+                self.complete = True
+                self._done.set()
+        else:
+            raise RuntimeError(f"Unexpected ASGI message {kind!r}")
 
 
 class _Transport(httpx.BaseTransport):
@@ -234,12 +314,21 @@ class _Transport(httpx.BaseTransport):
         self.start()
         wire = _Wire(request)
         result = self.loop_thread.run(self.driver.send(wire))
-        body = b"" if wire.method == "HEAD" else result.body
-        return httpx.Response(result.status, headers=result.headers, content=body, request=request)
+        # As the app sent it: a HEAD response's body is the app's to empty, and a stream
+        # (not content=) keeps httpx from adding a Content-Length the app did not send.
+        return httpx.Response(
+            result.status,
+            headers=result.headers,
+            stream=httpx.ByteStream(result.body),
+            request=request,
+        )
 
 
 class TestClient(httpx.Client):
-    """An httpx client wired to ``app`` through its RSGI (default) or ASGI adapter."""
+    """An httpx client wired to ``app`` through its RSGI (default) or ASGI adapter.
+
+    ``root_path`` (ASGI) serves the app as if mounted under that prefix by another app.
+    """
 
     __test__ = False  # not a pytest test class
 
@@ -249,14 +338,17 @@ class TestClient(httpx.Client):
         *,
         interface: Interface = "rsgi",
         base_url: str = "http://testserver",
+        root_path: str = "",
         **kwargs: Any,
     ) -> None:
         if interface not in ("rsgi", "asgi"):
             raise ValueError(f"interface must be 'rsgi' or 'asgi', not {interface!r}")
+        if root_path and interface != "asgi":
+            raise ValueError("root_path is an ASGI notion: give interface='asgi' with it")
         self.app = app
         self.interface = interface
         self._loop_thread = _LoopThread()
-        driver = _RSGIDriver(app) if interface == "rsgi" else _ASGIDriver(app)
+        driver = _RSGIDriver(app) if interface == "rsgi" else _ASGIDriver(app, root_path)
         self._driver_transport = _Transport(driver, self._loop_thread)
         super().__init__(transport=self._driver_transport, base_url=base_url, **kwargs)
 

@@ -101,7 +101,7 @@ def stop(process: subprocess.Popen[bytes]) -> bool:
 
 @contextlib.contextmanager
 def run_server(
-    kind: str, log: Path, env: Mapping[str, str] | None = None
+    kind: str, log: Path, env: Mapping[str, str] | None = None, target: str = APP_TARGET
 ) -> Iterator[RunningServer]:
     """Serve the e2e app with ``kind`` on a free port until the block ends, then stop it.
 
@@ -109,7 +109,7 @@ def run_server(
     clean status: 0, or the SIGTERM it re-raised after shutting down (uvicorn does).
     """
     port = free_port()
-    command = [*SERVERS[kind], "--host", HOST, "--port", str(port), APP_TARGET]
+    command = [*SERVERS[kind], "--host", HOST, "--port", str(port), target]
     environment = {**os.environ}
     environment.pop(SHUTDOWN_MARKER_ENV, None)
     environment.update(env or {})
@@ -141,6 +141,14 @@ def server(server_kind: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     """The base URL of the e2e app served by one kind of server, shared by the session."""
     log = tmp_path_factory.mktemp(server_kind) / "server.log"
     with run_server(server_kind, log) as running:
+        yield running.base_url
+
+
+@pytest.fixture(scope="session")
+def bare_server(server_kind: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The base URL of ``tests.e2e.bare_app:app`` (no middleware), one per kind of server."""
+    log = tmp_path_factory.mktemp(f"bare-{server_kind}") / "server.log"
+    with run_server(server_kind, log, target="tests.e2e.bare_app:app") as running:
         yield running.base_url
 
 

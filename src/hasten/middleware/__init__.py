@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Sequence
+from collections.abc import Sequence
 
+from ..params import describe_handler
 from ..requests import Request
 from ..responses import Response
 from ..types import Handler, Middleware
@@ -12,17 +13,23 @@ __all__ = ["build_chain"]
 
 
 class _Link:
-    """One middleware bound to the rest of the chain."""
+    """One middleware bound to the rest of the chain; it checks what the middleware returns."""
 
-    __slots__ = ("middleware", "next")
+    __slots__ = ("middleware", "name", "next")
 
     def __init__(self, middleware: Middleware, next_handler: Handler) -> None:
         self.middleware = middleware
         self.next = next_handler
+        self.name = describe_handler(middleware)
 
-    def __call__(self, request: Request) -> Awaitable[Response]:
-        # perf: returns the middleware's coroutine instead of awaiting it in one more frame.
-        return self.middleware(request, self.next)
+    async def __call__(self, request: Request) -> Response:
+        response = await self.middleware(request, self.next)
+        if not isinstance(response, Response):
+            raise TypeError(
+                f"Middleware {self.name} returned {type(response).__name__} {response!r:.80}, "
+                "not a Response: does it end with `return await call_next(request)`?"
+            )
+        return response
 
 
 def build_chain(middlewares: Sequence[Middleware], innermost: Handler) -> Handler:

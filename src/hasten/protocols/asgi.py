@@ -1,23 +1,30 @@
-"""The ASGI 3 adapter: HTTP and lifespan scopes in, Response out."""
+"""The ASGI 3 adapter: HTTP and lifespan scopes in, the serve step out, and a Transport that
+speaks RSGI's response calls over ``send``."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
+from ..connection import PathParams
 from ..datastructures import Address
 from ..errors import HTTPError
 from ..requests import Request
+from ..wire import HeaderList, allows_body, frame
 
 if TYPE_CHECKING:
     from ..app import App
 
-__all__ = ["ASGIRequest", "serve"]
+__all__ = ["ASGIAdapter", "ASGIRequest", "ASGITransport", "route_path"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+FILE_CHUNK_SIZE = 64 * 1024
 
 
 class ClientDisconnected(HTTPError):
@@ -27,22 +34,34 @@ class ClientDisconnected(HTTPError):
         super().__init__(400, "Client disconnected while sending the body")
 
 
+def route_path(scope: Scope) -> str:
+    """The path the app routes on: the scope's path without the ``root_path`` it is mounted
+    under (ASGI servers and mounting apps put the prefix in both)."""
+    path: str = scope["path"]
+    root = scope.get("root_path", "")
+    if root and path.startswith(root) and path[len(root) : len(root) + 1] in ("/", ""):
+        return path[len(root) :] or "/"
+    return path
+
+
 class ASGIRequest(Request):
-    """A Request read from an ASGI scope and ``receive`` channel."""
+    """A Request read from an ASGI scope and its ``receive`` channel."""
 
     __slots__ = ("_receive", "_scope")
 
-    def __init__(
-        self, app: App, scope: Scope, receive: Receive
-    ) -> None:  # perf: slots set directly
+    def __init__(  # perf: slots set directly, without super().__init__
+        self, app: App, body_limit: int, scope: Scope, transport: Any, path_params: PathParams
+    ) -> None:
         self.app = app
-        self.method = scope["method"]
-        self.path = scope["path"]
+        self.path = route_path(scope)
         self.query_string = scope["query_string"].decode("latin-1")
-        self.path_params = {}
-        self._headers = self._query = self._cookies = self._body = None
+        self.path_params = path_params
+        self.method = scope["method"]
+        self._body_limit = body_limit
+        self._body = self._headers = self._query = self._cookies = self._state = None
+        self._streamed = False
         self._scope = scope
-        self._receive = receive
+        self._receive: Receive = transport.receive
 
     def _raw_headers(self) -> list[tuple[str, str]]:
         return [
@@ -71,48 +90,146 @@ class ASGIRequest(Request):
     def scheme(self) -> str:
         return str(self._scope.get("scheme", "http"))
 
-
-async def serve(app: App, scope: Scope, receive: Receive, send: Send) -> None:
-    """``App.__call__``: serve one ASGI scope."""
-    kind = scope["type"]
-    if kind == "http":
-        await _serve_http(app, scope, receive, send)
-    elif kind == "lifespan":
-        await _serve_lifespan(app, receive, send)
-    else:
-        # WebSockets are not served yet: refuse the handshake instead of hanging.
-        await send({"type": "websocket.close", "code": 1003})
+    @property
+    def root_path(self) -> str:
+        return str(self._scope.get("root_path", ""))
 
 
-async def _serve_http(app: App, scope: Scope, receive: Receive, send: Send) -> None:
-    request = ASGIRequest(app, scope, receive)
-    response = await app.respond(request)
-    body = response.body
-    headers = [
-        (name.encode("latin-1"), value.encode("latin-1")) for name, value in response.raw_headers
-    ]
-    headers.append((b"content-length", str(len(body)).encode()))
-    await send({"type": "http.response.start", "status": response.status, "headers": headers})
-    if scope["method"] == "HEAD":
-        body = b""
-    await send({"type": "http.response.body", "body": body})
+def _encoded(headers: HeaderList) -> list[tuple[bytes, bytes]]:
+    return [(name.encode("latin-1"), value.encode("latin-1")) for name, value in headers]
 
 
-async def _serve_lifespan(app: App, receive: Receive, send: Send) -> None:
-    while True:
-        message = await receive()
-        if message["type"] == "lifespan.startup":
-            try:
-                await app.startup()
-            except Exception as exc:
-                await send({"type": "lifespan.startup.failed", "message": repr(exc)})
+class ASGITransport:
+    """The Transport of one ASGI request: each call becomes ``http.response.*`` messages.
+
+    As an RSGI server does, it adds Content-Length to a whole body unless the headers carry
+    one; a stream is ended by ``finish()`` once the serve step returns.
+    """
+
+    __slots__ = ("_stream", "receive", "send")
+
+    def __init__(self, receive: Receive, send: Send) -> None:
+        self.receive = receive
+        self.send = send
+        self._stream: ASGIStreamWriter | None = None
+
+    def response_bytes(self, status: int, headers: HeaderList, body: bytes) -> Awaitable[None]:
+        return self._send_whole(status, headers, body)
+
+    async def _send_whole(self, status: int, headers: HeaderList, body: bytes) -> None:
+        if allows_body(status) and not any(name == "content-length" for name, _ in headers):
+            headers = frame(status, headers, len(body))
+        await self.send(
+            {"type": "http.response.start", "status": status, "headers": _encoded(headers)}
+        )
+        await self.send({"type": "http.response.body", "body": body})
+
+    def response_stream(self, status: int, headers: HeaderList) -> ASGIStreamWriter:
+        self._stream = ASGIStreamWriter(self.send, status, headers)
+        return self._stream
+
+    def response_file(self, status: int, headers: HeaderList, file: str) -> Awaitable[None]:
+        return self._send_file(status, headers, file, 0, None)
+
+    def response_file_range(
+        self, status: int, headers: HeaderList, file: str, start: int, end: int
+    ) -> Awaitable[None]:
+        return self._send_file(status, headers, file, start, end)
+
+    async def _send_file(
+        self, status: int, headers: HeaderList, file: str, start: int, end: int | None
+    ) -> None:
+        writer = self.response_stream(status, headers)
+        with open(file, "rb") as handle:  # reads go to a thread below
+            handle.seek(start)
+            left = None if end is None else end - start
+            while left is None or left > 0:
+                size = FILE_CHUNK_SIZE if left is None else min(FILE_CHUNK_SIZE, left)
+                chunk = await asyncio.to_thread(handle.read, size)
+                if not chunk:
+                    break
+                await writer.send_bytes(chunk)
+                if left is not None:
+                    left -= len(chunk)
+
+    async def finish(self) -> None:
+        """End a stream the response started (RSGI servers do it when the app returns)."""
+        if self._stream is not None:
+            await self._stream.close()
+
+
+class ASGIStreamWriter:
+    """A streamed ASGI body: the response starts with the first chunk, or at the end."""
+
+    __slots__ = ("_headers", "_send", "_started", "_status")
+
+    def __init__(self, send: Send, status: int, headers: HeaderList) -> None:
+        self._send = send
+        self._status = status
+        self._headers = headers
+        self._started = False
+
+    async def _start(self) -> None:
+        self._started = True
+        await self._send(
+            {
+                "type": "http.response.start",
+                "status": self._status,
+                "headers": _encoded(self._headers),
+            }
+        )
+
+    async def send_bytes(self, data: bytes) -> None:
+        if not self._started:
+            await self._start()
+        await self._send({"type": "http.response.body", "body": data, "more_body": True})
+
+    async def close(self) -> None:
+        if not self._started:
+            await self._start()
+        await self._send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+class ASGIAdapter:
+    """The app's ASGI 3 entry point, before any ASGI middleware wraps it."""
+
+    __slots__ = ("app",)
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "http":
+            await self._serve_http(scope, receive, send)
+        elif kind == "lifespan":
+            await self._serve_lifespan(receive, send)
+        else:
+            # WebSockets are not served yet: refuse the handshake instead of hanging.
+            await send({"type": "websocket.close", "code": 1003})
+
+    async def _serve_http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        transport = ASGITransport(receive, send)
+        runtime = self.app.runtime
+        serve = runtime.serve if runtime is not None else self.app.serve_before_start
+        await serve(scope["method"], route_path(scope), scope, transport, ASGIRequest)
+        await transport.finish()
+
+    async def _serve_lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                try:
+                    await self.app.startup()
+                except Exception as exc:
+                    await send({"type": "lifespan.startup.failed", "message": repr(exc)})
+                    return
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                try:
+                    await self.app.shutdown()
+                except Exception as exc:
+                    await send({"type": "lifespan.shutdown.failed", "message": repr(exc)})
+                    return
+                await send({"type": "lifespan.shutdown.complete"})
                 return
-            await send({"type": "lifespan.startup.complete"})
-        elif message["type"] == "lifespan.shutdown":
-            try:
-                await app.shutdown()
-            except Exception as exc:
-                await send({"type": "lifespan.shutdown.failed", "message": repr(exc)})
-                return
-            await send({"type": "lifespan.shutdown.complete"})
-            return

@@ -1,10 +1,12 @@
-"""The RSGI adapter (Granian's native protocol): scope and proto in, Response out."""
+"""The RSGI adapter (Granian's native protocol): scope and protocol object in, the serve step
+out. Granian's protocol object is the Transport itself: it already speaks its words."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from typing import TYPE_CHECKING, Any
 
+from ..connection import PathParams
 from ..datastructures import Address
 from ..requests import Request
 
@@ -19,13 +21,17 @@ class RSGIRequest(Request):
 
     __slots__ = ("_proto", "_scope")
 
-    def __init__(self, app: App, scope: Any, proto: Any) -> None:  # perf: slots set directly
-        self.path = scope.path  # Granian has percent-decoded it, as ASGI servers do
+    def __init__(  # perf: slots set directly, without super().__init__
+        self, app: App, body_limit: int, scope: Any, proto: Any, path_params: PathParams
+    ) -> None:
         self.app = app
-        self.method = scope.method
+        self.path = scope.path  # Granian has percent-decoded it, as ASGI servers do
         self.query_string = scope.query_string
-        self.path_params = {}
-        self._headers = self._query = self._cookies = self._body = None
+        self.path_params = path_params
+        self.method = scope.method
+        self._body_limit = body_limit
+        self._body = self._headers = self._query = self._cookies = self._state = None
+        self._streamed = False
         self._scope = scope
         self._proto = proto
 
@@ -51,27 +57,17 @@ class RSGIRequest(Request):
         return str(self._scope.scheme)
 
 
-async def serve(app: App, scope: Any, proto: Any) -> None:
+def serve(app: App, scope: Any, proto: Any) -> Awaitable[None]:
     """``App.__rsgi__``: serve one RSGI connection scope."""
+    runtime = app.runtime
+    if runtime is not None and scope.proto == "http":
+        # perf: a plain function handing back the serve step's coroutine (no frame of ours).
+        return runtime.serve(scope.method, scope.path, scope, proto, RSGIRequest)
     if scope.proto != "http":
-        # WebSockets are not served yet: refuse the upgrade instead of hanging.
-        proto.close(403)
-        return
-    request = RSGIRequest(app, scope, proto)
-    runtime = app.direct
-    if runtime is None:
-        response = await app.respond(request)
-    elif (in_flight := runtime.in_flight).count >= in_flight.limit:
-        response = in_flight.refuse()
-    else:
-        # perf: App.respond() inlined for the common case (started, no middleware): the
-        # handler's coroutine is the only one awaited besides this (benchmarks/overhead.py).
-        in_flight.count += 1
-        try:
-            target, request.path_params = runtime.matcher.match(request.method, request.path)
-            response = target.render(await target.invoke(request))
-        except Exception as exc:
-            response = app.error_response(request, exc)
-        finally:
-            in_flight.leave()
-    proto.response_bytes(response.status, response.raw_headers, response.body)
+        return _refuse_websocket(proto)
+    return app.serve_before_start(scope.method, scope.path, scope, proto, RSGIRequest)
+
+
+async def _refuse_websocket(proto: Any) -> None:
+    # WebSockets are not served yet: refuse the upgrade instead of hanging.
+    proto.close(403)

@@ -1,0 +1,116 @@
+"""Connection: what an HTTP request and a WebSocket share, whichever protocol carried them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from .datastructures import Address, Headers, QueryParams, State
+
+if TYPE_CHECKING:
+    from .app import App
+
+__all__ = ["NO_PATH_PARAMS", "Connection", "PathParams"]
+
+PathParams = Mapping[str, Any]
+# perf: a route without parameters shares this one, instead of a new dict per request.
+NO_PATH_PARAMS: PathParams = MappingProxyType({})
+
+
+class Connection:
+    """The scope of a request or WebSocket: path, query, headers, cookies, client, state.
+
+    Everything is read from the server's scope on first use, then kept. The protocol adapters
+    subclass it (through Request) to say where headers and the client address come from.
+    """
+
+    __slots__ = (
+        "_cookies",
+        "_headers",
+        "_query",
+        "_state",
+        "app",
+        "path",
+        "path_params",
+        "query_string",
+    )
+
+    def __init__(self, app: App, path: str, query_string: str, path_params: PathParams) -> None:
+        self.app = app
+        self.path = path  # percent-decoded; what the app routes on, without the root path
+        self.query_string = query_string  # as sent, without the "?"
+        self.path_params = path_params
+        self._headers: Headers | None = None
+        self._query: QueryParams | None = None
+        self._cookies: dict[str, str] | None = None
+        self._state: State | None = None
+
+    # The protocol adapters implement these.
+    def _raw_headers(self) -> list[tuple[str, str]]:
+        raise NotImplementedError
+
+    @property
+    def client(self) -> Address | None:
+        """The peer's address, when the server knows it."""
+        raise NotImplementedError
+
+    @property
+    def scheme(self) -> str:
+        """``http`` or ``https`` (``ws`` or ``wss`` for a WebSocket)."""
+        raise NotImplementedError
+
+    @property
+    def root_path(self) -> str:
+        """The prefix the app is mounted under ('' when it is not); ``path`` comes after it."""
+        return ""
+
+    # Parsed on first use.
+    @property
+    def headers(self) -> Headers:
+        """The request headers, looked up case-insensitively."""
+        if self._headers is None:
+            self._headers = Headers(self._raw_headers())
+        return self._headers
+
+    @property
+    def query(self) -> QueryParams:
+        """The parsed query string."""
+        if self._query is None:
+            self._query = QueryParams.from_string(self.query_string)
+        return self._query
+
+    query_params = query  # Starlette's name for it
+
+    @property
+    def cookies(self) -> dict[str, str]:
+        """Cookies from the ``Cookie`` header."""
+        if self._cookies is None:
+            self._cookies = _parse_cookies(self.headers.get_all("cookie"))
+        return self._cookies
+
+    @property
+    def state(self) -> State:
+        """Attributes for this connection only: ``request.state.user = user``."""
+        if self._state is None:
+            self._state = State()
+        return self._state
+
+    @property
+    def url(self) -> str:
+        """The full URL as the client asked for it."""
+        host = self.headers.get("host", "")
+        query = self.query_string
+        path = self.root_path + self.path
+        return f"{self.scheme}://{host}{path}{'?' if query else ''}{query}"
+
+
+def _parse_cookies(headers: list[str]) -> dict[str, str]:
+    cookies: dict[str, str] = {}
+    for header in headers:
+        for part in header.split(";"):
+            name, sep, value = part.partition("=")
+            name = name.strip()
+            if sep and name:
+                cookies[name] = value.strip().strip('"')
+    return cookies

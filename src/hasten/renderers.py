@@ -1,0 +1,117 @@
+"""Renderers: how a handler's result becomes a response, chosen once from its annotation.
+
+``render(result)`` builds the Response a middleware sees; ``send(result, transport, head)``
+puts the same bytes on the wire, without building a Response where nothing needs one.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from typing import Any
+
+import msgspec
+
+from .responses import Response, build_response, content_type_headers
+from .transport import Sending, Transport
+from .wire import allows_body
+
+__all__ = ["Renderer", "renderer_for"]
+
+_json_encode = msgspec.json.encode
+_JSON = "application/json"
+_JSON_HEADERS = content_type_headers(_JSON)
+
+
+class Renderer:
+    """Renders whatever the handler returned by its type: a Response as it is, str as text,
+    bytes as octet-stream, anything else as JSON."""
+
+    __slots__ = ("status",)
+
+    def __init__(self, status: int) -> None:
+        self.status = status
+
+    def render(self, result: Any) -> Response:
+        if isinstance(result, Response):
+            return result
+        if isinstance(result, str):
+            return Response(result, self.status)
+        if isinstance(result, bytes):
+            return Response(result, self.status, None, "application/octet-stream")
+        return build_response(_json_encode(result), self.status, _JSON)
+
+    def send(self, result: Any, transport: Transport, head: bool) -> Sending:
+        return self.render(result).send(transport, head)
+
+
+class JSONRenderer(Renderer):
+    """A handler annotated with a JSON type: its result is encoded by msgspec."""
+
+    __slots__ = ("_plain",)
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self._plain = allows_body(status)
+
+    def render(self, result: Any) -> Response:
+        if isinstance(result, Response):
+            return result
+        return build_response(_json_encode(result), self.status, _JSON)
+
+    def send(self, result: Any, transport: Transport, head: bool) -> Sending:
+        if head or not self._plain or isinstance(result, Response):
+            return self.render(result).send(transport, head)
+        # perf: what render(result).send() would do, without the Response object.
+        return transport.response_bytes(self.status, _JSON_HEADERS, _json_encode(result))
+
+
+class TypedRenderer(Renderer):
+    """A handler annotated ``-> str`` or ``-> bytes``: anything else it returns is a bug."""
+
+    __slots__ = ("_kind", "_media_type", "_where")
+
+    def __init__(
+        self, status: int, kind: type[str] | type[bytes], media_type: str, where: str
+    ) -> None:
+        super().__init__(status)
+        self._kind = kind
+        self._media_type = media_type
+        self._where = where
+
+    def render(self, result: Any) -> Response:
+        if isinstance(result, Response):
+            return result
+        if not isinstance(result, self._kind):
+            raise TypeError(
+                f"{self._where} is annotated -> {self._kind.__name__} but returned "
+                f"{type(result).__name__} {result!r:.80}"
+            )
+        return Response(result, self.status, None, self._media_type)
+
+
+class EmptyRenderer(Renderer):
+    """A status without a body (204, 304): only a Response returned as such is sent as it is."""
+
+    __slots__ = ()
+
+    def render(self, result: Any) -> Response:
+        if isinstance(result, Response):
+            return result
+        return Response(b"", self.status)
+
+
+def renderer_for(returns: Any, status: int, where: str) -> Renderer:
+    """The renderer for a handler annotated ``-> returns`` that answers ``status``."""
+    if not allows_body(status):
+        return EmptyRenderer(status)
+    if returns is str:
+        return TypedRenderer(status, str, "text/plain", where)
+    if returns is bytes:
+        return TypedRenderer(status, bytes, "application/octet-stream", where)
+    if returns is Any or typing.get_origin(returns) in (typing.Union, types.UnionType):
+        return Renderer(status)
+    if isinstance(returns, type) and issubclass(returns, Response):
+        # Annotated as a Response but returning something else: render it by its type.
+        return Renderer(status)
+    return JSONRenderer(status)

@@ -1,0 +1,44 @@
+"""A Transport that records what a response sends, for unit tests of the send step."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hasten.wire import HeaderList
+
+
+@dataclass
+class Sent:
+    kind: str
+    status: int
+    headers: HeaderList
+    body: bytes = b""
+    file: tuple[str, int, int | None] | None = None
+
+
+@dataclass
+class RecordingTransport:
+    """Granian's response calls, recorded: the last response sent is ``sent``."""
+
+    sent: Sent | None = None
+    chunks: list[bytes] = field(default_factory=list)
+
+    def response_bytes(self, status: int, headers: HeaderList, body: bytes) -> None:
+        self.sent = Sent("bytes", status, headers, body)
+
+    def response_stream(self, status: int, headers: HeaderList) -> RecordingTransport:
+        self.sent = Sent("stream", status, headers)
+        return self
+
+    async def send_bytes(self, data: bytes) -> None:
+        assert self.sent is not None
+        self.chunks.append(data)
+        self.sent.body += data
+
+    def response_file(self, status: int, headers: HeaderList, file: str) -> None:
+        self.sent = Sent("file", status, headers, file=(file, 0, None))
+
+    def response_file_range(
+        self, status: int, headers: HeaderList, file: str, start: int, end: int
+    ) -> None:
+        self.sent = Sent("file", status, headers, file=(file, start, end))
