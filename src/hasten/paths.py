@@ -16,10 +16,6 @@ _FLOAT = re.compile(r"[0-9]+(\.[0-9]+)?")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
-def _to_str(segment: str) -> Any:
-    return segment if segment else NO_MATCH
-
-
 def _to_int(segment: str) -> Any:
     return int(segment) if segment.isascii() and segment.isdigit() else NO_MATCH
 
@@ -34,11 +30,15 @@ def _to_uuid(segment: str) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class Converter:
-    """Turns one path segment into a value, or NO_MATCH (and the router tries the next route)."""
+    """Turns one path segment into a value, or NO_MATCH (and the router tries the next route).
+
+    ``str`` (any non-empty segment) and ``path`` (the rest of the path) have no function: the
+    matcher takes them itself.
+    """
 
     name: str
     python_type: type[Any]
-    convert: Callable[[str], Any]
+    convert: Callable[[str], Any] | None
     priority: int  # lower is tried first: the most specific converter wins an overlap
 
 
@@ -46,9 +46,8 @@ CONVERTERS: Final[dict[str, Converter]] = {
     "int": Converter("int", int, _to_int, 0),
     "float": Converter("float", float, _to_float, 1),
     "uuid": Converter("uuid", uuid.UUID, _to_uuid, 2),
-    "str": Converter("str", str, _to_str, 3),
-    # "path" is handled by the matcher itself: it takes the rest of the path, slashes included.
-    "path": Converter("path", str, _to_str, 4),
+    "str": Converter("str", str, None, 3),
+    "path": Converter("path", str, None, 4),  # the rest of the path, slashes included
 }
 
 _PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?::([A-Za-z_]+))?\}")

@@ -56,6 +56,7 @@ class Runtime:
             self.pools.shutdown()
             raise
         self.match = self.matcher.match
+        self.match_dynamic = self.matcher.match_dynamic
         self.static_targets = self.matcher.static_targets
         self.in_flight = InFlight(settings.max_in_flight)
         self.chain = build_chain(middlewares, self.dispatch) if middlewares else None
@@ -101,7 +102,7 @@ class Runtime:
                     targets = self.static_targets.get(path)
                     target = targets.get(method) if targets is not None else None
                     if target is None:
-                        target, params = self.match(method, path)
+                        target, params = self.match_dynamic(method, path)
                     else:
                         params = NO_PATH_PARAMS
                     if target.takes_request:
