@@ -1,10 +1,11 @@
-"""The README's settings table is generated from Settings: keep them in sync."""
+"""The README stays true: its settings table is generated from Settings, and its tour runs."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from hasten import Settings
+from hasten import App, Settings
+from hasten.testing import TestClient
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -29,3 +30,19 @@ def test_readme_opens_with_the_two_setup_commands() -> None:
     assert lines[2] == "```sh"
     assert lines[3].startswith("./scripts/serve")
     assert lines[4].startswith("./scripts/test")
+
+
+def test_the_tour_runs_as_written() -> None:
+    text = README.read_text()
+    start = text.index("```python", text.index("## A tour")) + len("```python")
+    namespace: dict[str, object] = {"__name__": "tour"}
+    exec(compile(text[start : text.index("```", start)], "README.md tour", "exec"), namespace)
+    app = namespace["app"]
+    assert isinstance(app, App)
+    with TestClient(app) as client:
+        assert client.get("/hello").json() == {"message": "hello"}
+        assert client.get("/items/3?q=x").json() == {"id": 3, "q": "x", "limit": 10}
+        assert client.get("/search?term=a&size=500").status_code == 422
+        assert client.get("/tokens").text == "one\ntwo\nthree\n"
+        assert client.post("/orders", json={"id": 1, "name": "pen"}).status_code == 201
+        assert client.get("/api/users/1").status_code == 200
