@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+OVERHEAD_BASELINE = ROOT / "benchmarks" / "overhead-baseline.json"
 PEERS_VENV = ROOT / "benchmarks" / ".venv-peers"
 PEERS_PYTHON = PEERS_VENV / "bin" / "python"
 REQUIREMENTS = ROOT / "benchmarks" / "requirements-peers.txt"
@@ -374,6 +375,7 @@ def evaluate(results: Results) -> list[Check]:
         *_peer_checks(results, "json-body", "litestar", 1.5),
         *_peer_checks(results, "sync", "starlette", 2.0),
         *_blocking_checks(results),
+        *_request_path_checks(results),
     ]
 
 
@@ -444,6 +446,43 @@ def _blocking_checks(results: Results) -> list[Check]:
         )
         for where in WHERES
         for row in [find(rows, "hasten", where)]
+    ]
+
+
+def _request_path_checks(results: Results) -> list[Check]:
+    """The request-path issue's targets: against the raw RSGI app, RSGI against Granian's
+    ASGI, and the in-process instruction count (``overhead.py``'s baseline)."""
+    rsgi = "granian/rsgi"
+
+    def versus_raw(scenario: str, limit: float) -> Check:
+        return Check(
+            f"{scenario}: req/s {GE} {limit:.2f} {TIMES} raw RSGI",
+            rsgi,
+            relative(results, scenario, rsgi, "hasten", "raw"),
+            limit,
+            failed=any_failed(results.get(scenario, ()), rsgi, "hasten", "raw"),
+        )
+
+    hello = results.get("hello", ())
+    native, asgi = find(hello, "hasten", rsgi), find(hello, "hasten", "granian/asgi")
+    counts = json.loads(OVERHEAD_BASELINE.read_text())["instructions_per_request"]
+    return [
+        versus_raw("path-param", 0.90),
+        versus_raw("json-body", 0.85),
+        Check(
+            f"hello: hasten on RSGI {GE} 1.10 {TIMES} hasten on Granian's ASGI",
+            "granian",
+            None if native is None or asgi is None or not asgi.rps else native.rps / asgi.rps,
+            1.10,
+            failed=any_failed(hello, rsgi, "hasten") or any_failed(hello, "granian/asgi", "hasten"),
+        ),
+        Check(
+            f"hello: instructions per request {LE} 1.5 {TIMES} raw RSGI (overhead.py)",
+            "in-process",
+            counts["hello"] / counts["raw rsgi /hello"],
+            1.5,
+            at_most=True,
+        ),
     ]
 
 
