@@ -110,14 +110,14 @@ class RawRSGI:
 
 
 class Headers:
+    """Granian's RSGIHeaders: its methods run in Rust, so here they are C methods too."""
+
     def __init__(self, items: list[tuple[str, str]]) -> None:
         self._items = items
+        self.get = dict(reversed(items)).get  # the first value of a name, as Granian's
 
     def items(self) -> list[tuple[str, str]]:
         return self._items
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return next((value for name, value in self._items if name == key), default)
 
 
 @dataclass

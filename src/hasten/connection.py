@@ -50,6 +50,11 @@ class Connection:
     def _raw_headers(self) -> list[tuple[str, str]]:
         raise NotImplementedError
 
+    def _header(self, name: str) -> str | None:
+        """The first value of one header (``name`` lower-case); an adapter whose server can
+        look it up does so without building ``headers``."""
+        return self.headers.get(name)
+
     @property
     def client(self) -> Address | None:
         """The peer's address, when the server knows it."""
@@ -99,7 +104,7 @@ class Connection:
     @property
     def url(self) -> str:
         """The full URL as the client asked for it."""
-        host = self.headers.get("host", "")
+        host = self._header("host") or ""
         query = self.query_string
         path = self.root_path + self.path
         return f"{self.scheme}://{host}{path}{'?' if query else ''}{query}"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -44,8 +44,9 @@ class Request(Connection):
         self._streamed = False
 
     # The protocol adapters implement these.
-    async def _read_whole(self) -> bytes | None:
-        """A Content-Length body in one call, where the server allows it; None: use chunks."""
+    def _read_whole(self) -> Awaitable[bytes] | None:
+        """The reading of a Content-Length body in one call, where the server allows it;
+        None: read it in chunks."""
         return None
 
     def _body_chunks(self) -> AsyncIterator[bytes]:
@@ -54,8 +55,8 @@ class Request(Connection):
     @property
     def content_type(self) -> str:
         """The media type of the body, without parameters, lower-cased ('' when absent)."""
-        value = self.headers.get("content-type", "")
-        return value.partition(";")[0].strip().lower()
+        value = self._header("content-type")
+        return value.partition(";")[0].strip().lower() if value else ""
 
     async def body(self) -> bytes:
         """The whole body. Over ``max_body_size`` it raises a 413, before or while reading."""
@@ -63,7 +64,8 @@ class Request(Connection):
             self._start_reading()
             # perf: a Content-Length body comes in one read where the adapter can, without
             # the async generators of stream() (the usual JSON body).
-            whole = await self._read_whole() if self._allowed_length() is not None else None
+            reading = self._read_whole() if self._allowed_length() is not None else None
+            whole = await reading if reading is not None else None
             if whole is None:
                 chunks = [chunk async for chunk in self._limited_chunks()]
                 whole = chunks[0] if len(chunks) == 1 else b"".join(chunks)
@@ -76,11 +78,10 @@ class Request(Connection):
             yield self._body
             return
         self._start_reading()
-        if self._allowed_length() is not None:
-            whole = await self._read_whole()
-            if whole is not None:
-                yield whole
-                return
+        reading = self._read_whole() if self._allowed_length() is not None else None
+        if reading is not None:
+            yield await reading
+            return
         async for chunk in self._limited_chunks():
             yield chunk
 
@@ -111,7 +112,7 @@ class Request(Connection):
 
     def _allowed_length(self) -> int | None:
         """The Content-Length, if any; over ``max_body_size`` it is a 413 before any read."""
-        value = self.headers.get("content-length")
+        value = self._header("content-length")
         if value is None:
             return None
         if not (value.isascii() and value.isdigit()):

@@ -38,14 +38,18 @@ class RSGIRequest(Request):
     def _raw_headers(self) -> list[tuple[str, str]]:
         return list(self._scope.headers.items())
 
-    async def _read_whole(self) -> bytes | None:
-        # The server holds a Content-Length body to its length: one read is enough.
-        body: bytes = await self._proto()
-        return body
+    def _header(self, name: str) -> str | None:
+        value: str | None = self._scope.headers.get(name)  # Granian looks it up in Rust
+        return value
 
-    async def _body_chunks(self) -> AsyncIterator[bytes]:
-        async for chunk in self._proto:
-            yield chunk
+    def _read_whole(self) -> Awaitable[bytes]:
+        # The server holds a Content-Length body to its length: one read is enough.
+        reading: Awaitable[bytes] = self._proto()
+        return reading
+
+    def _body_chunks(self) -> AsyncIterator[bytes]:
+        chunks: AsyncIterator[bytes] = self._proto.__aiter__()
+        return chunks
 
     @property
     def client(self) -> Address | None:
