@@ -102,6 +102,11 @@ def test_the_rsgi_double_hands_the_body_over_once() -> None:
             await proto()
         with pytest.raises(RSGIProtocolError):
             proto.__aiter__()
+        streamed = _RSGIProto([b"ab", b"c"], _Result())
+        iterator = streamed.__aiter__()
+        assert iterator is streamed  # as Granian's: iterating it again is a second read
+        with pytest.raises(RSGIProtocolError):
+            [chunk async for chunk in iterator]
 
     asyncio.run(read_twice())
 

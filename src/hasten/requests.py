@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -49,7 +49,7 @@ class Request(Connection):
         None: read it in chunks."""
         return None
 
-    def _body_chunks(self) -> AsyncIterator[bytes]:
+    def _body_chunks(self) -> AsyncIterable[bytes]:
         raise NotImplementedError
 
     @property

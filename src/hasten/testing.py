@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import Coroutine, Iterator
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from urllib.parse import unquote
@@ -112,6 +112,7 @@ class _RSGIProto:
         self._chunks = chunks
         self._result = result
         self._read = False
+        self._pending: Iterator[bytes] = iter(())
 
     def _take_body(self) -> list[bytes]:
         if self._read:
@@ -122,12 +123,16 @@ class _RSGIProto:
     async def __call__(self) -> bytes:
         return b"".join(self._take_body())
 
-    def __aiter__(self) -> AsyncIterator[bytes]:
-        return self._iterate(self._take_body())
+    def __aiter__(self) -> _RSGIProto:
+        # As Granian's: the object iterates itself, and a second __aiter__ is an error.
+        self._pending = iter(self._take_body())
+        return self
 
-    async def _iterate(self, chunks: list[bytes]) -> AsyncIterator[bytes]:
-        for chunk in chunks:
-            yield chunk
+    async def __anext__(self) -> bytes:
+        chunk = next(self._pending, None)
+        if chunk is None:
+            raise StopAsyncIteration
+        return chunk
 
     def _start(self, status: int, headers: list[tuple[str, str]]) -> None:
         if self._result.responded:

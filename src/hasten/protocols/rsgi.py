@@ -3,7 +3,7 @@ out. Granian's protocol object is the Transport itself: it already speaks its wo
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterable, Awaitable
 from typing import TYPE_CHECKING, Any
 
 from ..connection import PathParams
@@ -47,8 +47,9 @@ class RSGIRequest(Request):
         reading: Awaitable[bytes] = self._proto()
         return reading
 
-    def _body_chunks(self) -> AsyncIterator[bytes]:
-        chunks: AsyncIterator[bytes] = self._proto.__aiter__()
+    def _body_chunks(self) -> AsyncIterable[bytes]:
+        # The protocol object itself: Granian hands the body over on its (one) __aiter__().
+        chunks: AsyncIterable[bytes] = self._proto
         return chunks
 
     @property
