@@ -17,7 +17,6 @@ from typing import Any, Literal
 
 from . import __version__
 from .app import App, RouteInfo
-from .bench import cli as bench
 
 __all__ = ["RunConfig", "UsageError", "build_parser", "format_routes", "load_app", "main", "serve"]
 
@@ -246,7 +245,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_options(routes, [item for item in fields(RunConfig) if item.name == "target"])
     routes.set_defaults(handler=_routes_command)
-    bench.add_parser(commands)
+    # `hasten bench` is declared here and read by hasten.bench's own parser, imported only when
+    # the command runs: `hasten run` and `routes` import neither hasten.bench nor psutil. With no
+    # prefix character, argparse takes none of the words after `bench` for an option of its own,
+    # so every one of them (--help included) reaches that parser untouched.
+    bench = commands.add_parser(
+        "bench", help="measure an app under load", add_help=False, prefix_chars="\0"
+    )
+    bench.add_argument("argv", nargs=argparse.REMAINDER)
+    bench.set_defaults(handler=_bench_command)
     return parser
 
 
@@ -301,6 +308,12 @@ def _run_command(args: argparse.Namespace) -> int:
 def _routes_command(args: argparse.Namespace) -> int:
     print(format_routes(load_app(args.target).describe_routes()))
     return 0
+
+
+def _bench_command(args: argparse.Namespace) -> int:
+    from .bench.cli import main as bench
+
+    return bench(args.argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
