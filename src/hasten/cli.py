@@ -17,11 +17,10 @@ from typing import Any, Literal
 
 from . import __version__
 from .app import App, RouteInfo
+from .servers import INTERFACES, Interface, ServerName
 
 __all__ = ["RunConfig", "UsageError", "build_parser", "format_routes", "load_app", "main", "serve"]
 
-Interface = Literal["rsgi", "asgi"]
-ServerName = Literal["granian", "uvicorn"]
 Command = Callable[[argparse.Namespace], int]
 
 
@@ -86,9 +85,7 @@ class RunConfig:
     @property
     def effective_interface(self) -> Interface:
         """The interface asked for, or the server's native one."""
-        if self.interface is not None:
-            return self.interface
-        return "asgi" if self.server == "uvicorn" else "rsgi"
+        return self.interface or INTERFACES[self.server][0]
 
     @property
     def url(self) -> str:

@@ -10,7 +10,7 @@ from dataclasses import Field, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
-from .target import Interface, ServerName
+from ..servers import Interface, ServerName
 
 __all__ = ["BenchOptions", "OptionsError", "add_arguments", "percent"]
 

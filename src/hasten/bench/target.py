@@ -11,14 +11,12 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 from urllib.parse import urlsplit
 
+from ..servers import INTERFACES, Interface, ServerName
+
 __all__ = [
-    "INTERFACES",
     "AppTarget",
-    "Interface",
-    "ServerName",
     "Target",
     "TargetError",
     "UrlTarget",
@@ -26,13 +24,6 @@ __all__ = [
     "parse_target",
 ]
 
-ServerName = Literal["granian", "uvicorn"]
-Interface = Literal["rsgi", "asgi"]
-# The interfaces each server speaks; the first is its native one, the default.
-INTERFACES: dict[ServerName, tuple[Interface, ...]] = {
-    "granian": ("rsgi", "asgi"),
-    "uvicorn": ("asgi",),
-}
 _LABEL = re.compile(r"[\w.+-]+")
 _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 
