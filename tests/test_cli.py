@@ -236,7 +236,7 @@ def test_run_help_documents_every_run_config_field(capsys: pytest.CaptureFixture
 
     text = " ".join(capsys.readouterr().out.split())
     for item in fields(RunConfig):
-        assert item.metadata["help"] in text
+        assert item.metadata["help"].removesuffix(".") in text
         if item.name != "target":
             assert f"--{item.name}" in text
     assert "--interface {rsgi,asgi}" in text

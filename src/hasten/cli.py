@@ -9,13 +9,12 @@ import os
 import socket
 import sys
 import types
-import typing
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import MISSING, Field, dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
 
 from . import __version__
+from ._arguments import add_arguments, from_arguments
 from .app import App, RouteInfo
 from .servers import INTERFACES, Interface, ServerName
 
@@ -235,12 +234,12 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser(
         "run", help="serve an app", description="Serve an app over HTTP until interrupted."
     )
-    _add_options(run, fields(RunConfig))
+    add_arguments(run, RunConfig)
     run.set_defaults(handler=_run_command)
     routes = commands.add_parser(
         "routes", help="list an app's routes", description="List each route and how it runs."
     )
-    _add_options(routes, [item for item in fields(RunConfig) if item.name == "target"])
+    add_arguments(routes, RunConfig, only=("target",))
     routes.set_defaults(handler=_routes_command)
     # `hasten bench` is declared here and read by hasten.bench's own parser, imported only when
     # the command runs: `hasten run` and `routes` import neither hasten.bench nor psutil. With no
@@ -254,48 +253,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_options(parser: argparse.ArgumentParser, items: Iterable[Field[Any]]) -> None:
-    hints = typing.get_type_hints(RunConfig)
-    for item in items:
-        names, options = _option(item, hints[item.name])
-        parser.add_argument(*names, **options)
-
-
-def _option(item: Field[Any], hint: Any) -> tuple[list[str], dict[str, Any]]:
-    """argparse's names and keywords for one field: positional when it has no default."""
-    options: dict[str, Any] = {"help": item.metadata["help"]}
-    if "metavar" in item.metadata:
-        options["metavar"] = item.metadata["metavar"]
-    if item.default is MISSING:
-        return [item.name], options | {"type": hint}
-    flag = f"--{item.name.replace('_', '-')}"
-    if hint is bool:
-        action = argparse.BooleanOptionalAction if item.default else "store_true"
-        return [flag], options | {"action": action}
-    kind = _without_none(hint)
-    if "parse" in item.metadata:
-        options["type"] = item.metadata["parse"]
-    elif typing.get_origin(kind) is Literal:
-        choices = typing.get_args(kind)
-        options |= {"choices": choices, "type": type(choices[0])}
-    else:
-        options["type"] = kind
-    if item.default is not None:
-        options["help"] += f" (default: {item.default})"
-    return [flag], options | {"default": item.default}
-
-
-def _without_none(hint: Any) -> Any:
-    if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        (kind,) = (arg for arg in typing.get_args(hint) if arg is not type(None))
-        return kind
-    return hint
-
-
 # Commands.
 def _run_command(args: argparse.Namespace) -> int:
     try:
-        config = RunConfig(**{item.name: getattr(args, item.name) for item in fields(RunConfig)})
+        config = from_arguments(RunConfig, args)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     serve(config)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from hasten._arguments import from_arguments
 from hasten.bench.cli import add_parser, run
 from hasten.bench.options import BenchOptions, OptionsError, percent
 
@@ -20,7 +21,7 @@ def parse(*argv: str) -> argparse.Namespace:
 
 def test_every_field_is_an_argument_with_the_fields_default() -> None:
     args = parse("m:app")
-    options = BenchOptions.from_namespace(args)
+    options = from_arguments(BenchOptions, args)
     assert options == BenchOptions(target="m:app")
     assert {item.name for item in fields(BenchOptions)} <= set(vars(args))
     assert args.handler is run
@@ -32,7 +33,7 @@ def test_flags_are_converted_by_their_type() -> None:
         *("--duration", "1.5", "--connections", "8", "--mode", "sequential", "--json", "o.json"),
         *("--max-regression", "7.5%", "--interface", "asgi", "--rounds", "2"),
     )
-    options = BenchOptions.from_namespace(args)
+    options = from_arguments(BenchOptions, args)
     assert options.compare == ("a:app", "b:app")
     assert options.target_texts == ("a:app", "b:app")
     assert options.request == ("/a", "POST /b")

@@ -10,7 +10,8 @@ import importlib.util
 import sys
 from collections.abc import Sequence
 
-from .options import BenchOptions, add_arguments
+from .._arguments import add_arguments, from_arguments
+from .options import BenchOptions
 
 __all__ = ["add_parser", "main", "run"]
 
@@ -67,7 +68,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    add_arguments(parser)
+    add_arguments(parser, BenchOptions)
     parser.set_defaults(handler=run)
 
 
@@ -84,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     from .wrk import LoadError
 
     try:
-        return bench(BenchOptions.from_namespace(args))
+        return bench(from_arguments(BenchOptions, args))
     except (OptionsError, ScenarioError, TargetError, BaselineError) as exc:
         return _fail(str(exc), 2)
     except (ServerError, LoadError, OSError) as exc:

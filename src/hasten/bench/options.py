@@ -1,18 +1,16 @@
-"""The options of ``hasten bench``, defined once: each field is one command-line argument."""
+"""The options of ``hasten bench``, defined once: each field is one command-line argument
+(derived by hasten._arguments)."""
 
 from __future__ import annotations
 
 import argparse
-import types
-import typing
-from collections.abc import Callable
-from dataclasses import Field, asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from ..servers import Interface, ServerName
 
-__all__ = ["BenchOptions", "OptionsError", "add_arguments", "percent"]
+__all__ = ["BenchOptions", "OptionsError", "percent"]
 
 Mode = Literal["concurrent", "sequential"]
 LoadgenName = Literal["auto", "wrk", "builtin"]
@@ -43,7 +41,11 @@ class BenchOptions:
 
     target: str | None = field(
         default=None,
-        metadata=_help("The target: MODULE:APP[@SERVER[/INTERFACE]], or a URL.", positional=True),
+        metadata=_help(
+            "The target: MODULE:APP[@SERVER[/INTERFACE]], or a URL.",
+            positional=True,
+            metavar="TARGET",
+        ),
     )
     compare: tuple[str, ...] = field(
         default=(),
@@ -138,14 +140,6 @@ class BenchOptions:
                 "--duration and --ready-timeout must be positive, --warmup not negative"
             )
 
-    @classmethod
-    def from_namespace(cls, args: argparse.Namespace) -> BenchOptions:
-        """The options parsed by a parser that ``add_arguments`` filled."""
-        values = {item.name: getattr(args, item.name) for item in fields(cls)}
-        for name in ("compare", "request"):
-            values[name] = tuple(values[name] or ())
-        return cls(**values)
-
     @property
     def target_texts(self) -> tuple[str, ...]:
         """The targets as written: the one TARGET, or those of --compare."""
@@ -169,42 +163,3 @@ class BenchOptions:
             name: str(value) if isinstance(value, Path) else value
             for name, value in asdict(self).items()
         } | {"rounds": self.round_count, "connections": self.connection_count}
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add one argument per BenchOptions field to ``parser``."""
-    hints = typing.get_type_hints(BenchOptions)
-    for item in fields(BenchOptions):
-        names, keywords = _argument(item, hints[item.name])
-        parser.add_argument(*names, **keywords)
-
-
-def _argument(item: Field[Any], hint: Any) -> tuple[list[str], dict[str, Any]]:
-    metadata = item.metadata
-    keywords: dict[str, Any] = {"help": metadata["help"].replace("%", "%%")}  # argparse formats it
-    if "metavar" in metadata:
-        keywords["metavar"] = metadata["metavar"]
-    if metadata.get("positional"):
-        return [item.name], keywords | {"nargs": "?", "metavar": "TARGET"}
-    flag = "--" + item.name.replace("_", "-")
-    if typing.get_origin(hint) is tuple:
-        repeat = {"nargs": metadata["nargs"]} if "nargs" in metadata else {"action": "append"}
-        return [flag], keywords | repeat | {"default": None}
-    kind = _without_none(hint)
-    parse: Callable[[str], Any] | None = metadata.get("parse")
-    if typing.get_origin(kind) is Literal:
-        keywords["choices"] = typing.get_args(kind)
-    keywords["type"] = parse or (str if typing.get_origin(kind) is Literal else kind)
-    if item.default is not None:
-        shown = f"{item.default:g}" if isinstance(item.default, float) else item.default
-        text = keywords["help"].removesuffix(".")
-        default = str(metadata.get("shown", shown)).replace("%", "%%")
-        keywords["help"] = f"{text} (default: {default})."
-    return [flag], keywords | {"default": item.default}
-
-
-def _without_none(hint: Any) -> Any:
-    if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        (kind,) = (arg for arg in typing.get_args(hint) if arg is not type(None))
-        return kind
-    return hint
