@@ -16,9 +16,8 @@ import pytest
 
 from benchmarks import suite
 from hasten._arguments import add_arguments, from_arguments
-from hasten.bench.options import BenchOptions
-from hasten.bench.session import requests_of, targets_of
-from hasten.bench.target import AppTarget
+from hasten.bench.command import BenchOptions, requests_of, targets_of
+from hasten.bench.targets import AppTarget
 
 MEASURED = ("hello", "path-param", "routes-1000")
 SETTINGS = suite.Settings(duration=1, warmup=0, rounds=1, connections=16)

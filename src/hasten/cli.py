@@ -269,7 +269,7 @@ def _routes_command(args: argparse.Namespace) -> int:
 
 
 def _bench_command(args: argparse.Namespace) -> int:
-    from .bench.cli import main as bench
+    from .bench import main as bench
 
     return bench(args.argv)
 

@@ -6,7 +6,8 @@ import random
 
 import pytest
 
-from hasten.bench.stats import Histogram, median, percentile, ratio
+from hasten.bench.measurement import Histogram, median, percentile, ratio, ratios
+from tests.bench.conftest import results
 
 # Nearest rank on 15, 20, 35, 40, 50: rank = ceil(p/100 * 5).
 HAND = [(0, 15), (5, 15), (20, 15), (30, 20), (40, 20), (50, 35), (75, 40), (90, 50), (100, 50)]
@@ -79,3 +80,16 @@ def test_ratio() -> None:
     assert ratio(None, 20) is None
     assert ratio(30, None) is None
     assert ratio(30, 0) is None
+
+
+def test_medians_and_ratios() -> None:
+    fast, slow = results()
+    assert fast.median()["rps"] == 2000
+    assert slow.median()["p50_ms"] == 2.0
+    assert slow.median()["cpu_s_per_10k"] is None
+    first, second = ratios([fast, slow])
+    assert first["rps"] == 1
+    assert second["rps"] == 0.25
+    assert second["p50_ms"] == 2
+    assert second["cpu_s_per_10k"] is None
+    assert ratios([]) == []
