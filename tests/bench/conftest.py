@@ -9,6 +9,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import httpx
 import psutil
 import pytest
 
@@ -39,6 +40,13 @@ def served() -> Iterator[Server]:
         patch.chdir(ROOT)
         with launched(app_target(), ready_timeout=30) as server:
             yield server
+
+
+def counted(server: Server) -> int:
+    """How many requests ``/counted`` of the served app has answered so far."""
+    url = f"http://{server.host}:{server.port}/count"
+    count: int = httpx.get(url, trust_env=False).json()["count"]
+    return count
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import argparse
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -35,7 +36,7 @@ from hasten.bench.load import BuiltinGenerator, RequestSpec, WrkGenerator
 from hasten.bench.measurement import TargetResult
 from hasten.bench.reports import SCHEMA
 from hasten.bench.targets import Server, Target
-from tests.bench.conftest import APP, ROOT, FindMarked, results
+from tests.bench.conftest import APP, ROOT, FindMarked, counted, results
 
 
 # Options.
@@ -66,6 +67,12 @@ def test_flags_are_converted_by_their_type() -> None:
     assert options.settings()["json"] == "o.json"
 
 
+def test_n_is_a_count_of_requests() -> None:
+    assert from_arguments(BenchOptions, parse("m:app", "-n", "500")).count == 500
+    assert from_arguments(BenchOptions, parse("m:app", "--count", "7")).count == 7
+    assert from_arguments(BenchOptions, parse("m:app")).count is None
+
+
 def test_rounds_default_to_three_when_comparing() -> None:
     assert BenchOptions(target="a:app").round_count == 1
     assert BenchOptions(compare=("a:app", "b:app")).round_count == 3
@@ -79,6 +86,8 @@ def test_rounds_default_to_three_when_comparing() -> None:
         ({"target": "a:app", "workers": 0}, "--workers must be at least 1"),
         ({"target": "a:app", "rounds": 0}, "--rounds must be at least 1"),
         ({"target": "a:app", "duration": 0}, "must be positive"),
+        ({"target": "a:app", "count": 0}, "-n must be at least 1"),
+        ({"target": "a:app", "count": 5, "loadgen": "wrk"}, "wrk has no request-count mode"),
     ],
 )
 def test_contradictions_are_refused(keywords: dict[str, object], message: str) -> None:
@@ -196,6 +205,8 @@ def test_wrk_when_installed_else_builtin(monkeypatch: pytest.MonkeyPatch) -> Non
     assert "durations are rounded" in warnings.getvalue()
     builtin = BenchOptions(target="m:app", loadgen="builtin")
     assert isinstance(command.choose_generator(builtin), BuiltinGenerator)
+    counted = BenchOptions(target="m:app", count=100)  # wrk is "installed", but cannot count
+    assert isinstance(command.choose_generator(counted), BuiltinGenerator)
 
 
 def test_wrk_generator_describes_itself() -> None:
@@ -209,6 +220,10 @@ def test_progress_draws_a_bar_only_when_enabled() -> None:
         time.sleep(0.25)
     assert "app: round 1/1 [####" in stream.getvalue()
     assert stream.getvalue().endswith("\r\x1b[2K")
+    counting = io.StringIO()
+    with Progress(counting, enabled=True).phase("app: round 1/1, 500 requests", None):
+        time.sleep(0.05)
+    assert "app: round 1/1, 500 requests  0.0 s" in counting.getvalue()
     quiet = io.StringIO()
     with Progress(quiet).phase("app", 0.1):
         pass
@@ -305,6 +320,23 @@ def test_url_mode_and_baseline(
     assert f"regression: {served.host}:{served.port}: req/s -" in report
     assert "beyond the 5% allowed" in report
     assert "no CPU or RSS figures" not in report
+
+
+@pytest.mark.server
+def test_n_sends_exactly_n_requests_each_round(
+    served: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"http://{served.host}:{served.port}/counted"
+    out = tmp_path / "out.json"
+    before = counted(served)
+    assert main([url, "-n", "300", "--rounds", "2", "--warmup", "0", "--json", str(out)]) == 0
+    # The status check of the first round sends one request more.
+    assert counted(served) - before == 2 * 300 + 1
+    (target,) = json.loads(out.read_text())["targets"]
+    assert [(item["requests"], item["errors"]) for item in target["rounds"]] == [(300, 0)] * 2
+    report = capsys.readouterr().out
+    assert "| 300 requests |" in report
+    assert re.search(r"\n\S+\s+url\s+300\s", report)  # the requests column
 
 
 @pytest.mark.server

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import socket
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -13,10 +14,12 @@ from typing import Any
 
 import pytest
 
+from hasten.bench import load
 from hasten.bench.load import (
     FAILURES,
     BuiltinGenerator,
     Connection,
+    LoadError,
     LoadGenerator,
     ProtocolError,
     RequestSpec,
@@ -31,6 +34,7 @@ from hasten.bench.load import (
 )
 from hasten.bench.measurement import PERCENTILES, LoadResult
 from hasten.bench.targets import Server, free_port
+from tests.bench.conftest import counted
 
 # Scenarios.
 HOST = "127.0.0.1:9"
@@ -360,3 +364,43 @@ def test_a_dead_port_is_counted_as_errors() -> None:
     assert result.requests == 0
     assert result.errors > 0
     assert result.latency_ms[50.0] == 0
+
+
+# -n: a count of requests, with the built-in client.
+@pytest.mark.server
+@pytest.mark.parametrize(("requests", "connections"), [(1000, 8), (5, 8), (1, 1)])
+def test_the_builtin_client_sends_exactly_the_count(
+    served: Server, requests: int, connections: int
+) -> None:
+    table = build_table([RequestSpec("/counted")], f"{served.host}:{served.port}")
+    before = counted(served)
+    # A millisecond of duration: were it used, far fewer requests would be sent.
+    result = BuiltinGenerator().run(
+        table, served.host, served.port, 0.001, connections, requests=requests
+    )
+    assert counted(served) - before == requests
+    assert (result.requests, result.errors, result.statuses) == (requests, 0, {200: requests})
+    check_latencies(result)
+
+
+def test_a_count_on_a_dead_port_is_all_errors() -> None:
+    port = free_port()
+    table = build_table([RequestSpec("/")], f"127.0.0.1:{port}")
+    result = BuiltinGenerator().run(table, "127.0.0.1", port, 0.001, 2, requests=10)
+    assert (result.requests, result.errors) == (0, 10)
+
+
+def test_a_count_ends_when_the_server_stops_answering(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(load, "REQUEST_TIMEOUT", 0.2)
+    with socket.create_server(("127.0.0.1", 0)) as silent:  # accepts connections, never answers
+        port = silent.getsockname()[1]
+        table = build_table([RequestSpec("/")], f"127.0.0.1:{port}")
+        result = BuiltinGenerator().run(table, "127.0.0.1", port, 0.001, 4, requests=100)
+    assert (result.requests, result.errors) == (0, 100)
+    assert result.seconds < 2
+
+
+def test_wrk_cannot_count_requests() -> None:
+    table = build_table([RequestSpec("/")], HOST)
+    with pytest.raises(LoadError, match="no request-count mode"):
+        WrkGenerator("/bin/true").run(table, "127.0.0.1", 9, 1.0, 1, requests=5)

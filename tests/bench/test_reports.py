@@ -25,13 +25,20 @@ from hasten.bench.reports import (
 )
 from tests.bench.conftest import results
 
-SETTINGS = {"mode": "concurrent", "connections": 64, "duration": 2.0, "warmup": 1.0, "rounds": 3}
+SETTINGS: dict[str, Any] = {
+    "mode": "concurrent",
+    "connections": 64,
+    "duration": 2.0,
+    "count": None,
+    "warmup": 1.0,
+    "rounds": 3,
+}
 STARTED = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.UTC)
 
 
-def document() -> dict[str, Any]:
+def document(**settings: Any) -> dict[str, Any]:
     return build_document(
-        settings=SETTINGS,
+        settings=SETTINGS | settings,
         generator=BuiltinGenerator(),
         scenario="GET /",
         results=results(),
@@ -53,6 +60,15 @@ def test_text_report() -> None:
     assert "on fast" in text
     assert "slow: 3 errors" in text
     assert "slow: no CPU or RSS figures" in text
+
+
+def test_a_count_of_requests_is_in_the_header_and_its_own_column() -> None:
+    text = render_text(document(count=4000))
+    assert "| 4,000 requests after 1 s warm-up |" in text.splitlines()[0]
+    assert text.splitlines()[3].split()[:3] == ["target", "server", "requests"]
+    assert re.search(r"fast\s+granian/rsgi\s+4,000\s+2,000", text)
+    assert "requests" not in render_text(document()).splitlines()[3]
+    assert "4,000 requests per round" in render_html(document(count=4000))
 
 
 def test_html_report_is_self_contained() -> None:

@@ -105,6 +105,7 @@ requests (--request, repeatable; split like a shell line):
 
 examples:
   hasten bench examples.hello:app --path /hello --duration 5
+  hasten bench examples.hello:app --path /hello -n 10000
   hasten bench --compare benchmarks.apps.hasten_app:app benchmarks.apps.raw_rsgi:app \\
       --path /hello --rounds 3 --json out.json --html report.html
   hasten bench http://127.0.0.1:8000/hello --pid 12345
@@ -193,6 +194,15 @@ class BenchOptions:
     duration: float = field(
         default=10.0, metadata=_help("Seconds of load per round (wrk: whole seconds).", metavar="S")
     )
+    count: int | None = field(
+        default=None,
+        metadata=_help(
+            "Send exactly N requests per round, however long they take, instead of --duration "
+            "(with the built-in client: wrk cannot count).",
+            flag="-n",
+            metavar="N",
+        ),
+    )
     warmup: float = field(
         default=2.0, metadata=_help("Seconds of load before each round, not measured.", metavar="S")
     )
@@ -247,6 +257,10 @@ class BenchOptions:
                 raise OptionsError(f"--{name} must be at least 1")
         if self.rounds is not None and self.rounds < 1:
             raise OptionsError("--rounds must be at least 1")
+        if self.count is not None and self.count < 1:
+            raise OptionsError("-n must be at least 1")
+        if self.count is not None and self.loadgen == "wrk":
+            raise OptionsError("-n needs the built-in client: wrk has no request-count mode")
         if self.duration <= 0 or self.warmup < 0 or self.ready_timeout <= 0:
             raise OptionsError(
                 "--duration and --ready-timeout must be positive, --warmup not negative"
@@ -324,6 +338,7 @@ def bench(options: BenchOptions, out: TextIO | None = None) -> int:
         specs=specs,
         generator=generator,
         duration=options.duration,
+        count=options.count,
         warmup=options.warmup,
         connections=options.connection_count,
         rounds=options.round_count,
@@ -388,8 +403,10 @@ def requests_of(options: BenchOptions, targets: Sequence[Target]) -> list[Reques
 
 
 def choose_generator(options: BenchOptions, warn: TextIO | None = None) -> LoadGenerator:
-    """wrk when installed (unless --loadgen builtin), else the built-in client."""
+    """wrk when installed (unless --loadgen builtin or -n), else the built-in client."""
     warn = warn or sys.stderr
+    if options.count is not None:
+        return BuiltinGenerator()  # wrk has no request-count mode
     executable = None if options.loadgen == "builtin" else find_wrk()
     if executable is None:
         if options.loadgen == "wrk":
@@ -428,8 +445,9 @@ class Progress:
         self.enabled = self.stream.isatty() if enabled is None else enabled
 
     @contextlib.contextmanager
-    def phase(self, text: str, seconds: float) -> Iterator[None]:
-        """Draw ``text`` and a bar that fills in ``seconds`` until the block ends."""
+    def phase(self, text: str, seconds: float | None) -> Iterator[None]:
+        """Draw ``text`` and a bar that fills in ``seconds`` (or, without them, the time spent)
+        until the block ends."""
         if not self.enabled:
             yield
             return
@@ -444,16 +462,21 @@ class Progress:
             self.stream.write("\r\x1b[2K")
             self.stream.flush()
 
-    def _draw(self, text: str, seconds: float, done: threading.Event) -> None:
+    def _draw(self, text: str, seconds: float | None, done: threading.Event) -> None:
         start = time.monotonic()
         while True:
             elapsed = time.monotonic() - start
-            filled = min(_BAR, int(_BAR * elapsed / seconds)) if seconds > 0 else _BAR
-            bar = "#" * filled + "." * (_BAR - filled)
-            self.stream.write(f"\r\x1b[2K{text} [{bar}] {elapsed:4.1f}/{seconds:g} s")
+            self.stream.write(f"\r\x1b[2K{text} {_bar(elapsed, seconds)}")
             self.stream.flush()
             if done.wait(_REDRAW):
                 return
+
+
+def _bar(elapsed: float, seconds: float | None) -> str:
+    if seconds is None:
+        return f"{elapsed:4.1f} s"
+    filled = min(_BAR, int(_BAR * elapsed / seconds)) if seconds > 0 else _BAR
+    return f"[{'#' * filled}{'.' * (_BAR - filled)}] {elapsed:4.1f}/{seconds:g} s"
 
 
 # Rounds.
@@ -468,6 +491,7 @@ class Plan:
     specs: Sequence[RequestSpec]
     generator: LoadGenerator
     duration: float
+    count: int | None  # requests per round, instead of the duration
     warmup: float
     connections: int
     rounds: int
@@ -512,8 +536,12 @@ def _measure_at(
                 generator.run(table, host, port, plan.warmup, plan.connections)
         cpu_before = None if tree is None else tree.cpu_seconds()
         text = f"{target.label}: round {round_number}/{plan.rounds}"
-        with plan.progress.phase(text, plan.duration):
-            load = generator.run(table, host, port, plan.duration, plan.connections)
+        if plan.count is not None:
+            text += f", {plan.count:,} requests"
+        with plan.progress.phase(text, plan.duration if plan.count is None else None):
+            load = generator.run(
+                table, host, port, plan.duration, plan.connections, requests=plan.count
+            )
         cpu = None if tree is None or cpu_before is None else tree.cpu_seconds() - cpu_before
     return Measurement(
         label=target.label,

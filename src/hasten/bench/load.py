@@ -92,9 +92,17 @@ class LoadGenerator(Protocol):
         ...
 
     def run(
-        self, table: RequestTable, host: str, port: int, seconds: float, connections: int
+        self,
+        table: RequestTable,
+        host: str,
+        port: int,
+        seconds: float,
+        connections: int,
+        *,
+        requests: int | None = None,
     ) -> LoadResult:
-        """Send ``table``'s requests, cycling, over ``connections`` for ``seconds``."""
+        """Send ``table``'s requests, cycling, over ``connections`` for ``seconds``; or, given
+        ``requests``, send exactly that many, however long they take."""
         ...
 
 
@@ -386,25 +394,49 @@ class BuiltinGenerator:
         return "built-in asyncio client (1 core)"
 
     def run(
-        self, table: RequestTable, host: str, port: int, seconds: float, connections: int
+        self,
+        table: RequestTable,
+        host: str,
+        port: int,
+        seconds: float,
+        connections: int,
+        *,
+        requests: int | None = None,
     ) -> LoadResult:
-        """Send ``table``'s requests, cycling, over ``connections`` for ``seconds``."""
-        return asyncio.run(_drive(table, host, port, seconds, connections))
+        """Send ``table``'s requests, cycling, over ``connections`` for ``seconds``; or, given
+        ``requests``, send exactly that many: each is then answered or counted as an error."""
+        return asyncio.run(_drive(table, host, port, seconds, connections, requests=requests))
 
 
 class _Run:
-    """What the connections of one run share: the next request, and what they recorded."""
+    """What the connections of one run share: the next request, how many may still be sent,
+    and what they recorded."""
 
-    __slots__ = ("entries", "errors", "histogram", "host", "index", "port", "statuses")
+    __slots__ = ("entries", "errors", "histogram", "host", "index", "left", "port", "statuses")
 
-    def __init__(self, table: RequestTable, host: str, port: int) -> None:
+    def __init__(self, table: RequestTable, host: str, port: int, requests: int | None) -> None:
         self.entries = table.entries
         self.host = host
         self.port = port
         self.index = 0
+        self.left = requests
         self.histogram = Histogram()
         self.statuses: dict[int, int] = {}
         self.errors = 0
+
+    @property
+    def finished(self) -> int:
+        """The requests answered or failed so far."""
+        return self.histogram.count + self.errors
+
+    def take(self) -> bool:
+        """Whether one more request may be sent (always, when no count was given)."""
+        if self.left is None:
+            return True
+        if self.left == 0:
+            return False
+        self.left -= 1
+        return True
 
     def next_request(self) -> bytes:
         """The next entry of the table, cycling."""
@@ -414,13 +446,22 @@ class _Run:
 
 
 async def _drive(
-    table: RequestTable, host: str, port: int, seconds: float, connections: int
+    table: RequestTable,
+    host: str,
+    port: int,
+    seconds: float,
+    connections: int,
+    *,
+    requests: int | None,
 ) -> LoadResult:
-    run = _Run(table, host, port)
+    run = _Run(table, host, port, requests)
     cpu_start, start = time.process_time(), time.perf_counter()
     workers = [asyncio.create_task(_connection_loop(run)) for _ in range(connections)]
     try:
-        await asyncio.sleep(seconds)
+        if requests is None:
+            await asyncio.sleep(seconds)
+        else:
+            await _until_finished(run, workers)
     finally:
         elapsed = time.perf_counter() - start
         for worker in workers:
@@ -429,20 +470,32 @@ async def _drive(
     return LoadResult.from_histogram(
         run.histogram,
         seconds=elapsed,
-        errors=run.errors,
+        # Every one of a count of requests is answered or an error: those a stalled server never
+        # answered, and those never sent for it, are errors too.
+        errors=run.errors if requests is None else requests - run.histogram.count,
         statuses=run.statuses,
         client_cpu_seconds=time.process_time() - cpu_start,
     )
 
 
+async def _until_finished(run: _Run, workers: list[asyncio.Task[None]]) -> None:
+    """Wait until the connections have sent every request, or until none has finished for
+    REQUEST_TIMEOUT: a count of requests is never waited for without end."""
+    pending = set(workers)
+    while pending:
+        before = run.finished
+        _, pending = await asyncio.wait(pending, timeout=REQUEST_TIMEOUT)
+        if run.finished == before:
+            return
+
+
 async def _connection_loop(run: _Run) -> None:
     connection: Connection | None = None
     try:
-        while True:
+        while run.take():
             if connection is None:
                 connection = await _connect(run)
-                continue
-            if not await _exchange(run, connection):
+            if connection is not None and not await _exchange(run, connection):
                 connection.close()
                 connection = None
     finally:
@@ -557,10 +610,19 @@ class WrkGenerator:
         return f"wrk {self.version} ({self.threads} thread{plural})"
 
     def run(
-        self, table: RequestTable, host: str, port: int, seconds: float, connections: int
+        self,
+        table: RequestTable,
+        host: str,
+        port: int,
+        seconds: float,
+        connections: int,
+        *,
+        requests: int | None = None,
     ) -> LoadResult:
         """Send ``table``'s requests, cycling, over ``connections`` for ``seconds`` (wrk counts
-        whole seconds: rounded, at least 1)."""
+        whole seconds: rounded, at least 1). wrk cannot send a count of ``requests``."""
+        if requests is not None:
+            raise LoadError("wrk has no request-count mode: -n needs the built-in client")
         whole = max(1, round(seconds))
         threads = min(self.threads, connections)
         with tempfile.TemporaryDirectory(prefix="hasten-bench-") as folder:

@@ -184,6 +184,7 @@ def _text(value: Any) -> str:
 _COLUMNS: list[tuple[str, str, str, Format]] = [
     ("target", "", "label", _text),
     ("server", "", "how", _text),
+    ("requests", "median", "requests", _count),
     ("req/s", "median", "rps", _count),
     ("ratio", "ratio", "rps", _times),
     ("p50 ms", "median", "p50_ms", format_latency),
@@ -203,7 +204,7 @@ _COLUMNS: list[tuple[str, str, str, Format]] = [
 def render_text(document: dict[str, Any]) -> str:
     """The whole report for a results document."""
     targets: list[Row] = document["targets"]
-    parts = [_header(document), _text_table(targets)]
+    parts = [_header(document), _text_table(_table_cells(document))]
     if document["settings"]["rounds"] > 1:
         parts.append(_rounds(targets))
     found = _notes(document)
@@ -220,15 +221,28 @@ def _header(document: dict[str, Any]) -> str:
         document["loadgen"]["description"],
         f"{settings['mode']}, {settings['connections']} connection"
         + ("s" if settings["connections"] > 1 else ""),
-        f"{settings['duration']:g} s{warmup}",
+        f"{_amount(settings)}{warmup}",
         f"{rounds} round{'s' if rounds > 1 else ''} (median shown)" if rounds > 1 else "1 round",
     ]
     return f"hasten bench: {' | '.join(load)}\nscenario: {document['scenario']}"
 
 
-def _table_cells(targets: Sequence[Row]) -> list[list[str]]:
-    """The table of medians as text cells, the header first; ratio columns when comparing."""
-    columns = [column for column in _COLUMNS if column[1] != "ratio" or len(targets) > 1]
+def _amount(settings: dict[str, Any]) -> str:
+    """How much load a round sends: seconds, or a count of requests (-n)."""
+    count = settings["count"]
+    return f"{settings['duration']:g} s" if count is None else f"{count:,} requests"
+
+
+def _table_cells(document: dict[str, Any]) -> list[list[str]]:
+    """The table of medians as text cells, the header first; ratio columns when comparing, the
+    requests answered with -n."""
+    targets: list[Row] = document["targets"]
+    counted = document["settings"]["count"] is not None
+    columns = [
+        column
+        for column in _COLUMNS
+        if (column[1] != "ratio" or len(targets) > 1) and (column[2] != "requests" or counted)
+    ]
     header = [name for name, *_ in columns]
     return [header] + [
         [show(_value(target, section, key)) for _, section, key, show in columns]
@@ -236,8 +250,7 @@ def _table_cells(targets: Sequence[Row]) -> list[list[str]]:
     ]
 
 
-def _text_table(targets: Sequence[Row]) -> str:
-    rows = _table_cells(targets)
+def _text_table(rows: list[list[str]]) -> str:
     widths = [max(len(row[index]) for row in rows) for index in range(len(rows[0]))]
     lines = []
     for row in rows:
@@ -321,7 +334,7 @@ def render_html(document: dict[str, Any]) -> str:
             "<h2>Server CPU seconds per 10,000 requests (lower is better)</h2>",
             _bars(targets, "cpu_s_per_10k", "CPU s", "{:.2f}"),
             "<h2>Medians</h2>",
-            _html_table(targets),
+            _html_table(_table_cells(document)),
             *_html_notes(document),
             "</body></html>",
         ]
@@ -335,7 +348,7 @@ def _meta(document: dict[str, Any]) -> list[str]:
     lines = [
         f"{document['date']} · {machine['cores']} cores, {machine['cpu_model']}",
         f"{document['loadgen']['description']} · {settings['mode']}, "
-        f"{settings['connections']} connections · {settings['duration']:g} s per round · "
+        f"{settings['connections']} connections · {_amount(settings)} per round · "
         f"{rounds} round{'s' if rounds > 1 else ''}",
         f"scenario: {document['scenario']}",
         software,
@@ -343,8 +356,8 @@ def _meta(document: dict[str, Any]) -> list[str]:
     return [f'<p class="meta">{escape(line)}</p>' for line in lines]
 
 
-def _html_table(targets: Sequence[dict[str, Any]]) -> str:
-    header, *rows = _table_cells(targets)
+def _html_table(cells: list[list[str]]) -> str:
+    header, *rows = cells
     head = "".join(f"<th>{escape(cell)}</th>" for cell in header)
     body = "".join(
         "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in rows
