@@ -1,5 +1,5 @@
-"""The app the bench tests load: a plain route, a path parameter, a body echo, and a route that
-counts its requests (read with /count)."""
+"""The app the bench tests load: a plain route, a path parameter, a body echo, a route that
+counts its requests (read with /count), and one that spends its time computing, for profiles."""
 
 from __future__ import annotations
 
@@ -35,3 +35,8 @@ async def counted() -> dict[str, int]:
 @app.get("/count")
 async def count() -> dict[str, int]:
     return {"count": hits["counted"]}
+
+
+@app.get("/spin")
+async def spin() -> dict[str, int]:
+    return {"sum": sum(number * number for number in range(20_000))}

@@ -15,9 +15,10 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import fields
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -168,6 +169,43 @@ def test_a_failed_baseline_exits_3(tmp_path: Path) -> None:
     options = BenchOptions(target="fast=m:app", baseline=out, max_regression=10)
     assert command.bench(options, text) == command.REGRESSION_EXIT
     assert "regression: fast: p99 latency +100.0%" in text.getvalue()
+
+
+@pytest.mark.usefixtures("fake_rounds")
+def test_without_py_spy_a_profile_is_said_missing_and_the_run_goes_on(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(command, "find_py_spy", lambda: None)
+    options = BenchOptions(compare=("fast=m:app", "slow=http://h:1/"), profile=True)
+    assert command.bench(options, io.StringIO()) == 0
+    assert capsys.readouterr().err == (
+        "hasten bench: warning: --profile needs py-spy (pip install 'hasten[bench]'): "
+        "measuring without profiles\n"
+    )
+
+
+@pytest.mark.usefixtures("fake_rounds")
+def test_a_url_without_pid_is_not_profiled(capsys: pytest.CaptureFixture[str]) -> None:
+    options = BenchOptions(compare=("fast=m:app", "slow=http://h:1/"), profile=True)
+    assert command.bench(options, io.StringIO()) == 0
+    assert capsys.readouterr().err == (
+        "hasten bench: warning: slow: no profile: a URL target is profiled only with --pid\n"
+    )
+
+
+def test_profiles_go_beside_the_report(tmp_path: Path) -> None:
+    targets = command.targets_of(BenchOptions(target="m:app"))
+    beside = command._profiling(
+        BenchOptions(target="m:app", profile=True, html=tmp_path / "r.html"), targets
+    )
+    assert (beside.folder, beside.prefix) == (tmp_path, "r")
+    here = command._profiling(BenchOptions(target="m:app", profile=True), targets)
+    assert (here.folder, here.prefix) == (Path(), "hasten-bench")
+    assert command._profiling(BenchOptions(target="m:app"), targets).py_spy is None
+    recording = here.recording("m@granian/rsgi#2", 3, 1)
+    assert recording is not None
+    assert recording.path == Path("hasten-bench-profile-m_granian_rsgi_2-round3.speedscope.json")
+    assert here.recording("m", 1, None) is None  # no process to sample
 
 
 def test_the_scenario_comes_from_requests_or_the_path(tmp_path: Path) -> None:
@@ -337,6 +375,62 @@ def test_n_sends_exactly_n_requests_each_round(
     report = capsys.readouterr().out
     assert "| 300 requests |" in report
     assert re.search(r"\n\S+\s+url\s+300\s", report)  # the requests column
+
+
+@pytest.mark.server
+def test_profile_writes_a_flame_graph_and_a_speedscope_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out.json"
+    argv = [APP, "--path", "/spin", "--duration", "1", "--warmup", "0", "--profile"]
+    assert main([*argv, "--json", str(out)]) == 0
+    svg, speedscope = (
+        tmp_path / "out-profile-app-round1.svg",
+        tmp_path / "out-profile-app-round1.speedscope.json",
+    )
+    assert json.loads(speedscope.read_text())["profiles"]
+    titles = [
+        element.text or ""
+        for element in ElementTree.parse(svg).iter("{http://www.w3.org/2000/svg}title")
+    ]
+    handler = [
+        title for title in titles if title.startswith("spin (") and "tests/bench/app.py" in title
+    ]
+    assert handler, titles
+    (target,) = json.loads(out.read_text())["targets"]
+    assert target["rounds"][0]["profile"] == {"flamegraph": str(svg), "speedscope": str(speedscope)}
+    captured = capsys.readouterr()
+    assert f"  app, round 1: {svg}  {speedscope}" in captured.out
+    assert captured.err == ""
+
+
+@pytest.fixture
+def not_python() -> Iterator[int]:
+    """The pid of a process that py-spy cannot profile: it runs no Python."""
+    process = subprocess.Popen(["sleep", "60"])
+    try:
+        yield process.pid
+    finally:
+        process.kill()
+        process.wait()
+
+
+@pytest.mark.server
+def test_a_profile_py_spy_cannot_record_is_said_once_and_the_run_goes_on(
+    served: Server, not_python: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"http://{served.host}:{served.port}/hello"
+    out = tmp_path / "out.json"
+    argv = [url, "--pid", str(not_python), "-n", "200", "--rounds", "2", "--warmup", "0"]
+    assert main([*argv, "--profile", "--json", str(out)]) == 0
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(
+        f"hasten bench: warning: {served.host}:{served.port}: no profile: py-spy: "
+    )
+    (target,) = json.loads(out.read_text())["targets"]
+    assert [item["profile"] for item in target["rounds"]] == [None, None]
+    assert [item["requests"] for item in target["rounds"]] == [200, 200]
+    assert list(tmp_path.iterdir()) == [out]
 
 
 @pytest.mark.server

@@ -3,16 +3,18 @@ check against an earlier --json file."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import re
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 
 from hasten.bench.load import BuiltinGenerator
-from hasten.bench.measurement import Metrics
+from hasten.bench.measurement import Metrics, Profile
 from hasten.bench.reports import (
     BaselineError,
     Regression,
@@ -20,6 +22,7 @@ from hasten.bench.reports import (
     find_regressions,
     format_latency,
     read_baseline,
+    render_flamegraph,
     render_html,
     render_text,
 )
@@ -32,6 +35,7 @@ SETTINGS: dict[str, Any] = {
     "count": None,
     "warmup": 1.0,
     "rounds": 3,
+    "profile": False,
 }
 STARTED = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.UTC)
 
@@ -83,6 +87,35 @@ def test_html_report_is_self_contained() -> None:
     assert "<td>2,000</td>" in page
 
 
+def test_profiles_are_listed_with_a_note() -> None:
+    fast, slow = results()
+    profile = Profile(
+        Path("out-profile-fast-round2.speedscope.json"), Path("out-profile-fast-round2.svg")
+    )
+    fast.rounds[1] = dataclasses.replace(fast.rounds[1], profile=profile)
+    profiled = build_document(
+        settings=SETTINGS | {"profile": True},
+        generator=BuiltinGenerator(),
+        scenario="GET /",
+        results=[fast, slow],
+        started=STARTED,
+    )
+    assert profiled["targets"][0]["rounds"][1]["profile"] == {
+        "flamegraph": "out-profile-fast-round2.svg",
+        "speedscope": "out-profile-fast-round2.speedscope.json",
+    }
+    assert profiled["targets"][0]["rounds"][0]["profile"] is None
+    text = render_text(profiled)
+    assert (
+        "  fast, round 2: out-profile-fast-round2.svg  out-profile-fast-round2.speedscope.json\n"
+        in text
+    )
+    assert "- profiled: py-spy sampled the servers while they were measured" in text
+    page = render_html(profiled)
+    assert "<code>out-profile-fast-round2.svg</code>" in page
+    assert "profile" not in render_text(document(profile=True))  # asked for, none recorded
+
+
 def test_format_latency() -> None:
     assert [format_latency(ms) for ms in (None, 0.4123, 2.814, 14.23, 180.4)] == [
         "-",
@@ -131,3 +164,58 @@ def test_read_baseline(tmp_path: Path) -> None:
     path.write_text('{"targets": 1}')
     with pytest.raises(BaselineError, match="cannot read baseline"):
         read_baseline(path)
+
+
+# The flame graph.
+FRAMES = [
+    {"name": "<module>", "file": "/app/main.py", "line": 1},
+    {"name": "serve", "file": "/app/main.py", "line": 10},
+    {"name": "hot", "file": "/app/routes.py", "line": 20},
+    {"name": "cold", "file": "/app/routes.py", "line": 30},
+    {"name": "\x00\x07junk", "file": "\x01", "line": 7},  # a frame read while it changed
+]
+
+
+def speedscope(*threads: list[list[int]]) -> dict[str, Any]:
+    return {
+        "shared": {"frames": FRAMES},
+        "profiles": [
+            {"name": f'Thread {index} "t"', "samples": stacks, "weights": [0.01] * len(stacks)}
+            for index, stacks in enumerate(threads)
+        ],
+    }
+
+
+def boxes(svg: str) -> dict[str, float]:
+    """The width of each box of a flame graph, by its tooltip (without the share)."""
+    root = ElementTree.fromstring(svg)  # well-formed XML, or this raises
+    found = {}
+    for group in root.iter("{http://www.w3.org/2000/svg}g"):
+        title = group.find("{http://www.w3.org/2000/svg}title")
+        rect = group.find("{http://www.w3.org/2000/svg}rect")
+        assert title is not None
+        assert rect is not None
+        found[(title.text or "").partition(": ")[0]] = float(rect.attrib["width"])
+    return found
+
+
+def test_a_flame_graph_box_is_as_wide_as_its_share_of_the_samples() -> None:
+    hot, cold = [0, 1, 2], [0, 1, 3]
+    widths = boxes(render_flamegraph(speedscope([hot, hot, hot, cold]), "app, round 1"))
+    assert widths["all"] == 1200
+    assert widths['Thread 0 "t"'] == 1200
+    assert widths["<module> (/app/main.py:1)"] == 1200
+    assert widths["hot (/app/routes.py:20)"] == 900
+    assert widths["cold (/app/routes.py:30)"] == 300
+
+
+def test_a_flame_graph_stands_each_thread_on_its_own_box() -> None:
+    widths = boxes(render_flamegraph(speedscope([[0, 1, 2]], [[0, 1, 2]] * 3), "app"))
+    assert (widths['Thread 0 "t"'], widths['Thread 1 "t"']) == (300, 900)
+    assert widths["hot (/app/routes.py:20)"] == 900  # the box in thread 1
+
+
+def test_a_flame_graph_survives_a_garbled_frame_and_no_samples() -> None:
+    svg = render_flamegraph(speedscope([[0, 4]]), "app")
+    assert "\ufffd\ufffdjunk (\ufffd:7)" in boxes(svg)
+    assert boxes(render_flamegraph(speedscope([]), "app")) == {}

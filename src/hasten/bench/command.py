@@ -9,6 +9,8 @@ import argparse
 import contextlib
 import datetime
 import importlib.util
+import json
+import re
 import signal
 import sys
 import threading
@@ -35,12 +37,22 @@ from .load import (
     parse_request,
     request_line,
 )
-from .measurement import Measurement, Metrics, PeakRss, ProcessTree, TargetResult
+from .measurement import (
+    Measurement,
+    Metrics,
+    PeakRss,
+    ProcessTree,
+    Profile,
+    Recording,
+    TargetResult,
+    find_py_spy,
+)
 from .reports import (
     BaselineError,
     build_document,
     find_regressions,
     read_baseline,
+    render_flamegraph,
     render_html,
     render_text,
     write_json,
@@ -62,6 +74,7 @@ __all__ = [
     "BenchOptions",
     "OptionsError",
     "Plan",
+    "Profiling",
     "Progress",
     "bench",
     "build_parser",
@@ -106,6 +119,7 @@ requests (--request, repeatable; split like a shell line):
 examples:
   hasten bench examples.hello:app --path /hello --duration 5
   hasten bench examples.hello:app --path /hello -n 10000
+  hasten bench examples.hello:app --path /items/{1..100} --profile --json out/now.json
   hasten bench --compare benchmarks.apps.hasten_app:app benchmarks.apps.raw_rsgi:app \\
       --path /hello --rounds 3 --json out.json --html report.html
   hasten bench http://127.0.0.1:8000/hello --pid 12345
@@ -115,6 +129,11 @@ figures: medians of the rounds. errors are connect, read, write and timeout fail
   the built-in client counts every status outside 2xx; wrk counts statuses >= 400 (counting
   each status would need a Lua response() hook, which costs wrk about 15% of its speed).
   CPU s/10k and RSS cover the server's whole process tree (parent and workers).
+
+profiles (--profile): py-spy samples each server's process tree while it is measured; a flame
+  graph (SVG) and a speedscope file per target and round go beside --json or --html, else here,
+  named after the report: out-profile-LABEL-round1.svg. py-spy needs to read the server's memory
+  (ptrace): as root, or with CAP_SYS_PTRACE; where it cannot, the run goes on without profiles.
 
 exit codes: 0 done, 1 a server or the load generator failed, 2 usage error,
 3 a regression beyond --max-regression against --baseline, 130 interrupted."""
@@ -230,6 +249,13 @@ class BenchOptions:
     html: Path | None = field(
         default=None, metadata=_help("Write a self-contained HTML report.", metavar="FILE")
     )
+    profile: bool = field(
+        default=False,
+        metadata=_help(
+            "Sample each server with py-spy while it is measured: a flame graph (SVG) and a "
+            "speedscope file per target and round, beside --json or --html (else here)."
+        ),
+    )
     baseline: Path | None = field(
         default=None,
         metadata=_help(
@@ -343,6 +369,7 @@ def bench(options: BenchOptions, out: TextIO | None = None) -> int:
         connections=options.connection_count,
         rounds=options.round_count,
         ready_timeout=options.ready_timeout,
+        profiling=_profiling(options, targets),
     )
     started = datetime.datetime.now(datetime.UTC)
     with _sigterm_interrupts():
@@ -417,6 +444,24 @@ def choose_generator(options: BenchOptions, warn: TextIO | None = None) -> LoadG
     if options.duration != round(options.duration) or options.warmup != round(options.warmup):
         print("hasten bench: wrk counts whole seconds: durations are rounded", file=warn)
     return WrkGenerator(executable, threads=options.threads)
+
+
+def _profiling(options: BenchOptions, targets: Sequence[Target]) -> Profiling:
+    """Where --profile's files go: beside the report, named after it. Without --profile, or
+    without py-spy (said in one line), there are none."""
+    if not options.profile:
+        return Profiling()
+    py_spy = find_py_spy()
+    if py_spy is None:
+        _warn("--profile needs py-spy (pip install 'hasten[bench]'): measuring without profiles")
+        return Profiling()
+    for target in targets:
+        if isinstance(target, UrlTarget) and target.pid is None:
+            _warn(f"{target.label}: no profile: a URL target is profiled only with --pid")
+    report = options.json or options.html
+    if report is None:
+        return Profiling(py_spy)
+    return Profiling(py_spy, report.parent, report.stem)
 
 
 @contextlib.contextmanager
@@ -496,6 +541,7 @@ class Plan:
     connections: int
     rounds: int
     ready_timeout: float
+    profiling: Profiling
     progress: Progress = field(default_factory=Progress)
     warn: Callable[[str], None] = _warn
 
@@ -530,6 +576,7 @@ def _measure_at(
         _check_statuses(target.label, host, port, table, plan.warn)
     tree = None if pid is None else ProcessTree(pid)
     generator = plan.generator
+    recording = plan.profiling.recording(target.label, round_number, pid)
     with PeakRss(tree) as rss:
         if plan.warmup > 0:
             with plan.progress.phase(f"{target.label}: warm-up", plan.warmup):
@@ -538,7 +585,8 @@ def _measure_at(
         text = f"{target.label}: round {round_number}/{plan.rounds}"
         if plan.count is not None:
             text += f", {plan.count:,} requests"
-        with plan.progress.phase(text, plan.duration if plan.count is None else None):
+        seconds = plan.duration if plan.count is None else None
+        with plan.progress.phase(text, seconds), recording or contextlib.nullcontext():
             load = generator.run(
                 table, host, port, plan.duration, plan.connections, requests=plan.count
             )
@@ -549,6 +597,7 @@ def _measure_at(
         load=load,
         server_cpu_seconds=cpu,
         server_peak_rss=rss.peak,
+        profile=plan.profiling.finish(recording, target.label, round_number, plan.warn),
     )
 
 
@@ -563,3 +612,44 @@ def _check_statuses(
             warn(f"{label}: no answer to {request_line(raw)}")
         elif not 200 <= status < 300:
             warn(f"{label} answers {status} to {request_line(raw)}")
+
+
+# Profiles.
+@dataclass(frozen=True, slots=True)
+class Profiling:
+    """Where --profile writes each round's profile, and with which py-spy (None: no profiles).
+    A target that py-spy could not record is said once, and left unprofiled in later rounds."""
+
+    py_spy: str | None = None
+    folder: Path = Path()
+    prefix: str = "hasten-bench"
+    failed: set[str] = field(default_factory=set)
+
+    def recording(self, label: str, round_number: int, pid: int | None) -> Recording | None:
+        """The recording of ``label``'s server in this round; None when there is to be none."""
+        if self.py_spy is None or pid is None or label in self.failed:
+            return None
+        name = re.sub(r"[^\w.+-]+", "_", label)  # a label may hold / and @: not in a file name
+        stem = f"{self.prefix}-profile-{name}-round{round_number}"
+        return Recording(self.py_spy, pid, self.folder / f"{stem}.speedscope.json")
+
+    def finish(
+        self,
+        recording: Recording | None,
+        label: str,
+        round_number: int,
+        warn: Callable[[str], None],
+    ) -> Profile | None:
+        """The profile that ``recording`` made, its flame graph drawn beside it; None when
+        there was no recording, or py-spy could not record."""
+        if recording is None:
+            return None
+        if recording.error is not None:
+            self.failed.add(label)
+            warn(f"{label}: no profile: {recording.error}")
+            return None
+        speedscope = recording.path
+        flamegraph = speedscope.with_name(speedscope.name.replace(".speedscope.json", ".svg"))
+        title = f"{label}, round {round_number}"
+        flamegraph.write_text(render_flamegraph(json.loads(speedscope.read_text()), title))
+        return Profile(speedscope, flamegraph)

@@ -2,17 +2,25 @@
 
 A round of a target yields a Measurement: what the load generator saw (a LoadResult, its
 latencies kept in a Histogram) beside the server's CPU time and peak RSS, sampled from its whole
-process tree. Each target's figures are the medians of its rounds, and ratios compare them with
-the first target's.
+process tree, and with --profile where its time went, recorded by py-spy. Each target's figures
+are the medians of its rounds, and ratios compare them with the first target's.
 """
 
 from __future__ import annotations
 
 import math
+import os
+import selectors
+import shutil
+import signal
 import statistics
+import subprocess
+import sysconfig
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import TracebackType
 
 import psutil
@@ -29,8 +37,11 @@ __all__ = [
     "Metrics",
     "PeakRss",
     "ProcessTree",
+    "Profile",
+    "Recording",
     "TargetResult",
     "curve_key",
+    "find_py_spy",
     "median",
     "percentile",
     "ratio",
@@ -50,6 +61,11 @@ _HALF = 64
 _EXACT = 2 * _HALF
 _SHIFT_BITS = _EXACT.bit_length() - 1
 _GONE = (psutil.NoSuchProcess, psutil.AccessDenied)
+# py-spy's default rate. Sampling a server and its worker costs py-spy about 15% of a core at it.
+PROFILE_RATE = 100
+# How long py-spy may take to attach (it retries), to settle once it samples, and to write its
+# file once stopped.
+_PY_SPY_START_TIMEOUT, _PY_SPY_SETTLE, _PY_SPY_WRITE_TIMEOUT = 10.0, 0.2, 30.0
 
 Metrics = dict[str, float | None]
 
@@ -218,6 +234,7 @@ class Measurement:
     load: LoadResult
     server_cpu_seconds: float | None
     server_peak_rss: int | None
+    profile: Profile | None = None
 
     @property
     def cpu_per_10k(self) -> float | None:
@@ -350,3 +367,86 @@ class PeakRss:
     def _sample(self) -> None:
         assert self._tree is not None
         self.peak = max(self.peak or 0, self._tree.rss_bytes())
+
+
+# A profile of the server.
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """Where one round's profile is: py-spy's speedscope file, and the flame graph drawn from it."""
+
+    speedscope: Path
+    flamegraph: Path
+
+
+def find_py_spy() -> str | None:
+    """The path of py-spy: beside this Python, where its package installs it, or on PATH."""
+    where = os.pathsep.join([sysconfig.get_path("scripts"), os.environ.get("PATH", "")])
+    return shutil.which("py-spy", path=where)
+
+
+class Recording:
+    """``with Recording(py_spy, pid, path) as recording:`` samples the process tree of ``pid``
+    with py-spy while the block runs, then writes a speedscope file to ``path``; after the block,
+    ``recording.error`` says in one line why there is none, or is None. The block starts once
+    py-spy samples, so that it is sampled whole."""
+
+    def __init__(self, executable: str, pid: int, path: Path) -> None:
+        self.path = path
+        self.error: str | None = None
+        self._command = [
+            *(executable, "record", "--pid", str(pid), "--rate", str(PROFILE_RATE)),
+            # --subprocesses: the workers too; --function: a function's lines are one frame;
+            # --nonblocking: the server is never paused, so its figures stay its own.
+            *("--subprocesses", "--function", "--nonblocking"),
+            *("--format", "speedscope", "--output", str(path)),
+        ]
+        self._process: subprocess.Popen[bytes] | None = None
+        self._output = b""
+        self._sampling_since = 0.0
+
+    def __enter__(self) -> Recording:
+        self.path.unlink(missing_ok=True)
+        self._process = subprocess.Popen(
+            self._command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        self._read_until_sampling(self._process)
+        self._sampling_since = time.monotonic()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        process = self._process
+        assert process is not None
+        if process.poll() is None:
+            # py-spy sets its Ctrl-C handler just after it says it samples: sooner, Ctrl-C kills it.
+            time.sleep(max(0.0, self._sampling_since + _PY_SPY_SETTLE - time.monotonic()))
+            process.send_signal(signal.SIGINT)  # py-spy writes its file when interrupted
+        try:
+            rest, _ = process.communicate(timeout=_PY_SPY_WRITE_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            rest, _ = process.communicate()
+        if process.returncode != 0 or not self.path.exists():
+            # py-spy says what went wrong in a line of its own; a backtrace may follow it.
+            lines = (self._output + rest).decode(errors="replace").splitlines()
+            said = [line for line in lines if line.startswith(("Error", "Permission"))]
+            self.error = f"py-spy: {said[0] if said else f'exited with {process.returncode}'}"
+
+    def _read_until_sampling(self, process: subprocess.Popen[bytes]) -> None:
+        """Read py-spy's output until it says it samples, stops, or takes too long to do either."""
+        assert process.stdout is not None
+        deadline = time.monotonic() + _PY_SPY_START_TIMEOUT
+        with selectors.DefaultSelector() as selector:
+            selector.register(process.stdout, selectors.EVENT_READ)
+            while b"Sampling" not in self._output and selector.select(deadline - time.monotonic()):
+                chunk = os.read(process.stdout.fileno(), 4096)
+                if not chunk:
+                    return
+                self._output += chunk

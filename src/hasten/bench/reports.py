@@ -1,7 +1,9 @@
 """Reports: the results document (what ``--json`` writes), the text and HTML reports rendered
-from it, and the regression check of its medians against an earlier document (``--baseline``).
+from it, the regression check of its medians against an earlier document (``--baseline``), and
+the flame graph of a profile.
 
-The HTML report is one self-contained file: inline CSS and SVG, no script and no asset.
+The HTML report and the flame graph are self-contained files: inline CSS and SVG, no script and
+no asset.
 """
 
 from __future__ import annotations
@@ -12,15 +14,25 @@ import json
 import math
 import os
 import platform
+import re
 import textwrap
+import zlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from html import escape
 from pathlib import Path
 from typing import Any
 
 from .load import LoadGenerator, find_wrk, wrk_version
-from .measurement import CLIENT_BOUND, PERCENTILES, Metrics, TargetResult, curve_key, ratios
+from .measurement import (
+    CLIENT_BOUND,
+    PERCENTILES,
+    Metrics,
+    Profile,
+    TargetResult,
+    curve_key,
+    ratios,
+)
 from .targets import AppTarget, UrlTarget
 
 __all__ = [
@@ -31,6 +43,7 @@ __all__ = [
     "find_regressions",
     "format_latency",
     "read_baseline",
+    "render_flamegraph",
     "render_html",
     "render_text",
     "write_json",
@@ -42,6 +55,12 @@ _COLORS = ("#2563eb", "#dc2626", "#16a34a", "#d97706", "#7c3aed", "#0891b2", "#d
 _TICKS = (50.0, 90.0, 99.0, 99.9, 99.99)
 _WIDTH, _HEIGHT = 900, 420
 _LEFT, _RIGHT, _TOP, _BOTTOM = 70, 30, 20, 50
+# The flame graph: its width, a row's height, a character's width, and the narrowest box drawn
+# (narrower ones, and all they call, are left out: the file stays small).
+_FLAME_WIDTH, _FLAME_ROW, _FLAME_CHAR, _FLAME_LEAST = 1200, 17, 7, 0.5
+# Characters that XML forbids. py-spy --nonblocking reads a running process's memory: a frame
+# read while it changed can come out as bytes of anything.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 _CSS = """
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #111827;
@@ -63,6 +82,9 @@ th { background: #f9fafb; font-weight: 600; }
 .notes { color: #92400e; }
 """
 
+_PROFILES_HOW = (
+    "py-spy; open the flame graph (SVG) in a browser, the speedscope file at speedscope.app"
+)
 # Each checked metric, its name in messages, and whether a higher value is the better.
 CHECKED = {"rps": ("req/s", True), "p99_ms": ("p99 latency", False)}
 
@@ -130,10 +152,19 @@ def _target(result: TargetResult, ratio: dict[str, float | None]) -> dict[str, A
     else:
         described = {"kind": "url"} | _url(target)
     rounds = [
-        {"round": measurement.round, **measurement.metrics(), "statuses": measurement.load.statuses}
+        {
+            "round": measurement.round,
+            **measurement.metrics(),
+            "statuses": measurement.load.statuses,
+            "profile": None if measurement.profile is None else _profile(measurement.profile),
+        }
         for measurement in result.rounds
     ]
     return described | {"rounds": rounds, "median": result.median(), "ratio": ratio}
+
+
+def _profile(profile: Profile) -> dict[str, str]:
+    return {"flamegraph": str(profile.flamegraph), "speedscope": str(profile.speedscope)}
 
 
 def _url(target: UrlTarget) -> dict[str, Any]:
@@ -207,6 +238,12 @@ def render_text(document: dict[str, Any]) -> str:
     parts = [_header(document), _text_table(_table_cells(document))]
     if document["settings"]["rounds"] > 1:
         parts.append(_rounds(targets))
+    profiles = _profiles(targets)
+    if profiles:
+        lines = [
+            f"  {label}: {flamegraph}  {speedscope}" for label, flamegraph, speedscope in profiles
+        ]
+        parts.append("\n".join([f"profiles ({_PROFILES_HOW}):", *lines]))
     found = _notes(document)
     if found:
         parts.append("\n".join(textwrap.fill(note, 100, subsequent_indent="  ") for note in found))
@@ -277,8 +314,18 @@ def _rounds(targets: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
+def _profiles(targets: Sequence[Row]) -> list[tuple[str, str, str]]:
+    """Each round's profile: ``label, round N``, its flame graph and its speedscope file."""
+    return [
+        (f"{target['label']}, round {item['round']}", profile["flamegraph"], profile["speedscope"])
+        for target in targets
+        for item in target["rounds"]
+        if (profile := item["profile"]) is not None
+    ]
+
+
 def _notes(document: dict[str, Any]) -> list[str]:
-    """Warnings: a client-bound or saturated run, errors, and missing figures."""
+    """Warnings: a client-bound or saturated run, errors, missing figures, and profiling."""
     loadgen = document["loadgen"]["description"]
     cores = document["machine"]["cores"] or 1
     notes: list[str] = []
@@ -300,6 +347,11 @@ def _notes(document: dict[str, Any]) -> list[str]:
         notes.append(
             f"! the server and the load generator together kept all {cores} cores busy: they "
             "compete for the CPU, so trust the ratios more than the absolute figures."
+        )
+    if _profiles(document["targets"]):
+        notes.append(
+            "- profiled: py-spy sampled the servers while they were measured, taking CPU time "
+            "on the same cores: the figures are lower than without --profile."
         )
     return notes
 
@@ -335,6 +387,7 @@ def render_html(document: dict[str, Any]) -> str:
             _bars(targets, "cpu_s_per_10k", "CPU s", "{:.2f}"),
             "<h2>Medians</h2>",
             _html_table(_table_cells(document)),
+            *_html_profiles(targets),
             *_html_notes(document),
             "</body></html>",
         ]
@@ -363,6 +416,19 @@ def _html_table(cells: list[list[str]]) -> str:
         "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in rows
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _html_profiles(targets: Sequence[Row]) -> list[str]:
+    profiles = _profiles(targets)
+    if not profiles:
+        return []
+    items = "".join(
+        f"<li>{escape(label)}: "
+        + ", ".join(f"<code>{escape(path)}</code>" for path in paths)
+        + "</li>"
+        for label, *paths in profiles
+    )
+    return [f"<h2>Profiles</h2><p>{escape(_PROFILES_HOW)}</p><ul>{items}</ul>"]
 
 
 def _html_notes(document: dict[str, Any]) -> list[str]:
@@ -479,6 +545,106 @@ def _nice_axis(top: float) -> tuple[float, float]:
     power = 10 ** math.floor(math.log10(rough))
     step = next(power * factor for factor in (1, 2, 5, 10) if power * factor >= rough)
     return step, step * math.ceil(top / step)
+
+
+# The flame graph.
+@dataclass(slots=True)
+class _Box:
+    """A function of the flame graph: the samples in it, and the functions it called."""
+
+    label: str
+    title: str
+    weight: float = 0.0
+    callees: dict[str, _Box] = field(default_factory=dict)
+
+    def callee(self, label: str, title: str) -> _Box:
+        """The box of ``title`` called from this one, made on first use."""
+        box = self.callees.get(title)
+        if box is None:
+            box = self.callees[title] = _Box(label, title)
+        return box
+
+
+def render_flamegraph(speedscope: dict[str, Any], title: str) -> str:
+    """A flame graph of a speedscope file's samples, as one SVG: each box is a function, as wide
+    as its share of the samples and above the function that called it; its tooltip gives the
+    file, the line and the share. Each thread of each process stands on a box of its own."""
+    everything = _flame_tree(speedscope)
+    placed: list[tuple[_Box, float, int]] = []
+    _place(everything, 0.0, 0, _FLAME_WIDTH / (everything.weight or 1), placed)
+    height = (max((depth for _, _, depth in placed), default=0) + 1) * _FLAME_ROW + 40
+    heading = f"{title}: {everything.weight:.2f} s of samples (py-spy)"
+    parts = [
+        _svg_open(_FLAME_WIDTH, height, heading),
+        f'<text x="4" y="18" style="font: bold 14px sans-serif">{escape(heading)}</text>',
+    ]
+    for box, x, depth in placed:
+        share = box.weight / everything.weight
+        parts.append(_flame_box(box, share, x, height - (depth + 1) * _FLAME_ROW))
+    return "\n".join([*parts, "</svg>"]) + "\n"
+
+
+def _flame_tree(speedscope: dict[str, Any]) -> _Box:
+    """Every sample of every thread, merged into one tree of calls under a box "all"."""
+    frames = speedscope["shared"]["frames"]
+    everything = _Box("all", "all")
+    for profile in speedscope["profiles"]:
+        thread = everything.callee(profile["name"], profile["name"])
+        for stack, weight in zip(profile["samples"], profile["weights"], strict=True):
+            everything.weight += weight
+            box = thread
+            box.weight += weight
+            for index in stack:  # from the outermost call to the innermost
+                box = box.callee(*_frame_names(frames[index]))
+                box.weight += weight
+    return everything
+
+
+def _frame_names(frame: dict[str, Any]) -> tuple[str, str]:
+    """A frame's label, ``name (file.py:line)``, and its title, with the file's whole path.
+    py-spy's frames of a process have no file: their name says which process."""
+    name, file, line = frame["name"], frame["file"], frame["line"]
+    if not file:
+        return name, name
+    return f"{name} ({Path(file).name}:{line})", f"{name} ({file}:{line})"
+
+
+def _flame_box(box: _Box, share: float, x: float, y: int) -> str:
+    width = share * _FLAME_WIDTH
+    fits = int((width - 6) / _FLAME_CHAR)
+    text = box.label if len(box.label) <= fits else box.label[: fits - 2] + ".."
+    label = (
+        f'<text x="{x + 3:.1f}" y="{y + 12}" style="font: 12px monospace">{_xml(text)}</text>'
+        if fits >= 3
+        else ""
+    )
+    return (
+        f"<g><title>{_xml(box.title)}: {share:.1%} of the samples</title>"
+        f'<rect x="{x:.1f}" y="{y}" width="{width:.1f}" height="{_FLAME_ROW - 1}" '
+        f'fill="{_warm(box.title)}"/>{label}</g>'
+    )
+
+
+def _place(
+    box: _Box, x: float, depth: int, scale: float, placed: list[tuple[_Box, float, int]]
+) -> None:
+    """Put ``box`` at ``x`` and ``depth``, and its callees above it, in order of their labels."""
+    if box.weight * scale < _FLAME_LEAST:
+        return
+    placed.append((box, x, depth))
+    for callee in sorted(box.callees.values(), key=lambda each: each.label):
+        _place(callee, x, depth + 1, scale, placed)
+        x += callee.weight * scale
+
+
+def _xml(text: str) -> str:
+    return escape(_NOT_XML.sub("\ufffd", text))
+
+
+def _warm(key: str) -> str:
+    """A warm color of its own for each function, the same in every flame graph."""
+    code = zlib.crc32(key.encode())
+    return f"rgb({205 + code % 50},{(code >> 8) % 230},{(code >> 16) % 55})"
 
 
 # The baseline.
