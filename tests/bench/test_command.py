@@ -319,7 +319,7 @@ def test_compare_two_targets(
     assert rsgi["ratio"]["rps"] == 1
     assert asgi["ratio"]["rps"] == pytest.approx(asgi["median"]["rps"] / rsgi["median"]["rps"])
     page = html.read_text()
-    assert page.count("<svg") == 3
+    assert page.count("<svg") == 4
     assert page.count("<polyline") == 3
     assert "<script" not in page
     assert "<link" not in page

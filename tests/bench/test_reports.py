@@ -14,7 +14,7 @@ from xml.etree import ElementTree
 import pytest
 
 from hasten.bench.load import BuiltinGenerator
-from hasten.bench.measurement import Metrics, Profile
+from hasten.bench.measurement import Metrics, Profile, TargetResult
 from hasten.bench.reports import (
     BaselineError,
     Regression,
@@ -40,12 +40,13 @@ SETTINGS: dict[str, Any] = {
 STARTED = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.UTC)
 
 
-def document(**settings: Any) -> dict[str, Any]:
+def document(measured: list[TargetResult] | None = None, **settings: Any) -> dict[str, Any]:
+    """The document of ``measured`` (default: fast and slow, three rounds each)."""
     return build_document(
         settings=SETTINGS | settings,
         generator=BuiltinGenerator(),
         scenario="GET /",
-        results=results(),
+        results=results() if measured is None else measured,
         started=STARTED,
     )
 
@@ -66,6 +67,24 @@ def test_text_report() -> None:
     assert "slow: no CPU or RSS figures" in text
 
 
+def test_html_report_shows_each_rounds_figures_beside_the_median() -> None:
+    page = render_html(document())
+    # fast: req/s 1,000, 3,000, 2,000 (median 2,000); p99 5.00, 6.00, 4.00 ms (median 5.00)
+    for figure in ("1,000 req/s", "3,000 req/s", "2,000 req/s", "5.00 ms", "6.00 ms", "4.00 ms"):
+        assert f": {figure}</title></circle>" in page
+    assert page.count("<title>round ") == 3 * (2 + 2 + 1)  # req/s, p99, CPU (of fast only)
+    assert (
+        "<tr><td>fast</td><td>1,000</td><td>3,000</td><td>2,000</td>"
+        "<td>5.00</td><td>6.00</td><td>4.00</td></tr>"
+    ) in page
+    assert "<tr><td>slow</td><td>400</td><td>500</td><td>600</td>" in page
+    fast, slow = results()
+    fast.rounds, slow.rounds = fast.rounds[:1], slow.rounds[:1]
+    one = render_html(document([fast, slow], rounds=1))
+    assert "<title>round " not in one
+    assert "Each round" not in one
+
+
 def test_a_count_of_requests_is_in_the_header_and_its_own_column() -> None:
     text = render_text(document(count=4000))
     assert "| 4,000 requests after 1 s warm-up |" in text.splitlines()[0]
@@ -78,7 +97,7 @@ def test_a_count_of_requests_is_in_the_header_and_its_own_column() -> None:
 def test_html_report_is_self_contained() -> None:
     page = render_html(document())
     assert page.startswith("<!doctype html>")
-    assert page.count("<svg") == 3
+    assert page.count("<svg") == 4
     assert page.count("<polyline") == 2
     assert "<script" not in page
     assert "src=" not in page
@@ -93,13 +112,7 @@ def test_profiles_are_listed_with_a_note() -> None:
         Path("out-profile-fast-round2.speedscope.json"), Path("out-profile-fast-round2.svg")
     )
     fast.rounds[1] = dataclasses.replace(fast.rounds[1], profile=profile)
-    profiled = build_document(
-        settings=SETTINGS | {"profile": True},
-        generator=BuiltinGenerator(),
-        scenario="GET /",
-        results=[fast, slow],
-        started=STARTED,
-    )
+    profiled = document([fast, slow], profile=True)
     assert profiled["targets"][0]["rounds"][1]["profile"] == {
         "flamegraph": "out-profile-fast-round2.svg",
         "speedscope": "out-profile-fast-round2.speedscope.json",

@@ -371,6 +371,7 @@ def _failures(label: str, median: Row, loadgen: str) -> list[str]:
 def render_html(document: dict[str, Any]) -> str:
     """The report for a results document, as one HTML page."""
     targets: list[dict[str, Any]] = document["targets"]
+    each = "; a dot for each round" if document["settings"]["rounds"] > 1 else ""
     return "\n".join(
         [
             "<!doctype html>",
@@ -378,15 +379,18 @@ def render_html(document: dict[str, Any]) -> str:
             f"<style>{_CSS}</style></head><body>",
             "<h1>hasten bench</h1>",
             *_meta(document),
-            "<h2>Throughput: median requests per second (higher is better)</h2>",
-            _bars(targets, "rps", "req/s", "{:,.0f}"),
+            f"<h2>Throughput: median requests per second{each} (higher is better)</h2>",
+            _bars(targets, "rps", "req/s", _count),
+            f"<h2>p99 latency: median of the rounds, ms{each} (lower is better)</h2>",
+            _bars(targets, "p99_ms", "ms", format_latency),
             "<h2>Latency by percentile: median of the rounds, ms (lower is better)</h2>",
             _legend(targets),
             _curves(targets),
-            "<h2>Server CPU seconds per 10,000 requests (lower is better)</h2>",
-            _bars(targets, "cpu_s_per_10k", "CPU s", "{:.2f}"),
+            f"<h2>Server CPU seconds per 10,000 requests{each} (lower is better)</h2>",
+            _bars(targets, "cpu_s_per_10k", "CPU s", _fixed),
             "<h2>Medians</h2>",
             _html_table(_table_cells(document)),
+            *_html_rounds(targets),
             *_html_profiles(targets),
             *_html_notes(document),
             "</body></html>",
@@ -431,6 +435,20 @@ def _html_profiles(targets: Sequence[Row]) -> list[str]:
     return [f"<h2>Profiles</h2><p>{escape(_PROFILES_HOW)}</p><ul>{items}</ul>"]
 
 
+def _html_rounds(targets: Sequence[Row]) -> list[str]:
+    """Each round's req/s and p99 of each target, when there are several rounds."""
+    rounds = max(len(target["rounds"]) for target in targets)
+    if rounds < 2:
+        return []
+    numbers = [f"#{number}" for number in range(1, rounds + 1)]
+    cells = [["target", *(f"req/s {n}" for n in numbers), *(f"p99 ms {n}" for n in numbers)]]
+    for target in targets:
+        rps = [_count(item["rps"]) for item in target["rounds"]]
+        p99 = [format_latency(item["p99_ms"]) for item in target["rounds"]]
+        cells.append([target["label"], *rps, *p99])
+    return ["<h2>Each round</h2>", _html_table(cells)]
+
+
 def _html_notes(document: dict[str, Any]) -> list[str]:
     found = _notes(document)
     if not found:
@@ -439,28 +457,48 @@ def _html_notes(document: dict[str, Any]) -> list[str]:
     return [f'<ul class="notes">{items}</ul>']
 
 
-def _bars(targets: Sequence[dict[str, Any]], metric: str, unit: str, shown: str) -> str:
+def _bars(targets: Sequence[Row], metric: str, unit: str, show: Format) -> str:
+    """A bar of each target's median; with several rounds, a dot for each round's figure on it
+    and a line from the lowest to the highest: how far the rounds spread."""
     row, label_width, value_width = 36, 170, 190
     height = row * len(targets) + 10
-    values = [target["median"][metric] for target in targets]
-    best = max((value or 0 for value in values), default=0) or 1
+    spread = [[item[metric] for item in target["rounds"]] for target in targets]
+    # The scale's end: the highest figure of any round (no median is higher).
+    best = max((value or 0 for values in spread for value in values), default=0) or 1
     span = _WIDTH - label_width - value_width
     parts = [_svg_open(_WIDTH, height, f"{unit} of each target")]
-    for index, (target, value) in enumerate(zip(targets, values, strict=True)):
-        ratio = target["ratio"].get(metric)
+    for index, (target, rounds) in enumerate(zip(targets, spread, strict=True)):
+        value, ratio = target["median"][metric], target["ratio"].get(metric)
         y = index * row + 5
         width = max(1.0, span * (value or 0) / best)
-        text = "no figure" if value is None else f"{shown.format(value)} {unit}"
+        text = "no figure" if value is None else f"{show(value)} {unit}"
         if ratio is not None and len(targets) > 1:
             text += f"  (x{ratio:.2f})"
+        dots = [(item, label_width + span * item / best) for item in rounds if item is not None]
         parts += [
             f'<text x="{label_width - 10}" y="{y + 19}" text-anchor="end">'
             f"{escape(target['label'])}</text>",
             f'<rect x="{label_width}" y="{y}" width="{width:.1f}" height="26" rx="3" '
             f'fill="{_COLORS[index % len(_COLORS)]}"/>',
-            f'<text x="{label_width + width + 8:.1f}" y="{y + 19}">{escape(text)}</text>',
+            *(_dots(dots, y + 13, unit, show) if len(rounds) > 1 else []),
+            f'<text x="{max([label_width + width, *(x for _, x in dots)]) + 8:.1f}" '
+            f'y="{y + 19}">{escape(text)}</text>',
         ]
     return "\n".join([*parts, "</svg>"])
+
+
+def _dots(dots: Sequence[tuple[float, float]], y: int, unit: str, show: Format) -> list[str]:
+    """The rounds' figures at their places: a line from the lowest to the highest, a dot each."""
+    if not dots:
+        return []
+    low, high = min(x for _, x in dots), max(x for _, x in dots)
+    parts = [f'<line x1="{low:.1f}" y1="{y}" x2="{high:.1f}" y2="{y}" stroke="#111827"/>']
+    for number, (value, x) in enumerate(dots, start=1):
+        parts.append(
+            f'<circle cx="{x:.1f}" cy="{y}" r="4" fill="#fff" stroke="#111827">'
+            f"<title>round {number}: {escape(show(value))} {unit}</title></circle>"
+        )
+    return parts
 
 
 def _curves(targets: Sequence[dict[str, Any]]) -> str:
