@@ -227,7 +227,8 @@ class LoadResult:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Measurement:
-    """One round of one target: the load result and the server's CPU time and peak RSS."""
+    """One round of one target: the load result, the server's CPU time and peak RSS, and with
+    --profile where to find its profile."""
 
     label: str
     round: int
