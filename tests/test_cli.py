@@ -192,7 +192,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out == f"hasten {hasten.__version__}\n"
 
 
-@pytest.mark.parametrize("command", ["run", "routes"])
+@pytest.mark.parametrize("command", ["run", "routes", "bench"])
 def test_help_for_each_command(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
         main([command, "--help"])
@@ -201,13 +201,42 @@ def test_help_for_each_command(command: str, capsys: pytest.CaptureFixture[str])
     assert capsys.readouterr().out.startswith(f"usage: hasten {command} ")
 
 
+# hasten bench: its implementation is imported only when it runs.
+UP_TO_SERVING = """
+import sys
+
+import hasten.cli as cli
+
+cli.build_parser().parse_args(["run", "examples.hello:app"])
+cli._SERVERS["granian"] = lambda config: None  # everything of `hasten run` but the server
+assert cli.main(["run", "examples.hello:app", "--port", sys.argv[1]]) == 0
+assert cli.main(["routes", "examples.hello:app"]) == 0
+print(sorted(name for name in sys.modules if name.startswith("hasten.bench") or name == "psutil"))
+"""
+
+
+def test_run_and_routes_import_neither_bench_nor_psutil() -> None:
+    argv = [sys.executable, "-c", UP_TO_SERVING, str(free_port())]
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=True)
+
+    assert "hasten: serving examples.hello:app" in done.stderr
+    assert done.stdout.splitlines()[-1] == "[]"
+
+
+@pytest.mark.usefixtures("in_repo")
+def test_bench_reaches_its_own_parser(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "m:app", "--compare", "n:app"]) == 2
+
+    assert "hasten bench: error: give one TARGET" in capsys.readouterr().err
+
+
 def test_run_help_documents_every_run_config_field(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["run", "--help"])
 
     text = " ".join(capsys.readouterr().out.split())
     for item in fields(RunConfig):
-        assert item.metadata["help"] in text
+        assert item.metadata["help"].removesuffix(".") in text
         if item.name != "target":
             assert f"--{item.name}" in text
     assert "--interface {rsgi,asgi}" in text

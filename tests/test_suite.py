@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from benchmarks import suite
-from hasten.bench.options import BenchOptions, add_arguments
-from hasten.bench.session import requests_of, targets_of
-from hasten.bench.target import AppTarget
+from hasten._arguments import add_arguments, from_arguments
+from hasten.bench.command import BenchOptions, requests_of, targets_of
+from hasten.bench.targets import AppTarget
 
 MEASURED = ("hello", "path-param", "routes-1000")
 SETTINGS = suite.Settings(duration=1, warmup=0, rounds=1, connections=16)
@@ -80,8 +80,8 @@ def test_bench_argv_of_a_scenario_is_exact() -> None:
 def bench_options(argv: Sequence[str]) -> BenchOptions:
     """``argv`` (after ``python -m hasten bench``) read by hasten bench's own parser."""
     parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    return BenchOptions.from_namespace(parser.parse_args(argv[4:]))
+    add_arguments(parser, BenchOptions)
+    return from_arguments(BenchOptions, parser.parse_args(argv[4:]))
 
 
 def test_hasten_bench_reads_each_scenario_as_meant() -> None:

@@ -9,20 +9,17 @@ import os
 import socket
 import sys
 import types
-import typing
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import MISSING, Field, dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
 
 from . import __version__
+from ._arguments import add_arguments, from_arguments
 from .app import App, RouteInfo
-from .bench import cli as bench
+from .servers import INTERFACES, Interface, ServerName
 
 __all__ = ["RunConfig", "UsageError", "build_parser", "format_routes", "load_app", "main", "serve"]
 
-Interface = Literal["rsgi", "asgi"]
-ServerName = Literal["granian", "uvicorn"]
 Command = Callable[[argparse.Namespace], int]
 
 
@@ -87,9 +84,7 @@ class RunConfig:
     @property
     def effective_interface(self) -> Interface:
         """The interface asked for, or the server's native one."""
-        if self.interface is not None:
-            return self.interface
-        return "asgi" if self.server == "uvicorn" else "rsgi"
+        return self.interface or INTERFACES[self.server][0]
 
     @property
     def url(self) -> str:
@@ -239,59 +234,29 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser(
         "run", help="serve an app", description="Serve an app over HTTP until interrupted."
     )
-    _add_options(run, fields(RunConfig))
+    add_arguments(run, RunConfig)
     run.set_defaults(handler=_run_command)
     routes = commands.add_parser(
         "routes", help="list an app's routes", description="List each route and how it runs."
     )
-    _add_options(routes, [item for item in fields(RunConfig) if item.name == "target"])
+    add_arguments(routes, RunConfig, only=("target",))
     routes.set_defaults(handler=_routes_command)
-    bench.add_parser(commands)
+    # `hasten bench` is declared here and read by hasten.bench's own parser, imported only when
+    # the command runs: `hasten run` and `routes` import neither hasten.bench nor psutil. With no
+    # prefix character, argparse takes none of the words after `bench` for an option of its own,
+    # so every one of them (--help included) reaches that parser untouched.
+    bench = commands.add_parser(
+        "bench", help="measure an app under load", add_help=False, prefix_chars="\0"
+    )
+    bench.add_argument("argv", nargs=argparse.REMAINDER)
+    bench.set_defaults(handler=_bench_command)
     return parser
-
-
-def _add_options(parser: argparse.ArgumentParser, items: Iterable[Field[Any]]) -> None:
-    hints = typing.get_type_hints(RunConfig)
-    for item in items:
-        names, options = _option(item, hints[item.name])
-        parser.add_argument(*names, **options)
-
-
-def _option(item: Field[Any], hint: Any) -> tuple[list[str], dict[str, Any]]:
-    """argparse's names and keywords for one field: positional when it has no default."""
-    options: dict[str, Any] = {"help": item.metadata["help"]}
-    if "metavar" in item.metadata:
-        options["metavar"] = item.metadata["metavar"]
-    if item.default is MISSING:
-        return [item.name], options | {"type": hint}
-    flag = f"--{item.name.replace('_', '-')}"
-    if hint is bool:
-        action = argparse.BooleanOptionalAction if item.default else "store_true"
-        return [flag], options | {"action": action}
-    kind = _without_none(hint)
-    if "parse" in item.metadata:
-        options["type"] = item.metadata["parse"]
-    elif typing.get_origin(kind) is Literal:
-        choices = typing.get_args(kind)
-        options |= {"choices": choices, "type": type(choices[0])}
-    else:
-        options["type"] = kind
-    if item.default is not None:
-        options["help"] += f" (default: {item.default})"
-    return [flag], options | {"default": item.default}
-
-
-def _without_none(hint: Any) -> Any:
-    if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        (kind,) = (arg for arg in typing.get_args(hint) if arg is not type(None))
-        return kind
-    return hint
 
 
 # Commands.
 def _run_command(args: argparse.Namespace) -> int:
     try:
-        config = RunConfig(**{item.name: getattr(args, item.name) for item in fields(RunConfig)})
+        config = from_arguments(RunConfig, args)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     serve(config)
@@ -301,6 +266,12 @@ def _run_command(args: argparse.Namespace) -> int:
 def _routes_command(args: argparse.Namespace) -> int:
     print(format_routes(load_app(args.target).describe_routes()))
     return 0
+
+
+def _bench_command(args: argparse.Namespace) -> int:
+    from .bench import main as bench
+
+    return bench(args.argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,10 +1,14 @@
-"""The app the bench tests load: a plain route, a path parameter, and a body echo."""
+"""The app the bench tests load: a plain route, a path parameter, a body echo, a route that
+counts its requests (read with /count), and one that spends its time computing, for profiles."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 from hasten import App, Request, Response
 
 app = App()
+hits: Counter[str] = Counter()
 
 
 @app.get("/hello")
@@ -20,3 +24,19 @@ async def item(item_id: int) -> dict[str, int]:
 @app.post("/echo")
 async def echo(request: Request) -> Response:
     return Response(await request.body(), media_type="application/octet-stream")
+
+
+@app.get("/counted")
+async def counted() -> dict[str, int]:
+    hits["counted"] += 1
+    return {"count": hits["counted"]}
+
+
+@app.get("/count")
+async def count() -> dict[str, int]:
+    return {"count": hits["counted"]}
+
+
+@app.get("/spin")
+async def spin() -> dict[str, int]:
+    return {"sum": sum(number * number for number in range(20_000))}

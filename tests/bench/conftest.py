@@ -1,6 +1,6 @@
 """Fixtures for the bench tests: the repository as working directory, one shared server of
-``tests.bench.app:app``, and a mark in the environment that finds every server process started
-by a test, so that a test can check that none survives."""
+``tests.bench.app:app``, a mark in the environment that finds every server process started by a
+test, so that a test can check that none survives; and measurements made up by hand."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import httpx
 import psutil
 import pytest
 
-from hasten.bench.server import Server, launched
-from hasten.bench.target import AppTarget
+from hasten.bench.measurement import PERCENTILES, LoadResult, Measurement, TargetResult
+from hasten.bench.targets import AppTarget, Server, UrlTarget, launched
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = "tests.bench.app:app"
@@ -41,6 +42,13 @@ def served() -> Iterator[Server]:
             yield server
 
 
+def counted(server: Server) -> int:
+    """How many requests ``/counted`` of the served app has answered so far."""
+    url = f"http://{server.host}:{server.port}/count"
+    count: int = httpx.get(url, trust_env=False).json()["count"]
+    return count
+
+
 @pytest.fixture
 def marked(monkeypatch: pytest.MonkeyPatch) -> FindMarked:
     """Mark the environment of the processes this test starts; return a function listing the
@@ -61,3 +69,36 @@ def marked(monkeypatch: pytest.MonkeyPatch) -> FindMarked:
         return found
 
     return find
+
+
+# Measurements made up by hand: fast (an app) and slow (a URL), three rounds each.
+def load(rps: float, p50: float = 1.0, *, errors: int = 0, client: float = 0.5) -> LoadResult:
+    return LoadResult(
+        requests=int(rps * 2),
+        seconds=2.0,
+        errors=errors,
+        non_2xx=0,
+        latency_ms={p: p50 * (1 + index) for index, p in enumerate(PERCENTILES)},
+        max_ms=p50 * 20,
+        mean_ms=p50 * 1.2,
+        client_cpu_seconds=client * 2,
+        client_cores=1.0,
+        statuses={200: int(rps * 2)},
+    )
+
+
+def measured(label: str, number: int, result: LoadResult, cpu: float | None = 1.0) -> Measurement:
+    rss = None if cpu is None else 50 * 2**20
+    return Measurement(
+        label=label, round=number, load=result, server_cpu_seconds=cpu, server_peak_rss=rss
+    )
+
+
+def results() -> list[TargetResult]:
+    fast = TargetResult(AppTarget("fast", "m:app", "granian", "rsgi", 1))
+    slow = TargetResult(UrlTarget("slow", "127.0.0.1", 9, "/", None))
+    rounds = [(1000, 1.0, 400), (3000, 1.2, 500), (2000, 0.8, 600)]  # fast's req/s and p50, slow's
+    for number, (a, p50, b) in enumerate(rounds, start=1):
+        fast.rounds.append(measured("fast", number, load(a, p50, client=0.95)))
+        slow.rounds.append(measured("slow", number, load(b, 2.0, errors=3), cpu=None))
+    return [fast, slow]

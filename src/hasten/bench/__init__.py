@@ -1,4 +1,27 @@
-"""``hasten bench``: load generation, statistics and reports.
+"""``hasten bench``: measure an app under load.
 
-The command is ``cli.add_parser`` and ``cli.run``; nothing here is imported by the framework.
+The package has one module per noun: ``targets`` (and the servers that serve them), ``load``
+(scenarios, wrk and the built-in client), ``measurement`` (what a round measures, and the
+statistics over rounds), ``reports`` (JSON, text, HTML, baseline) and ``command`` (the options
+and one invocation). Neither the framework nor ``hasten run`` imports any of them: ``main``
+imports the command when it runs.
 """
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Sequence
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``hasten bench ARGV`` (default: ``sys.argv[1:]``); return the exit code."""
+    if importlib.util.find_spec("psutil") is None:
+        message = "hasten bench needs psutil: pip install 'hasten[bench]'"
+        print(f"hasten bench: error: {message}", file=sys.stderr)
+        return 2
+    from .command import main as command
+
+    return command(sys.argv[1:] if argv is None else argv)

@@ -1,6 +1,6 @@
 """``python -m hasten.bench``: ``hasten bench`` without the ``hasten`` command."""
 
-from hasten.bench.cli import main
+from hasten.bench import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

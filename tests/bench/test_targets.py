@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from hasten.bench.target import (
+from hasten.bench.targets import (
     AppTarget,
     TargetError,
     UrlTarget,

@@ -1,0 +1,655 @@
+"""``hasten bench``: the command. Its options (one dataclass: each field is one argument), and
+one invocation: every target measured in alternating rounds, the reports written, the baseline
+checked, the exit code returned.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import importlib.util
+import json
+import re
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TextIO
+
+from .._arguments import add_arguments, from_arguments
+from ..servers import Interface, ServerName
+from .load import (
+    BuiltinGenerator,
+    LoadError,
+    LoadGenerator,
+    RequestSpec,
+    RequestTable,
+    ScenarioError,
+    WrkGenerator,
+    build_table,
+    describe,
+    find_wrk,
+    load_scenario,
+    parse_request,
+    request_line,
+)
+from .measurement import (
+    Measurement,
+    Metrics,
+    PeakRss,
+    ProcessTree,
+    Profile,
+    Recording,
+    TargetResult,
+    find_py_spy,
+)
+from .reports import (
+    BaselineError,
+    build_document,
+    find_regressions,
+    read_baseline,
+    render_flamegraph,
+    render_html,
+    render_text,
+    write_json,
+)
+from .targets import (
+    AppTarget,
+    ServerError,
+    Target,
+    TargetError,
+    UrlTarget,
+    distinct_labels,
+    launched,
+    parse_target,
+    probe,
+)
+
+__all__ = [
+    "REGRESSION_EXIT",
+    "BenchOptions",
+    "OptionsError",
+    "Plan",
+    "Profiling",
+    "Progress",
+    "bench",
+    "build_parser",
+    "choose_generator",
+    "main",
+    "measure",
+    "percent",
+    "requests_of",
+    "run",
+    "run_rounds",
+    "targets_of",
+]
+
+DESCRIPTION = """\
+Measure an app under load: serve it in a subprocess on a free 127.0.0.1 port, wait until it
+answers, warm it up, drive load for --duration over --connections, stop it, and print req/s,
+latency percentiles, errors, the server's CPU seconds per 10k requests and its peak RSS
+(its whole process tree). The load generator is wrk when installed, else a built-in client;
+the report says when the client rather than the server was the bottleneck."""
+
+EPILOG = """\
+targets:
+  MODULE:APP[@SERVER[/INTERFACE]]   served afresh for each round, e.g.
+                                    benchmarks.apps.hasten_app:app@granian/asgi
+  http://HOST:PORT[/PATH]           a server already running (CPU and RSS only with --pid)
+  LABEL=TARGET                      names the target in reports: raw=benchmarks.apps.raw_rsgi:app
+  SERVER is granian or uvicorn, INTERFACE rsgi or asgi (default: --server, --interface).
+
+requests (--request, repeatable; split like a shell line):
+  '[METHOD] PATH [weight=N] [body=TEXT | body=@FILE] [header=NAME:VALUE]...'
+  {A..B} in the path, query or body is a whole number drawn from A to B for each request:
+    --request 'GET /items/{1..1000}' --request 'GET /search?page={1..50}'
+    --request 'POST /orders body=@order.json weight=2 header=content-type:application/json'
+  --scenario FILE.toml holds the same as [[request]] tables:
+    [[request]]
+    method = "POST"
+    path = "/orders"
+    weight = 2
+    headers = { content-type = "application/json" }
+    body = '{"id": {1..100}}'      # or body_file = "order.json", relative to the TOML file
+
+examples:
+  hasten bench examples.hello:app --path /hello --duration 5
+  hasten bench examples.hello:app --path /hello -n 10000
+  hasten bench examples.hello:app --path /items/{1..100} --profile --json out/now.json
+  hasten bench --compare benchmarks.apps.hasten_app:app benchmarks.apps.raw_rsgi:app \\
+      --path /hello --rounds 3 --json out.json --html report.html
+  hasten bench http://127.0.0.1:8000/hello --pid 12345
+  hasten bench pkg.main:app --baseline base.json --max-regression 5%
+
+figures: medians of the rounds. errors are connect, read, write and timeout failures. non-2xx:
+  the built-in client counts every status outside 2xx; wrk counts statuses >= 400 (counting
+  each status would need a Lua response() hook, which costs wrk about 15% of its speed).
+  CPU s/10k and RSS cover the server's whole process tree (parent and workers).
+
+profiles (--profile): py-spy samples each server's process tree while it is measured; a flame
+  graph (SVG) and a speedscope file per target and round go beside --json or --html, else here,
+  named after the report: out-profile-LABEL-round1.svg. py-spy needs to read the server's memory
+  (ptrace): as root, or with CAP_SYS_PTRACE; where it cannot, the run goes on without profiles.
+
+exit codes: 0 done, 1 a server or the load generator failed, 2 usage error,
+3 a regression beyond --max-regression against --baseline, 130 interrupted."""
+
+REGRESSION_EXIT = 3
+# The progress bar: its width in characters, and how often it is redrawn (seconds).
+_BAR = 30
+_REDRAW = 0.1
+
+Mode = Literal["concurrent", "sequential"]
+LoadgenName = Literal["auto", "wrk", "builtin"]
+
+
+# Options.
+class OptionsError(ValueError):
+    """Options that contradict each other, or ask for what cannot be done."""
+
+
+def percent(text: str) -> float:
+    """``5%`` or ``5`` -> 5.0."""
+    try:
+        value = float(text.strip().removesuffix("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a percentage such as 5%") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must not be negative")
+    return value
+
+
+def _help(text: str, **extra: Any) -> dict[str, Any]:
+    return {"help": text, **extra}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BenchOptions:
+    """How ``hasten bench`` measures. Each field is one command-line argument."""
+
+    target: str | None = field(
+        default=None,
+        metadata=_help(
+            "The target: MODULE:APP[@SERVER[/INTERFACE]], or a URL.",
+            positional=True,
+            metavar="TARGET",
+        ),
+    )
+    compare: tuple[str, ...] = field(
+        default=(),
+        metadata=_help(
+            "Measure several targets in one run, in alternating rounds.",
+            nargs="+",
+            metavar="TARGET",
+        ),
+    )
+    path: str | None = field(
+        default=None,
+        metadata=_help("Send GET PATH (default: the URL's path, or /). Ranges allowed: {1..100}."),
+    )
+    request: tuple[str, ...] = field(
+        default=(),
+        metadata=_help(
+            "A request of the scenario, repeatable: '[METHOD] PATH [weight=N] [body=TEXT|@FILE] "
+            "[header=NAME:VALUE]...'.",
+            metavar="SPEC",
+        ),
+    )
+    scenario: Path | None = field(
+        default=None, metadata=_help("A TOML file of [[request]] tables.", metavar="FILE")
+    )
+    server: ServerName = field(
+        default="granian", metadata=_help("Server for targets that do not name one.")
+    )
+    interface: Interface | None = field(
+        default=None,
+        metadata=_help("Interface for targets that do not name one (default: the server's own)."),
+    )
+    workers: int = field(default=1, metadata=_help("Server worker processes.", metavar="N"))
+    duration: float = field(
+        default=10.0, metadata=_help("Seconds of load per round (wrk: whole seconds).", metavar="S")
+    )
+    count: int | None = field(
+        default=None,
+        metadata=_help(
+            "Send exactly N requests per round, however long they take, instead of --duration "
+            "(with the built-in client: wrk cannot count).",
+            flag="-n",
+            metavar="N",
+        ),
+    )
+    warmup: float = field(
+        default=2.0, metadata=_help("Seconds of load before each round, not measured.", metavar="S")
+    )
+    connections: int = field(
+        default=64, metadata=_help("Open connections in concurrent mode.", metavar="N")
+    )
+    mode: Mode = field(
+        default="concurrent",
+        metadata=_help("sequential: one connection, one request at a time."),
+    )
+    loadgen: LoadgenName = field(
+        default="auto", metadata=_help("Load generator; auto: wrk when installed, else builtin.")
+    )
+    threads: int = field(default=1, metadata=_help("wrk threads.", metavar="N"))
+    rounds: int | None = field(
+        default=None,
+        metadata=_help("Rounds per target (default: 3 with --compare, else 1).", metavar="N"),
+    )
+    pid: int | None = field(
+        default=None, metadata=_help("With a URL target: sample this process tree's CPU and RSS.")
+    )
+    json: Path | None = field(
+        default=None, metadata=_help("Write every measurement to this JSON file.", metavar="FILE")
+    )
+    html: Path | None = field(
+        default=None, metadata=_help("Write a self-contained HTML report.", metavar="FILE")
+    )
+    profile: bool = field(
+        default=False,
+        metadata=_help(
+            "Sample each server with py-spy while it is measured: a flame graph (SVG) and a "
+            "speedscope file per target and round, beside --json or --html (else here)."
+        ),
+    )
+    baseline: Path | None = field(
+        default=None,
+        metadata=_help(
+            "Compare with an earlier --json file: exit 3 on a regression.", metavar="FILE"
+        ),
+    )
+    max_regression: float = field(
+        default=5.0,
+        metadata=_help(
+            "Allowed drop of median req/s (and rise of p99) against --baseline.",
+            metavar="PCT",
+            parse=percent,
+            shown="5%",
+        ),
+    )
+    ready_timeout: float = field(
+        default=30.0, metadata=_help("Seconds to wait for a server to answer.", metavar="S")
+    )
+
+    def __post_init__(self) -> None:
+        if (self.target is None) == (not self.compare):
+            raise OptionsError("give one TARGET, or --compare with several, not both")
+        for name in ("workers", "connections", "threads"):
+            if getattr(self, name) < 1:
+                raise OptionsError(f"--{name} must be at least 1")
+        if self.rounds is not None and self.rounds < 1:
+            raise OptionsError("--rounds must be at least 1")
+        if self.count is not None and self.count < 1:
+            raise OptionsError("-n must be at least 1")
+        if self.count is not None and self.loadgen == "wrk":
+            raise OptionsError("-n needs the built-in client: wrk has no request-count mode")
+        if self.duration <= 0 or self.warmup < 0 or self.ready_timeout <= 0:
+            raise OptionsError(
+                "--duration and --ready-timeout must be positive, --warmup not negative"
+            )
+
+    @property
+    def target_texts(self) -> tuple[str, ...]:
+        """The targets as written: the one TARGET, or those of --compare."""
+        return self.compare or (self.target or "",)
+
+    @property
+    def round_count(self) -> int:
+        """--rounds, or its default: 3 when comparing, else 1."""
+        if self.rounds is not None:
+            return self.rounds
+        return 3 if self.compare else 1
+
+    @property
+    def connection_count(self) -> int:
+        """--connections, or 1 in sequential mode."""
+        return 1 if self.mode == "sequential" else self.connections
+
+    def settings(self) -> dict[str, Any]:
+        """The options as JSON values, for the ``--json`` file."""
+        return {
+            name: str(value) if isinstance(value, Path) else value
+            for name, value in asdict(self).items()
+        } | {"rounds": self.round_count, "connections": self.connection_count}
+
+
+# The command line.
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``hasten bench``: one argument per BenchOptions field."""
+    parser = argparse.ArgumentParser(
+        prog="hasten bench",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_arguments(parser, BenchOptions)
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    """Run ``hasten bench ARGV``; return the exit code."""
+    return run(build_parser().parse_args(argv))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``hasten bench`` with parsed ``args``; return the exit code."""
+    try:
+        return bench(from_arguments(BenchOptions, args))
+    except (OptionsError, ScenarioError, TargetError, BaselineError) as exc:
+        return _fail(str(exc), 2)
+    except (ServerError, LoadError, OSError) as exc:
+        return _fail(str(exc), 1)
+    except KeyboardInterrupt:
+        return _fail("interrupted", 130)
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"hasten bench: error: {message}", file=sys.stderr)
+    return code
+
+
+# One invocation.
+def bench(options: BenchOptions, out: TextIO | None = None) -> int:
+    """Measure, report (text, and the ``--json``/``--html`` files), check the baseline."""
+    out = out or sys.stdout
+    targets = targets_of(options)
+    specs = requests_of(options, targets)
+    baseline = None if options.baseline is None else read_baseline(options.baseline)
+    generator = choose_generator(options)
+    plan = Plan(
+        specs=specs,
+        generator=generator,
+        duration=options.duration,
+        count=options.count,
+        warmup=options.warmup,
+        connections=options.connection_count,
+        rounds=options.round_count,
+        ready_timeout=options.ready_timeout,
+        profiling=_profiling(options, targets),
+    )
+    started = datetime.datetime.now(datetime.UTC)
+    with _sigterm_interrupts():
+        results = run_rounds(targets, plan)
+    document = build_document(
+        settings=options.settings(),
+        generator=generator,
+        scenario=describe(specs),
+        results=results,
+        started=started,
+    )
+    print(render_text(document), file=out)
+    if options.json is not None:
+        write_json(document, options.json)
+    if options.html is not None:
+        options.html.write_text(render_html(document))
+    if baseline is None:
+        return 0
+    medians: dict[str, Metrics] = {item["label"]: item["median"] for item in document["targets"]}
+    regressions = find_regressions(medians, baseline, options.max_regression)
+    for regression in regressions:
+        print(f"regression: {regression.describe(options.max_regression)}", file=out)
+    if not regressions:
+        print(f"no regression beyond {options.max_regression:g}% against the baseline", file=out)
+    return REGRESSION_EXIT if regressions else 0
+
+
+def targets_of(options: BenchOptions) -> list[Target]:
+    """The targets named by the options, with distinct labels."""
+    targets = [
+        parse_target(
+            text,
+            server=options.server,
+            interface=options.interface,
+            workers=options.workers,
+            pid=options.pid,
+        )
+        for text in options.target_texts
+    ]
+    if options.pid is not None and not any(isinstance(t, UrlTarget) for t in targets):
+        raise OptionsError("--pid is for a URL target: an app's server is sampled anyway")
+    uvicorn = any(isinstance(t, AppTarget) and t.server == "uvicorn" for t in targets)
+    if uvicorn and importlib.util.find_spec("uvicorn") is None:
+        raise OptionsError("a target on uvicorn needs it: pip install 'hasten[uvicorn]'")
+    return distinct_labels(targets)
+
+
+def requests_of(options: BenchOptions, targets: Sequence[Target]) -> list[RequestSpec]:
+    """The scenario: --scenario and --request, else GET --path (or the URL's path, or /)."""
+    specs = [] if options.scenario is None else load_scenario(options.scenario)
+    specs += [parse_request(text) for text in options.request]
+    if specs and options.path is not None:
+        raise OptionsError("--path goes with neither --request nor --scenario: use a request")
+    if specs:
+        return specs
+    url_path = next((t.path for t in targets if isinstance(t, UrlTarget)), "/")
+    return [RequestSpec(options.path or url_path)]
+
+
+def choose_generator(options: BenchOptions, warn: TextIO | None = None) -> LoadGenerator:
+    """wrk when installed (unless --loadgen builtin or -n), else the built-in client."""
+    warn = warn or sys.stderr
+    if options.count is not None:
+        return BuiltinGenerator()  # wrk has no request-count mode
+    executable = None if options.loadgen == "builtin" else find_wrk()
+    if executable is None:
+        if options.loadgen == "wrk":
+            raise OptionsError("--loadgen wrk, but wrk is not installed (e.g. apt-get install wrk)")
+        if options.loadgen == "auto":
+            print("hasten bench: wrk not found: using the built-in client", file=warn)
+        return BuiltinGenerator()
+    if options.duration != round(options.duration) or options.warmup != round(options.warmup):
+        print("hasten bench: wrk counts whole seconds: durations are rounded", file=warn)
+    return WrkGenerator(executable, threads=options.threads)
+
+
+def _profiling(options: BenchOptions, targets: Sequence[Target]) -> Profiling:
+    """Where --profile's files go: beside the report, named after it. Without --profile, or
+    without py-spy (said in one line), there are none."""
+    if not options.profile:
+        return Profiling()
+    py_spy = find_py_spy()
+    if py_spy is None:
+        _warn("--profile needs py-spy (pip install 'hasten[bench]'): measuring without profiles")
+        return Profiling()
+    for target in targets:
+        if isinstance(target, UrlTarget) and target.pid is None:
+            _warn(f"{target.label}: no profile: a URL target is profiled only with --pid")
+    report = options.json or options.html
+    if report is None:
+        return Profiling(py_spy)
+    return Profiling(py_spy, report.parent, report.stem)
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """Treat SIGTERM like Ctrl-C while measuring, so that servers are stopped on the way out."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+# Progress.
+class Progress:
+    """Shows how far each timed phase of a run has come; silent unless ``stream`` is a TTY."""
+
+    def __init__(self, stream: TextIO | None = None, enabled: bool | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.enabled = self.stream.isatty() if enabled is None else enabled
+
+    @contextlib.contextmanager
+    def phase(self, text: str, seconds: float | None) -> Iterator[None]:
+        """Draw ``text`` and a bar that fills in ``seconds`` (or, without them, the time spent)
+        until the block ends."""
+        if not self.enabled:
+            yield
+            return
+        done = threading.Event()
+        thread = threading.Thread(target=self._draw, args=(text, seconds, done), daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            done.set()
+            thread.join()
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()
+
+    def _draw(self, text: str, seconds: float | None, done: threading.Event) -> None:
+        start = time.monotonic()
+        while True:
+            elapsed = time.monotonic() - start
+            self.stream.write(f"\r\x1b[2K{text} {_bar(elapsed, seconds)}")
+            self.stream.flush()
+            if done.wait(_REDRAW):
+                return
+
+
+def _bar(elapsed: float, seconds: float | None) -> str:
+    if seconds is None:
+        return f"{elapsed:4.1f} s"
+    filled = min(_BAR, int(_BAR * elapsed / seconds)) if seconds > 0 else _BAR
+    return f"[{'#' * filled}{'.' * (_BAR - filled)}] {elapsed:4.1f}/{seconds:g} s"
+
+
+# Rounds.
+def _warn(message: str) -> None:
+    print(f"hasten bench: warning: {message}", file=sys.stderr)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Plan:
+    """How every measurement of a run is taken."""
+
+    specs: Sequence[RequestSpec]
+    generator: LoadGenerator
+    duration: float
+    count: int | None  # requests per round, instead of the duration
+    warmup: float
+    connections: int
+    rounds: int
+    ready_timeout: float
+    profiling: Profiling
+    progress: Progress = field(default_factory=Progress)
+    warn: Callable[[str], None] = _warn
+
+
+def run_rounds(targets: Sequence[Target], plan: Plan) -> list[TargetResult]:
+    """Measure each target ``plan.rounds`` times, alternating targets within each round
+    (A B C A B C ...): a slow phase of the machine is spread over every target, not one."""
+    results = [TargetResult(target) for target in targets]
+    for round_number in range(1, plan.rounds + 1):
+        for result in results:
+            result.rounds.append(measure(result.target, plan, round_number))
+    return results
+
+
+def measure(target: Target, plan: Plan, round_number: int) -> Measurement:
+    """Measure ``target`` once; an app is served afresh and stopped before this returns."""
+    if isinstance(target, UrlTarget):
+        return _measure_at(
+            target, plan, round_number, host=target.host, port=target.port, pid=target.pid
+        )
+    with launched(target, plan.ready_timeout) as server:
+        return _measure_at(
+            target, plan, round_number, host=server.host, port=server.port, pid=server.pid
+        )
+
+
+def _measure_at(
+    target: Target, plan: Plan, round_number: int, *, host: str, port: int, pid: int | None
+) -> Measurement:
+    table = build_table(plan.specs, f"{host}:{port}")
+    if round_number == 1:
+        _check_statuses(target.label, host, port, table, plan.warn)
+    tree = None if pid is None else ProcessTree(pid)
+    generator = plan.generator
+    recording = plan.profiling.recording(target.label, round_number, pid)
+    with PeakRss(tree) as rss:
+        if plan.warmup > 0:
+            with plan.progress.phase(f"{target.label}: warm-up", plan.warmup):
+                generator.run(table, host, port, plan.warmup, plan.connections)
+        cpu_before = None if tree is None else tree.cpu_seconds()
+        text = f"{target.label}: round {round_number}/{plan.rounds}"
+        if plan.count is not None:
+            text += f", {plan.count:,} requests"
+        seconds = plan.duration if plan.count is None else None
+        with plan.progress.phase(text, seconds), recording or contextlib.nullcontext():
+            load = generator.run(
+                table, host, port, plan.duration, plan.connections, requests=plan.count
+            )
+        cpu = None if tree is None or cpu_before is None else tree.cpu_seconds() - cpu_before
+    return Measurement(
+        label=target.label,
+        round=round_number,
+        load=load,
+        server_cpu_seconds=cpu,
+        server_peak_rss=rss.peak,
+        profile=plan.profiling.finish(recording, target.label, round_number, plan.warn),
+    )
+
+
+def _check_statuses(
+    label: str, host: str, port: int, table: RequestTable, warn: Callable[[str], None]
+) -> None:
+    """Warn about a request kind that does not answer 2xx: a benchmark of a 404 measures
+    nothing useful."""
+    for raw in table.samples:
+        status = probe(host, port, raw)
+        if status is None:
+            warn(f"{label}: no answer to {request_line(raw)}")
+        elif not 200 <= status < 300:
+            warn(f"{label} answers {status} to {request_line(raw)}")
+
+
+# Profiles.
+@dataclass(frozen=True, slots=True)
+class Profiling:
+    """Where --profile writes each round's profile, and with which py-spy (None: no profiles).
+    A target that py-spy could not record is said once, and left unprofiled in later rounds."""
+
+    py_spy: str | None = None
+    folder: Path = Path()
+    prefix: str = "hasten-bench"
+    failed: set[str] = field(default_factory=set)
+
+    def recording(self, label: str, round_number: int, pid: int | None) -> Recording | None:
+        """The recording of ``label``'s server in this round; None when there is to be none."""
+        if self.py_spy is None or pid is None or label in self.failed:
+            return None
+        name = re.sub(r"[^\w.+-]+", "_", label)  # a label may hold / and @: not in a file name
+        stem = f"{self.prefix}-profile-{name}-round{round_number}"
+        return Recording(self.py_spy, pid, self.folder / f"{stem}.speedscope.json")
+
+    def finish(
+        self,
+        recording: Recording | None,
+        label: str,
+        round_number: int,
+        warn: Callable[[str], None],
+    ) -> Profile | None:
+        """The profile that ``recording`` made, its flame graph drawn beside it; None when
+        there was no recording, or py-spy could not record."""
+        if recording is None:
+            return None
+        if recording.error is not None:
+            self.failed.add(label)
+            warn(f"{label}: no profile: {recording.error}")
+            return None
+        speedscope = recording.path
+        flamegraph = speedscope.with_name(speedscope.name.replace(".speedscope.json", ".svg"))
+        title = f"{label}, round {round_number}"
+        flamegraph.write_text(render_flamegraph(json.loads(speedscope.read_text()), title))
+        return Profile(speedscope, flamegraph)

@@ -1,0 +1,485 @@
+"""``hasten bench``: the options and the parser derived from them; one invocation without
+servers (the choices made from the options, and the exit code); and end to end: --compare with
+--json and --html, URL mode, --baseline, and that no server process outlives a run, whether it
+ends well, fails, or is interrupted."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import fields
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+
+from hasten._arguments import from_arguments
+from hasten.bench import command, main
+from hasten.bench.command import (
+    BenchOptions,
+    OptionsError,
+    Plan,
+    Progress,
+    build_parser,
+    percent,
+    run,
+)
+from hasten.bench.load import BuiltinGenerator, RequestSpec, WrkGenerator
+from hasten.bench.measurement import TargetResult
+from hasten.bench.reports import SCHEMA
+from hasten.bench.targets import Server, Target
+from tests.bench.conftest import APP, ROOT, FindMarked, counted, results
+
+
+# Options.
+def parse(*argv: str) -> argparse.Namespace:
+    return build_parser().parse_args(argv)
+
+
+def test_every_field_is_an_argument_with_the_fields_default() -> None:
+    args = parse("m:app")
+    options = from_arguments(BenchOptions, args)
+    assert options == BenchOptions(target="m:app")
+    assert {item.name for item in fields(BenchOptions)} <= set(vars(args))
+
+
+def test_flags_are_converted_by_their_type() -> None:
+    args = parse(
+        *("--compare", "a:app", "b:app", "--request", "/a", "--request", "POST /b"),
+        *("--duration", "1.5", "--connections", "8", "--mode", "sequential", "--json", "o.json"),
+        *("--max-regression", "7.5%", "--interface", "asgi", "--rounds", "2"),
+    )
+    options = from_arguments(BenchOptions, args)
+    assert options.compare == ("a:app", "b:app")
+    assert options.target_texts == ("a:app", "b:app")
+    assert options.request == ("/a", "POST /b")
+    assert (options.duration, options.connections, options.json) == (1.5, 8, Path("o.json"))
+    assert (options.max_regression, options.interface, options.round_count) == (7.5, "asgi", 2)
+    assert options.connection_count == 1  # sequential
+    assert options.settings()["json"] == "o.json"
+
+
+def test_n_is_a_count_of_requests() -> None:
+    assert from_arguments(BenchOptions, parse("m:app", "-n", "500")).count == 500
+    assert from_arguments(BenchOptions, parse("m:app", "--count", "7")).count == 7
+    assert from_arguments(BenchOptions, parse("m:app")).count is None
+
+
+def test_rounds_default_to_three_when_comparing() -> None:
+    assert BenchOptions(target="a:app").round_count == 1
+    assert BenchOptions(compare=("a:app", "b:app")).round_count == 3
+
+
+@pytest.mark.parametrize(
+    ("keywords", "message"),
+    [
+        ({}, "give one TARGET"),
+        ({"target": "a:app", "compare": ("b:app",)}, "give one TARGET"),
+        ({"target": "a:app", "workers": 0}, "--workers must be at least 1"),
+        ({"target": "a:app", "rounds": 0}, "--rounds must be at least 1"),
+        ({"target": "a:app", "duration": 0}, "must be positive"),
+        ({"target": "a:app", "count": 0}, "-n must be at least 1"),
+        ({"target": "a:app", "count": 5, "loadgen": "wrk"}, "wrk has no request-count mode"),
+    ],
+)
+def test_contradictions_are_refused(keywords: dict[str, object], message: str) -> None:
+    with pytest.raises(OptionsError, match=message):
+        BenchOptions(**keywords)  # type: ignore[arg-type]  # the keywords vary by case
+
+
+def test_percent() -> None:
+    assert percent("5%") == 5.0
+    assert percent(" 12.5 ") == 12.5
+    with pytest.raises(argparse.ArgumentTypeError, match="not a percentage"):
+        percent("five")
+    with pytest.raises(argparse.ArgumentTypeError, match="must not be negative"):
+        percent("-1%")
+
+
+def test_help_documents_the_syntax(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse("--help")
+    text = capsys.readouterr().out
+    for part in ("MODULE:APP[@SERVER[/INTERFACE]]", "LABEL=TARGET", "{A..B}", "[[request]]"):
+        assert part in text
+    assert "(default: 5%)" in text
+
+
+def test_without_psutil_it_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "psutil", None)  # makes it unimportable
+    assert main(["m:app"]) == 2
+    assert "hasten bench needs psutil: pip install 'hasten[bench]'" in capsys.readouterr().err
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(parse("m:app", "--compare", "b:app")) == 2
+    assert run(parse("nonsense")) == 2
+    assert run(parse("m:app", "--request", "GET nowhere")) == 2
+    assert run(parse("m:app", "--path", "/a", "--request", "/b")) == 2
+    assert run(parse("m:app", "--pid", "1")) == 2
+    assert run(parse("m:app", "--baseline", "/nonexistent/base.json")) == 2
+    errors = capsys.readouterr().err
+    assert "hasten bench: error: give one TARGET" in errors
+    assert "--pid is for a URL target" in errors
+    assert "cannot read baseline" in errors
+
+
+# One invocation, without servers.
+@pytest.fixture
+def fake_rounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rounds that measure nothing: made-up results for targets labelled fast and slow."""
+
+    def run_rounds(targets: Sequence[Target], plan: Plan) -> list[TargetResult]:
+        return results()
+
+    monkeypatch.setattr(command, "run_rounds", run_rounds)
+
+
+@pytest.mark.usefixtures("fake_rounds")
+def test_files_and_a_passed_baseline(tmp_path: Path) -> None:
+    out, html = tmp_path / "out.json", tmp_path / "report.html"
+    options = BenchOptions(compare=("fast=m:app", "slow=n:app"), json=out, html=html)
+    assert command.bench(options, io.StringIO()) == 0
+    assert json.loads(out.read_text())["settings"]["rounds"] == 3
+    assert "<svg" in html.read_text()
+    text = io.StringIO()
+    assert command.bench(BenchOptions(target="fast=m:app", baseline=out), text) == 0
+    assert "no regression beyond 5% against the baseline" in text.getvalue()
+
+
+@pytest.mark.usefixtures("fake_rounds")
+def test_a_failed_baseline_exits_3(tmp_path: Path) -> None:
+    out = tmp_path / "out.json"
+    command.bench(BenchOptions(target="fast=m:app", json=out), io.StringIO())
+    document = json.loads(out.read_text())
+    document["targets"][0]["median"]["p99_ms"] /= 2
+    out.write_text(json.dumps(document))
+    text = io.StringIO()
+    options = BenchOptions(target="fast=m:app", baseline=out, max_regression=10)
+    assert command.bench(options, text) == command.REGRESSION_EXIT
+    assert "regression: fast: p99 latency +100.0%" in text.getvalue()
+
+
+@pytest.mark.usefixtures("fake_rounds")
+def test_without_py_spy_a_profile_is_said_missing_and_the_run_goes_on(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(command, "find_py_spy", lambda: None)
+    options = BenchOptions(compare=("fast=m:app", "slow=http://h:1/"), profile=True)
+    assert command.bench(options, io.StringIO()) == 0
+    assert capsys.readouterr().err == (
+        "hasten bench: warning: --profile needs py-spy (pip install 'hasten[bench]'): "
+        "measuring without profiles\n"
+    )
+
+
+@pytest.mark.usefixtures("fake_rounds")
+def test_a_url_without_pid_is_not_profiled(capsys: pytest.CaptureFixture[str]) -> None:
+    options = BenchOptions(compare=("fast=m:app", "slow=http://h:1/"), profile=True)
+    assert command.bench(options, io.StringIO()) == 0
+    assert capsys.readouterr().err == (
+        "hasten bench: warning: slow: no profile: a URL target is profiled only with --pid\n"
+    )
+
+
+def test_profiles_go_beside_the_report(tmp_path: Path) -> None:
+    targets = command.targets_of(BenchOptions(target="m:app"))
+    beside = command._profiling(
+        BenchOptions(target="m:app", profile=True, html=tmp_path / "r.html"), targets
+    )
+    assert (beside.folder, beside.prefix) == (tmp_path, "r")
+    here = command._profiling(BenchOptions(target="m:app", profile=True), targets)
+    assert (here.folder, here.prefix) == (Path(), "hasten-bench")
+    assert command._profiling(BenchOptions(target="m:app"), targets).py_spy is None
+    recording = here.recording("m@granian/rsgi#2", 3, 1)
+    assert recording is not None
+    assert recording.path == Path("hasten-bench-profile-m_granian_rsgi_2-round3.speedscope.json")
+    assert here.recording("m", 1, None) is None  # no process to sample
+
+
+def test_the_scenario_comes_from_requests_or_the_path(tmp_path: Path) -> None:
+    url = BenchOptions(target="http://h:1/hello?x=1")
+    assert command.requests_of(url, command.targets_of(url)) == [RequestSpec("/hello?x=1")]
+    app = BenchOptions(target="m:app")
+    assert command.requests_of(app, command.targets_of(app)) == [RequestSpec("/")]
+    path = BenchOptions(target="m:app", path="/items/{1..9}")
+    assert command.requests_of(path, []) == [RequestSpec("/items/{1..9}")]
+    scenario = tmp_path / "s.toml"
+    scenario.write_text("[[request]]\npath = '/a'\n")
+    both = BenchOptions(target="m:app", scenario=scenario, request=("POST /b",))
+    assert command.requests_of(both, []) == [RequestSpec("/a"), RequestSpec("/b", "POST")]
+
+
+def test_wrk_when_installed_else_builtin(monkeypatch: pytest.MonkeyPatch) -> None:
+    warnings = io.StringIO()
+    monkeypatch.setattr(command, "find_wrk", lambda: None)
+    auto = command.choose_generator(BenchOptions(target="m:app"), warnings)
+    assert isinstance(auto, BuiltinGenerator)
+    assert "wrk not found" in warnings.getvalue()
+    with pytest.raises(OptionsError, match="wrk is not installed"):
+        command.choose_generator(BenchOptions(target="m:app", loadgen="wrk"))
+
+    made: list[tuple[str, int]] = []
+
+    def wrk(path: str, threads: int) -> BuiltinGenerator:
+        made.append((path, threads))
+        return BuiltinGenerator()
+
+    monkeypatch.setattr(command, "WrkGenerator", wrk)
+    monkeypatch.setattr(command, "find_wrk", lambda: "/bin/wrk")
+    command.choose_generator(BenchOptions(target="m:app", duration=1.5, threads=2), warnings)
+    assert made == [("/bin/wrk", 2)]
+    assert "durations are rounded" in warnings.getvalue()
+    builtin = BenchOptions(target="m:app", loadgen="builtin")
+    assert isinstance(command.choose_generator(builtin), BuiltinGenerator)
+    counted = BenchOptions(target="m:app", count=100)  # wrk is "installed", but cannot count
+    assert isinstance(command.choose_generator(counted), BuiltinGenerator)
+
+
+def test_wrk_generator_describes_itself() -> None:
+    generator = WrkGenerator("/bin/true", threads=2)
+    assert generator.describe() == "wrk unknown (2 threads)"
+
+
+def test_progress_draws_a_bar_only_when_enabled() -> None:
+    stream = io.StringIO()
+    with Progress(stream, enabled=True).phase("app: round 1/1", 0.3):
+        time.sleep(0.25)
+    assert "app: round 1/1 [####" in stream.getvalue()
+    assert stream.getvalue().endswith("\r\x1b[2K")
+    counting = io.StringIO()
+    with Progress(counting, enabled=True).phase("app: round 1/1, 500 requests", None):
+        time.sleep(0.05)
+    assert "app: round 1/1, 500 requests  0.0 s" in counting.getvalue()
+    quiet = io.StringIO()
+    with Progress(quiet).phase("app", 0.1):
+        pass
+    assert quiet.getvalue() == ""
+
+
+def test_sigterm_is_left_alone_outside_the_main_thread() -> None:
+    entered: list[bool] = []
+
+    def enter() -> None:
+        with command._sigterm_interrupts():
+            entered.append(True)
+
+    thread = threading.Thread(target=enter)
+    thread.start()
+    thread.join()
+    assert entered == [True]
+
+
+# End to end.
+SHORT = ["--duration", "1", "--warmup", "0"]
+
+
+@pytest.mark.server
+def test_compare_two_targets(
+    tmp_path: Path, marked: FindMarked, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, html = tmp_path / "out.json", tmp_path / "report.html"
+    targets = [f"rsgi={APP}@granian/rsgi", f"asgi={APP}@granian/asgi", f"{APP}@uvicorn"]
+    files = ["--json", str(out), "--html", str(html)]
+    options = ["--path", "/items/{1..100}", "--rounds", "1", *SHORT, *files]
+    code = main(["--compare", *targets, *options])
+    assert code == 0
+    assert marked() == []
+    document = json.loads(out.read_text())
+    assert document["schema"] == SCHEMA
+    assert document["scenario"] == "GET /items/{1..100}"
+    assert document["settings"]["rounds"] == 1
+    assert {"python", "granian", "uvicorn", "wrk"} <= set(document["versions"])
+    assert {"cores", "cpu_model"} <= set(document["machine"])
+    rsgi, asgi, uvicorn = document["targets"]
+    described = [(t["label"], t["server"], t["interface"]) for t in document["targets"]]
+    assert described == [
+        ("rsgi", "granian", "rsgi"),
+        ("asgi", "granian", "asgi"),
+        ("app", "uvicorn", "asgi"),
+    ]
+    for target in (rsgi, asgi, uvicorn):
+        (measured,) = target["rounds"]
+        assert measured["rps"] > 100
+        assert (measured["errors"], measured["non_2xx"]) == (0, 0)
+        assert measured["cpu_s_per_10k"] > 0
+        assert measured["peak_rss_mb"] > 10
+        assert target["median"]["rps"] == measured["rps"]
+    assert rsgi["ratio"]["rps"] == 1
+    assert asgi["ratio"]["rps"] == pytest.approx(asgi["median"]["rps"] / rsgi["median"]["rps"])
+    page = html.read_text()
+    assert page.count("<svg") == 4
+    assert page.count("<polyline") == 3
+    assert "<script" not in page
+    assert "<link" not in page
+    assert "src=" not in page
+    report = capsys.readouterr().out
+    assert "req/s" in report
+    assert "rsgi " in report
+    assert "asgi " in report
+    assert "x1.00" in report
+
+
+@pytest.mark.server
+def test_url_mode_and_baseline(
+    served: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"http://{served.host}:{served.port}/hello"
+    out = tmp_path / "out.json"
+    requests = ["--request", "/hello", "--request", "/missing weight=0.01"]
+    assert main([url, *requests, "--duration", "1", "--warmup", "1", "--json", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "no CPU or RSS figures" in captured.out
+    assert "answers 404 to GET /missing HTTP/1.1" in captured.err
+    document = json.loads(out.read_text())
+    (target,) = document["targets"]
+    assert target["kind"] == "url"
+    assert target["median"]["cpu_s_per_10k"] is None
+    assert target["median"]["rps"] > 100
+
+    # A baseline ten times faster: this run regresses, exit code 3.
+    target["median"]["rps"] *= 10
+    baseline = tmp_path / "base.json"
+    baseline.write_text(json.dumps(document))
+    code = main([url, *requests, *SHORT, "--pid", str(served.pid), "--baseline", str(baseline)])
+    assert code == 3
+    report = capsys.readouterr().out
+    assert f"regression: {served.host}:{served.port}: req/s -" in report
+    assert "beyond the 5% allowed" in report
+    assert "no CPU or RSS figures" not in report
+
+
+@pytest.mark.server
+def test_n_sends_exactly_n_requests_each_round(
+    served: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"http://{served.host}:{served.port}/counted"
+    out = tmp_path / "out.json"
+    before = counted(served)
+    assert main([url, "-n", "300", "--rounds", "2", "--warmup", "0", "--json", str(out)]) == 0
+    # The status check of the first round sends one request more.
+    assert counted(served) - before == 2 * 300 + 1
+    (target,) = json.loads(out.read_text())["targets"]
+    assert [(item["requests"], item["errors"]) for item in target["rounds"]] == [(300, 0)] * 2
+    report = capsys.readouterr().out
+    assert "| 300 requests |" in report
+    assert re.search(r"\n\S+\s+url\s+300\s", report)  # the requests column
+
+
+@pytest.mark.server
+def test_profile_writes_a_flame_graph_and_a_speedscope_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out.json"
+    argv = [APP, "--path", "/spin", "--duration", "1", "--warmup", "0", "--profile"]
+    assert main([*argv, "--json", str(out)]) == 0
+    svg, speedscope = (
+        tmp_path / "out-profile-app-round1.svg",
+        tmp_path / "out-profile-app-round1.speedscope.json",
+    )
+    assert json.loads(speedscope.read_text())["profiles"]
+    titles = [
+        element.text or ""
+        for element in ElementTree.parse(svg).iter("{http://www.w3.org/2000/svg}title")
+    ]
+    handler = [
+        title for title in titles if title.startswith("spin (") and "tests/bench/app.py" in title
+    ]
+    assert handler, titles
+    (target,) = json.loads(out.read_text())["targets"]
+    assert target["rounds"][0]["profile"] == {"flamegraph": str(svg), "speedscope": str(speedscope)}
+    captured = capsys.readouterr()
+    assert f"  app, round 1: {svg}  {speedscope}" in captured.out
+    assert captured.err == ""
+
+
+@pytest.fixture
+def not_python() -> Iterator[int]:
+    """The pid of a process that py-spy cannot profile: it runs no Python."""
+    process = subprocess.Popen(["sleep", "60"])
+    try:
+        yield process.pid
+    finally:
+        process.kill()
+        process.wait()
+
+
+@pytest.mark.server
+def test_a_profile_py_spy_cannot_record_is_said_once_and_the_run_goes_on(
+    served: Server, not_python: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"http://{served.host}:{served.port}/hello"
+    out = tmp_path / "out.json"
+    argv = [url, "--pid", str(not_python), "-n", "200", "--rounds", "2", "--warmup", "0"]
+    assert main([*argv, "--profile", "--json", str(out)]) == 0
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(
+        f"hasten bench: warning: {served.host}:{served.port}: no profile: py-spy: "
+    )
+    (target,) = json.loads(out.read_text())["targets"]
+    assert [item["profile"] for item in target["rounds"]] == [None, None]
+    assert [item["requests"] for item in target["rounds"]] == [200, 200]
+    assert list(tmp_path.iterdir()) == [out]
+
+
+@pytest.mark.server
+def test_no_server_survives_a_failed_start(
+    marked: FindMarked, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["tests.bench.no_such_module:app", *SHORT]) == 1
+    assert "the server exited with" in capsys.readouterr().err
+    assert marked() == []
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_no_server_survives_an_interrupted_run(marked: FindMarked, signum: int) -> None:
+    argv = [sys.executable, "-m", "hasten.bench", APP, "--path", "/hello", "--duration", "30"]
+    bench = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        wait_for_load(bench, marked)
+        bench.send_signal(signum)
+        _, errors = bench.communicate(timeout=20)
+    finally:
+        if bench.poll() is None:
+            bench.kill()
+            bench.communicate()
+    assert bench.returncode == 130
+    assert b"interrupted" in errors
+    assert marked() == []
+
+
+def wait_for_load(bench: subprocess.Popen[bytes], marked: FindMarked) -> None:
+    """Return once the bench's server has a worker and wrk or the warm-up has begun."""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        assert bench.poll() is None, bench.communicate()
+        others = [process for process in marked() if process.pid != bench.pid]
+        if len(others) >= 2:  # granian's main process and its worker
+            time.sleep(1.0)  # the server answers within this; load is under way
+            return
+        time.sleep(0.1)
+    pytest.fail(f"no server started within 20 s; marked processes: {marked()}")
+
+
+def test_python_dash_m_is_the_command() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "hasten.bench", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        env={**os.environ},
+    )
+    assert done.stdout.startswith("usage: hasten bench")
