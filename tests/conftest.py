@@ -7,7 +7,8 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from hasten import App
-from hasten.testing import Interface, TestClient
+from hasten.servers import Interface
+from hasten.testing import TestClient
 
 ClientFactory = Callable[[App], TestClient]
 

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from hasten import App, HTTPError, Request, Response
-from hasten.testing import Interface, TestClient
+from hasten.servers import Interface
+from hasten.testing import TestClient
 from hasten.types import CallNext
 from tests.conftest import ClientFactory
 

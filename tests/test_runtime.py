@@ -14,7 +14,8 @@ import msgspec
 import pytest
 
 from hasten import App, Request, Response, StreamingResponse
-from hasten.testing import Interface, TestClient
+from hasten.servers import Interface
+from hasten.testing import TestClient
 from hasten.types import CallNext
 from tests.asgi_calls import asgi_get
 from tests.conftest import ClientFactory

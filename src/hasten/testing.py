@@ -10,11 +10,13 @@ import asyncio
 import threading
 from collections.abc import Coroutine, Iterator
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote
 
 import httpx
 from granian._granian import RSGIProtocolError
+
+from .servers import Interface
 
 if TYPE_CHECKING:
     from .app import App
@@ -22,7 +24,6 @@ if TYPE_CHECKING:
 __all__ = ["TestClient"]
 
 T = TypeVar("T")
-Interface = Literal["rsgi", "asgi"]
 CLIENT_ADDRESS = ("127.0.0.1", 50000)
 
 
