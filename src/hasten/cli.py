@@ -1,4 +1,5 @@
-"""The command line: ``hasten run`` serves an app, ``routes`` lists it, ``bench`` measures it."""
+"""The command line: ``hasten run`` serves an app, ``routes`` lists it, ``bench`` measures it,
+``openapi`` prints its OpenAPI document."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from typing import Any, Literal
 from . import __version__
 from .app import App, RouteInfo
 from .bench import cli as bench
+from .openapi import cli as openapi
 
 __all__ = ["RunConfig", "UsageError", "build_parser", "format_routes", "load_app", "main", "serve"]
 
@@ -247,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_options(routes, [item for item in fields(RunConfig) if item.name == "target"])
     routes.set_defaults(handler=_routes_command)
     bench.add_parser(commands)
+    openapi.add_parser(commands)
     return parser
 
 
