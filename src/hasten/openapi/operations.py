@@ -238,8 +238,9 @@ def _responses(
         success["content"] = content
     result: dict[str, Any] = {status: success}
     for code, declared in options.responses.items():
-        documented = _declared(str(code), declared, schemas)
-        result[str(code)] = _merge(result.get(str(code), {}), documented)
+        documented = _merge(result.get(str(code), {}), _declared(declared, schemas))
+        documented.setdefault("description", _phrase(str(code)))
+        result[str(code)] = documented
     if has_body or any(item.source in _DOCUMENTED_SOURCES for item in parameters):
         result.setdefault("422", _error("Validation Error", HTTPValidationError, schemas))
     if has_body:
@@ -257,14 +258,12 @@ def _error(description: str, model: type, schemas: Schemas) -> dict[str, Any]:
     return {"description": description, "content": {_JSON: {"schema": schemas.schema(model)}}}
 
 
-def _declared(code: str, declared: Mapping[str, Any], schemas: Schemas) -> dict[str, Any]:
+def _declared(declared: Mapping[str, Any], schemas: Schemas) -> dict[str, Any]:
     """A ``responses=`` entry as FastAPI takes it: a Response Object, ``model`` for its JSON."""
     result = {key: value for key, value in declared.items() if key != "model"}
     if "model" in declared:
         content = {_JSON: {"schema": schemas.schema(declared["model"])}}
         result["content"] = _merge(content, result.get("content", {}))
-    if "description" not in result:
-        result["description"] = _phrase(code)
     return result
 
 

@@ -27,6 +27,7 @@ __all__ = ["COMPONENTS", "SchemaHook", "Schemas"]
 COMPONENTS = "#/components/schemas/"
 SchemaHook = Callable[[type], dict[str, Any]]
 _UNSAFE = re.compile(r"[^a-zA-Z0-9.\-_]")
+_JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
 _NAMED = (mi.StructType, mi.TypedDictType, mi.DataclassType, mi.NamedTupleType)
 
 
@@ -193,9 +194,14 @@ def _ours(classes: list[Any], names: dict[Any, str]) -> dict[str, str]:
 
 def _renamed(schema: Any, refs: dict[str, str]) -> Any:
     """``schema`` with msgspec's references replaced by ours (``$ref`` and discriminator
-    mappings alike)."""
+    mappings alike), and the type of an enum's values said, as tools show it."""
     if isinstance(schema, dict):
-        return {key: _renamed(value, refs) for key, value in schema.items()}
+        result = {key: _renamed(value, refs) for key, value in schema.items()}
+        if "enum" in result and "type" not in result:
+            kinds = {_JSON_TYPES.get(type(value)) for value in result["enum"]}
+            if len(kinds) == 1 and None not in kinds:
+                result["type"] = kinds.pop()
+        return result
     if isinstance(schema, list):
         return [_renamed(value, refs) for value in schema]
     if isinstance(schema, str) and schema.startswith(COMPONENTS):
