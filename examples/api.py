@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Annotated, Literal, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 import msgspec
 
@@ -80,7 +80,9 @@ class Receipt(TypedDict):
     total: float
 
 
-NOT_FOUND = {404: {"model": Message, "description": "No such item"}}
+NOT_FOUND: dict[int | str, dict[str, Any]] = {
+    404: {"model": Message, "description": "No such item"}
+}
 items: dict[int, Item] = {
     1: Item(1, "Teapot", 25.0, Category.KITCHEN, ["tea"], stock=3),
     2: Item(2, "Rake", 12.5, Category.GARDEN, [], stock=10),

@@ -345,7 +345,7 @@ async def many(request: Request) -> str:
 
 @docs.get("/request/{anything}")
 async def request_only(request: Request) -> str:
-    return request.path_params["anything"]
+    return str(request.path_params["anything"])
 
 
 app.include(params)

@@ -81,10 +81,10 @@ class Schemas:
         generated: dict[Any, dict[str, Any]] = {}
         components: dict[str, dict[str, Any]] = {}
         for batch in batches:
+            ours = _ours(_named_classes(infos[annotation] for annotation in batch), names)
             schemas, found = msgspec.json.schema_components(
                 batch, schema_hook=self._hook, ref_template=COMPONENTS + "{name}"
             )
-            ours = _ours(_named_classes(infos[annotation] for annotation in batch), names)
             for annotation, schema in zip(batch, schemas, strict=True):
                 generated[annotation] = _renamed(schema, ours)
             for theirs, schema in found.items():
