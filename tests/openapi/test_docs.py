@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -147,6 +148,18 @@ def test_without_the_assets_package_the_page_says_what_to_install(
     assert response.status_code == 501
     assert "pip install 'hasten[docs]'" in response.text
     assert client.get("/openapi.json").status_code == 200
+
+
+def test_a_package_without_the_files_counts_as_missing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import importlib.machinery
+
+    (tmp_path / "static").mkdir()
+    spec = importlib.machinery.ModuleSpec("swagger_ui", None, is_package=True)
+    spec.submodule_search_locations = [str(tmp_path)]
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *args: spec)
+    assert swagger_ui_files() is None
 
 
 def test_a_failing_generation_is_a_500_and_is_tried_again(serve: ClientFactory) -> None:

@@ -4,7 +4,7 @@ passes the OpenAPI validators as 3.1 and as 3.0."""
 from __future__ import annotations
 
 import copy
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 import pytest
@@ -14,7 +14,12 @@ from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
 from examples import api
 from hasten import App, Body, Header, Query, Router
 from hasten.openapi import get_openapi, openapi_30
-from hasten.openapi.operations import request_parameters, response_type, security
+from hasten.openapi.operations import (
+    SecurityRequirement,
+    request_parameters,
+    response_type,
+    security,
+)
 from tests.openapi import full_app
 
 Document = dict[str, Any]
@@ -503,3 +508,64 @@ def test_the_hooks_read_todays_endpoint() -> None:
     assert request_parameters(endpoint) == endpoint.parameters
     assert response_type(endpoint) is api.Receipt
     assert security(endpoint) == []
+
+
+class Left(msgspec.Struct):
+    left: int
+
+
+class Right(msgspec.Struct):
+    right: int
+
+
+def test_a_type_msgspec_refuses_is_any_json() -> None:
+    # Two untagged Structs in one union: msgspec cannot tell them apart, nor describe them.
+    app = App()
+
+    @app.get("/either")
+    async def either() -> Left | Right:
+        return Left(1)
+
+    assert content(app.openapi(), "/either") == {"application/json": {"schema": {}}}
+
+
+def test_a_mixed_enum_says_no_type() -> None:
+    app = App()
+
+    @app.get("/mixed")
+    async def mixed(value: Literal[1, "one"] = 1) -> Literal["a", "b"]:
+        return "a"
+
+    document = app.openapi()
+    (parameter,) = operation(document, "/mixed")["parameters"]
+    assert parameter["schema"] == {"enum": [1, "one"], "default": 1}
+    assert content(document, "/mixed") == {
+        "application/json": {"schema": {"enum": ["a", "b"], "type": "string"}}
+    }
+
+
+def test_security_requirements_plug_in_through_the_hook(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hasten.openapi import document as module
+
+    bearer = {"type": "http", "scheme": "bearer"}
+
+    def requirements(endpoint: Any) -> list[SecurityRequirement]:
+        return [("HTTPBearer", bearer, [])] if endpoint.name.endswith("private") else []
+
+    monkeypatch.setattr(module, "security", requirements)
+    app = App()
+
+    @app.get("/private")
+    async def private() -> str:
+        return ""
+
+    @app.get("/public")
+    async def public() -> str:
+        return ""
+
+    document = app.openapi()
+    assert document["components"]["securitySchemes"] == {"HTTPBearer": bearer}
+    assert operation(document, "/private")["security"] == [{"HTTPBearer": []}]
+    assert "security" not in operation(document, "/public")
+    validate(document)
+    validate(openapi_30(document))
