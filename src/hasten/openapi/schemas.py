@@ -47,11 +47,11 @@ class Schemas:
 
     def resolve(self) -> dict[str, dict[str, Any]]:
         """Fill every schema handed out; return the named components, by name."""
-        infos: dict[Any, mi.Type] = {}
-        for annotation in self._wanted:
-            info = _type_info(annotation)
-            if info is not None and self._describable(info):
-                infos[annotation] = info
+        infos = {
+            annotation: info
+            for annotation, info in _type_infos(list(self._wanted)).items()
+            if self._describable(info)
+        }
         classes = _named_classes(infos.values())
         names = _component_names(classes)
         generated, components = self._generate(infos, names)
@@ -92,11 +92,20 @@ class Schemas:
         return generated, dict(sorted(components.items()))
 
 
-def _type_info(annotation: Any) -> mi.Type | None:
+def _type_infos(annotations: list[Any]) -> dict[Any, mi.Type]:
+    """msgspec's view of each annotation it can read: all at once (the usual case, and
+    faster), else one by one."""
     try:
-        return mi.type_info(annotation)
+        return dict(zip(annotations, mi.multi_type_info(annotations), strict=True))
     except (TypeError, ValueError):
-        return None
+        pass
+    infos = {}
+    for annotation in annotations:
+        try:
+            infos[annotation] = mi.type_info(annotation)
+        except (TypeError, ValueError):
+            continue  # documented as any JSON value
+    return infos
 
 
 def _walk(info: mi.Type) -> Iterable[mi.Type]:
