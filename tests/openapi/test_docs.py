@@ -3,6 +3,7 @@ generated on the first request and kept."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import re
 from pathlib import Path
@@ -123,6 +124,24 @@ def test_an_app_may_serve_its_own_docs_route_once_ours_is_off(serve: ClientFacto
 
     assert serve(app).get("/docs").text == "mine"
     assert "/docs" in app.openapi()["paths"]
+
+
+@pytest.mark.parametrize(
+    ("path", "setting"), [("/docs", "docs_url"), ("/openapi.json", "openapi_url")]
+)
+def test_a_route_on_their_path_is_refused_at_startup(path: str, setting: str) -> None:
+    app = make_app()
+
+    async def mine() -> str:
+        return "mine"
+
+    app.add_route(path, mine)
+    message = (
+        rf"The route GET {path} \(.*mine\) takes the path of the app's {setting}: "
+        rf"give App\({setting}=\.\.\.\) another path, or None to turn it off"
+    )
+    with pytest.raises(ValueError, match=message):
+        asyncio.run(app.startup())
 
 
 def test_the_docs_page_under_a_root_path() -> None:

@@ -74,12 +74,24 @@ def docs_routes(app: App) -> list[Route]:
     openapi_url = settings.openapi_url
     if openapi_url is None:
         return []
+    _check_free(app, "openapi_url", openapi_url)
+    if settings.docs_url is not None:
+        _check_free(app, "docs_url", settings.docs_url)
     router = Router()
     document = _Document(app)
     router.add_route(openapi_url, document.respond, include_in_schema=False)
     if settings.docs_url is not None:
         _add_docs_page(router, settings.docs_url, openapi_url, settings.title)
     return router.routes
+
+
+def _check_free(app: App, setting: str, path: str) -> None:
+    for route in app.routes:
+        if route.path == path and "GET" in route.methods:
+            raise ValueError(
+                f"The route GET {path} ({route.endpoint.name}) takes the path of the app's "
+                f"{setting}: give App({setting}=...) another path, or None to turn it off"
+            )
 
 
 class _Document:
