@@ -31,24 +31,29 @@ PEERS_PYTHON = HERE / ".venv-peers" / "bin" / "python"
 FRAMEWORKS = ("hasten", "fastapi", "litestar")
 
 
-def build_hasten(routes: int) -> Callable[[], Any]:
+def struct_model(index: int) -> Any:
+    """The body model of route ``index`` as a msgspec Struct (hasten's and Litestar's)."""
     from typing import Annotated
 
     import msgspec
 
+    return msgspec.defstruct(
+        f"Body{index}",
+        [
+            ("name", Annotated[str, msgspec.Meta(min_length=1, max_length=50)]),
+            ("price", Annotated[float, msgspec.Meta(ge=0)]),
+            ("tags", list[str], []),
+            ("note", str | None, None),
+        ],
+    )
+
+
+def build_hasten(routes: int) -> Callable[[], Any]:
     from hasten import App
 
     app = App()
     for index in range(routes):
-        model = msgspec.defstruct(
-            f"Body{index}",
-            [
-                ("name", Annotated[str, msgspec.Meta(min_length=1, max_length=50)]),
-                ("price", Annotated[float, msgspec.Meta(ge=0)]),
-                ("tags", list[str], []),
-                ("note", str | None, None),
-            ],
-        )
+        model = struct_model(index)
 
         async def handler(item_id: int, body: Any) -> Any:
             return body
@@ -89,22 +94,11 @@ def build_fastapi(routes: int) -> Callable[[], Any]:
 
 
 def build_litestar(routes: int) -> Callable[[], Any]:
-    from typing import Annotated
-
-    import msgspec
     from litestar import Litestar, post
 
     handlers = []
     for index in range(routes):
-        model = msgspec.defstruct(
-            f"Body{index}",
-            [
-                ("name", Annotated[str, msgspec.Meta(min_length=1, max_length=50)]),
-                ("price", Annotated[float, msgspec.Meta(ge=0)]),
-                ("tags", list[str], []),
-                ("note", str | None, None),
-            ],
-        )
+        model = struct_model(index)
 
         async def handler(item_id: int, data: Any) -> Any:
             return data
