@@ -230,6 +230,11 @@ async def embed_one(
     return {"name": name}
 
 
+@bodies.post("/embed-optional")
+async def embed_optional(limit: Annotated[int, Body(embed=True, ge=1)] = 1) -> int:
+    return limit
+
+
 @bodies.post("/optional")
 async def optional_body(
     shipment: Annotated[Shipment | None, Body(description="Maybe a shipment.")] = None,

@@ -107,9 +107,9 @@ def request_body(parameters: tuple[Parameter, ...], schemas: Schemas) -> dict[st
             schema["required"] = names
         required = True  # an embedded body is read as one object, which must be there
     result: dict[str, Any] = {"content": {_JSON: {"schema": schema}}, "required": required}
-    descriptions = [_description(item) for item in bodies if not item.embed]
-    if descriptions and descriptions[0]:
-        result["description"] = descriptions[0]
+    whole = len(bodies) == 1 and not bodies[0].embed
+    if whole and (description := _description(bodies[0])):
+        result["description"] = description
     return result
 
 
