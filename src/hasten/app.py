@@ -14,7 +14,6 @@ from typing import Any, TypeVar, Unpack
 from .datastructures import State
 from .errors import error_response, server_error_response
 from .monitor import BlockStats
-from .openapi.docs import docs_routes
 from .overload import overloaded
 from .protocols import asgi, rsgi
 from .routing import Router
@@ -117,6 +116,9 @@ class App(Router):
             if self.runtime is not None:
                 return
             self._freeze()
+            # Imported here, not with hasten: only a process that starts an app pays for it.
+            from .openapi.docs import docs_routes
+
             runtime = Runtime(self, [*self.routes, *docs_routes(self)], self._middlewares)
             stack = contextlib.AsyncExitStack()
             try:
