@@ -68,6 +68,8 @@ class App(Router):
         self.runtime: Runtime | None = None
         # The app's ASGI 3 callable, built anew at each startup; ``__call__`` calls it.
         self.asgi: asgi.ASGIApp = asgi.ASGIAdapter(self)
+        # The OpenAPI document, once ``openapi()`` has generated it (FastAPI's name).
+        self.openapi_schema: dict[str, Any] | None = None
 
     # The protocol entry points: thin adapters into the same core.
     __rsgi__ = rsgi.serve
@@ -114,7 +116,10 @@ class App(Router):
             if self.runtime is not None:
                 return
             self._freeze()
-            runtime = Runtime(self, self.routes, self._middlewares)
+            # Imported here, not with hasten: only a process that starts an app pays for it.
+            from .openapi.docs import docs_routes
+
+            runtime = Runtime(self, [*self.routes, *docs_routes(self)], self._middlewares)
             stack = contextlib.AsyncExitStack()
             try:
                 for hook in self._startup_hooks:
@@ -191,6 +196,15 @@ class App(Router):
             await sending
 
     # Inspection.
+    def openapi(self) -> dict[str, Any]:
+        """The app's OpenAPI document: generated on the first call (the first request for
+        it), then kept in ``openapi_schema``."""
+        if self.openapi_schema is None:
+            from .openapi import app_openapi
+
+            self.openapi_schema = app_openapi(self)
+        return self.openapi_schema
+
     def describe_routes(self) -> list[RouteInfo]:
         """Each route, its methods, its handler, how the handler runs, and (while the app
         runs) how often it blocked the event loop."""

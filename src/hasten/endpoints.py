@@ -14,9 +14,9 @@ import functools
 import inspect
 import pickle
 import typing
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .errors import ValidationFailure
@@ -38,13 +38,24 @@ Run = Callable[[dict[str, Any]], Awaitable[Any]]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RouteOptions:
-    """How a route's handler runs, given as keywords to ``app.get(...)`` and friends."""
+    """How a route's handler runs, and how OpenAPI documents it, given as keywords to
+    ``app.get(...)`` and friends."""
 
     status: int = 200
     offload: Offload | None = None
     executor: Executor | None = None
     max_concurrency: int | None = None
     timeout: float | None = None
+    # OpenAPI only (FastAPI's names); read when the document is generated, never per request.
+    tags: Sequence[str] = ()
+    summary: str | None = None
+    description: str | None = None
+    response_description: str = "Successful Response"
+    responses: Mapping[int | str, Mapping[str, Any]] = field(default_factory=dict)
+    deprecated: bool = False
+    operation_id: str | None = None
+    include_in_schema: bool = True
+    openapi_extra: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.offload not in (None, "process"):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, TypedDict, TypeVar, Unpack
@@ -26,22 +26,34 @@ class RouteKeywords(TypedDict, total=False):
     executor: Executor | None
     max_concurrency: int | None
     timeout: float | None
+    tags: Sequence[str]
+    summary: str | None
+    description: str | None
+    response_description: str
+    responses: Mapping[int | str, Mapping[str, Any]]
+    deprecated: bool
+    operation_id: str | None
+    include_in_schema: bool
+    openapi_extra: Mapping[str, Any] | None
 
 
 @dataclass(frozen=True, slots=True)
 class Route:
-    """A registered route: its parsed path, methods and compiled endpoint."""
+    """A registered route: its parsed path, methods and compiled endpoint, and the OpenAPI
+    tags of the routers it was included through."""
 
     template: PathTemplate
     methods: frozenset[str]
     endpoint: Endpoint
+    tags: tuple[str, ...] = ()
 
     @property
     def path(self) -> str:
         return self.template.path
 
-    def with_prefix(self, prefix: str) -> Route:
-        return Route(self.template.with_prefix(prefix), self.methods, self.endpoint)
+    def with_prefix(self, prefix: str, tags: Sequence[str] = ()) -> Route:
+        template = self.template.with_prefix(prefix)
+        return Route(template, self.methods, self.endpoint, (*tags, *self.tags))
 
     @property
     def label(self) -> str:
@@ -57,14 +69,15 @@ class Route:
 class Router:
     """A group of routes under a common prefix, included into an App with ``app.include``."""
 
-    def __init__(self, prefix: str = "") -> None:
+    def __init__(self, prefix: str = "", *, tags: Sequence[str] = ()) -> None:
         if prefix and (not prefix.startswith("/") or prefix.endswith("/")):
             raise ValueError(f"Router prefix {prefix!r} must start with '/' and not end with it")
         if "{" in prefix:
             raise ValueError(f"Router prefix {prefix!r} cannot hold path parameters")
         self.prefix = prefix
+        self.tags = tuple(tags)  # OpenAPI tags of every route here, before the route's own
         self._routes: list[Route] = []
-        self._children: list[tuple[str, Router]] = []
+        self._children: list[tuple[str, Router, tuple[str, ...]]] = []
         self._frozen = False
 
     def route(
@@ -74,7 +87,10 @@ class Router:
 
         Keywords: ``status`` (default 200); ``offload="process"`` to run it in the app's
         process pool; ``executor=`` any ``concurrent.futures.Executor`` (a Dask cluster's);
-        ``max_concurrency`` (503 past it); ``timeout`` in seconds (504 past it).
+        ``max_concurrency`` (503 past it); ``timeout`` in seconds (504 past it). For OpenAPI,
+        as FastAPI names them: ``tags``, ``summary``, ``description``,
+        ``response_description``, ``responses``, ``deprecated``, ``operation_id``,
+        ``include_in_schema``, ``openapi_extra``.
         """
 
         def register(func: F) -> F:
@@ -122,24 +138,28 @@ class Router:
     def options(self, path: str, **options: Unpack[RouteKeywords]) -> Callable[[F], F]:
         return self.route(path, ("OPTIONS",), **options)
 
-    def include(self, router: Router, prefix: str = "") -> None:
-        """Serve ``router``'s routes here, under ``prefix`` + the router's own prefix."""
+    def include(self, router: Router, prefix: str = "", *, tags: Sequence[str] = ()) -> None:
+        """Serve ``router``'s routes here, under ``prefix`` + the router's own prefix
+        (``tags``: OpenAPI tags for each of them, before the router's own)."""
         self._check_open("include a router")
         if router is self:
             raise ValueError("A router cannot include itself")
-        self._children.append((prefix, router))
+        self._children.append((prefix, router, tuple(tags)))
 
     @property
     def routes(self) -> list[Route]:
         """Every route, included routers' too, with full paths."""
-        collected = [route.with_prefix(self.prefix) for route in self._routes]
-        for prefix, child in self._children:
-            collected.extend(route.with_prefix(self.prefix + prefix) for route in child.routes)
+        collected = [route.with_prefix(self.prefix, self.tags) for route in self._routes]
+        for prefix, child, tags in self._children:
+            collected.extend(
+                route.with_prefix(self.prefix + prefix, (*self.tags, *tags))
+                for route in child.routes
+            )
         return collected
 
     def _freeze(self) -> None:
         self._frozen = True
-        for _, child in self._children:
+        for _, child, _ in self._children:
             child._freeze()
 
     def _check_open(self, action: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, fields
-from typing import TypedDict
+from typing import Any, TypedDict
 
 __all__ = ["Settings", "SettingsKeywords"]
 
@@ -64,6 +64,43 @@ class Settings:
         },
     )
 
+    # OpenAPI and the docs page (FastAPI's names).
+    title: str = field(default="hasten", metadata={"help": "The API's title in OpenAPI."})
+    version: str = field(default="0.1.0", metadata={"help": "The API's version in OpenAPI."})
+    summary: str | None = field(
+        default=None, metadata={"help": "A one-line summary of the API (OpenAPI 3.1 only)."}
+    )
+    description: str | None = field(
+        default=None, metadata={"help": "The API's description in OpenAPI (Markdown)."}
+    )
+    openapi_version: str = field(
+        default="3.1.0",
+        metadata={"help": "The OpenAPI version served: 3.1.x, or 3.0.x for older clients."},
+    )
+    openapi_url: str | None = field(
+        default="/openapi.json",
+        metadata={"help": "Where the OpenAPI document is served (None: nowhere, and no docs)."},
+    )
+    docs_url: str | None = field(
+        default="/docs",
+        metadata={"help": "Where Swagger UI is served, offline (None: nowhere)."},
+    )
+    servers: list[dict[str, Any]] | None = field(
+        default=None, metadata={"help": "OpenAPI Server Objects: where the API is served."}
+    )
+    openapi_tags: list[dict[str, Any]] | None = field(
+        default=None, metadata={"help": "OpenAPI Tag Objects: tag descriptions and order."}
+    )
+    terms_of_service: str | None = field(
+        default=None, metadata={"help": "A URL to the API's terms of service."}
+    )
+    contact: dict[str, Any] | None = field(
+        default=None, metadata={"help": "OpenAPI Contact Object: name, url, email."}
+    )
+    license_info: dict[str, Any] | None = field(
+        default=None, metadata={"help": "OpenAPI License Object: name, and url or identifier."}
+    )
+
     def __post_init__(self) -> None:
         for name in (
             "max_body_size",
@@ -78,6 +115,14 @@ class Settings:
             raise ValueError(f"shutdown_timeout cannot be negative, got {self.shutdown_timeout}")
         if self.block_threshold is not None and self.block_threshold <= 0:
             raise ValueError(f"block_threshold must be positive, got {self.block_threshold}")
+        for name in ("openapi_url", "docs_url"):
+            url = getattr(self, name)
+            if url is not None and (not url.startswith("/") or url.endswith("/")):
+                raise ValueError(f"{name} must start with '/' and not end with it, got {url!r}")
+        if not self.openapi_version.startswith(("3.0.", "3.1.")):
+            raise ValueError(
+                f"openapi_version must be 3.0.x or 3.1.x, got {self.openapi_version!r}"
+            )
 
     @classmethod
     def documentation(cls) -> list[tuple[str, str, str]]:
@@ -103,3 +148,15 @@ class SettingsKeywords(TypedDict, total=False):
     max_in_flight: int
     shutdown_timeout: float
     block_threshold: float | None
+    title: str
+    version: str
+    summary: str | None
+    description: str | None
+    openapi_version: str
+    openapi_url: str | None
+    docs_url: str | None
+    servers: list[dict[str, Any]] | None
+    openapi_tags: list[dict[str, Any]] | None
+    terms_of_service: str | None
+    contact: dict[str, Any] | None
+    license_info: dict[str, Any] | None
