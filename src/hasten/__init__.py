@@ -1,5 +1,7 @@
 """hasten: a Python web framework compiled once at startup, served over RSGI and ASGI."""
 
+from typing import TYPE_CHECKING, Any
+
 from .app import App, RouteInfo
 from .connection import Connection
 from .datastructures import Address, Headers, MutableHeaders, QueryParams, State
@@ -17,6 +19,9 @@ from .responses import (
 )
 from .routing import Route, Router
 from .settings import Settings
+
+if TYPE_CHECKING:
+    from .templating import Jinja2Templates as Jinja2Templates
 
 __version__ = "0.1.0"
 
@@ -49,3 +54,13 @@ __all__ = [
     "StreamingResponse",
     "__version__",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # Jinja2 is an optional extra (hasten[templates]): hasten.Jinja2Templates imports it on
+    # first use, and stays out of __all__ so that `from hasten import *` never needs it.
+    if name == "Jinja2Templates":
+        from .templating import Jinja2Templates
+
+        return Jinja2Templates
+    raise AttributeError(f"module 'hasten' has no attribute {name!r}")

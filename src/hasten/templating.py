@@ -61,7 +61,8 @@ class Jinja2Templates:
 
     Autoescaping is on for ``.html``, ``.htm``, ``.xml`` and ``.jinja`` templates (Jinja2's
     ``select_autoescape``). Templates are not reloaded when their files change, unless
-    ``auto_reload=True`` (then Jinja2 checks the file at each use: for development).
+    ``auto_reload=True`` (then Jinja2 checks the file at each use: for development); with
+    ``env=``, that environment's ``auto_reload`` decides.
     """
 
     def __init__(
