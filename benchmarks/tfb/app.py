@@ -40,10 +40,7 @@ templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 @app.on_startup
 async def open_pool() -> None:
     app.state.pool = await db.create_pool()
-    # The cache of the cached-queries test: every World row, read once per worker.
-    async with app.state.pool.acquire() as connection:
-        rows = await connection.fetch(db.ALL_WORLDS)
-    app.state.worlds = {row[0]: {"id": row[0], "randomNumber": row[1]} for row in rows}
+    app.state.worlds = await db.world_cache(app.state.pool)
 
 
 @app.on_shutdown

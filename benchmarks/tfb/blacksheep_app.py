@@ -30,10 +30,8 @@ state: dict[str, Any] = {}
 
 
 async def open_pool(application: Application) -> None:
-    state["pool"] = pool = await db.create_pool()
-    async with pool.acquire() as connection:
-        rows = await connection.fetch(db.ALL_WORLDS)
-    state["worlds"] = {row[0]: {"id": row[0], "randomNumber": row[1]} for row in rows}
+    state["pool"] = await db.create_pool()
+    state["worlds"] = await db.world_cache(state["pool"])
 
 
 async def close_pool(application: Application) -> None:

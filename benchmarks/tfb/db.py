@@ -54,6 +54,13 @@ async def create_pool() -> asyncpg.Pool:
     )
 
 
+async def world_cache(pool: asyncpg.Pool) -> dict[int, dict[str, int]]:
+    """The cached-queries test's cache: every World row by id, read once per worker."""
+    async with pool.acquire() as connection:
+        rows = await connection.fetch(ALL_WORLDS)
+    return {row[0]: {"id": row[0], "randomNumber": row[1]} for row in rows}
+
+
 def clamp(value: str | None) -> int:
     """TFB's ``queries`` (and ``count``): a number from 1 to 500; missing or not a number: 1."""
     try:

@@ -25,9 +25,7 @@ templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.pool = await db.create_pool()
-    async with app.state.pool.acquire() as connection:
-        rows = await connection.fetch(db.ALL_WORLDS)
-    app.state.worlds = {row[0]: {"id": row[0], "randomNumber": row[1]} for row in rows}
+    app.state.worlds = await db.world_cache(app.state.pool)
     yield
     await app.state.pool.close()
 

@@ -102,9 +102,7 @@ ROUTES: dict[str, Callable[[Any, Any], Awaitable[None]]] = {
 
 async def start() -> None:
     resources.pool = await db.create_pool()
-    async with resources.pool.acquire() as connection:
-        rows = await connection.fetch(db.ALL_WORLDS)
-    resources.worlds = {row[0]: {"id": row[0], "randomNumber": row[1]} for row in rows}
+    resources.worlds = await db.world_cache(resources.pool)
 
 
 class App:

@@ -71,6 +71,12 @@ class Spec:
     def bench_target(self) -> str:
         return f"{self.label}=benchmarks.tfb.{self.module}:app@{self.where}"
 
+    def served(self, workers: int) -> Any:
+        """The ``hasten bench`` AppTarget that serves it with ``workers``."""
+        from hasten.bench.targets import parse_target
+
+        return parse_target(self.bench_target(), workers=workers)
+
     def matches(self, cmdline: Sequence[str]) -> bool:
         """Whether ``cmdline`` is this target's server."""
         server, _, interface = self.where.partition("/")
@@ -160,14 +166,17 @@ def _answers(url: str) -> bool:
 
 
 def postgres_processes() -> list[Any]:
-    """PostgreSQL's processes on this machine (postmaster and backends), by name."""
+    """pg.sh's PostgreSQL: its postmaster (from its pid file) and every backend under it; or,
+    for a database pg.sh did not start, every process named postgres on this machine."""
     import psutil
 
-    found = []
-    for process in psutil.process_iter(["name"]):
-        if process.info["name"] in ("postgres", "postmaster"):
-            found.append(process)
-    return found
+    folder = Path(os.environ.get("PG_DIR", Path(tempfile.gettempdir(), "hasten-tfb-pg")))
+    with contextlib.suppress(OSError, ValueError, psutil.Error):
+        postmaster = psutil.Process(int((folder / "data/postmaster.pid").read_text().split()[0]))
+        return [postmaster, *postmaster.children(recursive=True)]
+    return [
+        p for p in psutil.process_iter(["name"]) if p.info["name"] in ("postgres", "postmaster")
+    ]
 
 
 class Sampler(threading.Thread):
@@ -319,8 +328,7 @@ def pipelined(specs: Sequence[Spec], settings: Settings, env: dict[str, str]) ->
     """plaintext, 16 requests per write, wrk driven here in alternating rounds."""
     import psutil
 
-    from hasten.bench.targets import AppTarget, launched
-    from hasten.servers import INTERFACES
+    from hasten.bench.targets import launched
 
     rounds: dict[str, list[tuple[float, float, float, bool]]] = {s.label: [] for s in specs}
     with tempfile.TemporaryDirectory(prefix="hasten-tfb-") as folder:
@@ -328,15 +336,7 @@ def pipelined(specs: Sequence[Spec], settings: Settings, env: dict[str, str]) ->
         script.write_text(PIPELINE_SCRIPT % {"depth": PIPELINE})
         for number in range(1, settings.rounds + 1):
             for spec in specs:
-                server, _, interface = spec.where.partition("/")
-                target = AppTarget(
-                    spec.label,
-                    f"benchmarks.tfb.{spec.module}:app",
-                    server,  # type: ignore[arg-type]
-                    interface or INTERFACES[server][0],  # type: ignore[arg-type,index]
-                    settings.workers,
-                )
-                with _environment(env), launched(target, 30.0) as running:
+                with _environment(env), launched(spec.served(settings.workers), 30.0) as running:
                     url = f"http://127.0.0.1:{running.port}/plaintext"
                     _wrk(url, script, settings.warmup, settings.pipelined_connections)
                     tree = [
@@ -354,7 +354,7 @@ def pipelined(specs: Sequence[Spec], settings: Settings, env: dict[str, str]) ->
     for label, measured in rounds.items():
         figures[label] = Figures(
             rps=statistics.median(m[0] for m in measured),
-            p99_ms=statistics.median(m[1] for m in measured),
+            p99_ms=None,  # wrk times only some of the requests in a pipeline
             cpu_per_10k=statistics.median(m[2] for m in measured),
             failed=any(m[3] for m in measured),
         )
@@ -386,20 +386,11 @@ def _wrk(url: str, script: Path, seconds: float, connections: int) -> dict[str, 
 
 def verify(specs: Sequence[Spec], url: str, env: dict[str, str]) -> dict[str, bool]:
     """verify.py against every target; whether each passed."""
-    from hasten.bench.targets import AppTarget, launched
-    from hasten.servers import INTERFACES
+    from hasten.bench.targets import launched
 
     passed = {}
     for spec in specs:
-        server, _, interface = spec.where.partition("/")
-        target = AppTarget(
-            spec.label,
-            f"benchmarks.tfb.{spec.module}:app",
-            server,  # type: ignore[arg-type]
-            interface or INTERFACES[server][0],  # type: ignore[arg-type,index]
-            1,
-        )
-        with _environment(env), launched(target, 30.0) as running:
+        with _environment(env), launched(spec.served(1), 30.0) as running:
             argv = [sys.executable, str(HERE / "verify.py"), f"http://127.0.0.1:{running.port}"]
             done = subprocess.run(
                 [*argv, "--database-url", url], check=False, capture_output=True, text=True

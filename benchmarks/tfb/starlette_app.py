@@ -63,9 +63,7 @@ async def cached_queries(request: Request) -> JSONResponse:
 @asynccontextmanager
 async def lifespan(app: Starlette) -> AsyncIterator[None]:
     app.state.pool = await db.create_pool()
-    async with app.state.pool.acquire() as connection:
-        rows = await connection.fetch(db.ALL_WORLDS)
-    app.state.worlds = {row[0]: {"id": row[0], "randomNumber": row[1]} for row in rows}
+    app.state.worlds = await db.world_cache(app.state.pool)
     yield
     await app.state.pool.close()
 

@@ -124,4 +124,4 @@ class Jinja2Templates:
         values.setdefault("request", request)
         for processor in self.context_processors:
             values.update(processor(request))
-        return TemplateResponse(self.get_template(name), values, status, headers, media_type)
+        return self.render(name, values, status=status, headers=headers, media_type=media_type)
