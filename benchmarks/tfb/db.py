@@ -18,8 +18,9 @@ from typing import Any
 import asyncpg
 
 DEFAULT_DATABASE_URL = "postgresql://benchmarkdbuser:benchmarkdbpass@127.0.0.1:5432/hello_world"
-# Connections per worker process: a 2-core machine runs PostgreSQL, the server and the load
-# generator at once, so a few connections keep its cores busy; more only queue in PostgreSQL.
+# Connections per worker process, as TFB's own Granian implementation has them: on a 2-core
+# machine that runs PostgreSQL, the server and the load generator at once, 2 workers x 4
+# connections keep PostgreSQL as busy as its share of the cores allows (TFB_POOL_SIZE to try).
 DEFAULT_POOL_SIZE = 4
 MAX_QUERIES = 500
 WORLD_ROWS = 10_000
