@@ -20,11 +20,20 @@ def test_a_spec_is_a_hasten_bench_target_and_knows_its_server() -> None:
         "rsgi",
         2,
     )
-    granian = "python -m granian --interface rsgi --port 1 benchmarks.tfb.app:app".split()
+    granian = [
+        "python",
+        "-m",
+        "granian",
+        "--interface",
+        "rsgi",
+        "--port",
+        "1",
+        "benchmarks.tfb.app:app",
+    ]
     assert spec.matches(granian)
     assert not Spec("hasten", "app", "granian/asgi").matches(granian)
     assert not Spec("raw", "raw_rsgi", "granian/rsgi").matches(granian)
-    uvicorn = "python -m uvicorn --port 1 benchmarks.tfb.app:app".split()
+    uvicorn = ["python", "-m", "uvicorn", "--port", "1", "benchmarks.tfb.app:app"]
     assert Spec("hasten", "app", "uvicorn").matches(uvicorn)
     assert not spec.matches(uvicorn)
 
@@ -48,9 +57,10 @@ def test_the_report_gives_ratios_to_raw_and_to_each_peer() -> None:
     assert text.startswith(run.SECTION + "\n## TFB test types on PostgreSQL\n")
     assert "    python benchmarks/tfb/run.py\n" in text
     assert "hasten@granian/rsgi PASS, raw@granian/rsgi PASS" in text
+    x = run.suite.TIMES
     assert (
-        "| hasten@granian/rsgi | 900 | 10.00 | 2.00 | 1.20 | 0.60 | ×0.90 |"
-        " starlette ×1.50, fastapi ×3.00, blacksheep ×2.00 |"
+        f"| hasten@granian/rsgi | 900 | 10.00 | 2.00 | 1.20 | 0.60 | {x}0.90 |"
+        f" starlette {x}1.50, fastapi {x}3.00, blacksheep {x}2.00 |"
     ) in text
     assert "| raw@granian/rsgi | 1,000 | 10.00 | 2.00 | 1.20 | 0.60 | - | - |" in text
 
