@@ -1,5 +1,5 @@
-"""The TFB test types on a real PostgreSQL: pg.sh starts it, Granian serves
-benchmarks/tfb/app.py, verify.py checks every test type (no load). And verify.py fails an
+"""The TFB test types on a real PostgreSQL: pg.sh starts it, Granian (RSGI, ASGI) and uvicorn
+serve benchmarks/tfb/app.py, verify.py checks every test type (no load). And verify.py fails an
 implementation that breaks the rules, test type by test type.
 
 PostgreSQL comes from Debian's packages (.ci/run installs them); without them the database
@@ -52,8 +52,9 @@ def database_url() -> Iterator[str]:
     assert not Path(folder).exists()
 
 
-@pytest.mark.parametrize("kind", ["granian-rsgi", "granian-asgi"])
-def test_every_test_type_passes_on_granian(
+# uvicorn too: hasten leaves Server and Date to the server, and each server must send one.
+@pytest.mark.parametrize("kind", ["granian-rsgi", "granian-asgi", "uvicorn"])
+def test_every_test_type_passes(
     kind: str, database_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     env = {"DATABASE_URL": database_url}
