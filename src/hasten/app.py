@@ -6,13 +6,14 @@ import asyncio
 import contextlib
 import inspect
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, TypeVar, Unpack
 
 from .datastructures import State
-from .errors import error_response, server_error_response
+from .dependencies import DependencyOverrides
+from .errors import ExceptionHandler, error_response, server_error_response
 from .monitor import BlockStats
 from .overload import overloaded
 from .protocols import asgi, rsgi
@@ -27,6 +28,7 @@ __all__ = ["App", "RouteInfo"]
 logger = logging.getLogger("hasten.error")
 
 H = TypeVar("H", bound=Hook)
+E = TypeVar("E", bound="ExceptionHandler")
 M = TypeVar("M", bound=Middleware)
 Lifespan = Callable[["App"], AbstractAsyncContextManager[Any]]
 
@@ -51,10 +53,20 @@ class App(Router):
     """
 
     def __init__(
-        self, *, lifespan: Lifespan | None = None, **settings: Unpack[SettingsKeywords]
+        self,
+        *,
+        lifespan: Lifespan | None = None,
+        dependencies: Sequence[Any] = (),
+        exception_handlers: Mapping[type[BaseException] | int, ExceptionHandler] | None = None,
+        **settings: Unpack[SettingsKeywords],
     ) -> None:
-        super().__init__()
+        super().__init__(dependencies=dependencies)
         self.settings = Settings(**settings)
+        # handler(request, exc) -> Response, by exception class (or HTTP status).
+        self.exception_handlers: dict[type[BaseException] | int, ExceptionHandler] = dict(
+            exception_handlers or {}
+        )
+        self._dependency_overrides = DependencyOverrides(self)
         self.state = State()
         self._lifespan = lifespan
         self._lifespan_stack: contextlib.AsyncExitStack | None = None
@@ -105,6 +117,41 @@ class App(Router):
         self._middlewares.append(middleware)
         return middleware
 
+    def exception_handler(self, kind: type[BaseException] | int) -> Callable[[E], E]:
+        """Answer exceptions of class ``kind`` (or HTTPErrors of status ``kind``) with
+        ``handler(request, exc) -> Response``, sync or async. The most specific class along
+        the exception's MRO wins; HTTPError and RequestValidationError have defaults."""
+
+        def register(handler: E) -> E:
+            self.add_exception_handler(kind, handler)
+            return handler
+
+        return register
+
+    def add_exception_handler(
+        self, kind: type[BaseException] | int, handler: ExceptionHandler
+    ) -> None:
+        """``app.exception_handler(kind)(handler)``."""
+        self._check_open("add an exception handler")
+        if not (
+            isinstance(kind, int) or (isinstance(kind, type) and issubclass(kind, BaseException))
+        ):
+            raise TypeError(
+                f"An exception handler is for an exception class or a status, not {kind!r}"
+            )
+        self.exception_handlers[kind] = handler
+
+    @property
+    def dependency_overrides(self) -> dict[Any, Callable[..., Any]]:
+        """``app.dependency_overrides[dependency] = fake``: the app calls ``fake`` wherever
+        ``dependency`` is asked for. Applied when the app starts: change them before startup
+        (a new TestClient, or ``with TestClient(app)``); changing them while it runs raises."""
+        return self._dependency_overrides
+
+    @dependency_overrides.setter
+    def dependency_overrides(self, overrides: Mapping[Any, Callable[..., Any]]) -> None:
+        self._dependency_overrides.replace(overrides)
+
     # Lifecycle.
     @property
     def started(self) -> bool:
@@ -126,6 +173,8 @@ class App(Router):
                     await _run_hook(hook)
                 if self._lifespan is not None:
                     await stack.enter_async_context(self._lifespan(self))
+                await runtime.dependencies.open()
+                stack.push_async_callback(runtime.dependencies.close)
             except BaseException:
                 await stack.aclose()
                 runtime.stop()

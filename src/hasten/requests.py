@@ -12,6 +12,8 @@ from .errors import HTTPError
 
 if TYPE_CHECKING:
     from .app import App
+    from .dependencies import Cleanup
+    from .forms import FormData
 
 __all__ = ["Request"]
 
@@ -25,7 +27,7 @@ class Request(Connection):
     come from; nothing else knows which protocol served the request.
     """
 
-    __slots__ = ("_body", "_body_limit", "_streamed", "method")
+    __slots__ = ("_body", "_body_limit", "_cleanup", "_form", "_streamed", "method")
 
     def __init__(
         self,
@@ -42,6 +44,10 @@ class Request(Connection):
         self._body_limit = body_limit
         self._body: bytes | None = None
         self._streamed = False
+        # What runs after the response is sent (yield dependencies, background tasks): set
+        # only by a request that has any; ``Runtime.serve`` checks it.
+        self._cleanup: Cleanup | None = None
+        self._form: FormData | None = None
 
     # The protocol adapters implement these.
     def _read_whole(self) -> Awaitable[bytes] | None:
@@ -84,6 +90,26 @@ class Request(Connection):
             return
         async for chunk in self._limited_chunks():
             yield chunk
+
+    async def _chunks(self) -> AsyncIterator[bytes]:
+        """The body in chunks as the server hands them over, never in one read (a form
+        streams through its parser), held to ``max_body_size``; not kept."""
+        if self._body is not None:
+            yield self._body
+            return
+        self._start_reading()
+        self._allowed_length()
+        async for chunk in self._limited_chunks():
+            yield chunk
+
+    async def form(self) -> FormData:
+        """The body as a form (urlencoded or multipart), parsed once within the app's form
+        limits; files are ``UploadFile``s."""
+        if self._form is None:
+            from .forms import read_form
+
+            self._form = await read_form(self, self.app.settings)
+        return self._form
 
     async def json(self) -> Any:
         """The body decoded as JSON; malformed JSON is a 400."""

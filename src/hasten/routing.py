@@ -7,8 +7,10 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, TypedDict, TypeVar, Unpack
 
-from .endpoints import Endpoint, Offload, RouteOptions
+from .dependencies import AppDependencies
+from .endpoints import Endpoint, Offload, RouteOptions, check_dependencies
 from .matcher import CompiledRoute
+from .params import Dependency, Parameter
 from .paths import PathTemplate
 from .pools import Pools
 
@@ -35,49 +37,77 @@ class RouteKeywords(TypedDict, total=False):
     operation_id: str | None
     include_in_schema: bool
     openapi_extra: Mapping[str, Any] | None
+    dependencies: Sequence[Any]
+    response_model: Any
+    validate_response: bool
 
 
 @dataclass(frozen=True, slots=True)
 class Route:
     """A registered route: its parsed path, methods and compiled endpoint, and the OpenAPI
-    tags of the routers it was included through."""
+    tags and the dependencies of the routers (and app) it was included through."""
 
     template: PathTemplate
     methods: frozenset[str]
     endpoint: Endpoint
     tags: tuple[str, ...] = ()
+    dependencies: tuple[Dependency, ...] = ()
 
     @property
     def path(self) -> str:
         return self.template.path
 
-    def with_prefix(self, prefix: str, tags: Sequence[str] = ()) -> Route:
+    def with_prefix(
+        self, prefix: str, tags: Sequence[str] = (), dependencies: Sequence[Dependency] = ()
+    ) -> Route:
         template = self.template.with_prefix(prefix)
-        return Route(template, self.methods, self.endpoint, (*tags, *self.tags))
+        return Route(
+            template,
+            self.methods,
+            self.endpoint,
+            (*tags, *self.tags),
+            (*dependencies, *self.dependencies),
+        )
+
+    @property
+    def request_parameters(self) -> tuple[Parameter, ...]:
+        """Every request value this route reads: its handler's, and those of every
+        dependency of the handler, the route, its routers and the app (for OpenAPI)."""
+        return self.endpoint.request_parameters_with(self.dependencies)
+
+    @property
+    def security(self) -> list[tuple[Any, tuple[str, ...]]]:
+        """The security schemes among this route's dependencies, with the scopes asked."""
+        return self.endpoint.security_with(self.dependencies)
 
     @property
     def label(self) -> str:
         """``GET /items/{id}``: how logs and errors name the route."""
         return f"{'|'.join(sorted(self.methods))} {self.path}"
 
-    def compile(self, pools: Pools) -> CompiledRoute:
-        """What the matcher serves for this route in one app: its endpoint bound to ``pools``."""
-        target = self.endpoint.bind(pools, self.label)
+    def compile(self, pools: Pools, dependencies: AppDependencies | None = None) -> CompiledRoute:
+        """What the matcher serves for this route in one app: its endpoint bound to ``pools``
+        and, where it has dependencies, to the app's (overrides, app-scoped values)."""
+        target = self.endpoint.bind(pools, self.label, self.dependencies, dependencies)
         return CompiledRoute(self.template, self.methods, target, f"{self.label} ({target.name})")
 
 
 class Router:
     """A group of routes under a common prefix, included into an App with ``app.include``."""
 
-    def __init__(self, prefix: str = "", *, tags: Sequence[str] = ()) -> None:
+    def __init__(
+        self, prefix: str = "", *, tags: Sequence[str] = (), dependencies: Sequence[Any] = ()
+    ) -> None:
         if prefix and (not prefix.startswith("/") or prefix.endswith("/")):
             raise ValueError(f"Router prefix {prefix!r} must start with '/' and not end with it")
         if "{" in prefix:
             raise ValueError(f"Router prefix {prefix!r} cannot hold path parameters")
         self.prefix = prefix
         self.tags = tuple(tags)  # OpenAPI tags of every route here, before the route's own
+        # Depends() run before every route's own, for each request (their values unused).
+        self.dependencies = check_dependencies(dependencies, f"Router({prefix!r})")
         self._routes: list[Route] = []
-        self._children: list[tuple[str, Router, tuple[str, ...]]] = []
+        self._children: list[tuple[str, Router, tuple[str, ...], tuple[Dependency, ...]]] = []
         self._frozen = False
 
     def route(
@@ -90,7 +120,9 @@ class Router:
         ``max_concurrency`` (503 past it); ``timeout`` in seconds (504 past it). For OpenAPI,
         as FastAPI names them: ``tags``, ``summary``, ``description``,
         ``response_description``, ``responses``, ``deprecated``, ``operation_id``,
-        ``include_in_schema``, ``openapi_extra``.
+        ``include_in_schema``, ``openapi_extra``. ``dependencies=[Depends(...)]`` run before
+        the handler; ``response_model=`` (else the return annotation) filters what is sent,
+        validated too with ``validate_response=True``.
         """
 
         def register(func: F) -> F:
@@ -138,28 +170,38 @@ class Router:
     def options(self, path: str, **options: Unpack[RouteKeywords]) -> Callable[[F], F]:
         return self.route(path, ("OPTIONS",), **options)
 
-    def include(self, router: Router, prefix: str = "", *, tags: Sequence[str] = ()) -> None:
+    def include(
+        self,
+        router: Router,
+        prefix: str = "",
+        *,
+        tags: Sequence[str] = (),
+        dependencies: Sequence[Any] = (),
+    ) -> None:
         """Serve ``router``'s routes here, under ``prefix`` + the router's own prefix
-        (``tags``: OpenAPI tags for each of them, before the router's own)."""
+        (``tags``: OpenAPI tags for each of them, before the router's own; ``dependencies``:
+        run before the router's own)."""
         self._check_open("include a router")
         if router is self:
             raise ValueError("A router cannot include itself")
-        self._children.append((prefix, router, tuple(tags)))
+        checked = check_dependencies(dependencies, f"include({prefix!r})")
+        self._children.append((prefix, router, tuple(tags), checked))
 
     @property
     def routes(self) -> list[Route]:
         """Every route, included routers' too, with full paths."""
-        collected = [route.with_prefix(self.prefix, self.tags) for route in self._routes]
-        for prefix, child, tags in self._children:
+        own = self.dependencies
+        collected = [route.with_prefix(self.prefix, self.tags, own) for route in self._routes]
+        for prefix, child, tags, dependencies in self._children:
             collected.extend(
-                route.with_prefix(self.prefix + prefix, (*self.tags, *tags))
+                route.with_prefix(self.prefix + prefix, (*self.tags, *tags), (*own, *dependencies))
                 for route in child.routes
             )
         return collected
 
     def _freeze(self) -> None:
         self._frozen = True
-        for _, child, _ in self._children:
+        for _, child, _, _ in self._children:
             child._freeze()
 
     def _check_open(self, action: str) -> None:

@@ -7,22 +7,24 @@ monitor and the gate on requests in flight depend only on the app, so they are d
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Callable
 from types import CodeType
 from typing import TYPE_CHECKING, Any
 
 from .connection import NO_PATH_PARAMS, PathParams
-from .errors import HTTPError, error_response, server_error_response
+from .dependencies import AppDependencies
+from .errors import ExceptionHandlers, server_error_response
 from .matcher import Matcher
 from .middleware import build_chain
 from .monitor import LoopMonitor
 from .overload import InFlight
-from .params import unwrap
+from .params import describe_handler, unwrap
 from .pools import Pools
 from .requests import Request
 from .responses import Response
-from .transport import Transport
+from .transport import Sending, Transport
 
 if TYPE_CHECKING:
     from .app import App
@@ -50,8 +52,12 @@ class Runtime:
         self.pools = Pools(
             settings.max_threads, settings.max_processes, settings.process_threads, needs_processes
         )
+        self.exception_handlers = ExceptionHandlers(app.exception_handlers)
+        # The overrides in force and the values of scope="app" dependencies, for this run.
+        self.dependencies = AppDependencies(app.dependency_overrides)
         try:
-            self.matcher = Matcher([route.compile(self.pools) for route in routes])
+            compiled = [route.compile(self.pools, self.dependencies) for route in routes]
+            self.matcher = Matcher(compiled)
         except BaseException:
             self.pools.shutdown()
             raise
@@ -87,9 +93,7 @@ class Runtime:
         gate = self.in_flight
         head = method == "HEAD"
         if gate.count >= gate.limit:
-            sending = gate.refuse().send(transport, head)
-            if sending is not None:
-                await sending
+            await _sent(gate.refuse().send(transport, head))
             return
         gate.count += 1
         request = None
@@ -117,10 +121,16 @@ class Runtime:
             except Exception as exc:
                 if request is None:
                     request = reader(self.app, self.body_limit, scope, transport, NO_PATH_PARAMS)
-                sending = self.error_response(request, exc).send(transport, head)
+                sending = (await self.error_response(request, exc)).send(transport, head)
             if sending is not None:
                 await sending
         finally:
+            # After-send work (yield dependencies' cleanup, background tasks) hangs on the
+            # Request of the routes that have any: for every other request this is one
+            # check. It runs with the in-flight slot still held, so shutdown drains it too.
+            if request is not None and request._cleanup is not None:
+                cleanup, request._cleanup = request._cleanup, None
+                await cleanup.after_response()
             gate.count -= 1
 
     async def dispatch(self, request: Request) -> Response:
@@ -134,19 +144,40 @@ class Runtime:
                 return target.render(await target.invoke(request))
             return target.render(await target.invoke())
         except Exception as exc:
-            return self.error_response(request, exc)
+            return await self.error_response(request, exc)
 
-    def error_response(self, request: Request, exc: Exception) -> Response:
-        """The response for an exception: its own for an HTTPError, else a logged 500."""
-        if isinstance(exc, HTTPError):
-            return error_response(exc)
+    async def error_response(self, request: Request, exc: Exception) -> Response:
+        """The response for an exception: its exception handler's (the app's, else the
+        default for HTTPError and RequestValidationError), else a logged 500. A handler that
+        fails is a logged 500 too."""
+        handler = self.exception_handlers.lookup(exc)
+        if handler is None:
+            self._log(request, "Unhandled exception while serving", exc)
+            return server_error_response(exc, self.debug)
+        try:
+            response = handler(request, exc)
+            if inspect.isawaitable(response):
+                response = await response
+            if not isinstance(response, Response):
+                raise TypeError(
+                    f"The exception handler {describe_handler(handler)} returned "
+                    f"{type(response).__name__}, not a Response"
+                )
+            return response
+        except Exception as failure:
+            self._log(request, f"The exception handler for {exc!r} failed while serving", failure)
+            return server_error_response(failure, self.debug)
+
+    @staticmethod
+    def _log(request: Request, what: str, exc: BaseException) -> None:
         logger.error(
-            "Unhandled exception while serving %s %s",
-            request.method,
-            request.path[:LOGGED_PATH_LENGTH],
-            exc_info=exc,
+            "%s %s %s", what, request.method, request.path[:LOGGED_PATH_LENGTH], exc_info=exc
         )
-        return server_error_response(exc, self.debug)
+
+
+async def _sent(sending: Sending) -> None:
+    if sending is not None:
+        await sending
 
 
 def _codes(routes: list[Route], middlewares: list[Middleware]) -> dict[CodeType, str]:

@@ -15,6 +15,10 @@ DEFAULT_PROCESS_THREADS = 4
 DEFAULT_MAX_IN_FLIGHT = 1000
 DEFAULT_SHUTDOWN_TIMEOUT = 30.0
 DEFAULT_BLOCK_THRESHOLD = 0.1
+DEFAULT_MAX_FORM_PARTS = 1000
+DEFAULT_MAX_FORM_FIELD_SIZE = 1_048_576
+DEFAULT_MAX_FILE_SIZE = 104_857_600
+DEFAULT_FORM_SPOOL_SIZE = 1_048_576
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -64,6 +68,31 @@ class Settings:
         },
     )
 
+    # Forms and uploads.
+    max_form_parts: int = field(
+        default=DEFAULT_MAX_FORM_PARTS,
+        metadata={"help": "Fields and files a form may have; more gets 413."},
+    )
+    max_form_field_size: int = field(
+        default=DEFAULT_MAX_FORM_FIELD_SIZE,
+        metadata={
+            "help": "Largest form field that is not a file, in bytes; a larger one gets 413."
+        },
+    )
+    max_file_size: int = field(
+        default=DEFAULT_MAX_FILE_SIZE,
+        metadata={
+            "help": "Largest uploaded file in bytes; a larger one gets 413 (the whole body is "
+            "also held to max_body_size)."
+        },
+    )
+    form_spool_size: int = field(
+        default=DEFAULT_FORM_SPOOL_SIZE,
+        metadata={
+            "help": "Bytes of an uploaded file kept in memory; past it the file moves to a "
+            "temporary file on disk."
+        },
+    )
     # OpenAPI and the docs page (FastAPI's names).
     title: str = field(default="hasten", metadata={"help": "The API's title in OpenAPI."})
     version: str = field(default="0.1.0", metadata={"help": "The API's version in OpenAPI."})
@@ -104,6 +133,10 @@ class Settings:
     def __post_init__(self) -> None:
         for name in (
             "max_body_size",
+            "max_form_parts",
+            "max_form_field_size",
+            "max_file_size",
+            "form_spool_size",
             "max_threads",
             "max_processes",
             "process_threads",
@@ -148,6 +181,10 @@ class SettingsKeywords(TypedDict, total=False):
     max_in_flight: int
     shutdown_timeout: float
     block_threshold: float | None
+    max_form_parts: int
+    max_form_field_size: int
+    max_file_size: int
+    form_spool_size: int
     title: str
     version: str
     summary: str | None

@@ -59,6 +59,7 @@ class ASGIRequest(Request):
         self.method = scope["method"]
         self._body_limit = body_limit
         self._body = self._headers = self._query = self._cookies = self._state = None
+        self._cleanup = self._form = None
         self._streamed = False
         self._scope = scope
         self._receive: Receive = transport.receive
