@@ -117,7 +117,10 @@ def collect(
         if func in seen:
             return
         seen.add(func)
-        walk(describe_dependency(func, path_names))  # type: ignore[arg-type]
+        assert func is not None
+        if dependency.scope == "app":
+            app_dependency_parameters(func)  # refused now if it takes request values
+        walk(describe_dependency(func, path_names))
 
     for dependency in dependencies:
         visit(dependency)
@@ -161,8 +164,8 @@ class Cleanup:
                 if step.kind == _ASYNC_GEN:
                     await generator.__anext__()
                 else:
-                    await _in_thread(self.threads, next, generator)
-            except (StopAsyncIteration, StopIteration):
+                    await _resume(self.threads, generator)
+            except StopAsyncIteration:
                 continue
             except Exception as exc:
                 logger.error("The cleanup of dependency %s failed", step.name, exc_info=exc)
@@ -180,8 +183,8 @@ class Cleanup:
                 if step.kind == _ASYNC_GEN:
                     await generator.athrow(exc)
                 else:
-                    await _in_thread(self.threads, generator.throw, exc)
-            except (StopAsyncIteration, StopIteration):
+                    await _resume(self.threads, generator, exc)
+            except StopAsyncIteration:
                 continue  # it handled the exception; the request still failed
             except BaseException as raised:
                 exc = raised
@@ -199,6 +202,32 @@ async def _close(generator: Any, step: Step, threads: Executor) -> None:
             await _in_thread(threads, generator.close)
     except Exception as exc:
         logger.error("Closing dependency %s failed", step.name, exc_info=exc)
+
+
+_DONE = object()
+
+
+def _step(generator: Any, exc: BaseException | None) -> Any:
+    # StopIteration cannot cross into a Future: it comes back as _DONE, and is raised here.
+    try:
+        return generator.throw(exc) if exc is not None else next(generator)
+    except StopIteration:
+        return _DONE
+
+
+async def _resume(
+    threads: Executor | None, generator: Any, exc: BaseException | None = None
+) -> Any:
+    """Run a sync generator to its next ``yield`` on a thread (``threads``, or asyncio's at
+    startup and shutdown), throwing ``exc`` in if given. Its end raises StopAsyncIteration,
+    which, unlike StopIteration, may leave a coroutine."""
+    if threads is None:
+        value = await asyncio.to_thread(_step, generator, exc)
+    else:
+        value = await _in_thread(threads, _step, generator, exc)
+    if value is _DONE:
+        raise StopAsyncIteration
+    return value
 
 
 def _in_thread(threads: Executor, func: Callable[..., Any], *args: Any) -> Awaitable[Any]:
@@ -269,7 +298,7 @@ class AppDependencies:
             return value
         if kind == _SYNC_GEN:
             generator = func(**kwargs)
-            value = await asyncio.to_thread(next, generator)
+            value = await _resume(None, generator)
             self._exits.append((generator, False, name))
             return value
         if kind == _ASYNC:
@@ -284,8 +313,8 @@ class AppDependencies:
                 if is_async:
                     await generator.__anext__()
                 else:
-                    await asyncio.to_thread(next, generator)
-            except (StopAsyncIteration, StopIteration):
+                    await _resume(None, generator)
+            except StopAsyncIteration:
                 continue
             except Exception as exc:
                 logger.error("Closing app dependency %s failed", name, exc_info=exc)
@@ -479,8 +508,8 @@ class Plan:
             if kind == _ASYNC_GEN:
                 value = await generator.__anext__()
             else:
-                value = await _in_thread(self._threads, next, generator)
-        except (StopAsyncIteration, StopIteration):
+                value = await _resume(self._threads, generator)
+        except StopAsyncIteration:
             raise RuntimeError(f"Dependency {step.name} did not yield a value") from None
         _cleanup(request, self._threads).exits.append((generator, step))
         return value

@@ -342,7 +342,7 @@ def _dependency(
         raise TypeError(f"{where}: parameter {name!r} has more than one source; give one")
     (dependency,) = found
     if dependency.dependency is None:
-        if annotation is MISSING or not callable(annotation):
+        if not (inspect.isclass(annotation) and annotation is not Any):
             raise TypeError(
                 f"{where}: parameter {name!r} is Depends() without a callable: give one "
                 "(Depends(get_user)), or annotate it with a class to call"
