@@ -253,7 +253,8 @@ def test_a_dependency_that_does_not_yield_is_a_500(
     app = App()
 
     async def empty() -> AsyncIterator[int]:
-        for value in ():
+        nothing: list[int] = []
+        for value in nothing:
             yield value
 
     @app.get("/")
