@@ -33,6 +33,7 @@ from .params import Dependency, Parameter, describe, describe_handler, unwrap
 
 if TYPE_CHECKING:
     from .app import App
+    from .forms import FormData
     from .requests import Request
 
 __all__ = [
@@ -146,17 +147,26 @@ class Cleanup:
     dependencies, and its background tasks. ``Runtime.serve`` runs it once the response is
     sent; a request without any never has one."""
 
-    __slots__ = ("exits", "tasks", "threads")
+    __slots__ = ("exits", "form", "tasks", "threads")
 
-    def __init__(self, threads: Executor) -> None:
+    def __init__(self, threads: Executor | None) -> None:
         self.threads = threads
         self.exits: list[tuple[Any, Step]] = []
         self.tasks: BackgroundTasks | None = None
+        self.form: FormData | None = None  # its uploaded files are closed last
 
     async def after_response(self) -> None:
-        """Background tasks, then each generator's code after ``yield`` (last first); every
-        failure is logged, none raised."""
+        """Background tasks, then each generator's code after ``yield`` (last first), then
+        the uploaded files are closed; every failure is logged, none raised."""
+        try:
+            await self._after_response()
+        finally:
+            if self.form is not None:
+                await self.form.close()
+
+    async def _after_response(self) -> None:
         if self.tasks is not None:
+            assert self.threads is not None
             await run_tasks(self.tasks, self.threads)
         while self.exits:
             generator, step = self.exits.pop()
@@ -194,12 +204,16 @@ class Cleanup:
         return exc
 
 
-async def _close(generator: Any, step: Step, threads: Executor) -> None:
+async def _close(generator: Any, step: Step, threads: Executor | None) -> None:
     try:
         if step.kind == _ASYNC_GEN:
             await generator.aclose()
         else:
-            await _in_thread(threads, generator.close)
+            await (
+                asyncio.to_thread(generator.close)
+                if threads is None
+                else _in_thread(threads, generator.close)
+            )
     except Exception as exc:
         logger.error("Closing dependency %s failed", step.name, exc_info=exc)
 
@@ -244,6 +258,8 @@ def _cleanup(request: Request, threads: Executor) -> Cleanup:
     cleanup = request._cleanup
     if cleanup is None:
         cleanup = request._cleanup = Cleanup(threads)
+    elif cleanup.threads is None:  # made by request.form(), for its files
+        cleanup.threads = threads
     return cleanup
 
 
@@ -352,7 +368,6 @@ class _Builder:
         self.leaves: list[tuple[int, Extractor]] = []
         self.steps: list[Step] = []
         self.bodies: dict[str, tuple[Parameter, int]] = {}
-        self.uses_cleanup = False
         self._by_key: dict[Any, int] = {}
 
     def slot(self) -> int:
@@ -377,7 +392,6 @@ class _Builder:
             assert item.dependency is not None
             return self.call_of(item.dependency, chain)
         if source == "background":
-            self.uses_cleanup = True
             return self.leaf(("background",), lambda: self.background)
         if source in ("body", "form", "file"):
             if item.name not in self.bodies:
@@ -405,7 +419,6 @@ class _Builder:
             raise TypeError(f"Dependency cycle through {describe_handler(func)}")
         args = self.arguments(describe_dependency(func, self.path_names), (*chain, func))
         step = Step(func, args, self.slot())
-        self.uses_cleanup = self.uses_cleanup or step.kind in (_ASYNC_GEN, _SYNC_GEN)
         self.steps.append(step)
         if dependency.use_cache:
             self._by_key[key] = step.index
@@ -478,8 +491,7 @@ class Plan:
             cleanup = request._cleanup
             if cleanup is None:
                 raise
-            request._cleanup = None  # nothing is left for after the (error) response
-            final = await cleanup.unwind(exc)
+            final = await cleanup.unwind(exc)  # no task nor generator is left after it
             if final is exc:
                 raise
             raise final from exc

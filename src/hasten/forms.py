@@ -61,6 +61,10 @@ class FormData(Mapping[str, FormValue]):
     def multi_items(self) -> list[tuple[str, FormValue]]:
         return list(self._pairs)
 
+    @property
+    def has_files(self) -> bool:
+        return any(isinstance(value, UploadFile) for _, value in self._pairs)
+
     async def close(self) -> None:
         """Close every uploaded file."""
         for _, value in self._pairs:
@@ -135,6 +139,22 @@ async def _multipart(request: Request, boundary: str, settings: Settings) -> For
     pairs: list[tuple[str, FormValue]] = []
     part = _Part(settings)
     try:
+        await _parse(request, parser, part, pairs, settings)
+    except BaseException:
+        await FormData(pairs).close()
+        part.discard()
+        raise
+    return FormData(pairs)
+
+
+async def _parse(
+    request: Request,
+    parser: Any,
+    part: _Part,
+    pairs: list[tuple[str, FormValue]],
+    settings: Settings,
+) -> None:
+    try:
         async for chunk in request._chunks():
             for event in parser.parse(chunk):
                 part.take(event, pairs)
@@ -146,11 +166,6 @@ async def _multipart(request: Request, boundary: str, settings: Settings) -> For
         raise HTTPError(413, f"Malformed multipart body: {exc}") from None
     except multipart.MultipartError as exc:
         raise HTTPError(400, f"Malformed multipart body: {exc}") from None
-    except BaseException:
-        await FormData(pairs).close()
-        part.discard()
-        raise
-    return FormData(pairs)
 
 
 class _Part:

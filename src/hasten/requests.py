@@ -108,7 +108,13 @@ class Request(Connection):
         if self._form is None:
             from .forms import read_form
 
-            self._form = await read_form(self, self.app.settings)
+            form = self._form = await read_form(self, self.app.settings)
+            if form.has_files:  # closed once the response is sent
+                from .dependencies import Cleanup
+
+                if self._cleanup is None:
+                    self._cleanup = Cleanup(None)
+                self._cleanup.form = form
         return self._form
 
     async def json(self) -> Any:
