@@ -74,19 +74,22 @@ class HTTPError(msgspec.Struct):
 
 # The hooks: what the document reads from an endpoint.
 def request_parameters(endpoint: Endpoint) -> tuple[Parameter, ...]:
-    """Every parameter a request must carry for this endpoint."""
-    return endpoint.parameters
+    """Every parameter a request must carry for this endpoint: its handler's and its
+    dependencies' (flattened)."""
+    return endpoint.request_parameters
 
 
 def response_type(endpoint: Endpoint) -> Any:
-    """The type of what the handler returns, as rendered: its return annotation (readable:
-    the endpoint read the others)."""
-    return typing.get_type_hints(unwrap(endpoint.func)).get("return", Any)
+    """The type of what the handler sends: its response model, else its return annotation."""
+    return endpoint.response_model
 
 
 def security(endpoint: Endpoint) -> list[SecurityRequirement]:
-    """The security schemes a request to this endpoint must satisfy (none yet)."""
-    return []
+    """The security schemes among the endpoint's dependencies, with the scopes asked."""
+    return [
+        (scheme.scheme_name, scheme.security_scheme(), list(scopes))
+        for scheme, scopes in endpoint.security
+    ]
 
 
 def request_body(parameters: tuple[Parameter, ...], schemas: Schemas) -> dict[str, Any] | None:
