@@ -140,10 +140,12 @@ def build_litestar(routes: int) -> Callable[[], Any]:
     from typing import Annotated
 
     from litestar import Litestar, post
-    from litestar.di import Provide
-    from litestar.params import Parameter
+    from litestar.di import NamedDependency, Provide
+    from litestar.params import HeaderParameter
 
-    current_user.__annotations__["authorization"] = Annotated[str, Parameter(header="authorization")]
+    current_user.__annotations__["authorization"] = Annotated[
+        str, HeaderParameter(name="authorization")
+    ]
     handlers = []
     for index in range(routes):
         model = struct_model(index)
@@ -155,7 +157,7 @@ def build_litestar(routes: int) -> Callable[[], Any]:
         handler.__annotations__ = {"item_id": int, "data": model, "return": model}
         dependencies = None
         if DEPENDENCIES:
-            handler.__annotations__.update(user=str, db=str)
+            handler.__annotations__.update(user=NamedDependency[str], db=NamedDependency[str])
             dependencies = {"user": Provide(current_user), "db": Provide(database)}
         else:
             handler = _without_dependencies(handler, "data")
