@@ -16,9 +16,9 @@ pytest.importorskip("fastapi")
 pytest.importorskip("litestar")
 pytest.importorskip("python_multipart")
 
-import httpx  # noqa: E402
+import httpx
 
-from benchmarks.dependencies import BOUNDARY, UPLOAD_SIZE, upload_body  # noqa: E402
+from benchmarks.dependencies import BOUNDARY, UPLOAD_SIZE, upload_body
 
 APPS = ["di_hasten", "di_fastapi", "di_litestar"]
 FORM = "a=text&b=7&c=1.5&d=true&e=more"
