@@ -36,15 +36,16 @@ def upload_body() -> bytes:
 
 
 def targets(scenario: str) -> list[str]:
+    """Labels: the framework, ``.rsgi`` on Granian's RSGI, else on uvicorn."""
     found = [
-        "hasten=benchmarks.apps.di_hasten:app@granian/rsgi",
-        "hasten@uvicorn=benchmarks.apps.di_hasten:app@uvicorn",
-        "fastapi@uvicorn=benchmarks.apps.di_fastapi:app@uvicorn",
-        "litestar@uvicorn=benchmarks.apps.di_litestar:app@uvicorn",
+        "hasten.rsgi=benchmarks.apps.di_hasten:app@granian/rsgi",
+        "hasten=benchmarks.apps.di_hasten:app@uvicorn",
+        "fastapi=benchmarks.apps.di_fastapi:app@uvicorn",
+        "litestar=benchmarks.apps.di_litestar:app@uvicorn",
     ]
     if scenario == "deps":
-        found[1:1] = ["hasten-inline=benchmarks.apps.di_hasten:app_inline@granian/rsgi"]
-        found.append("hasten-inline@uvicorn=benchmarks.apps.di_hasten:app_inline@uvicorn")
+        found[1:1] = ["hasten-inline.rsgi=benchmarks.apps.di_hasten:app_inline@granian/rsgi"]
+        found.append("hasten-inline=benchmarks.apps.di_hasten:app_inline@uvicorn")
     return found
 
 
@@ -82,16 +83,13 @@ def run(scenario: str, duration: float, rounds: int, connections: int) -> dict[s
 
 def ratios(scenario: str, rps: dict[str, float]) -> list[str]:
     lines = [f"{label}: {value:,.0f} req/s" for label, value in rps.items()]
-    same_server = rps["hasten@uvicorn"]
-    lines.append(f"hasten / fastapi on uvicorn: {same_server / rps['fastapi@uvicorn']:.2f}x")
-    lines.append(f"hasten / litestar on uvicorn: {same_server / rps['litestar@uvicorn']:.2f}x")
+    same_server = rps["hasten"]
+    lines.append(f"hasten / fastapi on uvicorn: {same_server / rps['fastapi']:.2f}x")
+    lines.append(f"hasten / litestar on uvicorn: {same_server / rps['litestar']:.2f}x")
+    lines.append(f"hasten on RSGI / fastapi on uvicorn: {rps['hasten.rsgi'] / rps['fastapi']:.2f}x")
     if scenario == "deps":
-        for where, inline in (
-            ("granian/rsgi", "hasten-inline"),
-            ("uvicorn", "hasten-inline@uvicorn"),
-        ):
-            own = rps["hasten" if where == "granian/rsgi" else "hasten@uvicorn"]
-            slower = 1 - own / rps[inline]
+        for suffix, where in ((".rsgi", "granian/rsgi"), ("", "uvicorn")):
+            slower = 1 - rps[f"hasten{suffix}"] / rps[f"hasten-inline{suffix}"]
             lines.append(f"dependencies against inline on {where}: {slower:+.1%} slower")
     return lines
 

@@ -355,3 +355,39 @@ def test_the_form_limits_are_settings() -> None:
     with pytest.raises(ValueError, match="max_form_parts must be at least 1"):
         App(max_form_parts=0)
     assert isinstance(Headers([]), Headers)
+
+
+def test_openapi_documents_forms_files_and_security() -> None:
+    from openapi_spec_validator import validate
+
+    from hasten import HTTPBearer
+
+    app = make_app()
+    bearer = HTTPBearer()
+
+    @app.post("/secured")
+    async def secured(token: Any = Depends(bearer), note: Annotated[str, Form()] = "") -> str:
+        return note
+
+    asyncio.run(app.startup())
+    try:
+        document = app.openapi()
+    finally:
+        asyncio.run(app.shutdown())
+    validate(document)
+    paths = document["paths"]
+    login = paths["/login"]["post"]["requestBody"]["content"]
+    assert login["application/x-www-form-urlencoded"]["schema"]["required"] == [
+        "username",
+        "age",
+    ]
+    files = paths["/many"]["post"]["requestBody"]["content"]["multipart/form-data"]["schema"]
+    assert files["properties"]["files"] == {
+        "type": "array",
+        "items": {"type": "string", "format": "binary"},
+    }
+    assert files["properties"]["raw"] == {"type": "string", "format": "binary"}
+    assert paths["/secured"]["post"]["security"] == [{"HTTPBearer": []}]
+    assert document["components"]["securitySchemes"] == {
+        "HTTPBearer": {"type": "http", "scheme": "bearer"}
+    }
