@@ -186,7 +186,7 @@ class App(Router):
         if response is None:
             assert self._startup_error is not None
             response = server_error_response(self._startup_error, self.settings.debug)
-        sending = response.send(transport, method == "HEAD")
+        sending = response.send(transport, method == "HEAD", None)
         if sending is not None:
             await sending
 

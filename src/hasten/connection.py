@@ -27,6 +27,7 @@ class Connection:
 
     __slots__ = (
         "_cookies",
+        "_forwarded",
         "_headers",
         "_query",
         "_state",
@@ -45,20 +46,40 @@ class Connection:
         self._query: QueryParams | None = None
         self._cookies: dict[str, str] | None = None
         self._state: State | None = None
+        self._forwarded: tuple[Address | None, str] | None = None
 
     # The protocol adapters implement these.
     def _raw_headers(self) -> list[tuple[str, str]]:
         raise NotImplementedError
 
+    def _peer(self) -> Address | None:
+        raise NotImplementedError
+
+    def _scheme(self) -> str:
+        raise NotImplementedError
+
     @property
     def client(self) -> Address | None:
-        """The peer's address, when the server knows it."""
-        raise NotImplementedError
+        """The peer's address, when the server knows it (the original client's, behind a
+        trusted proxy, with ``ProxyHeadersMiddleware``)."""
+        if self._forwarded is not None:
+            return self._forwarded[0]
+        return self._peer()
 
     @property
     def scheme(self) -> str:
         """``http`` or ``https`` (``ws`` or ``wss`` for a WebSocket)."""
-        raise NotImplementedError
+        if self._forwarded is not None:
+            return self._forwarded[1]
+        return self._scheme()
+
+    def forwarded(self, client: Address | None, scheme: str, host: str | None) -> None:
+        """Take the client, scheme and host a trusted proxy says the request came with."""
+        self._forwarded = (client, scheme)
+        if host is not None:
+            items = [item for item in self.headers.raw() if item[0] != "host"]
+            items.append(("host", host))
+            self._headers = Headers(items)
 
     @property
     def root_path(self) -> str:

@@ -86,7 +86,7 @@ class Runtime:
         gate = self.in_flight
         head = method == "HEAD"
         if gate.count >= gate.limit:
-            sending = gate.refuse().send(transport, head)
+            sending = gate.refuse().send(transport, head, None)
             if sending is not None:
                 await sending
             return
@@ -109,14 +109,14 @@ class Runtime:
                         result = await target.invoke(request)
                     else:
                         result = await target.invoke()
-                    sending = target.send(result, transport, head)
+                    sending = target.send(result, transport, head, request)
                 else:
                     request = reader(self.app, self.body_limit, scope, transport, NO_PATH_PARAMS)
-                    sending = (await self.chain(request)).send(transport, head)
+                    sending = (await self.chain(request)).send(transport, head, request)
             except Exception as exc:
                 if request is None:
                     request = reader(self.app, self.body_limit, scope, transport, NO_PATH_PARAMS)
-                sending = self.error_response(request, exc).send(transport, head)
+                sending = self.error_response(request, exc).send(transport, head, request)
             if sending is not None:
                 await sending
         finally:

@@ -112,6 +112,10 @@ class _RSGIProto:
         self._chunks = chunks
         self._result = result
         self._read = False
+        self.finished = asyncio.Event()  # the client leaves once the app has returned
+
+    async def client_disconnect(self) -> None:
+        await self.finished.wait()
 
     def _take_body(self) -> list[bytes]:
         if self._read:
@@ -188,7 +192,11 @@ class _RSGIDriver:
 
     async def send(self, wire: _Wire) -> _Result:
         result = _Result()
-        await self.app.__rsgi__(_RSGIScope(wire), _RSGIProto(wire.chunks, result))
+        proto = _RSGIProto(wire.chunks, result)
+        try:
+            await self.app.__rsgi__(_RSGIScope(wire), proto)
+        finally:
+            proto.finished.set()
         return result
 
 

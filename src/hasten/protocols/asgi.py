@@ -4,7 +4,10 @@ speaks RSGI's response calls over ``send``."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
 from ..connection import PathParams
@@ -47,7 +50,7 @@ def route_path(scope: Scope) -> str:
 class ASGIRequest(Request):
     """A Request read from an ASGI scope and its ``receive`` channel."""
 
-    __slots__ = ("_receive", "_scope")
+    __slots__ = ("_receive", "_scope", "_transport")
 
     def __init__(  # perf: slots set directly, without super().__init__
         self, app: App, body_limit: int, scope: Scope, transport: Any, path_params: PathParams
@@ -59,8 +62,10 @@ class ASGIRequest(Request):
         self.method = scope["method"]
         self._body_limit = body_limit
         self._body = self._headers = self._query = self._cookies = self._state = None
+        self._forwarded = None
         self._streamed = False
         self._scope = scope
+        self._transport: ASGITransport = transport
         self._receive: Receive = transport.receive
 
     def _raw_headers(self) -> list[tuple[str, str]]:
@@ -80,14 +85,15 @@ class ASGIRequest(Request):
             if chunk:
                 yield chunk
 
-    @property
-    def client(self) -> Address | None:
+    def _client_disconnect(self) -> Awaitable[None]:
+        return self._transport.client_disconnect()
+
+    def _peer(self) -> Address | None:
         client = self._scope.get("client")
         # int(): Granian's ASGI scope carries the port as a string.
         return Address(client[0], int(client[1])) if client else None
 
-    @property
-    def scheme(self) -> str:
+    def _scheme(self) -> str:
         return str(self._scope.get("scheme", "http"))
 
     @property
@@ -103,15 +109,51 @@ class ASGITransport:
     """The Transport of one ASGI request: each call becomes ``http.response.*`` messages.
 
     As an RSGI server does, it adds Content-Length to a whole body unless the headers carry
-    one; a stream is ended by ``finish()`` once the serve step returns.
+    one; a stream is ended by ``finish()`` once the serve step returns. A file goes out as
+    ``http.response.pathsend`` where the server offers that extension, else in chunks read
+    on ``threads``. ``client_disconnect()`` listens on ``receive`` for ``http.disconnect``;
+    from then on the body's messages reach ``receive()`` through the listener.
     """
 
-    __slots__ = ("_stream", "receive", "send")
+    __slots__ = ("_inbox", "_listener", "_pathsend", "_receive", "_stream", "_threads", "send")
 
-    def __init__(self, receive: Receive, send: Send) -> None:
-        self.receive = receive
+    def __init__(
+        self,
+        receive: Receive,
+        send: Send,
+        pathsend: bool = False,
+        threads: Executor | None = None,
+    ) -> None:
+        self._receive = receive
         self.send = send
+        self._pathsend = pathsend
+        self._threads = threads
         self._stream: ASGIStreamWriter | None = None
+        self._inbox: asyncio.Queue[Message] | None = None
+        self._listener: asyncio.Task[None] | None = None
+
+    async def receive(self) -> Message:
+        """The client's next message: the body's, then ``http.disconnect``."""
+        inbox = self._inbox
+        if inbox is None:
+            return await self._receive()
+        assert self._listener is not None
+        if inbox.empty() and self._listener.done():
+            return {"type": "http.disconnect"}
+        return await inbox.get()
+
+    def client_disconnect(self) -> Awaitable[None]:
+        if self._listener is None:
+            self._inbox = asyncio.Queue()
+            self._listener = asyncio.ensure_future(self._listen(self._inbox))
+        return asyncio.shield(self._listener)
+
+    async def _listen(self, inbox: asyncio.Queue[Message]) -> None:
+        while True:
+            message = await self._receive()
+            inbox.put_nowait(message)
+            if message["type"] == "http.disconnect":
+                return
 
     def response_bytes(self, status: int, headers: HeaderList, body: bytes) -> Awaitable[None]:
         return self._send_whole(status, headers, body)
@@ -129,6 +171,8 @@ class ASGITransport:
         return self._stream
 
     def response_file(self, status: int, headers: HeaderList, file: str) -> Awaitable[None]:
+        if self._pathsend:
+            return self._path_send(status, headers, file)
         return self._send_file(status, headers, file, 0, None)
 
     def response_file_range(
@@ -136,16 +180,23 @@ class ASGITransport:
     ) -> Awaitable[None]:
         return self._send_file(status, headers, file, start, end)
 
+    async def _path_send(self, status: int, headers: HeaderList, file: str) -> None:
+        await self.send(
+            {"type": "http.response.start", "status": status, "headers": _encoded(headers)}
+        )
+        await self.send({"type": "http.response.pathsend", "path": os.path.abspath(file)})
+
     async def _send_file(
         self, status: int, headers: HeaderList, file: str, start: int, end: int | None
     ) -> None:
         writer = self.response_stream(status, headers)
-        with open(file, "rb") as handle:  # reads go to a thread below
+        loop = asyncio.get_running_loop()
+        with open(file, "rb") as handle:  # reads go to the thread pool below
             handle.seek(start)
             left = None if end is None else end - start
             while left is None or left > 0:
                 size = FILE_CHUNK_SIZE if left is None else min(FILE_CHUNK_SIZE, left)
-                chunk = await asyncio.to_thread(handle.read, size)
+                chunk = await loop.run_in_executor(self._threads, handle.read, size)
                 if not chunk:
                     break
                 await writer.send_bytes(chunk)
@@ -153,9 +204,13 @@ class ASGITransport:
                     left -= len(chunk)
 
     async def finish(self) -> None:
-        """End a stream the response started (RSGI servers do it when the app returns)."""
+        """End a stream the response started (RSGI servers do it when the app returns), and
+        stop listening for a disconnect."""
+        if self._listener is not None:
+            self._listener.cancel()
         if self._stream is not None:
-            await self._stream.close()
+            with contextlib.suppress(OSError):  # the client left mid-stream
+                await self._stream.close()
 
 
 class ASGIStreamWriter:
@@ -209,8 +264,14 @@ class ASGIAdapter:
             await send({"type": "websocket.close", "code": 1003})
 
     async def _serve_http(self, scope: Scope, receive: Receive, send: Send) -> None:
-        transport = ASGITransport(receive, send)
         runtime = self.app.runtime
+        extensions = scope.get("extensions")
+        transport = ASGITransport(
+            receive,
+            send,
+            extensions is not None and "http.response.pathsend" in extensions,
+            runtime.pools.threads if runtime is not None else None,
+        )
         serve = runtime.serve if runtime is not None else self.app.serve_before_start
         await serve(scope["method"], route_path(scope), scope, transport, ASGIRequest)
         await transport.finish()

@@ -31,6 +31,7 @@ class RSGIRequest(Request):
         self.method = scope.method
         self._body_limit = body_limit
         self._body = self._headers = self._query = self._cookies = self._state = None
+        self._forwarded = None
         self._streamed = False
         self._scope = scope
         self._proto = proto
@@ -47,14 +48,21 @@ class RSGIRequest(Request):
         async for chunk in self._proto:
             yield chunk
 
-    @property
-    def client(self) -> Address | None:
-        host, _, port = self._scope.client.rpartition(":")
-        return Address(host, int(port)) if port.isdigit() else None
+    def _client_disconnect(self) -> Awaitable[None]:
+        done: Awaitable[None] = self._proto.client_disconnect()
+        return done
 
-    @property
-    def scheme(self) -> str:
+    def _peer(self) -> Address | None:
+        return peer(self._scope.client)
+
+    def _scheme(self) -> str:
         return str(self._scope.scheme)
+
+
+def peer(client: str) -> Address | None:
+    """Granian's ``host:port`` (``[::1]:port`` for IPv6) as an Address."""
+    host, _, port = client.rpartition(":")
+    return Address(host.strip("[]"), int(port)) if port.isdigit() else None
 
 
 def serve(app: App, scope: Any, proto: Any) -> Awaitable[None]:
