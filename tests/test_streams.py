@@ -116,7 +116,7 @@ def test_a_sync_source_without_close_and_an_unrun_one() -> None:
         generator = never()
         source = InThreads(generator, None)
         await source.aclose()  # before it ever ran
-        assert typing.cast(types.GeneratorType[bytes, None, None], generator).gi_frame is None
+        assert typing.cast("types.GeneratorType[bytes, None, None]", generator).gi_frame is None
 
     asyncio.run(scenario())
 

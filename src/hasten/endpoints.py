@@ -101,9 +101,12 @@ class Endpoint:
             _check_picklable(self.func)
         invoke = self._invoker(self._runner(pools))
         takes_request = bool(self.parameters)
-        if not takes_request and type(self.renderer) is Renderer:
+        if not takes_request and (
+            type(self.renderer) is Renderer or self.options.timeout is not None
+        ):
             # It may return a Response, which is sent with the Request it answers (a file
-            # reads the conditional headers); a handler that returns data needs none.
+            # reads the conditional headers), or its deadline watches the client: it gets the
+            # Request. A handler that returns data needs none.
             invoke = _ignoring_request(invoke)
             takes_request = True
         if self.options.timeout is not None:
