@@ -31,6 +31,8 @@ def test_public_api_is_pinned() -> None:
         "Settings",
         "State",
         "StreamingResponse",
+        "WebSocket",
+        "WebSocketDisconnect",
         "__version__",
     ]
 

@@ -139,12 +139,16 @@ class App(Router):
             if runtime is None:
                 return
             runtime.in_flight.close()
-            if not await runtime.in_flight.drained(self.settings.shutdown_timeout):
+            timeout = self.settings.shutdown_timeout
+            deadline = asyncio.get_running_loop().time() + timeout
+            if not await runtime.in_flight.drained(timeout):
                 logger.warning(
                     "Shutting down with %d requests still in flight after %s s",
                     runtime.in_flight.count,
-                    self.settings.shutdown_timeout,
+                    timeout,
                 )
+            if runtime.sockets:
+                await runtime.close_websockets(deadline - asyncio.get_running_loop().time())
             self._stopping = True
             self.runtime = None
             try:
@@ -164,6 +168,17 @@ class App(Router):
             yield self
         finally:
             await self.shutdown()
+
+    async def start_for_request(self) -> Runtime | None:
+        """Start the app for a connection that came before any startup; None when it cannot
+        start (or is stopping). A failed start is logged once and not retried."""
+        if not self._stopping and self._startup_error is None:
+            try:
+                await self.startup()
+            except Exception as exc:
+                self._startup_error = exc
+                logger.error("The app failed to start", exc_info=exc)
+        return self.runtime
 
     async def serve_before_start(
         self, method: str, path: str, scope: Any, transport: Transport, reader: RequestReader

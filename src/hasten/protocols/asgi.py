@@ -10,16 +10,18 @@ from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
-from ..connection import PathParams
+from ..connection import NO_PATH_PARAMS, PathParams
 from ..datastructures import Address
 from ..errors import HTTPError
 from ..requests import Request
+from ..websockets import ABNORMAL, NO_STATUS, WebSocket, WebSocketDisconnect
+from ..websockets import Message as WebSocketMessage
 from ..wire import HeaderList, allows_body, frame
 
 if TYPE_CHECKING:
     from ..app import App
 
-__all__ = ["ASGIAdapter", "ASGIRequest", "ASGITransport", "route_path"]
+__all__ = ["ASGIAdapter", "ASGIRequest", "ASGITransport", "ASGIWebSocket", "route_path"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -245,6 +247,80 @@ class ASGIStreamWriter:
         await self._send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
+class ASGIWebSocket(WebSocket):
+    """A WebSocket over ASGI: ``websocket.*`` messages. A refusal carries its HTTP status
+    where the server offers ``websocket.http.response``, else the server answers 403."""
+
+    __slots__ = ("_connected", "_receive_message", "_scope", "_send_message")
+
+    def __init__(self, app: App, scope: Scope, receive: Receive, send: Send) -> None:
+        super().__init__(
+            app, route_path(scope), scope["query_string"].decode("latin-1"), NO_PATH_PARAMS
+        )
+        self._scope = scope
+        self._receive_message = receive
+        self._send_message = send
+        self._connected = False
+
+    def _raw_headers(self) -> list[tuple[str, str]]:
+        return [
+            (name.decode("latin-1"), value.decode("latin-1"))
+            for name, value in self._scope["headers"]
+        ]
+
+    def _peer(self) -> Address | None:
+        client = self._scope.get("client")
+        return Address(client[0], int(client[1])) if client else None
+
+    def _scheme(self) -> str:
+        return str(self._scope.get("scheme", "ws"))
+
+    @property
+    def root_path(self) -> str:
+        return str(self._scope.get("root_path", ""))
+
+    async def _connect(self) -> None:
+        """Take the server's ``websocket.connect``, which comes before anything else."""
+        if not self._connected:
+            message = await self._receive_message()
+            if message["type"] == "websocket.disconnect":
+                raise WebSocketDisconnect(message.get("code", NO_STATUS))
+            self._connected = True
+
+    async def _accept(self, subprotocol: str | None, headers: list[tuple[str, str]]) -> None:
+        await self._connect()
+        await self._send_message(
+            {"type": "websocket.accept", "subprotocol": subprotocol, "headers": _encoded(headers)}
+        )
+
+    async def _receive(self) -> WebSocketMessage:
+        message = await self._receive_message()
+        if message["type"] == "websocket.receive":
+            text: str | None = message.get("text")
+            return text if text is not None else bytes(message["bytes"])
+        raise WebSocketDisconnect(message.get("code", NO_STATUS), message.get("reason") or "")
+
+    async def _send(self, data: WebSocketMessage) -> None:
+        key = "text" if isinstance(data, str) else "bytes"
+        try:
+            await self._send_message({"type": "websocket.send", key: data})
+        except OSError:
+            self.connection_state = "closed"
+            raise WebSocketDisconnect(ABNORMAL) from None
+
+    async def _close(self, code: int, reason: str) -> None:
+        await self._send_message({"type": "websocket.close", "code": code, "reason": reason})
+
+    async def _refuse(self, status: int) -> None:
+        await self._connect()
+        if "websocket.http.response" in self._scope.get("extensions", {}):
+            start = {"type": "websocket.http.response.start", "status": status, "headers": []}
+            await self._send_message(start)
+            await self._send_message({"type": "websocket.http.response.body", "body": b""})
+        else:
+            await self._send_message({"type": "websocket.close", "code": 1000, "reason": ""})
+
+
 class ASGIAdapter:
     """The app's ASGI 3 entry point, before any ASGI middleware wraps it."""
 
@@ -257,11 +333,18 @@ class ASGIAdapter:
         kind = scope["type"]
         if kind == "http":
             await self._serve_http(scope, receive, send)
+        elif kind == "websocket":
+            await self._serve_websocket(scope, receive, send)
         elif kind == "lifespan":
             await self._serve_lifespan(receive, send)
-        else:
-            # WebSockets are not served yet: refuse the handshake instead of hanging.
-            await send({"type": "websocket.close", "code": 1003})
+
+    async def _serve_websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        websocket = ASGIWebSocket(self.app, scope, receive, send)
+        runtime = self.app.runtime or await self.app.start_for_request()
+        if runtime is None:
+            await websocket.refuse(503)
+            return
+        await runtime.serve_websocket(websocket.path, websocket)
 
     async def _serve_http(self, scope: Scope, receive: Receive, send: Send) -> None:
         runtime = self.app.runtime

@@ -6,14 +6,17 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable
 from typing import TYPE_CHECKING, Any
 
-from ..connection import PathParams
+from granian._granian import RSGIProtocolClosed, RSGIProtocolError
+
+from ..connection import NO_PATH_PARAMS, PathParams
 from ..datastructures import Address
 from ..requests import Request
+from ..websockets import ABNORMAL, NO_STATUS, Message, WebSocket, WebSocketDisconnect
 
 if TYPE_CHECKING:
     from ..app import App
 
-__all__ = ["RSGIRequest", "serve"]
+__all__ = ["RSGIRequest", "RSGIWebSocket", "serve"]
 
 
 class RSGIRequest(Request):
@@ -65,6 +68,67 @@ def peer(client: str) -> Address | None:
     return Address(host.strip("[]"), int(port)) if port.isdigit() else None
 
 
+class RSGIWebSocket(WebSocket):
+    """A WebSocket over Granian's RSGI protocol.
+
+    RSGI's handshake takes neither a subprotocol nor headers, and its close after the
+    handshake sends no code (the client sees 1005) nor reason; before the handshake, closing
+    answers with an HTTP status, so a refusal can say 404 or 422.
+    """
+
+    __slots__ = ("_proto", "_scope", "_transport")
+
+    def __init__(self, app: App, scope: Any, proto: Any) -> None:
+        super().__init__(app, scope.path, scope.query_string, NO_PATH_PARAMS)
+        self._scope = scope
+        self._proto = proto
+        self._transport: Any = None
+
+    def _raw_headers(self) -> list[tuple[str, str]]:
+        return list(self._scope.headers.items())
+
+    def _peer(self) -> Address | None:
+        return peer(self._scope.client)
+
+    def _scheme(self) -> str:
+        return "wss" if self._scope.scheme == "https" else "ws"
+
+    async def _accept(self, subprotocol: str | None, headers: list[tuple[str, str]]) -> None:
+        if subprotocol is not None or headers:
+            raise RuntimeError(
+                "Granian's RSGI cannot send a subprotocol or headers with the WebSocket "
+                "handshake: serve the app over ASGI (hasten run --interface asgi) for them"
+            )
+        self._transport = await self._proto.accept()
+
+    async def _receive(self) -> Message:
+        try:
+            message = await self._transport.receive()
+        except (RSGIProtocolClosed, RSGIProtocolError):
+            raise WebSocketDisconnect(ABNORMAL) from None
+        if message.kind == 0:  # closed by the client; RSGI does not pass the code on
+            raise WebSocketDisconnect(NO_STATUS)
+        data: Message = message.data
+        return data
+
+    async def _send(self, data: Message) -> None:
+        transport = self._transport
+        try:
+            if isinstance(data, str):
+                await transport.send_str(data)
+            else:
+                await transport.send_bytes(data)
+        except (RSGIProtocolClosed, RSGIProtocolError):
+            self.connection_state = "closed"
+            raise WebSocketDisconnect(ABNORMAL) from None
+
+    async def _close(self, code: int, reason: str) -> None:
+        self._proto.close(code)
+
+    async def _refuse(self, status: int) -> None:
+        self._proto.close(status)
+
+
 def serve(app: App, scope: Any, proto: Any) -> Awaitable[None]:
     """``App.__rsgi__``: serve one RSGI connection scope."""
     runtime = app.runtime
@@ -72,10 +136,13 @@ def serve(app: App, scope: Any, proto: Any) -> Awaitable[None]:
         # perf: a plain function handing back the serve step's coroutine (no frame of ours).
         return runtime.serve(scope.method, scope.path, scope, proto, RSGIRequest)
     if scope.proto != "http":
-        return _refuse_websocket(proto)
+        return _serve_websocket(app, scope, proto)
     return app.serve_before_start(scope.method, scope.path, scope, proto, RSGIRequest)
 
 
-async def _refuse_websocket(proto: Any) -> None:
-    # WebSockets are not served yet: refuse the upgrade instead of hanging.
-    proto.close(403)
+async def _serve_websocket(app: App, scope: Any, proto: Any) -> None:
+    runtime = app.runtime or await app.start_for_request()
+    if runtime is None:
+        proto.close(503)
+        return
+    await runtime.serve_websocket(scope.path, RSGIWebSocket(app, scope, proto))
