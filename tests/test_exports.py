@@ -30,6 +30,7 @@ def test_public_api_is_pinned() -> None:
         "ServerSentEvent",
         "Settings",
         "State",
+        "StaticFiles",
         "StreamingResponse",
         "WebSocket",
         "WebSocketDisconnect",

@@ -18,6 +18,7 @@ from .responses import (
 from .routing import Route, Router
 from .settings import Settings
 from .sse import EventSourceResponse, ServerSentEvent
+from .staticfiles import StaticFiles
 from .websockets import WebSocket, WebSocketDisconnect
 
 __version__ = "0.1.0"
@@ -50,6 +51,7 @@ __all__ = [
     "ServerSentEvent",
     "Settings",
     "State",
+    "StaticFiles",
     "StreamingResponse",
     "WebSocket",
     "WebSocketDisconnect",

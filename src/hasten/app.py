@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import inspect
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -61,6 +62,7 @@ class App(Router):
         self._startup_hooks: list[Hook] = []
         self._shutdown_hooks: list[Hook] = []
         self._middlewares: list[Middleware] = []
+        self._asgi_middlewares: list[tuple[Callable[..., Any], dict[str, Any]]] = []
         self._start_lock = asyncio.Lock()
         self._stopping = False
         self._startup_error: Exception | None = None
@@ -103,6 +105,31 @@ class App(Router):
         self._middlewares.append(middleware)
         return middleware
 
+    def add_middleware(self, cls: Callable[..., Middleware], **options: Any) -> None:
+        """Add a hasten middleware class (``CORSMiddleware``, ``GZipMiddleware``, ...) built
+        with ``options``: ``app.add_middleware(CORSMiddleware, allow_origins=["*"])``. It runs
+        inside the ones added before it. For an ASGI middleware use ``add_asgi_middleware``.
+        """
+        self._check_open("add a middleware")
+        self._middlewares.append(cls(**options))
+
+    def add_asgi_middleware(self, cls: Callable[..., asgi.ASGIApp], **options: Any) -> None:
+        """Wrap the app's ASGI callable (``app.asgi``) in a third-party ASGI middleware:
+        ``cls(app, **options)``, the first added outermost. Under Granian RSGI every request
+        then goes through the ASGI stack, over the RSGI → ASGI bridge (see the README)."""
+        self._check_open("add an ASGI middleware")
+        self._asgi_middlewares.append((cls, options))
+        self.asgi = self._build_asgi()
+        # perf: the instance attribute Granian looks up (getattr(app, "__rsgi__")) before it
+        # serves: an app without ASGI middleware keeps the direct RSGI path, at no cost.
+        setattr(self, "__rsgi__", functools.partial(rsgi.serve_through_asgi, self))  # noqa: B010
+
+    def _build_asgi(self) -> asgi.ASGIApp:
+        handler: asgi.ASGIApp = asgi.ASGIAdapter(self)
+        for cls, options in reversed(self._asgi_middlewares):
+            handler = cls(handler, **options)
+        return handler
+
     # Lifecycle.
     @property
     def started(self) -> bool:
@@ -129,7 +156,7 @@ class App(Router):
             self._lifespan_stack = stack
             self._startup_error = None
             self.runtime = runtime
-            self.asgi = asgi.ASGIAdapter(self)
+            self.asgi = self._build_asgi()
 
     async def shutdown(self) -> None:
         """Let requests in flight finish (up to ``shutdown_timeout``), run shutdown hooks and

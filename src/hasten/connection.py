@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .datastructures import Address, Headers, QueryParams, State
 
@@ -14,6 +14,11 @@ if TYPE_CHECKING:
 __all__ = ["NO_PATH_PARAMS", "Connection", "PathParams"]
 
 PathParams = Mapping[str, Any]
+_Message: TypeAlias = MutableMapping[str, Any]
+ASGICallable: TypeAlias = Callable[
+    [_Message, Callable[[], Awaitable[_Message]], Callable[[_Message], Awaitable[None]]],
+    Awaitable[None],
+]
 # perf: a route without parameters shares this one, instead of a new dict per request.
 NO_PATH_PARAMS: PathParams = MappingProxyType({})
 
@@ -56,6 +61,13 @@ class Connection:
         raise NotImplementedError
 
     def _scheme(self) -> str:
+        raise NotImplementedError
+
+    def call_asgi(
+        self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]]
+    ) -> Awaitable[None]:
+        """Hand this connection to the ASGI ``app``, mounted at ``root_path``; ``headers`` are
+        added to its response (a mount's: what middleware set on it)."""
         raise NotImplementedError
 
     @property

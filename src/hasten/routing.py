@@ -10,6 +10,7 @@ from typing import Any, TypedDict, TypeVar, Unpack
 
 from .endpoints import Endpoint, Offload, RouteOptions
 from .matcher import CompiledRoute
+from .mounts import MOUNT_PATH, MountEndpoint, is_native
 from .paths import PathTemplate
 from .pools import Pools
 
@@ -152,6 +153,25 @@ class Router:
 
     def options(self, path: str, **options: Unpack[RouteKeywords]) -> Callable[[F], F]:
         return self.route(path, ("OPTIONS",), **options)
+
+    def mount(self, prefix: str, app: Any) -> None:
+        """Serve ``app`` under ``prefix``: any ASGI app (a Starlette or FastAPI app, with
+        ``root_path`` set to the prefix), or ``StaticFiles``. Routes of this app under the
+        prefix still win; the mount catches the rest."""
+        self._check_open(f"mount {prefix!r}")
+        if not prefix.startswith("/") or prefix.endswith("/") or "{" in prefix:
+            raise ValueError(
+                f"Mount prefix {prefix!r} must start with '/', not end with it, and hold no "
+                "path parameters"
+            )
+        if not (is_native(app) or callable(app)):
+            raise TypeError(f"Cannot mount {app!r}: it is neither an ASGI app nor StaticFiles")
+        methods: frozenset[str] = (
+            frozenset(app.methods) if is_native(app) else HTTP_METHODS | {WEBSOCKET}
+        )
+        endpoint = MountEndpoint(app)
+        for path in (prefix, f"{prefix}/{{{MOUNT_PATH}:path}}"):
+            self._routes.append(Route(PathTemplate.parse(path), methods, endpoint))
 
     def include(self, router: Router, prefix: str = "") -> None:
         """Serve ``router``'s routes here, under ``prefix`` + the router's own prefix."""

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
-from ..connection import NO_PATH_PARAMS, PathParams
+from ..connection import NO_PATH_PARAMS, ASGICallable, PathParams
 from ..datastructures import Address
 from ..errors import HTTPError
 from ..requests import Request
@@ -90,6 +90,15 @@ class ASGIRequest(Request):
     def _client_disconnect(self) -> Awaitable[None]:
         return self._transport.client_disconnect()
 
+    async def call_asgi(
+        self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]]
+    ) -> None:
+        scope = dict(self._scope)
+        scope["root_path"] = root_path
+        transport = self._transport
+        send = transport.send if not headers else _adding(transport.send, headers)
+        await app(scope, transport.receive, send)
+
     def _peer(self) -> Address | None:
         client = self._scope.get("client")
         # int(): Granian's ASGI scope carries the port as a string.
@@ -105,6 +114,18 @@ class ASGIRequest(Request):
 
 def _encoded(headers: HeaderList) -> list[tuple[bytes, bytes]]:
     return [(name.encode("latin-1"), value.encode("latin-1")) for name, value in headers]
+
+
+def _adding(send: Send, headers: HeaderList) -> Send:
+    """``send`` that adds ``headers`` to the response's start."""
+    extra = _encoded(headers)
+
+    async def send_with_headers(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []), *extra]}
+        await send(message)
+
+    return send_with_headers
 
 
 class ASGITransport:
@@ -278,6 +299,13 @@ class ASGIWebSocket(WebSocket):
     @property
     def root_path(self) -> str:
         return str(self._scope.get("root_path", ""))
+
+    async def call_asgi(
+        self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]]
+    ) -> None:
+        scope = dict(self._scope)
+        scope["root_path"] = root_path
+        await app(scope, self._receive_message, self._send_message)
 
     async def _connect(self) -> None:
         """Take the server's ``websocket.connect``, which comes before anything else."""

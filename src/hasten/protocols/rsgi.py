@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 from granian._granian import RSGIProtocolClosed, RSGIProtocolError
 
-from ..connection import NO_PATH_PARAMS, PathParams
+from ..connection import NO_PATH_PARAMS, ASGICallable, PathParams
 from ..datastructures import Address
 from ..requests import Request
 from ..websockets import ABNORMAL, NO_STATUS, Message, WebSocket, WebSocketDisconnect
+from .bridge import HTTPBridge, WebSocketBridge, asgi_scope
 
 if TYPE_CHECKING:
     from ..app import App
@@ -55,6 +56,12 @@ class RSGIRequest(Request):
         done: Awaitable[None] = self._proto.client_disconnect()
         return done
 
+    async def call_asgi(
+        self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]]
+    ) -> None:
+        bridge = HTTPBridge(self._proto, headers)
+        await app(asgi_scope(self._scope, root_path), bridge.receive, bridge.send)
+
     def _peer(self) -> Address | None:
         return peer(self._scope.client)
 
@@ -92,6 +99,12 @@ class RSGIWebSocket(WebSocket):
 
     def _scheme(self) -> str:
         return "wss" if self._scope.scheme == "https" else "ws"
+
+    async def call_asgi(
+        self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]]
+    ) -> None:
+        bridge = WebSocketBridge(self._proto)
+        await app(asgi_scope(self._scope, root_path), bridge.receive, bridge.send)
 
     async def _accept(self, subprotocol: str | None, headers: list[tuple[str, str]]) -> None:
         if subprotocol is not None or headers:
@@ -146,3 +159,18 @@ async def _serve_websocket(app: App, scope: Any, proto: Any) -> None:
         proto.close(503)
         return
     await runtime.serve_websocket(scope.path, RSGIWebSocket(app, scope, proto))
+
+
+async def serve_through_asgi(app: App, scope: Any, proto: Any) -> None:
+    """``App.__rsgi__`` once ASGI middleware wraps the app: every connection goes through
+    ``app.asgi`` (the middleware, then the ASGI adapter) over the RSGI → ASGI bridge."""
+    if app.runtime is None and await app.start_for_request() is None:
+        if scope.proto == "http":
+            proto.response_bytes(503, [], b"")
+        else:
+            proto.close(503)
+        return
+    bridge: HTTPBridge | WebSocketBridge = (
+        HTTPBridge(proto, []) if scope.proto == "http" else WebSocketBridge(proto)
+    )
+    await app.asgi(asgi_scope(scope, ""), bridge.receive, bridge.send)
