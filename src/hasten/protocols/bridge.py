@@ -29,6 +29,16 @@ _PATH_SAFE = "/:@!$&'()*+,;=-._~"
 _RSGI_GONE = (RSGIProtocolClosed, RSGIProtocolError)
 
 
+class _Ended:
+    """A stream the app has ended: more body is an error."""
+
+    async def send_bytes(self, data: bytes) -> None:
+        raise RuntimeError("Unexpected ASGI message 'http.response.body' after the response ended")
+
+
+_ENDED = _Ended()
+
+
 def _address(value: str) -> tuple[str, int] | None:
     host, _, port = value.rpartition(":")
     return (host.strip("[]"), int(port)) if port.isdigit() else None
@@ -110,9 +120,14 @@ class HTTPBridge:
                     self._proto.response_bytes(self._status, self._headers, body)
                     return
                 self._stream = self._proto.response_stream(self._status, self._headers)
+            stream = self._stream
+            if not message.get("more_body", False):
+                # Granian ends a stream when its transport is released: release it now, as
+                # the ASGI app (or a middleware around it) may keep this bridge alive.
+                self._stream = _ENDED
             if body:
                 try:
-                    await self._stream.send_bytes(body)
+                    await stream.send_bytes(body)
                 except _RSGI_GONE:
                     raise OSError("The client has gone away") from None  # ASGI 2.4
         elif kind == "http.response.pathsend":
