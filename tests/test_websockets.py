@@ -278,3 +278,35 @@ def test_shutdown_closes_open_sockets_with_1001(serve: ClientFactory) -> None:
         ws.receive()
     assert closed.value.code == (1001 if client.interface == "asgi" else 1005)
     assert ended == ["ended"]
+
+
+def test_iter_bytes_and_iter_json(serve: ClientFactory) -> None:
+    app = App()
+    seen: list[Any] = []
+
+    @app.websocket("/bytes")
+    async def binary(websocket: WebSocket) -> None:
+        await websocket.accept()
+        async for data in websocket.iter_bytes():
+            seen.append(data)
+
+    @app.websocket("/json")
+    async def json_messages(websocket: WebSocket) -> None:
+        await websocket.accept()
+        async for value in websocket.iter_json():
+            await websocket.send_json({"got": value})
+
+    client = serve(app)
+    with client.websocket_connect("/bytes") as ws:
+        ws.send_bytes(b"a")
+        ws.send_bytes(b"b")
+    assert seen == [b"a", b"b"]
+    with client.websocket_connect("/bytes") as ws:
+        ws.send_text("not bytes")
+        with pytest.raises(WebSocketDisconnect):
+            ws.receive()
+    with client.websocket_connect("/json") as ws:
+        ws.send_json([1, 2])
+        assert ws.receive_json() == {"got": [1, 2]}
+        ws.send_bytes(b'{"a": 1}')
+        assert ws.receive_json() == {"got": {"a": 1}}

@@ -328,10 +328,16 @@ class ASGIWebSocket(WebSocket):
             return text if text is not None else bytes(message["bytes"])
         raise WebSocketDisconnect(message.get("code", NO_STATUS), message.get("reason") or "")
 
-    async def _send(self, data: WebSocketMessage) -> None:
-        key = "text" if isinstance(data, str) else "bytes"
+    async def _send_text(self, data: str) -> None:
         try:
-            await self._send_message({"type": "websocket.send", key: data})
+            await self._send_message({"type": "websocket.send", "text": data})
+        except OSError:
+            self.connection_state = "closed"
+            raise WebSocketDisconnect(ABNORMAL) from None
+
+    async def _send_bytes(self, data: bytes) -> None:
+        try:
+            await self._send_message({"type": "websocket.send", "bytes": data})
         except OSError:
             self.connection_state = "closed"
             raise WebSocketDisconnect(ABNORMAL) from None

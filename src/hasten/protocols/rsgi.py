@@ -124,13 +124,16 @@ class RSGIWebSocket(WebSocket):
         data: Message = message.data
         return data
 
-    async def _send(self, data: Message) -> None:
-        transport = self._transport
+    async def _send_text(self, data: str) -> None:
         try:
-            if isinstance(data, str):
-                await transport.send_str(data)
-            else:
-                await transport.send_bytes(data)
+            await self._transport.send_str(data)
+        except (RSGIProtocolClosed, RSGIProtocolError):
+            self.connection_state = "closed"
+            raise WebSocketDisconnect(ABNORMAL) from None
+
+    async def _send_bytes(self, data: bytes) -> None:
+        try:
+            await self._transport.send_bytes(data)
         except (RSGIProtocolClosed, RSGIProtocolError):
             self.connection_state = "closed"
             raise WebSocketDisconnect(ABNORMAL) from None
