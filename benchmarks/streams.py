@@ -245,11 +245,11 @@ def files(settings: Settings) -> None:
             ("static-4kb", f"/static/{ASSET_NAME}", 64),
         ):
             targets = [
-                f"hasten=benchmarks.apps.streams_hasten:app@granian/rsgi",
-                f"hasten-asgi=benchmarks.apps.streams_hasten:app@granian/asgi",
-                f"hasten-uvicorn=benchmarks.apps.streams_hasten:app@uvicorn",
-                f"starlette=benchmarks.apps.streams_starlette:app@granian/asgi",
-                f"starlette-uvicorn=benchmarks.apps.streams_starlette:app@uvicorn",
+                "hasten=benchmarks.apps.streams_hasten:app@granian/rsgi",
+                "hasten-asgi=benchmarks.apps.streams_hasten:app@granian/asgi",
+                "hasten-uvicorn=benchmarks.apps.streams_hasten:app@uvicorn",
+                "starlette=benchmarks.apps.streams_starlette:app@granian/asgi",
+                "starlette-uvicorn=benchmarks.apps.streams_starlette:app@uvicorn",
                 f"granian-static=http://{HOST}:{port}{path}",
             ]
             bench_compare(name, targets, path, settings, connections)

@@ -35,6 +35,8 @@ def site(tmp_path: pathlib.Path) -> pathlib.Path:
     (tmp_path / "secret.txt").write_text("secret")
     os.symlink(tmp_path / "secret.txt", root / "outside.txt")
     os.symlink(root / "app.css", root / "inside.css")
+    os.symlink(tmp_path, root / "linked")  # a directory outside, through a link
+    os.symlink(root / "docs", root / "docs-link")  # a directory inside, through a link
     return root
 
 
@@ -61,6 +63,8 @@ def test_static_files(serve: ClientFactory, site: pathlib.Path) -> None:
     assert (ranged.status_code, ranged.text) == (206, "body")
     assert client.head("/static/app.css").headers["content-length"] == "6"
     assert client.get("/static/inside.css").text == "body{}"
+    assert client.get("/static/linked/secret.txt").status_code == 404
+    assert client.get("/static/docs-link/index.html").text == "<h1>docs</h1>"
     assert client.get("/static/override").text == "the app's own route wins"
     assert client.get("/static/%252e%252e").text == "a file named %2e%2e"
 
@@ -111,12 +115,13 @@ def test_static_follow_symlinks(serve: ClientFactory, site: pathlib.Path) -> Non
         "/../secret.txt",
         "outside.txt",
         "docs/..",
+        "linked/secret.txt",
     ],
 )
 def test_static_paths_that_try_to_leave_find_nothing(site: pathlib.Path, path: str) -> None:
     # As the server delivers them (decoded once): tests/e2e/test_static.py sends them raw.
     static = StaticFiles(site)
-    assert static._resolve(path) is None
+    assert static._find(path) is None
 
 
 def test_static_checks_its_directory(tmp_path: pathlib.Path) -> None:

@@ -171,8 +171,8 @@ def test_file_response_hands_the_server_the_path(tmp_path: pathlib.Path) -> None
     assert sent.headers[0] == ("content-type", "text/plain; charset=utf-8")
     assert [name for name, _ in sent.headers[1:]] == [
         "accept-ranges",
-        "etag",
         "last-modified",
+        "etag",
         "content-length",
     ]
     assert sent.headers[-1] == ("content-length", "10")

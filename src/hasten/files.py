@@ -9,6 +9,7 @@ its Content-Length, so no server needs to fall back to chunked encoding.
 
 from __future__ import annotations
 
+import functools
 import mimetypes
 import os
 from collections.abc import Mapping
@@ -53,8 +54,7 @@ class FileResponse(Response):
     ) -> None:
         self.path = os.fspath(path)
         if media_type is None:
-            media_type = mimetypes.guess_type(filename or self.path)[0]
-            media_type = media_type or "application/octet-stream"
+            media_type = guess_media_type(os.path.basename(filename or self.path))
         super().__init__(b"", status, headers, media_type)
         self.stat_result = stat_result
         if filename is not None:
@@ -70,23 +70,27 @@ class FileResponse(Response):
         size = stat.st_size
         status = self.status
         headers = self.raw_headers.copy()
-        validators = _validators(stat)
-        _add_missing(headers, validators)
-        if status == 200 and request is not None:
-            decided = _decide(request, validators, size, head)
+        etag = _add_validators(headers, stat)
+        if status == 200 and request is not None and request.method in ("GET", "HEAD"):
+            decided = _decide(request.headers, etag, int(stat.st_mtime), size, head)
             if decided is not None:
                 status, extra, span = decided
                 headers.extend(extra)
-                if span is not None and not head:
+                if span is not None:
                     start, end = span
                     headers = frame(status, headers, end - start)
                     return transport.response_file_range(status, headers, self.path, start, end)
-                length = span[1] - span[0] if span is not None else 0
-                return transport.response_bytes(status, frame(status, headers, length), b"")
+                return transport.response_bytes(status, frame(status, headers, 0), b"")
         headers = frame(status, headers, size)
         if head or not allows_body(status) or size == 0:
             return transport.response_bytes(status, headers, b"")
         return transport.response_file(status, headers, self.path)
+
+
+@functools.lru_cache(maxsize=1024)
+def guess_media_type(name: str) -> str:
+    """The media type of a file by its name; octet-stream when unknown."""
+    return mimetypes.guess_type(name)[0] or "application/octet-stream"
 
 
 def content_disposition(kind: str, filename: str) -> str:
@@ -99,46 +103,40 @@ def content_disposition(kind: str, filename: str) -> str:
     return value
 
 
-def _validators(stat: os.stat_result) -> HeaderList:
+@functools.lru_cache(maxsize=4096)
+def http_date(seconds: int) -> str:
+    """An HTTP date (RFC 9110 §5.6.7); cached, as a file's stays the same while it does."""
+    return formatdate(seconds, usegmt=True)
+
+
+def _add_validators(headers: HeaderList, stat: os.stat_result) -> str:
+    """Add Accept-Ranges, ETag and Last-Modified where the headers lack them; the ETag."""
+    present = {name for name, _ in headers}
+    if "accept-ranges" not in present:
+        headers.append(("accept-ranges", "bytes"))
+    if "last-modified" not in present:
+        headers.append(("last-modified", http_date(int(stat.st_mtime))))
+    if "etag" in present:
+        for name, value in headers:
+            if name == "etag":
+                return value
     # The ETag of nginx: modification time and size, in hex; strong, as both identify a version.
     etag = f'"{stat.st_mtime_ns // 1000:x}-{stat.st_size:x}"'
-    return [
-        ("accept-ranges", "bytes"),
-        ("etag", etag),
-        ("last-modified", formatdate(stat.st_mtime, usegmt=True)),
-    ]
-
-
-def _add_missing(headers: HeaderList, extra: HeaderList) -> None:
-    present = {name for name, _ in headers}
-    for item in extra:
-        if item[0] not in present:
-            headers.append(item)
-
-
-def _value(headers: HeaderList, name: str) -> str:
-    for key, value in headers:
-        if key == name:
-            return value
-    return ""
+    headers.append(("etag", etag))
+    return etag
 
 
 Decision = tuple[int, HeaderList, tuple[int, int] | None]
 
 
-def _decide(request: Request, validators: HeaderList, size: int, head: bool) -> Decision | None:
-    """What the request's conditional and range headers make of a 200 (RFC 9110 §13.2.2):
-    (status, extra headers, byte span to send), or None to send the whole file."""
-    if request.method not in ("GET", "HEAD"):
-        return None
-    asked = request.headers
-    etag = _value(validators, "etag")
-    modified = _value(validators, "last-modified")
-    status = _preconditions(asked, etag, modified)
+def _decide(asked: Headers, etag: str, mtime: int, size: int, head: bool) -> Decision | None:
+    """What the request's conditional and range headers make of a 200 to a GET or HEAD (RFC
+    9110 §13.2.2): (status, extra headers, byte span to send), or None for the whole file."""
+    status = _preconditions(asked, etag, mtime)
     if status is not None:
         return status, [], None
     wanted = asked.get("range")
-    if wanted is None or head or not _if_range_holds(asked.get("if-range"), etag, modified):
+    if wanted is None or head or not _if_range_holds(asked.get("if-range"), etag, mtime):
         return None
     span = _single_range(wanted, size)
     if span is None:
@@ -149,18 +147,21 @@ def _decide(request: Request, validators: HeaderList, size: int, head: bool) -> 
     return 206, [("content-range", f"bytes {start}-{end - 1}/{size}")], span
 
 
-def _preconditions(asked: Headers, etag: str, modified: str) -> int | None:
+def _preconditions(asked: Headers, etag: str, mtime: int) -> int | None:
     """412 or 304 when a precondition says so, in RFC 9110's order; None otherwise."""
     if_match = asked.get("if-match")
     if if_match is not None:
         if not _etag_matches(if_match, etag, weak=False):
             return 412
-    elif _newer(modified, asked.get("if-unmodified-since")):
-        return 412
+    else:
+        since = _timestamp(asked.get("if-unmodified-since"))
+        if since is not None and mtime > since:
+            return 412
     if_none_match = asked.get("if-none-match")
     if if_none_match is not None:
         return 304 if _etag_matches(if_none_match, etag, weak=True) else None
-    if _not_newer(modified, asked.get("if-modified-since")):
+    since = _timestamp(asked.get("if-modified-since"))
+    if since is not None and mtime <= since:
         return 304
     return None
 
@@ -179,37 +180,23 @@ def _etag_matches(header: str, etag: str, *, weak: bool) -> bool:
     return False
 
 
-def _timestamp(value: str | None) -> float | None:
+def _timestamp(value: str | None) -> int | None:
     if not value:
         return None
     try:
-        return parsedate_to_datetime(value).timestamp()
+        return int(parsedate_to_datetime(value).timestamp())
     except (TypeError, ValueError, IndexError):
         return None  # an invalid date is ignored (RFC 9110 §13.1.3)
 
 
-def _not_newer(modified: str, since: str | None) -> bool:
-    """If-Modified-Since holds: the file is not newer than the date given."""
-    when = _timestamp(since)
-    mtime = _timestamp(modified)
-    return when is not None and mtime is not None and mtime <= when
-
-
-def _newer(modified: str, since: str | None) -> bool:
-    """If-Unmodified-Since fails: the file changed after the date given."""
-    when = _timestamp(since)
-    mtime = _timestamp(modified)
-    return when is not None and mtime is not None and mtime > when
-
-
-def _if_range_holds(if_range: str | None, etag: str, modified: str) -> bool:
+def _if_range_holds(if_range: str | None, etag: str, mtime: int) -> bool:
     """Whether a Range may be honoured: no If-Range, or one naming this very version."""
     if if_range is None:
         return True
     if_range = if_range.strip()
     if if_range.startswith(('"', "W/")):
         return if_range == etag  # strong comparison only
-    return if_range == modified
+    return _timestamp(if_range) == mtime
 
 
 def _single_range(header: str, size: int) -> tuple[int, int] | None:

@@ -54,33 +54,48 @@ class StaticFiles:
 
     async def respond(self, request: Request, path: str) -> Response:
         """The response for ``path``, the part of the request's path after the mount."""
-        full = self._resolve(path)
-        found = self._stat(full) if full is not None else None
-        if full is not None and found is not None and stat.S_ISDIR(found.st_mode):
+        found = self._find(path)
+        if found is not None and stat.S_ISDIR(found[1].st_mode):
             if not self.html:
                 found = None
             elif not request.path.endswith("/"):
                 return self._to_directory(request)
             else:
-                full = os.path.join(full, "index.html")
-                found = self._stat(full)
-        if full is None or found is None or not stat.S_ISREG(found.st_mode):
+                index = os.path.join(found[0], "index.html")
+                info = self._stat(index)
+                found = (index, info) if info is not None else None
+        if found is None or not stat.S_ISREG(found[1].st_mode):
             return self._not_found()
-        return FileResponse(full, headers=self.headers, stat_result=found)
+        return FileResponse(found[0], headers=self.headers or None, stat_result=found[1])
 
-    def _resolve(self, path: str) -> str | None:
-        """The file's path under the directory, or None when the path tries to leave it."""
+    def _find(self, path: str) -> tuple[str, os.stat_result] | None:
+        """The file or directory at ``path`` under the directory, and its (followed) stat;
+        None when there is none, or when the path tries to leave the directory."""
         if "\\" in path or "\0" in path:
             return None
         parts = [part for part in path.split("/") if part]
         if any(part in ("..", ".") for part in parts):
             return None
-        full = os.path.join(self.directory, *parts)
-        if not self.follow_symlinks:
-            real = os.path.realpath(full)
-            if real != self.directory and not real.startswith(self.directory + os.sep):
-                return None  # a symlink leading out of the directory
-        return full
+        current = self.directory
+        info = self._stat(current)
+        # perf: one lstat per component under the directory (realpath() would lstat every
+        # component from /), resolving a symlink only where there is one.
+        for part in parts:
+            current = f"{current}{os.sep}{part}"
+            try:
+                info = os.lstat(current)
+            except (OSError, ValueError):
+                return None
+            if stat.S_ISLNK(info.st_mode):
+                if not self.follow_symlinks and not self._inside(os.path.realpath(current)):
+                    return None  # a symlink leading out of the directory
+                info = self._stat(current)
+                if info is None:
+                    return None
+        return (current, info) if info is not None else None
+
+    def _inside(self, real: str) -> bool:
+        return real == self.directory or real.startswith(self.directory + os.sep)
 
     @staticmethod
     def _stat(path: str) -> os.stat_result | None:

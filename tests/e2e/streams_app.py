@@ -50,6 +50,7 @@ SITE = FOLDER / "site"
 (SITE / "%2e%2e").write_text("literally %2e%2e")
 (FOLDER / "secret.txt").write_text("SECRET")
 os.symlink(FOLDER / "secret.txt", SITE / "outside.txt")
+os.symlink(FOLDER, SITE / "linked")  # a directory outside the site, through a link
 
 app = App(shutdown_timeout=1.0)
 live = {"generators": 0, "closed": 0, "handlers": 0, "cancelled": 0, "produced": 0}

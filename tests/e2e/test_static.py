@@ -47,6 +47,7 @@ TRAVERSALS = [
     "/static/docs/../../secret.txt",
     "/static/docs/%2e%2e/%2e%2e/secret.txt",
     "/static/outside.txt",
+    "/static/linked/secret.txt",
     "/static/./../secret.txt",
     "/static/docs/../app.css",  # would stay inside: refused all the same
 ]

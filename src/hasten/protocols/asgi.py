@@ -29,7 +29,7 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-FILE_CHUNK_SIZE = 64 * 1024
+FILE_CHUNK_SIZE = 256 * 1024  # files read on threads under ASGI without pathsend
 
 
 class ClientDisconnected(HTTPError):
