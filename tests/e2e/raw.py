@@ -29,17 +29,27 @@ def address(base_url: str) -> tuple[str, int]:
     return url.hostname, url.port
 
 
-def request_bytes(method: str, target: str, headers: dict[str, str] | None = None) -> bytes:
+def request_bytes(
+    method: str, target: str, headers: dict[str, str] | None = None, body: bytes = b""
+) -> bytes:
     head = f"{method} {target} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n"
+    if body:
+        head += f"Content-Length: {len(body)}\r\n"
     for name, value in (headers or {}).items():
         head += f"{name}: {value}\r\n"
-    return head.encode("latin-1") + b"\r\n"
+    return head.encode("latin-1") + b"\r\n" + body
 
 
-def fetch(base_url: str, method: str, target: str, headers: dict[str, str] | None = None) -> Raw:
+def fetch(
+    base_url: str,
+    method: str,
+    target: str,
+    headers: dict[str, str] | None = None,
+    body: bytes = b"",
+) -> Raw:
     """One request on a fresh connection, read to the end of its response."""
     with socket.create_connection(address(base_url), timeout=10.0) as sock:
-        sock.sendall(request_bytes(method, target, headers))
+        sock.sendall(request_bytes(method, target, headers, body))
         received = b""
         while chunk := sock.recv(65536):
             received += chunk

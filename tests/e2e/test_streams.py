@@ -82,19 +82,17 @@ def test_a_client_that_leaves_mid_stream_takes_everything_with_it(
     assert after["closed"] == closed + 1  # its finally ran
 
 
-def test_a_long_handler_with_a_timeout_does_not_outlive_its_client(streams_server: str) -> None:
+@pytest.mark.parametrize(
+    "target",
+    [
+        "/slow",  # a timeout= route: stopped when its client leaves
+        "/wait-for-disconnect",  # a handler polling request.is_disconnected()
+    ],
+)
+def test_a_long_handler_does_not_outlive_its_client(streams_server: str, target: str) -> None:
     baseline = settle(streams_server, handlers=0)
     with socket.create_connection(address(streams_server), timeout=10.0) as sock:
-        sock.sendall(request_bytes("GET", "/slow"))
-        settle(streams_server, handlers=1)
-    after = settle(streams_server, handlers=0, tasks=baseline["tasks"])
-    assert after["cancelled"] == baseline["cancelled"] + 1
-
-
-def test_is_disconnected_sees_the_client_leave(streams_server: str) -> None:
-    baseline = settle(streams_server, handlers=0)
-    with socket.create_connection(address(streams_server), timeout=10.0) as sock:
-        sock.sendall(request_bytes("GET", "/wait-for-disconnect"))
+        sock.sendall(request_bytes("GET", target))
         settle(streams_server, handlers=1)
     after = settle(streams_server, handlers=0, tasks=baseline["tasks"])
     assert after["cancelled"] == baseline["cancelled"] + 1
