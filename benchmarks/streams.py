@@ -33,6 +33,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "src"))
@@ -121,12 +123,33 @@ async def _ws_load(port: int, clients: int, seconds: float) -> int:
     return sum(counts)
 
 
-def websocket_echo(port: int, settings: Settings) -> tuple[float, float]:
-    """Messages per second over 64 clients, and the client's share of one CPU."""
+def websocket_echo(port: int, pid: int, settings: Settings) -> Measured:
+    """Messages per second over 64 clients, and what each side spent."""
     asyncio.run(_ws_load(port, 64, settings.warmup))
-    cpu = time.process_time()
-    total = asyncio.run(_ws_load(port, 64, settings.duration))
-    return total / settings.duration, (time.process_time() - cpu) / settings.duration
+    return measured(pid, settings, lambda: asyncio.run(_ws_load(port, 64, settings.duration)))
+
+
+@dataclass(frozen=True)
+class Measured:
+    rate: float  # per second
+    client_cpu: float  # the load generator's share of one CPU
+    server_cpu: float  # the server's CPU seconds (whole process tree) per 10k units
+
+
+def _tree_cpu(pid: int) -> float:
+    root = psutil.Process(pid)
+    total = 0.0
+    for process in (root, *root.children(recursive=True)):
+        times = process.cpu_times()
+        total += times.user + times.system
+    return total
+
+
+def measured(pid: int, settings: Settings, run: Callable[[], int]) -> Measured:
+    client, server = time.process_time(), _tree_cpu(pid)
+    total = run()
+    client, server = time.process_time() - client, _tree_cpu(pid) - server
+    return Measured(total / settings.duration, client / settings.duration, server / total * 1e4)
 
 
 # ------------------------------------------------------------------ Server-Sent Events
@@ -157,12 +180,10 @@ async def _sse_load(port: int, streams: int, seconds: float) -> int:
     return sum(counts)
 
 
-def sse_events(port: int, settings: Settings) -> tuple[float, float]:
-    """Events per second over 100 concurrent streams, and the client's share of one CPU."""
+def sse_events(port: int, pid: int, settings: Settings) -> Measured:
+    """Events per second over 100 concurrent streams, and what each side spent."""
     asyncio.run(_sse_load(port, 100, settings.warmup))
-    cpu = time.process_time()
-    total = asyncio.run(_sse_load(port, 100, settings.duration))
-    return total / settings.duration, (time.process_time() - cpu) / settings.duration
+    return measured(pid, settings, lambda: asyncio.run(_sse_load(port, 100, settings.duration)))
 
 
 # ------------------------------------------------------------------ running
@@ -171,32 +192,37 @@ def sse_events(port: int, settings: Settings) -> tuple[float, float]:
 def alternating(
     name: str,
     targets: Sequence[AppTarget],
-    measure: Callable[[int, Settings], tuple[float, float]],
+    measure: Callable[[int, int, Settings], Measured],
     settings: Settings,
     unit: str,
 ) -> dict[str, dict[str, float]]:
     """Each target once per round, in turn; the medians."""
-    runs: dict[str, list[tuple[float, float]]] = {t.label: [] for t in targets}
+    runs: dict[str, list[Measured]] = {t.label: [] for t in targets}
     for round_number in range(1, settings.rounds + 1):
         for item in targets:
             with launched(item, 30) as server:
-                value, client_cpu = measure(server.port, settings)
-            runs[item.label].append((value, client_cpu))
-            print(f"  round {round_number} {item.label}: {value:,.0f} {unit}", flush=True)
+                result = measure(server.port, server.pid, settings)
+            runs[item.label].append(result)
+            print(
+                f"  round {round_number} {item.label}: {result.rate:,.0f} {unit}, "
+                f"server {result.server_cpu:.3f} CPU s/10k, client {result.client_cpu:.0%}",
+                flush=True,
+            )
     medians = {
         label: {
-            "median": statistics.median(value for value, _ in values),
-            "client_cpu": statistics.median(cpu for _, cpu in values),
+            "median": statistics.median(run.rate for run in values),
+            "server_cpu": statistics.median(run.server_cpu for run in values),
+            "client_cpu": statistics.median(run.client_cpu for run in values),
         }
         for label, values in runs.items()
     }
-    (RESULTS / f"streams-{name}.json").write_text(
-        json.dumps(
-            {"unit": unit, "settings": settings.__dict__, "runs": runs, "medians": medians},
-            indent=2,
-        )
-        + "\n"
-    )
+    data = {
+        "unit": unit,
+        "settings": settings.__dict__,
+        "runs": {label: [run.__dict__ for run in values] for label, values in runs.items()},
+        "medians": medians,
+    }
+    (RESULTS / f"streams-{name}.json").write_text(json.dumps(data, indent=2) + "\n")
     return medians
 
 
@@ -279,24 +305,34 @@ def main() -> int:
     if "websocket" in args.only:
         print("== websocket echo, 64 clients, 1 KB messages ==", flush=True)
         targets = [*WS_SSE_TARGETS, *WS_FLOORS]
-        report(alternating("websocket", targets, websocket_echo, settings, "msg/s"))
+        report(alternating("websocket", targets, websocket_echo, settings, "msg/s"), "msg/s")
     if "sse" in args.only:
         print("== server-sent events, 100 streams ==", flush=True)
-        report(alternating("sse", WS_SSE_TARGETS, sse_events, settings, "events/s"))
+        report(alternating("sse", WS_SSE_TARGETS, sse_events, settings, "events/s"), "events/s")
     if "asgi-middleware" in args.only:
         asgi_middleware(settings)
     return 0
 
 
-def report(medians: dict[str, dict[str, float]]) -> None:
-    base = {where: medians[f"starlette@{where}"]["median"] for where in ("granian/asgi", "uvicorn")}
-    print("| target | median | vs starlette (same server) | client CPU |")
-    print("| --- | --- | --- | --- |")
+def report(medians: dict[str, dict[str, float]], unit: str) -> None:
+    """A Markdown table: rates and the server's CPU per 10k, both against Starlette on the
+    same server (the CPU ratio is what counts when the client is the bottleneck)."""
+    wheres = ("granian/asgi", "uvicorn")
+    base = {where: medians[f"starlette@{where}"] for where in wheres}
+    print(
+        f"| target | {unit} | vs Starlette | server CPU s/10k | vs Starlette (less is better) "
+        "| client CPU |"
+    )
+    print("| --- | --- | --- | --- | --- | --- |")
     for label, values in medians.items():
         where = label.split("@", 1)[1]
-        ratio = values["median"] / base[where] if where in base else None
-        shown = f"{ratio:.2f}x" if ratio is not None else "-"
-        print(f"| {label} | {values['median']:,.0f} | {shown} | {values['client_cpu']:.0%} |")
+        peer = base.get(where)
+        rate = f"{values['median'] / peer['median']:.2f}" if peer else "-"
+        cpu = f"{values['server_cpu'] / peer['server_cpu']:.2f}" if peer else "-"
+        print(
+            f"| {label} | {values['median']:,.0f} | {rate} | {values['server_cpu']:.3f} | {cpu} "
+            f"| {values['client_cpu']:.0%} |"
+        )
 
 
 if __name__ == "__main__":

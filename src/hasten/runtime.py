@@ -141,7 +141,8 @@ class Runtime:
         """
         target, params = self.match("WEBSOCKET", path)
         if not target.websocket:
-            await websocket.refuse(403 if self.matcher.allowed_methods(path) else 404)
+            status = 403 if self.matcher.allowed_methods(path) else 404
+            await self._end_websocket(websocket, status, 1000)
             return
         websocket.path_params = params
         self.sockets[websocket] = asyncio.current_task()

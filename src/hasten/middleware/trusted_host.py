@@ -20,9 +20,8 @@ class TrustedHostMiddleware:
 
     def __init__(self, allowed_hosts: Sequence[str] = ("*",), www_redirect: bool = True) -> None:
         for pattern in allowed_hosts:
-            if "*" in pattern[1:] or (
-                pattern.startswith("*") and pattern not in ("*",) and not pattern.startswith("*.")
-            ):
+            rest = pattern[2:] if pattern.startswith("*.") else pattern
+            if pattern != "*" and "*" in rest:
                 raise ValueError(f"Invalid host pattern {pattern!r}: use '*' or '*.domain' only")
         self.allowed_hosts = tuple(host.lower() for host in allowed_hosts)
         self.allow_any = "*" in self.allowed_hosts
