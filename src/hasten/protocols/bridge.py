@@ -10,6 +10,8 @@ headers, and a close after the handshake no code.
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import quote
@@ -26,6 +28,7 @@ ASGIApp = Callable[
     Awaitable[None],
 ]
 _PATH_SAFE = "/:@!$&'()*+,;=-._~"
+_UNSAFE = re.compile(r"[^A-Za-z0-9/:@!$&'()*+,;=\-._~]")
 _RSGI_GONE = (RSGIProtocolClosed, RSGIProtocolError)
 
 
@@ -39,9 +42,18 @@ class _Ended:
 _ENDED = _Ended()
 
 
+@functools.lru_cache(maxsize=256)
 def _address(value: str) -> tuple[str, int] | None:
+    # Cached: the server's address is the same for every request, a client's for a while.
     host, _, port = value.rpartition(":")
     return (host.strip("[]"), int(port)) if port.isdigit() else None
+
+
+def _raw_path(path: str) -> bytes:
+    # perf: most paths need no escaping, and quote() costs more than the check.
+    if path.isascii() and _UNSAFE.search(path) is None:
+        return path.encode("ascii")
+    return quote(path, safe=_PATH_SAFE).encode("ascii")
 
 
 def asgi_scope(scope: Any, root_path: str) -> dict[str, Any]:
@@ -57,7 +69,7 @@ def asgi_scope(scope: Any, root_path: str) -> dict[str, Any]:
         "http_version": scope.http_version,
         "scheme": ("wss" if scope.scheme == "https" else "ws") if websocket else scope.scheme,
         "path": path,
-        "raw_path": quote(path, safe=_PATH_SAFE).encode("ascii"),
+        "raw_path": _raw_path(path),
         "query_string": scope.query_string.encode("latin-1"),
         "root_path": root_path,
         "headers": headers,
