@@ -77,9 +77,12 @@ class StaticFiles:
         if any(part in ("..", ".") for part in parts):
             return None
         current = self.directory
-        info = self._stat(current)
+        if not parts:
+            info = self._stat(current)
+            return (current, info) if info is not None else None
         # perf: one lstat per component under the directory (realpath() would lstat every
         # component from /), resolving a symlink only where there is one.
+        info = None
         for part in parts:
             current = f"{current}{os.sep}{part}"
             try:
@@ -89,10 +92,12 @@ class StaticFiles:
             if stat.S_ISLNK(info.st_mode):
                 if not self.follow_symlinks and not self._inside(os.path.realpath(current)):
                     return None  # a symlink leading out of the directory
-                info = self._stat(current)
-                if info is None:
+                followed = self._stat(current)
+                if followed is None:
                     return None
-        return (current, info) if info is not None else None
+                info = followed
+        assert info is not None  # there was a part
+        return current, info
 
     def _inside(self, real: str) -> bool:
         return real == self.directory or real.startswith(self.directory + os.sep)
