@@ -319,3 +319,13 @@ def test_asgi_middleware_order_and_registration_after_start(serve: ClientFactory
     assert order == ["outer", "inner"]
     with pytest.raises(RuntimeError, match="has started"):
         app.add_asgi_middleware(tagging("late"))
+
+
+def test_a_mount_inside_an_app_that_is_itself_mounted(tmp_path: pathlib.Path) -> None:
+    from hasten.testing import TestClient
+
+    with TestClient(mounting_app(tmp_path), interface="asgi", root_path="/outer") as client:
+        response = client.get("/star/hello")
+    assert response.json()["root_path"] == "/outer/star"
+    assert response.json()["path"] == "/outer/star/hello"
+    assert response.json()["url_for"] == "http://testserver/outer/star/hello"
