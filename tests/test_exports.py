@@ -8,6 +8,7 @@ def test_public_api_is_pinned() -> None:
         "Body",
         "Connection",
         "Cookie",
+        "EventSourceResponse",
         "FileResponse",
         "HTMLResponse",
         "HTTPError",
@@ -26,9 +27,13 @@ def test_public_api_is_pinned() -> None:
         "Route",
         "RouteInfo",
         "Router",
+        "ServerSentEvent",
         "Settings",
         "State",
+        "StaticFiles",
         "StreamingResponse",
+        "WebSocket",
+        "WebSocketDisconnect",
         "__version__",
     ]
 

@@ -4,10 +4,10 @@ from .app import App, RouteInfo
 from .connection import Connection
 from .datastructures import Address, Headers, MutableHeaders, QueryParams, State
 from .errors import HTTPError
+from .files import FileResponse
 from .params import Body, Cookie, Header, Parameter, Path, Query
 from .requests import Request
 from .responses import (
-    FileResponse,
     HTMLResponse,
     JSONResponse,
     PlainTextResponse,
@@ -17,6 +17,9 @@ from .responses import (
 )
 from .routing import Route, Router
 from .settings import Settings
+from .sse import EventSourceResponse, ServerSentEvent
+from .staticfiles import StaticFiles
+from .websockets import WebSocket, WebSocketDisconnect
 
 __version__ = "0.1.0"
 
@@ -26,6 +29,7 @@ __all__ = [
     "Body",
     "Connection",
     "Cookie",
+    "EventSourceResponse",
     "FileResponse",
     "HTMLResponse",
     "HTTPError",
@@ -44,8 +48,12 @@ __all__ = [
     "Route",
     "RouteInfo",
     "Router",
+    "ServerSentEvent",
     "Settings",
     "State",
+    "StaticFiles",
     "StreamingResponse",
+    "WebSocket",
+    "WebSocketDisconnect",
     "__version__",
 ]

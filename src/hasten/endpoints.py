@@ -111,11 +111,20 @@ class Endpoint:
         if self.runs_on == "process pool":
             _check_picklable(self.func)
         invoke = self._invoker(self._runner(pools))
+        takes_request = bool(self.parameters)
+        if not takes_request and (
+            type(self.renderer) is Renderer or self.options.timeout is not None
+        ):
+            # It may return a Response, which is sent with the Request it answers (a file
+            # reads the conditional headers), or its deadline watches the client: it gets the
+            # Request. A handler that returns data needs none.
+            invoke = _ignoring_request(invoke)
+            takes_request = True
         if self.options.timeout is not None:
             invoke = Deadline(invoke, self.options.timeout)
         if self.options.max_concurrency is not None:
             invoke = ConcurrencyLimit(invoke, self.options.max_concurrency, label)
-        return Target(self.name, invoke, self.renderer, bool(self.parameters))
+        return Target(self.name, invoke, self.renderer, takes_request)
 
     def _runner(self, pools: Pools) -> Run:
         func = self.func
@@ -178,6 +187,13 @@ class Endpoint:
         if errors:
             raise ValidationFailure(errors)
         return kwargs
+
+
+def _ignoring_request(invoke: Invoke) -> Invoke:
+    def invoke_without_request(request: Request) -> Awaitable[Any]:
+        return invoke()
+
+    return invoke_without_request
 
 
 def _returns(func: Callable[..., Any]) -> Any:

@@ -20,7 +20,7 @@ from typing import Any, Final, Literal, TypedDict, Unpack, get_args, get_origin
 import msgspec
 import msgspec.inspect as mi
 
-from .requests import Request
+from .connection import Connection
 
 __all__ = [
     "MISSING",
@@ -389,7 +389,8 @@ def _shape(info: mi.Type) -> Shape:
 def _is_request(annotation: Any) -> bool:
     if get_origin(annotation) in _UNIONS:
         return any(_is_request(arg) for arg in get_args(annotation) if arg is not type(None))
-    return isinstance(annotation, type) and issubclass(annotation, Request)
+    # A Request, or a WebSocket on a WebSocket route: the connection itself.
+    return isinstance(annotation, type) and issubclass(annotation, Connection)
 
 
 def _accepts_none(annotation: Any) -> bool:

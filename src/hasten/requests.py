@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +52,28 @@ class Request(Connection):
 
     def _body_chunks(self) -> AsyncIterable[bytes]:
         raise NotImplementedError
+
+    def _client_disconnect(self) -> Awaitable[None]:
+        """Done when the client has gone away."""
+        raise NotImplementedError
+
+    async def is_disconnected(self) -> bool:
+        """Whether the client has gone away, so that a long handler can stop early.
+
+        It looks without waiting; a departure the server has only just seen may show on the
+        next call.
+        """
+        watch = self.disconnected()
+        if not watch.done():
+            await asyncio.sleep(0)  # let a departure already known reach the loop
+        if watch.done():
+            return True
+        watch.cancel()
+        return False
+
+    def disconnected(self) -> asyncio.Future[None]:
+        """A future done when the client has gone away; cancel it when no longer needed."""
+        return asyncio.ensure_future(self._client_disconnect())
 
     @property
     def content_type(self) -> str:

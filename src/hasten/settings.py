@@ -15,6 +15,7 @@ DEFAULT_PROCESS_THREADS = 4
 DEFAULT_MAX_IN_FLIGHT = 1000
 DEFAULT_SHUTDOWN_TIMEOUT = 30.0
 DEFAULT_BLOCK_THRESHOLD = 0.1
+DEFAULT_WEBSOCKET_MAX_SIZE = 1_048_576
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -63,6 +64,20 @@ class Settings:
             "(None turns the monitor off)."
         },
     )
+    websocket_max_size: int = field(
+        default=DEFAULT_WEBSOCKET_MAX_SIZE,
+        metadata={
+            "help": "Largest WebSocket message in bytes (characters for text) a handler "
+            "receives; a larger one closes the socket with 1009."
+        },
+    )
+    websocket_idle_timeout: float | None = field(
+        default=None,
+        metadata={
+            "help": "Seconds a WebSocket handler waits in receive before the socket is "
+            "closed with 1001 (None: it waits as long as the client stays)."
+        },
+    )
 
     # OpenAPI and the docs page (FastAPI's names).
     title: str = field(default="hasten", metadata={"help": "The API's title in OpenAPI."})
@@ -104,6 +119,7 @@ class Settings:
     def __post_init__(self) -> None:
         for name in (
             "max_body_size",
+            "websocket_max_size",
             "max_threads",
             "max_processes",
             "process_threads",
@@ -122,6 +138,10 @@ class Settings:
         if not self.openapi_version.startswith(("3.0.", "3.1.")):
             raise ValueError(
                 f"openapi_version must be 3.0.x or 3.1.x, got {self.openapi_version!r}"
+            )
+        if self.websocket_idle_timeout is not None and self.websocket_idle_timeout <= 0:
+            raise ValueError(
+                f"websocket_idle_timeout must be positive, got {self.websocket_idle_timeout}"
             )
 
     @classmethod
@@ -148,6 +168,8 @@ class SettingsKeywords(TypedDict, total=False):
     max_in_flight: int
     shutdown_timeout: float
     block_threshold: float | None
+    websocket_max_size: int
+    websocket_idle_timeout: float | None
     title: str
     version: str
     summary: str | None
