@@ -13,6 +13,7 @@ def test_public_api_is_pinned() -> None:
         "Connection",
         "Cookie",
         "Depends",
+        "EventSourceResponse",
         "File",
         "FileResponse",
         "Form",
@@ -42,10 +43,14 @@ def test_public_api_is_pinned() -> None:
         "RouteInfo",
         "Router",
         "Security",
+        "ServerSentEvent",
         "Settings",
         "State",
+        "StaticFiles",
         "StreamingResponse",
         "UploadFile",
+        "WebSocket",
+        "WebSocketDisconnect",
         "__version__",
     ]
 

@@ -6,11 +6,11 @@ from .connection import Connection
 from .datastructures import Address, Headers, MutableHeaders, QueryParams, State
 from .dependencies import Security
 from .errors import HTTPError, RequestValidationError
+from .files import FileResponse
 from .forms import FormData
 from .params import Body, Cookie, Depends, File, Form, Header, Parameter, Path, Query
 from .requests import Request
 from .responses import (
-    FileResponse,
     HTMLResponse,
     JSONResponse,
     PlainTextResponse,
@@ -31,7 +31,10 @@ from .security import (
     OAuth2PasswordRequestForm,
 )
 from .settings import Settings
+from .sse import EventSourceResponse, ServerSentEvent
+from .staticfiles import StaticFiles
 from .uploads import UploadFile
+from .websockets import WebSocket, WebSocketDisconnect
 
 __version__ = "0.1.0"
 
@@ -46,6 +49,7 @@ __all__ = [
     "Connection",
     "Cookie",
     "Depends",
+    "EventSourceResponse",
     "File",
     "FileResponse",
     "Form",
@@ -75,9 +79,13 @@ __all__ = [
     "RouteInfo",
     "Router",
     "Security",
+    "ServerSentEvent",
     "Settings",
     "State",
+    "StaticFiles",
     "StreamingResponse",
     "UploadFile",
+    "WebSocket",
+    "WebSocketDisconnect",
     "__version__",
 ]

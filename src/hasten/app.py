@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import inspect
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -73,6 +74,7 @@ class App(Router):
         self._startup_hooks: list[Hook] = []
         self._shutdown_hooks: list[Hook] = []
         self._middlewares: list[Middleware] = []
+        self._asgi_middlewares: list[tuple[Callable[..., Any], dict[str, Any]]] = []
         self._start_lock = asyncio.Lock()
         self._stopping = False
         self._startup_error: Exception | None = None
@@ -152,6 +154,31 @@ class App(Router):
     def dependency_overrides(self, overrides: Mapping[Any, Callable[..., Any]]) -> None:
         self._dependency_overrides.replace(overrides)
 
+    def add_middleware(self, cls: Callable[..., Middleware], **options: Any) -> None:
+        """Add a hasten middleware class (``CORSMiddleware``, ``GZipMiddleware``, ...) built
+        with ``options``: ``app.add_middleware(CORSMiddleware, allow_origins=["*"])``. It runs
+        inside the ones added before it. For an ASGI middleware use ``add_asgi_middleware``.
+        """
+        self._check_open("add a middleware")
+        self._middlewares.append(cls(**options))
+
+    def add_asgi_middleware(self, cls: Callable[..., asgi.ASGIApp], **options: Any) -> None:
+        """Wrap the app's ASGI callable (``app.asgi``) in a third-party ASGI middleware:
+        ``cls(app, **options)``, the first added outermost. Under Granian RSGI every request
+        then goes through the ASGI stack, over the RSGI → ASGI bridge (see the README)."""
+        self._check_open("add an ASGI middleware")
+        self._asgi_middlewares.append((cls, options))
+        self.asgi = self._build_asgi()
+        # perf: the instance attribute Granian looks up (getattr(app, "__rsgi__")) before it
+        # serves: an app without ASGI middleware keeps the direct RSGI path, at no cost.
+        setattr(self, "__rsgi__", functools.partial(rsgi.serve_through_asgi, self))  # noqa: B010
+
+    def _build_asgi(self) -> asgi.ASGIApp:
+        handler: asgi.ASGIApp = asgi.ASGIAdapter(self)
+        for cls, options in reversed(self._asgi_middlewares):
+            handler = cls(handler, **options)
+        return handler
+
     # Lifecycle.
     @property
     def started(self) -> bool:
@@ -183,7 +210,7 @@ class App(Router):
             self._lifespan_stack = stack
             self._startup_error = None
             self.runtime = runtime
-            self.asgi = asgi.ASGIAdapter(self)
+            self.asgi = self._build_asgi()
 
     async def shutdown(self) -> None:
         """Let requests in flight finish (up to ``shutdown_timeout``), run shutdown hooks and
@@ -193,12 +220,16 @@ class App(Router):
             if runtime is None:
                 return
             runtime.in_flight.close()
-            if not await runtime.in_flight.drained(self.settings.shutdown_timeout):
+            timeout = self.settings.shutdown_timeout
+            deadline = asyncio.get_running_loop().time() + timeout
+            if not await runtime.in_flight.drained(timeout):
                 logger.warning(
                     "Shutting down with %d requests still in flight after %s s",
                     runtime.in_flight.count,
-                    self.settings.shutdown_timeout,
+                    timeout,
                 )
+            if runtime.sockets:
+                await runtime.close_websockets(deadline - asyncio.get_running_loop().time())
             self._stopping = True
             self.runtime = None
             try:
@@ -218,6 +249,17 @@ class App(Router):
             yield self
         finally:
             await self.shutdown()
+
+    async def start_for_request(self) -> Runtime | None:
+        """Start the app for a connection that came before any startup; None when it cannot
+        start (or is stopping). A failed start is logged once and not retried."""
+        if not self._stopping and self._startup_error is None:
+            try:
+                await self.startup()
+            except Exception as exc:
+                self._startup_error = exc
+                logger.error("The app failed to start", exc_info=exc)
+        return self.runtime
 
     async def serve_before_start(
         self, method: str, path: str, scope: Any, transport: Transport, reader: RequestReader
@@ -240,7 +282,7 @@ class App(Router):
         if response is None:
             assert self._startup_error is not None
             response = server_error_response(self._startup_error, self.settings.debug)
-        sending = response.send(transport, method == "HEAD")
+        sending = response.send(transport, method == "HEAD", None)
         if sending is not None:
             await sending
 

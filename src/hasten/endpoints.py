@@ -200,6 +200,14 @@ class Endpoint:
         return self._limited(self._invoker(self._runner(pools)), label, bool(self.parameters))
 
     def _limited(self, invoke: Invoke, label: str, takes_request: bool) -> Target:
+        if not takes_request and (
+            type(self.renderer) is Renderer or self.options.timeout is not None
+        ):
+            # It may return a Response, which is sent with the Request it answers (a file
+            # reads the conditional headers), or its deadline watches the client: it gets the
+            # Request. A handler that returns data needs none.
+            invoke = _ignoring_request(invoke)
+            takes_request = True
         if self.options.timeout is not None:
             invoke = Deadline(invoke, self.options.timeout)
         if self.options.max_concurrency is not None:
@@ -316,6 +324,13 @@ def _renders_json(returns: Any) -> bool:
     if returns in (str, bytes):
         return False
     return not (isinstance(returns, type) and issubclass(returns, Response))
+
+
+def _ignoring_request(invoke: Invoke) -> Invoke:
+    def invoke_without_request(request: Request) -> Awaitable[Any]:
+        return invoke()
+
+    return invoke_without_request
 
 
 def _returns(func: Callable[..., Any]) -> Any:

@@ -22,7 +22,7 @@ import msgspec
 import msgspec.inspect as mi
 
 from .background import BackgroundTasks
-from .requests import Request
+from .connection import Connection
 from .uploads import UploadFile
 
 __all__ = [
@@ -547,7 +547,8 @@ def _is_model(annotation: Any) -> bool:
 def _is_request(annotation: Any) -> bool:
     if get_origin(annotation) in _UNIONS:
         return any(_is_request(arg) for arg in get_args(annotation) if arg is not type(None))
-    return isinstance(annotation, type) and issubclass(annotation, Request)
+    # A Request, or a WebSocket on a WebSocket route: the connection itself.
+    return isinstance(annotation, type) and issubclass(annotation, Connection)
 
 
 def _accepts_none(annotation: Any) -> bool:

@@ -1,7 +1,7 @@
 """Renderers: how a handler's result becomes a response, chosen once from its annotation.
 
-``render(result)`` builds the Response a middleware sees; ``send(result, transport, head)``
-puts the same bytes on the wire, without building a Response where nothing needs one.
+``render(result)`` builds the Response a middleware sees; ``send(result, transport, head,
+request)`` puts the same bytes on the wire, without building a Response where nothing needs one.
 """
 
 from __future__ import annotations
@@ -16,6 +16,9 @@ from .models import ResponseModel, encode_hook
 from .responses import Response, build_response, content_type_headers
 from .transport import Sending, Transport
 from .wire import allows_body
+
+if typing.TYPE_CHECKING:
+    from .requests import Request
 
 __all__ = ["ModelRenderer", "Renderer", "renderer_for"]
 
@@ -43,8 +46,10 @@ class Renderer:
             return Response(result, self.status, None, "application/octet-stream")
         return build_response(_json_encode(result), self.status, _JSON)
 
-    def send(self, result: Any, transport: Transport, head: bool) -> Sending:
-        return self.render(result).send(transport, head)
+    def send(
+        self, result: Any, transport: Transport, head: bool, request: Request | None
+    ) -> Sending:
+        return self.render(result).send(transport, head, request)
 
 
 class JSONRenderer(Renderer):
@@ -61,9 +66,11 @@ class JSONRenderer(Renderer):
             return result
         return build_response(_json_encode(result), self.status, _JSON)
 
-    def send(self, result: Any, transport: Transport, head: bool) -> Sending:
+    def send(
+        self, result: Any, transport: Transport, head: bool, request: Request | None
+    ) -> Sending:
         if head or not self._plain or isinstance(result, Response):
-            return self.render(result).send(transport, head)
+            return self.render(result).send(transport, head, request)
         # perf: what render(result).send() would do, without the Response object.
         return transport.response_bytes(self.status, _JSON_HEADERS, _json_encode(result))
 
@@ -89,12 +96,14 @@ class ModelRenderer(JSONRenderer):
             return result
         return build_response(self._encode(result), self.status, _JSON)
 
-    def send(self, result: Any, transport: Transport, head: bool) -> Sending:
+    def send(
+        self, result: Any, transport: Transport, head: bool, request: Request | None
+    ) -> Sending:
         if type(result) is self._exact and self._plain and not head:
             # perf: a result of the model's own class is JSONRenderer's fast path.
             return transport.response_bytes(self.status, _JSON_HEADERS, _json_encode(result))
         if head or not self._plain or isinstance(result, Response):
-            return self.render(result).send(transport, head)
+            return self.render(result).send(transport, head, request)
         return transport.response_bytes(self.status, _JSON_HEADERS, self._encode(result))
 
 

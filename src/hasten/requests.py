@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable
 from typing import TYPE_CHECKING, Any
 
@@ -12,7 +13,6 @@ from .errors import HTTPError
 
 if TYPE_CHECKING:
     from .app import App
-    from .dependencies import Cleanup
     from .forms import FormData
 
 __all__ = ["Request"]
@@ -27,7 +27,7 @@ class Request(Connection):
     come from; nothing else knows which protocol served the request.
     """
 
-    __slots__ = ("_body", "_body_limit", "_cleanup", "_form", "_streamed", "method")
+    __slots__ = ("_body", "_body_limit", "_form", "_streamed", "method")
 
     def __init__(
         self,
@@ -44,9 +44,6 @@ class Request(Connection):
         self._body_limit = body_limit
         self._body: bytes | None = None
         self._streamed = False
-        # What runs after the response is sent (yield dependencies, background tasks): set
-        # only by a request that has any; ``Runtime.serve`` checks it.
-        self._cleanup: Cleanup | None = None
         self._form: FormData | None = None
 
     # The protocol adapters implement these.
@@ -57,6 +54,28 @@ class Request(Connection):
 
     def _body_chunks(self) -> AsyncIterable[bytes]:
         raise NotImplementedError
+
+    def _client_disconnect(self) -> Awaitable[None]:
+        """Done when the client has gone away."""
+        raise NotImplementedError
+
+    async def is_disconnected(self) -> bool:
+        """Whether the client has gone away, so that a long handler can stop early.
+
+        It looks without waiting; a departure the server has only just seen may show on the
+        next call.
+        """
+        watch = self.disconnected()
+        if not watch.done():
+            await asyncio.sleep(0)  # let a departure already known reach the loop
+        if watch.done():
+            return True
+        watch.cancel()
+        return False
+
+    def disconnected(self) -> asyncio.Future[None]:
+        """A future done when the client has gone away; cancel it when no longer needed."""
+        return asyncio.ensure_future(self._client_disconnect())
 
     @property
     def content_type(self) -> str:

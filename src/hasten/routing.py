@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -10,6 +11,7 @@ from typing import Any, TypedDict, TypeVar, Unpack
 from .dependencies import AppDependencies
 from .endpoints import Endpoint, Offload, RouteOptions, check_dependencies
 from .matcher import CompiledRoute
+from .mounts import MOUNT_PATH, MountEndpoint, is_native
 from .params import Dependency, Parameter
 from .paths import PathTemplate
 from .pools import Pools
@@ -18,6 +20,8 @@ __all__ = ["Route", "Router"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"})
+# What a WebSocket route is registered under, beside the HTTP methods: one matcher serves both.
+WEBSOCKET = "WEBSOCKET"
 
 
 class RouteKeywords(TypedDict, total=False):
@@ -89,6 +93,7 @@ class Route:
         """What the matcher serves for this route in one app: its endpoint bound to ``pools``
         and, where it has dependencies, to the app's (overrides, app-scoped values)."""
         target = self.endpoint.bind(pools, self.label, self.dependencies, dependencies)
+        target.websocket = WEBSOCKET in self.methods
         return CompiledRoute(self.template, self.methods, target, f"{self.label} ({target.name})")
 
 
@@ -145,7 +150,34 @@ class Router:
         if unknown or not wanted:
             raise ValueError(f"Route {path!r}: unknown HTTP method(s) {sorted(unknown) or '[]'}")
         template = PathTemplate.parse(path)
-        route = Route(template, wanted, Endpoint(func, template, RouteOptions(**options)))
+        endpoint = Endpoint(func, template, RouteOptions(**options))
+        _check_connection_types(endpoint, websocket=False)
+        route = Route(template, wanted, endpoint)
+        self._routes.append(route)
+        return route
+
+    def websocket(self, path: str) -> Callable[[F], F]:
+        """Register the decorated ``async def`` for WebSocket connections to ``path``.
+
+        It takes the same path, query, header and cookie parameters as an HTTP handler, and
+        the connection as a ``WebSocket`` parameter.
+        """
+
+        def register(func: F) -> F:
+            self.add_websocket_route(path, func)
+            return func
+
+        return register
+
+    def add_websocket_route(self, path: str, func: Callable[..., Any]) -> Route:
+        """Register ``func`` for WebSocket connections to ``path``."""
+        self._check_open(f"add the WebSocket route {path!r}")
+        template = PathTemplate.parse(path)
+        endpoint = Endpoint(func, template, RouteOptions())
+        if endpoint.runs_on != "event loop":
+            raise TypeError(f"WebSocket handler {endpoint.name} must be an async def")
+        _check_connection_types(endpoint, websocket=True)
+        route = Route(template, frozenset({WEBSOCKET}), endpoint)
         self._routes.append(route)
         return route
 
@@ -169,6 +201,25 @@ class Router:
 
     def options(self, path: str, **options: Unpack[RouteKeywords]) -> Callable[[F], F]:
         return self.route(path, ("OPTIONS",), **options)
+
+    def mount(self, prefix: str, app: Any) -> None:
+        """Serve ``app`` under ``prefix``: any ASGI app (a Starlette or FastAPI app, with
+        ``root_path`` set to the prefix), or ``StaticFiles``. Routes of this app under the
+        prefix still win; the mount catches the rest."""
+        self._check_open(f"mount {prefix!r}")
+        if not prefix.startswith("/") or prefix.endswith("/") or "{" in prefix:
+            raise ValueError(
+                f"Mount prefix {prefix!r} must start with '/', not end with it, and hold no "
+                "path parameters"
+            )
+        if not (is_native(app) or callable(app)):
+            raise TypeError(f"Cannot mount {app!r}: it is neither an ASGI app nor StaticFiles")
+        methods: frozenset[str] = (
+            frozenset(app.methods) if is_native(app) else HTTP_METHODS | {WEBSOCKET}
+        )
+        endpoint = MountEndpoint(app)
+        for path in (prefix, f"{prefix}/{{{MOUNT_PATH}:path}}"):
+            self._routes.append(Route(PathTemplate.parse(path), methods, endpoint))
 
     def include(
         self,
@@ -210,3 +261,28 @@ class Router:
                 f"Cannot {action}: the app has started and its routes are compiled. "
                 "Register routes before the app starts."
             )
+
+
+def _check_connection_types(endpoint: Endpoint, *, websocket: bool) -> None:
+    """An HTTP handler takes the Request, a WebSocket handler the WebSocket, and no body."""
+    from .requests import Request
+    from .websockets import WebSocket
+
+    wanted, other = (WebSocket, Request) if websocket else (Request, WebSocket)
+    for parameter in endpoint.parameters:
+        annotation = parameter.annotation
+        if parameter.source == "request" and _names(annotation, other):
+            raise TypeError(
+                f"{endpoint.name}: parameter {parameter.name!r} is a {other.__name__}, but this "
+                f"is {'a WebSocket' if websocket else 'an HTTP'} route: take a {wanted.__name__}"
+            )
+        if websocket and parameter.source == "body":
+            raise TypeError(
+                f"{endpoint.name}: a WebSocket handler has no request body to read "
+                f"{parameter.name!r} from; receive it with websocket.receive_json()"
+            )
+
+
+def _names(annotation: Any, kind: type) -> bool:
+    members = typing.get_args(annotation) or (annotation,)
+    return any(isinstance(member, type) and issubclass(member, kind) for member in members)

@@ -7,6 +7,8 @@ monitor and the gate on requests in flight depend only on the app, so they are d
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import inspect
 import logging
 from collections.abc import Callable
@@ -15,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .connection import NO_PATH_PARAMS, PathParams
 from .dependencies import AppDependencies
-from .errors import ExceptionHandlers, server_error_response
+from .errors import ExceptionHandlers, HTTPError, server_error_response
 from .matcher import Matcher
 from .middleware import build_chain
 from .monitor import LoopMonitor
@@ -25,6 +27,13 @@ from .pools import Pools
 from .requests import Request
 from .responses import Response
 from .transport import Sending, Transport
+from .websockets import (
+    GOING_AWAY,
+    INTERNAL_ERROR,
+    POLICY_VIOLATION,
+    WebSocket,
+    WebSocketDisconnect,
+)
 
 if TYPE_CHECKING:
     from .app import App
@@ -65,6 +74,8 @@ class Runtime:
         self.match_dynamic = self.matcher.match_dynamic
         self.static_targets = self.matcher.static_targets
         self.in_flight = InFlight(settings.max_in_flight)
+        # Open WebSockets and the tasks serving them: shutdown closes those left with 1001.
+        self.sockets: dict[WebSocket, asyncio.Task[Any] | None] = {}
         self.chain = build_chain(middlewares, self.dispatch) if middlewares else None
         self.monitor: LoopMonitor | None = None
         if settings.block_threshold is not None:
@@ -93,7 +104,7 @@ class Runtime:
         gate = self.in_flight
         head = method == "HEAD"
         if gate.count >= gate.limit:
-            await _sent(gate.refuse().send(transport, head))
+            await _sent(gate.refuse().send(transport, head, None))
             return
         gate.count += 1
         request = None
@@ -114,14 +125,14 @@ class Runtime:
                         result = await target.invoke(request)
                     else:
                         result = await target.invoke()
-                    sending = target.send(result, transport, head)
+                    sending = target.send(result, transport, head, request)
                 else:
                     request = reader(self.app, self.body_limit, scope, transport, NO_PATH_PARAMS)
-                    sending = (await self.chain(request)).send(transport, head)
+                    sending = (await self.chain(request)).send(transport, head, request)
             except Exception as exc:
                 if request is None:
                     request = reader(self.app, self.body_limit, scope, transport, NO_PATH_PARAMS)
-                sending = (await self.error_response(request, exc)).send(transport, head)
+                sending = (await self.error_response(request, exc)).send(transport, head, request)
             if sending is not None:
                 await sending
         finally:
@@ -132,6 +143,62 @@ class Runtime:
                 cleanup, request._cleanup = request._cleanup, None
                 await cleanup.after_response()
             gate.count -= 1
+
+    async def serve_websocket(self, path: str, websocket: WebSocket) -> None:
+        """Serve one WebSocket connection: match, invoke the handler, close what it left open.
+
+        A path without a WebSocket route refuses the handshake (404, or 403 where an HTTP route
+        has the path); a handler's HTTPError before ``accept()`` refuses it with its status.
+        """
+        target, params = self.match("WEBSOCKET", path)
+        if not target.websocket:
+            status = 403 if self.matcher.allowed_methods(path) else 404
+            await self._end_websocket(websocket, status, 1000)
+            return
+        websocket.path_params = params
+        self.sockets[websocket] = asyncio.current_task()
+        try:
+            if target.takes_request:
+                await target.invoke(websocket)
+            else:
+                await target.invoke()
+        except WebSocketDisconnect:
+            pass
+        except HTTPError as exc:
+            await self._end_websocket(websocket, exc.status, POLICY_VIOLATION)
+        except Exception as exc:
+            logger.error(
+                "Unhandled exception in WebSocket %s", path[:LOGGED_PATH_LENGTH], exc_info=exc
+            )
+            await self._end_websocket(websocket, 500, INTERNAL_ERROR)
+        finally:
+            del self.sockets[websocket]
+        if websocket.connection_state != "closed":
+            await self._end_websocket(websocket, 403, 1000)
+        if websocket._cleanup is not None:  # yield dependencies' exits, background tasks
+            cleanup, websocket._cleanup = websocket._cleanup, None
+            await cleanup.after_response()
+
+    @staticmethod
+    async def _end_websocket(websocket: WebSocket, status: int, code: int) -> None:
+        with contextlib.suppress(Exception):  # the client may have gone already
+            if websocket.connection_state == "connecting":
+                await websocket.refuse(status)
+            else:
+                await websocket.close(code)
+
+    async def close_websockets(self, timeout: float) -> None:
+        """Shutdown: wait up to ``timeout`` seconds for WebSockets to end, then close those
+        left with 1001 (going away) and stop their handlers."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self.sockets and loop.time() < deadline:
+            await asyncio.sleep(0.01)
+        for websocket, task in list(self.sockets.items()):
+            with contextlib.suppress(Exception):
+                await websocket.close(GOING_AWAY, "server shutting down")
+            if task is not None:
+                task.cancel()
 
     async def dispatch(self, request: Request) -> Response:
         """Route, run the handler, render: the innermost link of the middleware chain.

@@ -19,6 +19,7 @@ DEFAULT_MAX_FORM_PARTS = 1000
 DEFAULT_MAX_FORM_FIELD_SIZE = 1_048_576
 DEFAULT_MAX_FILE_SIZE = 104_857_600
 DEFAULT_FORM_SPOOL_SIZE = 1_048_576
+DEFAULT_WEBSOCKET_MAX_SIZE = 1_048_576
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -65,6 +66,20 @@ class Settings:
         metadata={
             "help": "Seconds the event loop may stall before the route is reported "
             "(None turns the monitor off)."
+        },
+    )
+    websocket_max_size: int = field(
+        default=DEFAULT_WEBSOCKET_MAX_SIZE,
+        metadata={
+            "help": "Largest WebSocket message in bytes (characters for text) a handler "
+            "receives; a larger one closes the socket with 1009."
+        },
+    )
+    websocket_idle_timeout: float | None = field(
+        default=None,
+        metadata={
+            "help": "Seconds a WebSocket handler waits in receive before the socket is "
+            "closed with 1001 (None: it waits as long as the client stays)."
         },
     )
 
@@ -137,6 +152,7 @@ class Settings:
             "max_form_field_size",
             "max_file_size",
             "form_spool_size",
+            "websocket_max_size",
             "max_threads",
             "max_processes",
             "process_threads",
@@ -155,6 +171,10 @@ class Settings:
         if not self.openapi_version.startswith(("3.0.", "3.1.")):
             raise ValueError(
                 f"openapi_version must be 3.0.x or 3.1.x, got {self.openapi_version!r}"
+            )
+        if self.websocket_idle_timeout is not None and self.websocket_idle_timeout <= 0:
+            raise ValueError(
+                f"websocket_idle_timeout must be positive, got {self.websocket_idle_timeout}"
             )
 
     @classmethod
@@ -181,6 +201,8 @@ class SettingsKeywords(TypedDict, total=False):
     max_in_flight: int
     shutdown_timeout: float
     block_threshold: float | None
+    websocket_max_size: int
+    websocket_idle_timeout: float | None
     max_form_parts: int
     max_form_field_size: int
     max_file_size: int
