@@ -4,13 +4,16 @@ Each framework builds, in a fresh interpreter, an app of ``--routes`` routes, ea
 ``POST /r{i}/{item_id}`` with a path parameter and a body model of its own (four fields,
 constraints on two), then generates the OpenAPI document once (as the first request for it
 does) and once more (kept). Reported: seconds to import and register, to start, to generate,
-and the process's peak memory (RSS).
+and the process's peak memory (RSS). With ``--dependencies`` each handler also takes two
+dependencies, as a real API's do: the current user (from the ``authorization`` header) and a
+database session (a ``yield`` dependency).
 
     python benchmarks/openapi_startup.py                  # hasten, and the peers if installed
     python benchmarks/openapi_startup.py --routes 100 --only hasten
+    python benchmarks/openapi_startup.py --dependencies
 
 The peers run from ``benchmarks/.venv-peers`` (see requirements-peers.txt); hasten from the
-interpreter running this script. Dependencies are not part of it yet.
+interpreter running this script.
 """
 
 from __future__ import annotations
@@ -48,18 +51,36 @@ def struct_model(index: int) -> Any:
     )
 
 
-def build_hasten(routes: int) -> Callable[[], Any]:
-    from hasten import App
+async def current_user(authorization: str) -> str:
+    """The first dependency: who asks (hasten and FastAPI read it as a header)."""
+    return authorization
 
+
+async def database() -> Any:
+    """The second: a session, closed after the response."""
+    yield "session"
+
+
+def build_hasten(routes: int) -> Callable[[], Any]:
+    from typing import Annotated
+
+    from hasten import App, Depends, Header
+
+    current_user.__annotations__["authorization"] = Annotated[str, Header()]
     app = App()
     for index in range(routes):
         model = struct_model(index)
 
-        async def handler(item_id: int, body: Any) -> Any:
+        async def handler(item_id: int, body: Any, user: Any = None, db: Any = None) -> Any:
             return body
 
         handler.__name__ = f"handler_{index}"
         handler.__annotations__ = {"item_id": int, "body": model, "return": model}
+        if DEPENDENCIES:
+            handler.__annotations__["user"] = Annotated[str, Depends(current_user)]
+            handler.__annotations__["db"] = Annotated[str, Depends(database)]
+        else:
+            handler = _without_dependencies(handler)
         app.add_route(f"/r{index}/{{item_id}}", handler, ["POST"])
     start = time.perf_counter()
     asyncio.run(app.startup())
@@ -67,12 +88,29 @@ def build_hasten(routes: int) -> Callable[[], Any]:
     return app.openapi
 
 
+def _without_dependencies(handler: Any, body: str = "body") -> Any:
+    """The handler without ``--dependencies``: the path parameter and the body only."""
+    annotations = handler.__annotations__
+
+    async def plain_body(item_id: int, body: Any) -> Any:
+        return body
+
+    async def plain_data(item_id: int, data: Any) -> Any:
+        return data
+
+    chosen = plain_body if body == "body" else plain_data
+    chosen.__name__ = handler.__name__
+    chosen.__annotations__ = annotations
+    return chosen
+
+
 def build_fastapi(routes: int) -> Callable[[], Any]:
     from typing import Annotated
 
-    from fastapi import FastAPI
+    from fastapi import Depends, FastAPI, Header
     from pydantic import Field, create_model
 
+    current_user.__annotations__["authorization"] = Annotated[str, Header()]
     app = FastAPI()
     for index in range(routes):
         model = create_model(
@@ -83,29 +121,48 @@ def build_fastapi(routes: int) -> Callable[[], Any]:
             note=(str | None, None),
         )
 
-        async def handler(item_id: int, body: Any) -> Any:
+        async def handler(item_id: int, body: Any, user: Any = None, db: Any = None) -> Any:
             return body
 
         handler.__name__ = f"handler_{index}"
         handler.__annotations__ = {"item_id": int, "body": model, "return": model}
+        if DEPENDENCIES:
+            handler.__annotations__["user"] = Annotated[str, Depends(current_user)]
+            handler.__annotations__["db"] = Annotated[str, Depends(database)]
+        else:
+            handler = _without_dependencies(handler)
         app.post(f"/r{index}/{{item_id}}")(handler)
     timings["start"] = 0.0  # FastAPI does its work at registration
     return app.openapi
 
 
 def build_litestar(routes: int) -> Callable[[], Any]:
-    from litestar import Litestar, post
+    from typing import Annotated
 
+    from litestar import Litestar, post
+    from litestar.di import NamedDependency, Provide
+    from litestar.params import HeaderParameter
+
+    current_user.__annotations__["authorization"] = Annotated[
+        str, HeaderParameter(name="authorization")
+    ]
     handlers = []
     for index in range(routes):
         model = struct_model(index)
 
-        async def handler(item_id: int, data: Any) -> Any:
+        async def handler(item_id: int, data: Any, user: str = "", db: str = "") -> Any:
             return data
 
         handler.__name__ = f"handler_{index}"
         handler.__annotations__ = {"item_id": int, "data": model, "return": model}
-        handlers.append(post(f"/r{index}/{{item_id:int}}", sync_to_thread=False)(handler))
+        dependencies = None
+        if DEPENDENCIES:
+            handler.__annotations__.update(user=NamedDependency[str], db=NamedDependency[str])
+            dependencies = {"user": Provide(current_user), "db": Provide(database)}
+        else:
+            handler = _without_dependencies(handler, "data")
+        route = post(f"/r{index}/{{item_id:int}}", sync_to_thread=False, dependencies=dependencies)
+        handlers.append(route(handler))
     start = time.perf_counter()
     app = Litestar(route_handlers=handlers)
     timings["start"] = time.perf_counter() - start
@@ -119,6 +176,7 @@ def build_litestar(routes: int) -> Callable[[], Any]:
 
 BUILDERS = {"hasten": build_hasten, "fastapi": build_fastapi, "litestar": build_litestar}
 timings: dict[str, float] = {}
+DEPENDENCIES = "--dependencies" in sys.argv
 
 
 def child(framework: str, routes: int) -> None:
@@ -140,8 +198,9 @@ def measure(framework: str, routes: int) -> dict[str, Any] | None:
     python = sys.executable if framework == "hasten" else str(PEERS_PYTHON)
     if not Path(python).exists():
         return None
+    extra = ["--dependencies"] if DEPENDENCIES else []
     done = subprocess.run(
-        [python, __file__, "--child", framework, "--routes", str(routes)],
+        [python, __file__, "--child", framework, "--routes", str(routes), *extra],
         capture_output=True,
         text=True,
         check=True,
@@ -155,11 +214,18 @@ def main() -> None:
     parser.add_argument("--routes", type=int, default=1000)
     parser.add_argument("--only", choices=FRAMEWORKS, nargs="+", default=list(FRAMEWORKS))
     parser.add_argument("--child", choices=FRAMEWORKS, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--dependencies", action="store_true", help="each handler takes two dependencies"
+    )
     args = parser.parse_args()
     if args.child:
         child(args.child, args.routes)
         return
-    print(f"{args.routes} routes, each with a path parameter and a body model of its own")
+    with_dependencies = " and two dependencies" if DEPENDENCIES else ""
+    print(
+        f"{args.routes} routes, each with a path parameter and a body model of its own"
+        f"{with_dependencies}"
+    )
     header = f"{'framework':<10} {'register s':>11} {'start s':>8} {'document s':>11}"
     print(f"{header} {'again s':>8} {'peak RSS MiB':>13}")
     for framework in args.only:

@@ -22,12 +22,14 @@ for ``queries`` are in ``db.py``, shared with the peers' implementations.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Annotated
 
 import asyncpg
 
 from benchmarks.tfb import db
-from hasten import App, HTMLResponse
+from hasten import App, Depends, HTMLResponse
 from hasten.templating import Jinja2Templates
 
 # A benchmark app turns off what only serves people: the OpenAPI document and docs page, and the
@@ -37,23 +39,22 @@ app = App(openapi_url=None, docs_url=None, block_threshold=None)
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 
 
-@app.on_startup
-async def open_pool() -> None:
-    app.state.pool = await db.create_pool()
-    app.state.worlds = await db.world_cache(app.state.pool)
+async def connection_pool() -> AsyncIterator[asyncpg.Pool]:
+    """The worker's connection pool: opened when the app starts, closed when it stops."""
+    pool = await db.create_pool()
+    yield pool
+    await pool.close()
 
 
-@app.on_shutdown
-async def close_pool() -> None:
-    await app.state.pool.close()
+async def world_cache(
+    pool: Annotated[asyncpg.Pool, Depends(connection_pool, scope="app")],
+) -> dict[int, dict[str, int]]:
+    """The cached-queries test's cache of the World table, read once per worker."""
+    return await db.world_cache(pool)
 
 
-def pool() -> asyncpg.Pool:
-    """The worker's connection pool."""
-    # TODO(app-scoped dependency): this is the one place to switch: handlers then take
-    # `pool: asyncpg.Pool = Depends(create_pool, scope="app")` and open_pool/close_pool go.
-    result: asyncpg.Pool = app.state.pool
-    return result
+Pool = Annotated[asyncpg.Pool, Depends(connection_pool, scope="app")]
+Worlds = Annotated[dict[int, dict[str, int]], Depends(world_cache, scope="app")]
 
 
 @app.get("/json")
@@ -67,32 +68,31 @@ async def plaintext() -> str:
 
 
 @app.get("/db")
-async def single_query() -> dict[str, int]:
-    async with pool().acquire() as connection:
+async def single_query(pool: Pool) -> dict[str, int]:
+    async with pool.acquire() as connection:
         return await db.read_world(connection)
 
 
 @app.get("/queries")
-async def queries(queries: str | None = None) -> list[dict[str, int]]:
+async def queries(pool: Pool, queries: str | None = None) -> list[dict[str, int]]:
     ids = db.random_ids(db.clamp(queries))
-    async with pool().acquire() as connection:
+    async with pool.acquire() as connection:
         return await db.read_worlds(connection, ids)
 
 
 @app.get("/fortunes")
-async def fortunes() -> HTMLResponse:
-    async with pool().acquire() as connection:
+async def fortunes(pool: Pool) -> HTMLResponse:
+    async with pool.acquire() as connection:
         rows = await db.read_fortunes(connection)
     return templates.render("fortunes.html", {"fortunes": rows})
 
 
 @app.get("/updates")
-async def updates(queries: str | None = None) -> list[dict[str, int]]:
-    async with pool().acquire() as connection:
+async def updates(pool: Pool, queries: str | None = None) -> list[dict[str, int]]:
+    async with pool.acquire() as connection:
         return await db.update_worlds(connection, db.clamp(queries))
 
 
 @app.get("/cached-queries")
-async def cached_queries(count: str | None = None) -> list[dict[str, int]]:
-    worlds = app.state.worlds
+async def cached_queries(worlds: Worlds, count: str | None = None) -> list[dict[str, int]]:
     return [worlds[row_id] for (row_id,) in db.random_ids(db.clamp(count))]

@@ -15,6 +15,11 @@ DEFAULT_PROCESS_THREADS = 4
 DEFAULT_MAX_IN_FLIGHT = 1000
 DEFAULT_SHUTDOWN_TIMEOUT = 30.0
 DEFAULT_BLOCK_THRESHOLD = 0.1
+DEFAULT_MAX_FORM_PARTS = 1000
+DEFAULT_MAX_FORM_FIELD_SIZE = 1_048_576
+DEFAULT_MAX_FILE_SIZE = 104_857_600
+DEFAULT_FORM_SPOOL_SIZE = 1_048_576
+DEFAULT_WEBSOCKET_MAX_SIZE = 1_048_576
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -63,7 +68,46 @@ class Settings:
             "(None turns the monitor off)."
         },
     )
+    websocket_max_size: int = field(
+        default=DEFAULT_WEBSOCKET_MAX_SIZE,
+        metadata={
+            "help": "Largest WebSocket message in bytes (characters for text) a handler "
+            "receives; a larger one closes the socket with 1009."
+        },
+    )
+    websocket_idle_timeout: float | None = field(
+        default=None,
+        metadata={
+            "help": "Seconds a WebSocket handler waits in receive before the socket is "
+            "closed with 1001 (None: it waits as long as the client stays)."
+        },
+    )
 
+    # Forms and uploads.
+    max_form_parts: int = field(
+        default=DEFAULT_MAX_FORM_PARTS,
+        metadata={"help": "Fields and files a form may have; more gets 413."},
+    )
+    max_form_field_size: int = field(
+        default=DEFAULT_MAX_FORM_FIELD_SIZE,
+        metadata={
+            "help": "Largest form field that is not a file, in bytes; a larger one gets 413."
+        },
+    )
+    max_file_size: int = field(
+        default=DEFAULT_MAX_FILE_SIZE,
+        metadata={
+            "help": "Largest uploaded file in bytes; a larger one gets 413 (the whole body is "
+            "also held to max_body_size)."
+        },
+    )
+    form_spool_size: int = field(
+        default=DEFAULT_FORM_SPOOL_SIZE,
+        metadata={
+            "help": "Bytes of an uploaded file kept in memory; past it the file moves to a "
+            "temporary file on disk."
+        },
+    )
     # OpenAPI and the docs page (FastAPI's names).
     title: str = field(default="hasten", metadata={"help": "The API's title in OpenAPI."})
     version: str = field(default="0.1.0", metadata={"help": "The API's version in OpenAPI."})
@@ -104,6 +148,11 @@ class Settings:
     def __post_init__(self) -> None:
         for name in (
             "max_body_size",
+            "max_form_parts",
+            "max_form_field_size",
+            "max_file_size",
+            "form_spool_size",
+            "websocket_max_size",
             "max_threads",
             "max_processes",
             "process_threads",
@@ -122,6 +171,10 @@ class Settings:
         if not self.openapi_version.startswith(("3.0.", "3.1.")):
             raise ValueError(
                 f"openapi_version must be 3.0.x or 3.1.x, got {self.openapi_version!r}"
+            )
+        if self.websocket_idle_timeout is not None and self.websocket_idle_timeout <= 0:
+            raise ValueError(
+                f"websocket_idle_timeout must be positive, got {self.websocket_idle_timeout}"
             )
 
     @classmethod
@@ -148,6 +201,12 @@ class SettingsKeywords(TypedDict, total=False):
     max_in_flight: int
     shutdown_timeout: float
     block_threshold: float | None
+    websocket_max_size: int
+    websocket_idle_timeout: float | None
+    max_form_parts: int
+    max_form_field_size: int
+    max_file_size: int
+    form_spool_size: int
     title: str
     version: str
     summary: str | None

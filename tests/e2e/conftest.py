@@ -159,6 +159,14 @@ def bare_server(server_kind: str, tmp_path_factory: pytest.TempPathFactory) -> I
         yield running.base_url
 
 
+@pytest.fixture(scope="session")
+def streams_server(server_kind: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The base URL of ``tests.e2e.streams_app:app``, one per kind of server."""
+    log = tmp_path_factory.mktemp(f"streams-{server_kind}") / "server.log"
+    with run_server(server_kind, log, target="tests.e2e.streams_app:app") as running:
+        yield running.base_url
+
+
 @pytest.fixture
 def client(server: str) -> Iterator[httpx.Client]:
     with local_client(server) as http:

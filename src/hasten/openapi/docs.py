@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from ..files import FileResponse
 from ..requests import Request
-from ..responses import FileResponse, HTMLResponse, Response
+from ..responses import HTMLResponse, Response
 from ..routing import Route, Router
 
 if TYPE_CHECKING:

@@ -74,23 +74,30 @@ class HTTPError(msgspec.Struct):
 
 # The hooks: what the document reads from an endpoint.
 def request_parameters(endpoint: Endpoint) -> tuple[Parameter, ...]:
-    """Every parameter a request must carry for this endpoint."""
-    return endpoint.parameters
+    """Every parameter a request must carry for this endpoint: its handler's and its
+    dependencies' (flattened)."""
+    return endpoint.request_parameters
 
 
 def response_type(endpoint: Endpoint) -> Any:
-    """The type of what the handler returns, as rendered: its return annotation (readable:
-    the endpoint read the others)."""
-    return typing.get_type_hints(unwrap(endpoint.func)).get("return", Any)
+    """The type of what the handler sends: its response model, else its return annotation."""
+    return endpoint.response_model
 
 
 def security(endpoint: Endpoint) -> list[SecurityRequirement]:
-    """The security schemes a request to this endpoint must satisfy (none yet)."""
-    return []
+    """The security schemes among the endpoint's dependencies, with the scopes asked."""
+    return [
+        (scheme.scheme_name, scheme.security_scheme(), list(scopes))
+        for scheme, scopes in endpoint.security
+    ]
 
 
 def request_body(parameters: tuple[Parameter, ...], schemas: Schemas) -> dict[str, Any] | None:
-    """The Request Body Object: the JSON body, or one object of its embedded members."""
+    """The Request Body Object: the JSON body, or one object of its embedded members, or a
+    form (multipart when it has files)."""
+    forms = [item for item in parameters if item.source in ("form", "file") and _documented(item)]
+    if forms:
+        return _form_body(forms, schemas)
     bodies = [item for item in parameters if item.source == "body" and _documented(item)]
     if not bodies:
         return None
@@ -111,6 +118,31 @@ def request_body(parameters: tuple[Parameter, ...], schemas: Schemas) -> dict[st
     if whole and (description := _description(bodies[0])):
         result["description"] = description
     return result
+
+
+_BINARY = {"type": "string", "format": "binary"}
+
+
+def _form_body(forms: list[Parameter], schemas: Schemas) -> dict[str, Any]:
+    """A form body: its fields as one object (a form model is that object itself)."""
+    files = any(item.source == "file" for item in forms)
+    media = "multipart/form-data" if files else "application/x-www-form-urlencoded"
+    if len(forms) == 1 and forms[0].source == "form" and forms[0].shape == "structured":
+        return {"content": {media: {"schema": _schema(forms[0], schemas)}}, "required": True}
+    properties: dict[str, Any] = {}
+    for item in forms:
+        if item.source == "file":
+            many = typing.get_origin(item.annotation) is list or any(
+                typing.get_origin(arg) is list for arg in typing.get_args(item.annotation)
+            )
+            properties[item.alias] = {"type": "array", "items": _BINARY} if many else _BINARY
+        else:
+            properties[item.alias] = _schema(item, schemas)
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    required = [item.alias for item in forms if item.required]
+    if required:
+        schema["required"] = required
+    return {"content": {media: {"schema": schema}}, "required": bool(required)}
 
 
 # The operation.
