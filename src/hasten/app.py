@@ -191,9 +191,11 @@ class App(Router):
                 return
             self._freeze()
             # Imported here, not with hasten: only a process that starts an app pays for it.
+            from .health import health_routes
             from .openapi.docs import docs_routes
 
-            runtime = Runtime(self, [*self.routes, *docs_routes(self)], self._middlewares)
+            routes = [*self.routes, *docs_routes(self), *health_routes(self)]
+            runtime = Runtime(self, routes, self._middlewares)
             stack = contextlib.AsyncExitStack()
             try:
                 for hook in self._startup_hooks:

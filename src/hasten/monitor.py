@@ -12,6 +12,7 @@ import logging
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import CodeType, FrameType
 
@@ -45,6 +46,8 @@ class LoopMonitor:
         self.interval = threshold / 2
         self.codes = codes
         self.stats: dict[str, BlockStats] = {}
+        # Told of each stall as it is reported (hasten.metrics counts them).
+        self.listener: Callable[[str, float], None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread = 0
         self._due = 0.0  # when the next heartbeat should run
@@ -83,6 +86,8 @@ class LoopMonitor:
     def _report(self, stall_ms: float) -> None:
         culprit, self._culprit = self._culprit or UNKNOWN, None
         self.stats.setdefault(culprit, BlockStats()).add(stall_ms)
+        if self.listener is not None:
+            self.listener(culprit, stall_ms)
         if culprit == UNKNOWN:
             logger.warning("The event loop was blocked for %.0f ms by %s", stall_ms, culprit)
         else:

@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 
 from .process_pool import ProcessPool
@@ -19,6 +20,11 @@ class ThreadPool(ThreadPoolExecutor):
     def __init__(self, size: int) -> None:
         super().__init__(max_workers=size, thread_name_prefix="hasten-thread")
 
+    @property
+    def queued(self) -> int:
+        """Calls waiting for a free thread."""
+        return self._work_queue.qsize()
+
 
 class Pools:
     """The app's executors: threads always, processes when a route asks for them."""
@@ -26,20 +32,39 @@ class Pools:
     def __init__(
         self, threads: int, processes: int, process_threads: int, need_processes: bool
     ) -> None:
-        self.threads = ThreadPool(threads)
-        self._processes = ProcessPool(processes, process_threads) if need_processes else None
+        self._thread_pool = ThreadPool(threads)
+        self._process_pool = ProcessPool(processes, process_threads) if need_processes else None
+        # What work is submitted to: the pools themselves, or a wrapper (see ``timed``).
+        self.threads: Executor = self._thread_pool
+        self._processes: Executor | None = self._process_pool
 
     @property
-    def processes(self) -> ProcessPool:
+    def processes(self) -> Executor:
         if self._processes is None:
             raise RuntimeError("This app has no offload='process' route, so no process pool")
         return self._processes
 
+    def queued(self) -> dict[str, int]:
+        """Calls waiting for a thread, and for a worker process, by pool."""
+        queued = {"thread": self._thread_pool.queued}
+        if self._process_pool is not None:
+            queued["process"] = self._process_pool.queued
+        return queued
+
+    def timed(self, timer: Callable[[Executor], Executor]) -> Pools:
+        """The same pools, with work submitted through ``timer(pool)`` (hasten.observe times
+        how long each call waits); shutting either down shuts down both."""
+        view = copy.copy(self)
+        view.threads = timer(self._thread_pool)
+        if self._process_pool is not None:
+            view._processes = timer(self._process_pool)
+        return view
+
     def shutdown(self) -> None:
         """Wait for running work, then stop every thread and worker process."""
-        self.threads.shutdown(wait=True)
-        if self._processes is not None:
-            self._processes.shutdown(wait=True)
+        self._thread_pool.shutdown(wait=True)
+        if self._process_pool is not None:
+            self._process_pool.shutdown(wait=True)
 
 
 def call_in_child(func: Callable[..., Any], kwargs: dict[str, Any]) -> Any:

@@ -119,6 +119,12 @@ class ProcessPool(Executor):
             future.set_exception(exc)
         return future
 
+    @property
+    def queued(self) -> int:
+        """Tasks sent to a worker that has no free thread for them yet."""
+        with self._lock:
+            return sum(max(0, len(worker.in_flight) - self.threads) for worker in self._workers)
+
     def read_results(self, worker: _Worker) -> None:
         """The reader thread of one worker: resolve its futures; if it dies, replace it."""
         while True:

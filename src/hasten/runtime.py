@@ -21,6 +21,7 @@ from .errors import ExceptionHandlers, HTTPError, server_error_response
 from .matcher import Matcher
 from .middleware import build_chain
 from .monitor import LoopMonitor
+from .observe import WHERE, Observer, QueueTimer, RouteTag, Sink, Tracer
 from .overload import InFlight
 from .params import describe_handler, unwrap
 from .pools import Pools
@@ -37,7 +38,10 @@ from .websockets import (
 
 if TYPE_CHECKING:
     from .app import App
+    from .metrics import Metrics
     from .routing import Route
+    from .settings import Settings
+    from .stats import RouteCounts
     from .types import Middleware
 
 __all__ = ["RequestReader", "Runtime"]
@@ -52,6 +56,9 @@ RequestReader = Callable[["App", int, Any, Transport, PathParams], Request]
 class Runtime:
     """The started state of an app, and its request path."""
 
+    metrics: Metrics | None  # with metrics_url
+    route_counts: RouteCounts | None  # with stats_token
+
     def __init__(self, app: App, routes: list[Route], middlewares: list[Middleware]) -> None:
         settings = app.settings
         self.app = app
@@ -64,8 +71,12 @@ class Runtime:
         self.exception_handlers = ExceptionHandlers(app.exception_handlers)
         # The overrides in force and the values of scope="app" dependencies, for this run.
         self.dependencies = AppDependencies(app.dependency_overrides)
+        sinks, tracer = self._observers(settings)
+        observed = bool(sinks) or tracer is not None
+        # Observed, the handlers' pools note how long each call waited for a thread.
+        pools = self.pools.timed(QueueTimer) if observed else self.pools
         try:
-            compiled = [route.compile(self.pools, self.dependencies) for route in routes]
+            compiled = [route.compile(pools, self.dependencies) for route in routes]
             self.matcher = Matcher(compiled)
         except BaseException:
             self.pools.shutdown()
@@ -80,6 +91,46 @@ class Runtime:
         self.monitor: LoopMonitor | None = None
         if settings.block_threshold is not None:
             self.monitor = LoopMonitor(settings.block_threshold, _codes(routes, middlewares))
+            if self.metrics is not None:
+                self.monitor.listener = self.metrics.stalled
+        if observed:
+            tags = {
+                done.target: RouteTag(route.path, WHERE[route.endpoint.runs_on])
+                for route, done in zip(routes, compiled, strict=True)
+            }
+            in_flight = self.metrics.begin if self.metrics is not None else None
+            observer = Observer(
+                self.serve, self.match, tags=tags, sinks=sinks, tracer=tracer, in_flight=in_flight
+            )
+            # Decided once: this instance serves every request through the observer.
+            setattr(self, "serve", observer.serve)  # noqa: B010
+
+    def _observers(self, settings: Settings) -> tuple[list[Sink], Tracer | None]:
+        """What observes each request, as the settings ask: nothing by default. Each module
+        is imported only by an app that uses it."""
+        sinks: list[Sink] = []
+        self.metrics = self.route_counts = None
+        if settings.metrics_url is not None:
+            from .metrics import Metrics
+
+            self.metrics = Metrics(self.pools)
+            sinks.append(self.metrics)
+        if settings.stats_token is not None:
+            from .stats import RouteCounts
+
+            self.route_counts = RouteCounts()
+            sinks.append(self.route_counts)
+        if settings.access_log is not None:
+            from .access_log import AccessLog
+
+            sinks.append(AccessLog(settings.access_log))
+        tracer = None
+        if settings.tracing:
+            from . import tracing
+
+            # Without a tracer provider every span would be a no-op: skip them all.
+            tracer = tracing.Tracing() if tracing.configured() else None
+        return sinks, tracer
 
     def start(self) -> None:
         """Start what needs the running loop (call from the loop's thread)."""
@@ -89,6 +140,8 @@ class Runtime:
     def stop(self) -> None:
         if self.monitor is not None:
             self.monitor.stop()
+        if self.metrics is not None:
+            self.metrics.close()
         self.pools.shutdown()
 
     async def serve(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, fields
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 __all__ = ["Settings", "SettingsKeywords"]
 
@@ -20,6 +20,10 @@ DEFAULT_MAX_FORM_FIELD_SIZE = 1_048_576
 DEFAULT_MAX_FILE_SIZE = 104_857_600
 DEFAULT_FORM_SPOOL_SIZE = 1_048_576
 DEFAULT_WEBSOCKET_MAX_SIZE = 1_048_576
+DEFAULT_STATS_URL = "/_hasten/stats"
+STATS_TOKEN_ENV = "HASTEN_STATS_TOKEN"
+
+AccessLogFormat = Literal["json", "keyvalue"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -108,6 +112,50 @@ class Settings:
             "temporary file on disk."
         },
     )
+    # Observability: all off by default; the request path is the plain one while they are.
+    metrics_url: str | None = field(
+        default=None,
+        metadata={
+            "help": "Where Prometheus metrics are served, e.g. '/metrics' (None: no metrics). "
+            "Needs prometheus-client: pip install 'hasten[metrics]'."
+        },
+    )
+    tracing: bool = field(
+        default=False,
+        metadata={
+            "help": "An OpenTelemetry span per request, when a tracer provider is set at "
+            "startup. Needs opentelemetry-api: pip install 'hasten[otel]'."
+        },
+    )
+    access_log: AccessLogFormat | None = field(
+        default=None,
+        metadata={
+            "help": "One line per request on the `hasten.access` logger: 'json' or "
+            "'keyvalue' (None: off)."
+        },
+    )
+    health_url: str | None = field(
+        default=None,
+        metadata={"help": "Where liveness is answered, e.g. '/healthz' (None: nowhere)."},
+    )
+    ready_url: str | None = field(
+        default=None,
+        metadata={
+            "help": "Where readiness is answered, e.g. '/readyz': 503 once shutdown begins "
+            "(None: nowhere)."
+        },
+    )
+    stats_url: str = field(
+        default=DEFAULT_STATS_URL,
+        metadata={"help": "Where `hasten routes --live` reads per-route counts and stalls."},
+    )
+    stats_token: str | None = field(
+        default_factory=lambda: os.environ.get(STATS_TOKEN_ENV) or None,
+        metadata={
+            "help": "The bearer token stats_url asks for; without one it is not served.",
+            "default": f"${STATS_TOKEN_ENV}",
+        },
+    )
     # OpenAPI and the docs page (FastAPI's names).
     title: str = field(default="hasten", metadata={"help": "The API's title in OpenAPI."})
     version: str = field(default="0.1.0", metadata={"help": "The API's version in OpenAPI."})
@@ -164,7 +212,14 @@ class Settings:
             raise ValueError(f"shutdown_timeout cannot be negative, got {self.shutdown_timeout}")
         if self.block_threshold is not None and self.block_threshold <= 0:
             raise ValueError(f"block_threshold must be positive, got {self.block_threshold}")
-        for name in ("openapi_url", "docs_url"):
+        for name in (
+            "openapi_url",
+            "docs_url",
+            "metrics_url",
+            "health_url",
+            "ready_url",
+            "stats_url",
+        ):
             url = getattr(self, name)
             if url is not None and (not url.startswith("/") or url.endswith("/")):
                 raise ValueError(f"{name} must start with '/' and not end with it, got {url!r}")
@@ -176,6 +231,17 @@ class Settings:
             raise ValueError(
                 f"websocket_idle_timeout must be positive, got {self.websocket_idle_timeout}"
             )
+        if self.access_log not in (None, "json", "keyvalue"):
+            raise ValueError(
+                f"access_log must be 'json', 'keyvalue' or None, not {self.access_log!r}"
+            )
+
+    @property
+    def observed(self) -> bool:
+        """Whether requests take the instrumented path (hasten.observe)."""
+        return bool(
+            self.metrics_url or self.tracing or self.access_log or self.stats_token is not None
+        )
 
     @classmethod
     def documentation(cls) -> list[tuple[str, str, str]]:
@@ -207,6 +273,13 @@ class SettingsKeywords(TypedDict, total=False):
     max_form_field_size: int
     max_file_size: int
     form_spool_size: int
+    metrics_url: str | None
+    tracing: bool
+    access_log: AccessLogFormat | None
+    health_url: str | None
+    ready_url: str | None
+    stats_url: str
+    stats_token: str | None
     title: str
     version: str
     summary: str | None

@@ -1,0 +1,63 @@
+"""OpenTelemetry tracing through ``opentelemetry-api`` only: a SERVER span per request, named
+by its route (``GET /items/{id}``), with the HTTP semantic conventions' attributes.
+
+Whether to trace is decided at startup: without a tracer provider set by then (an SDK's), the
+API's is a no-op, and the app keeps the plain request path.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .observe import Exchange, RouteTag
+
+try:
+    from opentelemetry import context, trace
+except ImportError as exc:  # pragma: no cover - the dev install has it
+    raise ImportError("tracing=True needs opentelemetry-api: pip install 'hasten[otel]'") from exc
+
+__all__ = ["Tracing", "configured"]
+
+LOGGED_PATH_LENGTH = 200  # as in error logs: a long path must not make a long span
+
+
+def configured() -> bool:
+    """Whether a tracer provider is set (the API's default is a proxy to nothing)."""
+    provider = trace.get_tracer_provider()
+    return not isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider)
+
+
+class Tracing:
+    """Starts and ends each request's span; the span is current while the handler runs, so
+    the handler's own spans (on the loop, or on a thread) are its children."""
+
+    def __init__(self) -> None:
+        from . import __version__
+
+        self.tracer = trace.get_tracer("hasten", __version__)
+
+    def start(self, method: str, tag: RouteTag, path: str) -> tuple[Any, object]:
+        attributes: dict[str, str] = {
+            "http.request.method": method,
+            "url.path": path[:LOGGED_PATH_LENGTH],
+            "hasten.runs_on": tag.runs_on,
+        }
+        if tag.matched:
+            attributes["http.route"] = tag.template
+            name = f"{method} {tag.template}"
+        else:
+            name = method  # the conventions' name when there is no route
+        span = self.tracer.start_span(name, kind=trace.SpanKind.SERVER, attributes=attributes)
+        return span, context.attach(trace.set_span_in_context(span))
+
+    def end(self, started: tuple[Any, object], exchange: Exchange) -> None:
+        span, token = started
+        context.detach(token)  # type: ignore[arg-type]
+        if exchange.status:
+            span.set_attribute("http.response.status_code", exchange.status)
+            span.set_attribute("http.response.body.size", exchange.sent)
+            if exchange.status >= 500:
+                span.set_status(trace.StatusCode.ERROR)
+        if exchange.queued:
+            span.set_attribute("hasten.queue.duration", exchange.queued)
+        span.end()
