@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import inspect
 import logging
@@ -162,6 +163,12 @@ class App(Router):
         self._check_open("add a middleware")
         self._middlewares.append(cls(**options))
 
+    def add_metrics(self, path: str = "/metrics") -> None:
+        """Serve Prometheus metrics at ``path``: ``App(metrics_url=path)`` for an app made
+        already (needs prometheus-client: ``pip install 'hasten[metrics]'``)."""
+        self._check_open("add metrics")
+        self.settings = dataclasses.replace(self.settings, metrics_url=path)
+
     def add_asgi_middleware(self, cls: Callable[..., asgi.ASGIApp], **options: Any) -> None:
         """Wrap the app's ASGI callable (``app.asgi``) in a third-party ASGI middleware:
         ``cls(app, **options)``, the first added outermost. Under Granian RSGI every request
@@ -271,6 +278,8 @@ class App(Router):
         response = None
         if self._stopping:
             response = error_response(overloaded("The server is shutting down"))
+        elif path == self.settings.ready_url and self._start_lock.locked():
+            response = error_response(overloaded("The app is starting"))  # not ready yet
         elif self._startup_error is None:
             try:
                 await self.startup()

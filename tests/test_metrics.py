@@ -1,0 +1,113 @@
+"""Prometheus metrics at metrics_url: through both adapters."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from prometheus_client.parser import text_string_to_metric_families
+
+from hasten import App
+from tests.conftest import ClientFactory
+
+
+def samples(text: str) -> dict[str, float]:
+    """``name{label="value",...}`` -> value, labels sorted, for every sample."""
+    found = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            labels = ",".join(f'{key}="{value}"' for key, value in sorted(sample.labels.items()))
+            found[f"{sample.name}{{{labels}}}"] = sample.value
+    return found
+
+
+def build_app(**settings: object) -> App:
+    app = App(**{"metrics_url": "/metrics", **settings})  # type: ignore[arg-type]
+
+    @app.get("/hello")
+    async def hello() -> str:
+        return "hello"
+
+    @app.get("/items/{id}")
+    def item(id: int) -> dict[str, int]:
+        return {"id": id}
+
+    @app.get("/late", timeout=0.05)
+    async def late() -> str:
+        await asyncio.sleep(1)
+        return "never"
+
+    @app.get("/blocking")
+    async def blocking() -> str:
+        time.sleep(0.15)
+        return "blocked"
+
+    return app
+
+
+def test_requests_are_counted_by_route_method_and_status_class(serve: ClientFactory) -> None:
+    client = serve(build_app())
+    for number in range(3):
+        client.get(f"/items/{number}")
+    client.get("/hello")
+    client.get("/nowhere")
+    client.post("/hello")
+    response = client.get("/metrics")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/plain; version=")
+    found = samples(response.text)
+    assert found['http_requests_total{handler="/items/{id}",method="GET",status="2xx"}'] == 3
+    assert found['http_requests_total{handler="/hello",method="GET",status="2xx"}'] == 1
+    assert found['http_requests_total{handler="<unmatched>",method="GET",status="4xx"}'] == 1
+    assert found['http_requests_total{handler="<unmatched>",method="POST",status="4xx"}'] == 1
+    assert found['http_request_duration_seconds_count{handler="/items/{id}",method="GET"}'] == 3
+    # The scrape itself is in progress while it is being served.
+    assert found["http_requests_inprogress{}"] == 1
+    assert found['hasten_pool_queue_depth{pool="thread"}'] == 0
+    assert not any("/items/0" in name for name in found)
+
+
+def test_timeouts_and_overload_are_counted_as_shed(serve: ClientFactory) -> None:
+    app = build_app(max_in_flight=1)
+
+    @app.get("/wait")
+    async def wait() -> str:
+        await asyncio.sleep(0.3)
+        return "waited"
+
+    client = serve(app)
+    assert client.get("/late").status_code == 504
+    with ThreadPoolExecutor(1) as sender:
+        waiting = sender.submit(client.get, "/wait")
+        time.sleep(0.1)
+        assert client.get("/hello").status_code == 503
+        assert waiting.result().status_code == 200
+    found = samples(client.get("/metrics").text)
+    assert found['hasten_requests_shed_total{handler="/late",method="GET",status="504"}'] == 1
+    assert found['http_requests_total{handler="/late",method="GET",status="5xx"}'] == 1
+    assert found['hasten_requests_shed_total{handler="/hello",method="GET",status="503"}'] == 1
+
+
+def test_event_loop_stalls_are_counted_by_route(serve: ClientFactory) -> None:
+    client = serve(build_app(block_threshold=0.05))
+    assert client.get("/blocking").text == "blocked"
+    time.sleep(0.1)  # the monitor reports the stall at its next heartbeat
+    found = samples(client.get("/metrics").text)
+    assert found['hasten_event_loop_stalls_total{route="GET /blocking"}'] == 1
+    assert found['hasten_event_loop_stall_seconds_total{route="GET /blocking"}'] >= 0.1
+
+
+def test_the_path_is_a_setting_and_metrics_are_off_by_default(serve: ClientFactory) -> None:
+    assert serve(build_app(metrics_url="/internal/metrics")).get("/metrics").status_code == 404
+    off = App()
+    assert serve(off).get("/metrics").status_code == 404
+
+
+def test_add_metrics_turns_them_on(serve: ClientFactory) -> None:
+    app = App()
+    app.add_metrics("/prometheus")
+    client = serve(app)
+    text = client.get("/prometheus").text
+    assert re.search(r"^# TYPE http_requests_total counter$", text, re.MULTILINE)

@@ -1,0 +1,114 @@
+"""OpenTelemetry spans, one per request, through both adapters."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from opentelemetry import trace
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from hasten import App, tracing
+from hasten.runtime import Runtime
+from hasten.testing import TestClient
+from tests.conftest import ClientFactory
+
+EXPORTER = InMemorySpanExporter()
+
+
+@pytest.fixture(autouse=True)
+def spans() -> InMemorySpanExporter:
+    # The API's provider can be set once per process: this module's, exported to memory.
+    if not isinstance(trace.get_tracer_provider(), TracerProvider):
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(EXPORTER))
+        trace.set_tracer_provider(provider)
+    EXPORTER.clear()
+    return EXPORTER
+
+
+def build_app() -> App:
+    app = App(tracing=True, max_threads=1)
+    tracer = trace.get_tracer("tests")
+
+    @app.get("/items/{id}")
+    async def item(id: int) -> dict[str, int]:
+        with tracer.start_as_current_span("load item"):
+            return {"id": id}
+
+    @app.get("/sync")
+    def sync() -> str:
+        with tracer.start_as_current_span("on a thread"):
+            time.sleep(0.01)
+        return "ok"
+
+    @app.get("/fail")
+    async def fail() -> None:
+        raise RuntimeError("boom")
+
+    return app
+
+
+def server_spans(exporter: InMemorySpanExporter) -> list[ReadableSpan]:
+    return [span for span in exporter.get_finished_spans() if span.kind == trace.SpanKind.SERVER]
+
+
+def test_a_span_per_request_named_by_its_route(
+    serve: ClientFactory, spans: InMemorySpanExporter
+) -> None:
+    client = serve(build_app())
+    assert client.get("/items/42").json() == {"id": 42}
+    [span] = server_spans(spans)
+    assert span.name == "GET /items/{id}"
+    assert dict(span.attributes or {}) == {
+        "http.request.method": "GET",
+        "http.route": "/items/{id}",
+        "url.path": "/items/42",
+        "hasten.runs_on": "loop",
+        "http.response.status_code": 200,
+        "http.response.body.size": 9,
+    }
+    [child] = [item for item in spans.get_finished_spans() if item.name == "load item"]
+    assert child.parent is not None
+    assert child.parent.span_id == span.context.span_id
+
+
+def test_a_thread_handler_is_a_child_and_its_wait_is_recorded(
+    serve: ClientFactory, spans: InMemorySpanExporter
+) -> None:
+    client = serve(build_app())
+    assert client.get("/sync").text == "ok"
+    [span] = server_spans(spans)
+    attributes = dict(span.attributes or {})
+    assert attributes["hasten.runs_on"] == "thread"
+    assert isinstance(attributes["hasten.queue.duration"], float)
+    [child] = [item for item in spans.get_finished_spans() if item.name == "on a thread"]
+    assert child.parent is not None
+    assert child.parent.span_id == span.context.span_id
+
+
+def test_errors_and_unmatched_requests(serve: ClientFactory, spans: InMemorySpanExporter) -> None:
+    client = serve(build_app())
+    assert client.get("/fail").status_code == 500
+    assert client.get("/nowhere").status_code == 404
+    failed, missing = server_spans(spans)
+    assert failed.name == "GET /fail"
+    assert failed.status.status_code == trace.StatusCode.ERROR
+    assert missing.name == "GET"  # no route: the method alone, as the conventions say
+    assert "http.route" not in (missing.attributes or {})
+    assert (missing.attributes or {})["http.response.status_code"] == 404
+    assert missing.status.status_code == trace.StatusCode.UNSET
+
+
+def test_without_a_tracer_provider_the_request_path_is_the_plain_one(
+    monkeypatch: pytest.MonkeyPatch, spans: InMemorySpanExporter
+) -> None:
+    monkeypatch.setattr(tracing.trace, "get_tracer_provider", trace.ProxyTracerProvider)
+    app = build_app()
+    with TestClient(app) as client:
+        assert client.get("/items/1").status_code == 200
+        assert app.runtime is not None
+        assert app.runtime.serve.__func__ is Runtime.serve  # type: ignore[attr-defined]
+    assert server_spans(spans) == []
