@@ -10,7 +10,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from hasten import App, tracing
+from hasten import App
 from hasten.runtime import Runtime
 from hasten.testing import TestClient
 from tests.conftest import ClientFactory
@@ -105,7 +105,7 @@ def test_errors_and_unmatched_requests(serve: ClientFactory, spans: InMemorySpan
 def test_without_a_tracer_provider_the_request_path_is_the_plain_one(
     monkeypatch: pytest.MonkeyPatch, spans: InMemorySpanExporter
 ) -> None:
-    monkeypatch.setattr(tracing.trace, "get_tracer_provider", trace.ProxyTracerProvider)
+    monkeypatch.setattr(trace, "get_tracer_provider", trace.ProxyTracerProvider)
     app = build_app()
     with TestClient(app) as client:
         assert client.get("/items/1").status_code == 200
