@@ -4,25 +4,34 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.util
+import json
 import os
 import socket
 import sys
+import tempfile
 import types
-from collections.abc import Callable, Iterable, Sequence
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from ._arguments import add_arguments, from_arguments
 from .app import App, RouteInfo
 from .openapi import cli as openapi
 from .servers import INTERFACES, Interface, ServerName
+from .settings import DEFAULT_STATS_URL, METRICS_DIRECTORY_ENV, STATS_TOKEN_ENV
 
 __all__ = ["RunConfig", "UsageError", "build_parser", "format_routes", "load_app", "main", "serve"]
 
 Command = Callable[[argparse.Namespace], int]
+LIVE_TIMEOUT = 10.0
 
 
 class UsageError(Exception):
@@ -141,7 +150,7 @@ def serve(config: RunConfig) -> None:
     """Check that the app loads, then serve it with the configured server until it stops."""
     _require_extras(config)
     before = set(sys.modules)
-    load_app(config.target)
+    app = load_app(config.target)
     if config.reload:
         # Granian forks each new worker from this process: were the app left imported here,
         # every reload would serve the code as it was at the first import.
@@ -149,7 +158,27 @@ def serve(config: RunConfig) -> None:
             del sys.modules[name]
     _check_address(config)
     print(f"hasten: serving {config.describe()}", file=sys.stderr, flush=True)
-    _SERVERS[config.server](config)
+    with _metrics_directory(app, config):
+        _SERVERS[config.server](config)
+
+
+@contextlib.contextmanager
+def _metrics_directory(app: App, config: RunConfig) -> Iterator[None]:
+    """With metrics and several workers, a fresh directory for prometheus-client's
+    multiprocess mode (unless one is given), so that every worker's requests are counted and
+    /metrics serves their sum; removed when the server stops."""
+    if app.settings.metrics_url is None or config.workers == 1:
+        yield
+        return
+    if os.environ.get(METRICS_DIRECTORY_ENV):
+        yield  # the user's: they clear it between runs, as prometheus-client asks
+        return
+    with tempfile.TemporaryDirectory(prefix="hasten-metrics-") as directory:
+        os.environ[METRICS_DIRECTORY_ENV] = directory  # inherited by the workers
+        try:
+            yield
+        finally:
+            del os.environ[METRICS_DIRECTORY_ENV]
 
 
 def _require_extras(config: RunConfig) -> None:
@@ -213,10 +242,60 @@ _SERVERS: dict[ServerName, Callable[[RunConfig], None]] = {
 def format_routes(routes: Iterable[RouteInfo]) -> str:
     """A column-aligned table of ``routes``, sorted by path, with a header row."""
     header = ("METHODS", "PATH", "HANDLER", "RUNS ON")
-    rows = [header] + [
-        (",".join(route.methods), route.path, route.handler, route.runs_on)
-        for route in sorted(routes, key=lambda route: (route.path, route.methods))
-    ]
+    return _table(
+        header,
+        [
+            (",".join(route.methods), route.path, route.handler, route.runs_on)
+            for route in sorted(routes, key=lambda route: (route.path, route.methods))
+        ],
+    )
+
+
+def fetch_stats(url: str, token: str | None) -> dict[str, Any]:
+    """A running server's live stats (``stats_url``), read with its ``stats_token``."""
+    if not token:
+        raise UsageError(f"--live needs the server's stats token: --token, or ${STATS_TOKEN_ENV}")
+    parts = urllib.parse.urlsplit(url)
+    if parts.path in ("", "/"):
+        url = urllib.parse.urlunsplit(parts._replace(path=DEFAULT_STATS_URL))
+    request = urllib.request.Request(url, headers={"authorization": f"Bearer {token}"})
+    try:
+        with urllib.request.urlopen(request, timeout=LIVE_TIMEOUT) as response:
+            stats: dict[str, Any] = json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        raise UsageError(f"{url} answered {exc.code} {exc.reason}") from None
+    except (urllib.error.URLError, OSError) as exc:
+        raise UsageError(f"cannot read {url}: {getattr(exc, 'reason', exc)}") from None
+    return stats
+
+
+def format_live(stats: dict[str, Any]) -> str:
+    """``fetch_stats``' answer as a table: requests by status class and stalls, by route."""
+    stalls: dict[tuple[str, str], dict[str, Any]] = {}
+    for label, blocked in stats["blocked"].items():
+        methods, _, path = label.partition(" ")
+        for method in methods.split("|"):
+            stalls[method, path] = blocked
+    classes = ("2xx", "3xx", "4xx", "5xx")
+    header = ("METHOD", "ROUTE", "REQUESTS", *(name.upper() for name in classes), "STALLS")
+    rows = []
+    for route in stats["routes"]:
+        blocked = stalls.get((route["method"], route["route"]))
+        rows.append(
+            (
+                route["method"],
+                route["route"],
+                str(route["requests"]),
+                *(str(route["statuses"].get(name, 0)) for name in classes),
+                f"{blocked['count']} ({blocked['max_ms']:.0f} ms max)" if blocked else "0",
+            )
+        )
+    summary = f"in flight: {stats['in_flight']}, refused: {stats['refused']}"
+    return _table(header, rows) + "\n" + summary
+
+
+def _table(header: tuple[str, ...], body: list[tuple[str, ...]]) -> str:
+    rows = [header, *body]
     widths = [max(len(row[column]) for row in rows) for column in range(len(header))]
     lines = (
         "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
@@ -239,9 +318,25 @@ def build_parser() -> argparse.ArgumentParser:
     add_arguments(run, RunConfig)
     run.set_defaults(handler=_run_command)
     routes = commands.add_parser(
-        "routes", help="list an app's routes", description="List each route and how it runs."
+        "routes",
+        help="list an app's routes",
+        description="List each route and how it runs, or a running server's counts by route.",
     )
-    add_arguments(routes, RunConfig, only=("target",))
+    which = routes.add_mutually_exclusive_group(required=True)
+    which.add_argument(
+        "target", nargs="?", metavar="MODULE:APP", help="The app, as module:attribute."
+    )
+    which.add_argument(
+        "--live",
+        metavar="URL",
+        help=f"A running server (its stats_url, default {DEFAULT_STATS_URL}): requests and "
+        "event-loop stalls by route, so far.",
+    )
+    routes.add_argument(
+        "--token",
+        default=os.environ.get(STATS_TOKEN_ENV),
+        help=f"The server's stats_token (default: ${STATS_TOKEN_ENV}).",
+    )
     routes.set_defaults(handler=_routes_command)
     # `hasten bench` is declared here and read by hasten.bench's own parser, imported only when
     # the command runs: `hasten run` and `routes` import neither hasten.bench nor psutil. With no
@@ -267,7 +362,10 @@ def _run_command(args: argparse.Namespace) -> int:
 
 
 def _routes_command(args: argparse.Namespace) -> int:
-    print(format_routes(load_app(args.target).describe_routes()))
+    if args.live is not None:
+        print(format_live(fetch_stats(args.live, args.token)))
+    else:
+        print(format_routes(load_app(args.target).describe_routes()))
     return 0
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .observe import Exchange, RouteTag
 from .responses import Response
+from .settings import METRICS_DIRECTORY_ENV
 
 if TYPE_CHECKING:
     from .pools import Pools
@@ -26,9 +27,8 @@ try:
 except ImportError as exc:  # pragma: no cover - the dev install has it
     raise ImportError("metrics_url needs prometheus-client: pip install 'hasten[metrics]'") from exc
 
-__all__ = ["MULTIPROCESS_ENV", "Metrics"]
+__all__ = ["Metrics"]
 
-MULTIPROCESS_ENV = "PROMETHEUS_MULTIPROC_DIR"
 STATUS_CLASSES = {1: "1xx", 2: "2xx", 3: "3xx", 4: "4xx", 5: "5xx"}
 SHED = (503, 504)  # refused under load (or while shutting down), and past a route's timeout
 
@@ -129,7 +129,7 @@ class Metrics:
         """The exposition: every worker's metrics under multiprocess mode, else this app's and
         the default registry's."""
         self._sample_queues()
-        if os.environ.get(MULTIPROCESS_ENV):
+        if os.environ.get(METRICS_DIRECTORY_ENV):
             registry = CollectorRegistry()
             MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
             body = prometheus_client.generate_latest(registry)
@@ -141,7 +141,7 @@ class Metrics:
 
     def close(self) -> None:
         """This worker is stopping: under multiprocess mode, its gauges no longer count."""
-        if os.environ.get(MULTIPROCESS_ENV):
+        if os.environ.get(METRICS_DIRECTORY_ENV):
             from prometheus_client import multiprocess
 
             multiprocess.mark_process_dead(os.getpid())  # type: ignore[no-untyped-call]

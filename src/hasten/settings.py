@@ -22,6 +22,8 @@ DEFAULT_FORM_SPOOL_SIZE = 1_048_576
 DEFAULT_WEBSOCKET_MAX_SIZE = 1_048_576
 DEFAULT_STATS_URL = "/_hasten/stats"
 STATS_TOKEN_ENV = "HASTEN_STATS_TOKEN"
+# prometheus-client's multiprocess mode: the directory every worker writes its metrics to.
+METRICS_DIRECTORY_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 AccessLogFormat = Literal["json", "keyvalue"]
 

@@ -1,0 +1,92 @@
+"""Metrics, readiness and live stats on real servers."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hasten.cli import main
+from tests.e2e.conftest import (
+    HOST,
+    ROOT,
+    free_port,
+    local_client,
+    run_server,
+    stop,
+    wait_until_ready,
+)
+from tests.e2e.observed_app import STATS_TOKEN
+from tests.test_metrics import samples
+
+pytestmark = pytest.mark.server
+
+TARGET = "tests.e2e.observed_app:app"
+
+
+@pytest.fixture(scope="module")
+def granian_rsgi(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    log = tmp_path_factory.mktemp("observed") / "server.log"
+    with run_server("granian-rsgi", log, target=TARGET) as running:
+        yield running.base_url
+
+
+def test_metrics_count_the_requests_served(granian_rsgi: str) -> None:
+    with local_client(granian_rsgi) as http:
+        for number in range(5):
+            assert http.get(f"/items/{number}").status_code == 200
+        assert http.get("/healthz").json() == {"status": "alive"}
+        assert http.get("/readyz").json() == {"status": "ready"}
+        response = http.get("/metrics")
+    assert response.status_code == 200
+    found = samples(response.text)
+    assert found['http_requests_total{handler="/items/{id}",method="GET",status="2xx"}'] == 5
+    assert found['http_requests_total{handler="/readyz",method="GET",status="2xx"}'] == 1
+    assert found["http_requests_inprogress{}"] == 1
+
+
+def test_routes_live_reads_the_running_server(
+    granian_rsgi: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with local_client(granian_rsgi) as http:
+        assert http.get("/sleep", params={"seconds": "0"}).status_code == 200
+        assert http.get("/_hasten/stats").status_code == 401
+    assert main(["routes", "--live", granian_rsgi, "--token", STATS_TOKEN]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["METHOD", "ROUTE", "REQUESTS", "2XX", "3XX", "4XX", "5XX", "STALLS"]
+    assert ["GET", "/sleep", "1", "1", "0", "0", "0", "0"] in [line.split() for line in lines]
+    assert main(["routes", "--live", granian_rsgi, "--token", "wrong"]) == 2
+    assert "answered 403 Forbidden" in capsys.readouterr().err
+
+
+def test_hasten_run_with_workers_sums_their_metrics(tmp_path: Path) -> None:
+    port = free_port()
+    base_url = f"http://{HOST}:{port}"
+    log = tmp_path / "server.log"
+    environment = dict(os.environ)
+    environment.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    command = [sys.executable, "-m", "hasten", "run", TARGET, "--port", str(port), "--workers", "2"]
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=environment, stdout=output, stderr=subprocess.STDOUT
+        )
+    try:
+        wait_until_ready(process, base_url, log)
+        requests = 40
+        pids = set()
+        for _ in range(requests):
+            # A new connection each time, so that both workers take some.
+            with local_client(base_url) as once:
+                pids.add(once.get("/pid").json())
+        with local_client(base_url) as http:
+            found = samples(http.get("/metrics").text)
+    finally:
+        assert stop(process), log.read_text(errors="replace")
+    assert len(pids) == 2  # both workers served: the count below is their sum
+    assert found['http_requests_total{handler="/pid",method="GET",status="2xx"}'] == requests
+    assert process.returncode in (0, -signal.SIGTERM)
