@@ -136,6 +136,11 @@ class Runtime:
         """Start what needs the running loop (call from the loop's thread)."""
         if self.monitor is not None:
             self.monitor.start()
+        settings = self.app.settings
+        if settings.ready_url is not None:
+            from .drain import drain_on_sigterm
+
+            drain_on_sigterm(self.in_flight, settings.shutdown_timeout)
 
     def stop(self) -> None:
         if self.monitor is not None:

@@ -6,7 +6,9 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ import pytest
 from hasten.cli import main
 from tests.e2e.conftest import (
     HOST,
+    KINDS,
     ROOT,
     free_port,
     local_client,
@@ -62,6 +65,29 @@ def test_routes_live_reads_the_running_server(
     assert ["GET", "/sleep", "1", "1", "0", "0", "0", "0"] in [line.split() for line in lines]
     assert main(["routes", "--live", granian_rsgi, "--token", "wrong"]) == 2
     assert "answered 403 Forbidden" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_readiness_is_503_from_sigterm_until_requests_in_flight_finish(
+    kind: str, tmp_path: Path
+) -> None:
+    with (
+        run_server(kind, tmp_path / "server.log", target=TARGET) as running,
+        local_client(running.base_url) as http,
+        ThreadPoolExecutor(max_workers=1) as sender,
+    ):
+        assert http.get("/readyz").status_code == 200
+        in_flight = sender.submit(http.get, "/sleep", params={"seconds": "1.5"})
+        time.sleep(0.3)
+        running.process.send_signal(signal.SIGTERM)
+        time.sleep(0.3)
+        with local_client(running.base_url) as fresh:
+            ready = fresh.get("/readyz")
+        assert not in_flight.done()
+        assert (ready.status_code, ready.json()) == (503, {"detail": "The server is shutting down"})
+        assert ready.headers["retry-after"] == "1"
+        finished = in_flight.result(timeout=10)
+        assert (finished.status_code, finished.json()) == (200, {"slept": 1.5})
 
 
 def test_hasten_run_with_workers_sums_their_metrics(tmp_path: Path) -> None:
