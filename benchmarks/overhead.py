@@ -55,8 +55,8 @@ class Order(msgspec.Struct):
     active: bool
 
 
-def build_app(middlewares: int = 0) -> App:
-    app = App(block_threshold=None)
+def build_app(middlewares: int = 0, metrics: bool = False) -> App:
+    app = App(block_threshold=None, metrics_url="/metrics" if metrics else None)
 
     @app.get("/hello")
     async def hello() -> dict[str, str]:
@@ -160,8 +160,8 @@ ORDER = b'{"id":1,"name":"pen","price":1.5,"quantity":2,"tags":["a","b"],"active
 
 
 def scenarios() -> list[Scenario]:
-    app, app_mw = build_app(), build_app(middlewares=3)
-    for started in (app, app_mw):
+    app, app_mw, app_metrics = build_app(), build_app(middlewares=3), build_app(metrics=True)
+    for started in (app, app_mw, app_metrics):
         asyncio.run(started.startup())
     return [
         Scenario("raw rsgi /hello", RawRSGI(), "GET", "/hello"),
@@ -171,6 +171,8 @@ def scenarios() -> list[Scenario]:
         Scenario("typed query", app, "GET", "/query", "page=3&size=20&ratio=0.5&active=true&q=x"),
         Scenario("json body", app, "POST", "/orders", body=ORDER, status=201),
         Scenario("3 middlewares", app_mw, "GET", "/hello"),
+        # What observability costs: the instrumented path (hasten.observe) and the metrics.
+        Scenario("hello, metrics on", app_metrics, "GET", "/hello"),
     ]
 
 

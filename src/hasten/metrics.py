@@ -112,7 +112,7 @@ class Metrics:
             self.shed.labels(method, template, str(status)) if status in SHED else None,
         )
 
-    def begin(self, change: int) -> None:
+    def add_in_progress(self, change: int) -> None:
         """One more request in progress (``change`` 1), or one fewer (-1)."""
         self.in_progress.inc(change)
 

@@ -73,7 +73,9 @@ class Exchange:
     __slots__ = ("inner", "queued", "sent", "status")
 
     def __init__(self, inner: Transport) -> None:
-        self.inner = inner
+        # The server's transport, as Any: Granian's protocol object is also how a Request
+        # reads its body, and an ASGI transport has send() and receive().
+        self.inner: Any = inner
         self.status = 0  # 0 until a response starts (the client may leave first)
         self.sent = 0
         self.queued = 0.0
@@ -81,35 +83,40 @@ class Exchange:
     def response_bytes(self, status: int, headers: HeaderList, body: bytes) -> Sending:
         self.status = status
         self.sent = len(body)
-        return self.inner.response_bytes(status, headers, body)
+        sending: Sending = self.inner.response_bytes(status, headers, body)
+        return sending
 
     def response_stream(self, status: int, headers: HeaderList) -> StreamWriter:
         self.status = status
-        return _CountingWriter(self, self.inner.response_stream(status, headers))
+        writer: StreamWriter = self.inner.response_stream(status, headers)
+        return _CountingWriter(self, writer)
 
     def response_file(self, status: int, headers: HeaderList, file: str) -> Sending:
         self.status = status
         self.sent = _content_length(headers)
-        return self.inner.response_file(status, headers, file)
+        sending: Sending = self.inner.response_file(status, headers, file)
+        return sending
 
     def response_file_range(
         self, status: int, headers: HeaderList, file: str, start: int, end: int
     ) -> Sending:
         self.status = status
         self.sent = end - start
-        return self.inner.response_file_range(status, headers, file, start, end)
+        sending: Sending = self.inner.response_file_range(status, headers, file, start, end)
+        return sending
 
     def client_disconnect(self) -> Awaitable[None]:
-        return self.inner.client_disconnect()
+        done: Awaitable[None] = self.inner.client_disconnect()
+        return done
 
     # A Request reads its body from the transport it is given: Granian's protocol object is
     # called, or iterated; an ASGI transport has receive() (found through __getattr__).
     def __call__(self) -> Awaitable[bytes]:
-        reading: Awaitable[bytes] = self.inner()  # type: ignore[operator]
+        reading: Awaitable[bytes] = self.inner()
         return reading
 
     def __aiter__(self) -> Any:
-        return self.inner.__aiter__()  # type: ignore[attr-defined]
+        return self.inner.__aiter__()
 
     async def send(self, message: dict[str, Any]) -> None:
         """ASGI ``send``, which a mounted ASGI app answers through under ASGI."""
@@ -117,7 +124,7 @@ class Exchange:
             self.status = message["status"]
         elif message["type"] == "http.response.body":
             self.sent += len(message.get("body", b""))
-        await self.inner.send(message)  # type: ignore[attr-defined]
+        await self.inner.send(message)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)

@@ -98,7 +98,7 @@ class Runtime:
                 done.target: RouteTag(route.path, WHERE[route.endpoint.runs_on])
                 for route, done in zip(routes, compiled, strict=True)
             }
-            in_flight = self.metrics.begin if self.metrics is not None else None
+            in_flight = self.metrics.add_in_progress if self.metrics is not None else None
             observer = Observer(
                 self.serve, self.match, tags=tags, sinks=sinks, tracer=tracer, in_flight=in_flight
             )

@@ -7,7 +7,7 @@ API's is a no-op, and the app keeps the plain request path.
 
 from __future__ import annotations
 
-from typing import Any
+from contextvars import Token
 
 from .observe import Exchange, RouteTag
 
@@ -36,7 +36,9 @@ class Tracing:
 
         self.tracer = trace.get_tracer("hasten", __version__)
 
-    def start(self, method: str, tag: RouteTag, path: str) -> tuple[Any, object]:
+    def start(
+        self, method: str, tag: RouteTag, path: str
+    ) -> tuple[trace.Span, Token[context.Context]]:
         attributes: dict[str, str] = {
             "http.request.method": method,
             "url.path": path[:LOGGED_PATH_LENGTH],
@@ -50,9 +52,9 @@ class Tracing:
         span = self.tracer.start_span(name, kind=trace.SpanKind.SERVER, attributes=attributes)
         return span, context.attach(trace.set_span_in_context(span))
 
-    def end(self, started: tuple[Any, object], exchange: Exchange) -> None:
+    def end(self, started: tuple[trace.Span, Token[context.Context]], exchange: Exchange) -> None:
         span, token = started
-        context.detach(token)  # type: ignore[arg-type]
+        context.detach(token)
         if exchange.status:
             span.set_attribute("http.response.status_code", exchange.status)
             span.set_attribute("http.response.body.size", exchange.sent)
