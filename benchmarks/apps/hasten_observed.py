@@ -8,9 +8,8 @@
 
 from __future__ import annotations
 
-from hasten import App
-
 from benchmarks.apps.hasten_app import api
+from hasten import App
 
 app_metrics = App(metrics_url="/metrics")
 app_metrics.include(api)

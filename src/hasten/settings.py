@@ -238,13 +238,6 @@ class Settings:
                 f"access_log must be 'json', 'keyvalue' or None, not {self.access_log!r}"
             )
 
-    @property
-    def observed(self) -> bool:
-        """Whether requests take the instrumented path (hasten.observe)."""
-        return bool(
-            self.metrics_url or self.tracing or self.access_log or self.stats_token is not None
-        )
-
     @classmethod
     def documentation(cls) -> list[tuple[str, str, str]]:
         """(name, default, help) for every setting: the README table is generated from this."""
