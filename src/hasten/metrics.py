@@ -1,16 +1,22 @@
-"""Prometheus metrics: what each observed request adds to them, and the route that serves them.
+"""Prometheus metrics: what each observed request adds to them, and their exposition.
 
 Names and labels follow prometheus-fastapi-instrumentator: ``http_requests_total`` (method,
 handler, status class), ``http_request_duration_seconds``, ``http_requests_inprogress``; plus
 hasten's own: requests shed with 503 or timed out with 504, event-loop stalls by route, and the
-thread and process pools' queues. With several workers (``PROMETHEUS_MULTIPROC_DIR``, which
-``hasten run --workers N`` sets) each worker writes its values to that directory and the
-route serves their sum.
+thread and process pools' queues.
+
+A request only adds to plain counters of ours (prometheus-client's metric objects take a lock
+per call, several microseconds a request); they are flushed into prometheus-client's metrics
+when scraped. With several workers (``PROMETHEUS_MULTIPROC_DIR``, which ``hasten run
+--workers N`` sets) each worker also flushes every second, into the files prometheus-client's
+multiprocess mode sums, so that any worker's scrape serves every worker's requests.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
+from bisect import bisect_left
 from typing import TYPE_CHECKING, Any
 
 from .observe import Exchange, RouteTag
@@ -18,6 +24,7 @@ from .responses import Response
 from .settings import METRICS_DIRECTORY_ENV
 
 if TYPE_CHECKING:
+    from .overload import InFlight
     from .pools import Pools
 
 try:
@@ -31,15 +38,29 @@ __all__ = ["Metrics"]
 
 STATUS_CLASSES = {1: "1xx", 2: "2xx", 3: "3xx", 4: "4xx", 5: "5xx"}
 SHED = (503, 504)  # refused under load (or while shutting down), and past a route's timeout
+FLUSH_SECONDS = 1.0  # multiprocess mode: how stale another worker's scrape may find ours
+
+
+class _Series:
+    """One (method, route, status)'s requests since the last flush."""
+
+    __slots__ = ("buckets", "count", "seconds")
+
+    def __init__(self, buckets: int) -> None:
+        self.count = 0
+        self.seconds = 0.0
+        self.buckets = [0] * buckets  # by the first upper bound the duration fits under
 
 
 class Metrics:
     """One started app's metrics, in a registry of its own (so that apps, or restarts of
     one, never collide); ``respond`` serves them with the default registry's (the process's,
-    and any the app defines)."""
+    and any the app defines). Used from the event loop's thread only."""
 
-    def __init__(self, pools: Pools) -> None:
+    def __init__(self, pools: Pools, in_flight: InFlight) -> None:
         self.pools = pools
+        self.in_flight = in_flight
+        self.multiprocess = bool(os.environ.get(METRICS_DIRECTORY_ENV))
         self.registry = CollectorRegistry(auto_describe=True)
         labels = ("method", "handler", "status")
         self.requests = Counter(
@@ -54,6 +75,7 @@ class Metrics:
             ("method", "handler"),
             registry=self.registry,
         )
+        self.bounds = list(self.duration._upper_bounds)
         self.in_progress = Gauge(
             "http_requests_inprogress",
             "Requests being served.",
@@ -85,51 +107,63 @@ class Metrics:
             registry=self.registry,
             multiprocess_mode="livesum",
         )
-        # perf: the label children of each (method, route, status), resolved once.
-        self._children: dict[tuple[str, str, int], tuple[Any, Any, Any]] = {}
+        self.series: dict[tuple[str, str, int], _Series] = {}
+        self._timer: asyncio.TimerHandle | None = None
 
     def record(
         self, method: str, path: str, tag: RouteTag, exchange: Exchange, seconds: float
     ) -> None:
-        """Count one request (a Sink)."""
+        """Count one request (a Sink): a few additions, nothing else."""
         key = (method, tag.template, exchange.status)
-        children = self._children.get(key)
-        if children is None:
-            children = self._children[key] = self._resolve(*key)
-        requests, duration, shed = children
-        requests.inc()
-        duration.observe(seconds)
-        if shed is not None:
-            shed.inc()
-        if tag.runs_on in ("thread", "process"):
-            self._sample_queues()
-
-    def _resolve(self, method: str, template: str, status: int) -> tuple[Any, Any, Any]:
-        status_class = STATUS_CLASSES.get(status // 100, "none")
-        return (
-            self.requests.labels(method, template, status_class),
-            self.duration.labels(method, template),
-            self.shed.labels(method, template, str(status)) if status in SHED else None,
-        )
-
-    def add_in_progress(self, change: int) -> None:
-        """One more request in progress (``change`` 1), or one fewer (-1)."""
-        self.in_progress.inc(change)
+        series = self.series.get(key)
+        if series is None:
+            series = self.series[key] = _Series(len(self.bounds))
+        series.count += 1
+        series.seconds += seconds
+        series.buckets[bisect_left(self.bounds, seconds)] += 1
 
     def stalled(self, label: str, stall_ms: float) -> None:
         """The blocking monitor's report: ``label``'s route blocked the loop."""
         self.stalls.labels(label).inc()
         self.stall_seconds.labels(label).inc(stall_ms / 1000)
 
-    def _sample_queues(self) -> None:
+    def flush(self) -> None:
+        """Move what requests added since the last flush into prometheus-client's metrics,
+        and sample the gauges."""
+        for (method, template, status), series in self.series.items():
+            if not series.count:
+                continue
+            status_class = STATUS_CLASSES.get(status // 100, "none")
+            self.requests.labels(method, template, status_class).inc(series.count)
+            if status in SHED:
+                self.shed.labels(method, template, str(status)).inc(series.count)
+            histogram: Any = self.duration.labels(method, template)
+            # The histogram's own cells (observe() adds one request at a time, under a lock).
+            histogram._sum.inc(series.seconds)
+            for index, count in enumerate(series.buckets):
+                if count:
+                    histogram._buckets[index].inc(count)
+                    series.buckets[index] = 0
+            series.count = 0
+            series.seconds = 0.0
+        self.in_progress.set(self.in_flight.count)
         for pool, depth in self.pools.queued().items():
             self.queued.labels(pool).set(depth)
+
+    def start(self) -> None:
+        """Under multiprocess mode, flush every second (call from the loop's thread)."""
+        if self.multiprocess:
+            self._timer = asyncio.get_running_loop().call_later(FLUSH_SECONDS, self._tick)
+
+    def _tick(self) -> None:
+        self.flush()
+        self.start()
 
     def respond(self) -> Response:
         """The exposition: every worker's metrics under multiprocess mode, else this app's and
         the default registry's."""
-        self._sample_queues()
-        if os.environ.get(METRICS_DIRECTORY_ENV):
+        self.flush()
+        if self.multiprocess:
             registry = CollectorRegistry()
             MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
             body = prometheus_client.generate_latest(registry)
@@ -140,8 +174,12 @@ class Metrics:
         return Response(body, media_type=prometheus_client.CONTENT_TYPE_LATEST)
 
     def close(self) -> None:
-        """This worker is stopping: under multiprocess mode, its gauges no longer count."""
-        if os.environ.get(METRICS_DIRECTORY_ENV):
+        """This worker is stopping: under multiprocess mode, its last requests are written
+        and its gauges no longer count."""
+        if self._timer is not None:
+            self._timer.cancel()
+        if self.multiprocess:
+            self.flush()
             from prometheus_client import multiprocess
 
             multiprocess.mark_process_dead(os.getpid())  # type: ignore[no-untyped-call]

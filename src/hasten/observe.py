@@ -13,12 +13,14 @@ import contextvars
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor, Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from time import perf_counter
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .wire import HeaderList
 
 if TYPE_CHECKING:
+    from .matcher import Matcher
     from .runtime import RequestReader
     from .transport import Sending, StreamWriter, Transport
     from .types import Target
@@ -30,7 +32,6 @@ __all__ = [
     "QueueTimer",
     "RouteTag",
     "Sink",
-    "method_label",
 ]
 
 UNMATCHED = "<unmatched>"
@@ -48,11 +49,6 @@ WHERE = {
 }
 
 
-def method_label(method: str) -> str:
-    """The method as a bounded label: itself if standard, else ``_OTHER``."""
-    return method if method in KNOWN_METHODS else OTHER_METHOD
-
-
 @dataclass(frozen=True, slots=True)
 class RouteTag:
     """How a request is named: its route's template, and where its handler runs."""
@@ -60,6 +56,11 @@ class RouteTag:
     template: str
     runs_on: str  # loop | thread | process | executor
     matched: bool = True
+    # Whether the handler runs on one of the app's pools, where it may wait its turn.
+    pooled: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "pooled", self.runs_on in ("thread", "process"))
 
 
 UNMATCHED_TAG = RouteTag(UNMATCHED, "loop", matched=False)
@@ -225,41 +226,42 @@ class Observer:
     def __init__(
         self,
         inner: Serve,
-        match: Callable[[str, str], tuple[Target, Any]],
+        matcher: Matcher,
         *,
         tags: dict[Target, RouteTag],
         sinks: list[Sink],
         tracer: Tracer | None,
-        in_flight: Callable[[int], None] | None = None,
     ) -> None:
         self.inner = inner
-        self.match = match
+        self.static_targets = matcher.static_targets
+        self.match_dynamic = matcher.match_dynamic
         self.tags = tags
         self.sinks = sinks
         self.tracer = tracer
-        self.in_flight = in_flight
 
     async def serve(
         self, method: str, path: str, scope: Any, transport: Transport, reader: RequestReader
     ) -> None:
         """``Runtime.serve``, observed: same arguments, same behaviour."""
-        # Matched once more here, so that the plain path carries no observation at all; a
-        # static path is one dict lookup.
-        tag = self.tags.get(self.match(method, path)[0], UNMATCHED_TAG)
-        label = method_label(method)
+        # Matched once more here, so that the plain path carries no observation at all.
+        # perf: a static path is looked up without a call into the matcher, as serve does.
+        targets = self.static_targets.get(path)
+        target = targets.get(method) if targets is not None else None
+        if target is None:
+            target = self.match_dynamic(method, path)[0]
+        tag = self.tags.get(target, UNMATCHED_TAG)
+        label = method if method in KNOWN_METHODS else OTHER_METHOD
         exchange = Exchange(transport)
-        token = _current.set(exchange)
+        # perf: only a handler on a pool can wait in a queue (QueueTimer reads this).
+        token = _current.set(exchange) if tag.pooled else None
         span = None if self.tracer is None else self.tracer.start(label, tag, path)
-        if self.in_flight is not None:
-            self.in_flight(1)
-        started = time.perf_counter()
+        started = perf_counter()
         try:
             await self.inner(method, path, scope, exchange, reader)
         finally:
-            seconds = time.perf_counter() - started
-            _current.reset(token)
-            if self.in_flight is not None:
-                self.in_flight(-1)
+            seconds = perf_counter() - started
+            if token is not None:
+                _current.reset(token)
             if span is not None:
                 assert self.tracer is not None
                 self.tracer.end(span, exchange)

@@ -71,6 +71,7 @@ class Runtime:
         self.exception_handlers = ExceptionHandlers(app.exception_handlers)
         # The overrides in force and the values of scope="app" dependencies, for this run.
         self.dependencies = AppDependencies(app.dependency_overrides)
+        self.in_flight = InFlight(settings.max_in_flight)
         sinks, tracer = self._observers(settings)
         observed = bool(sinks) or tracer is not None
         # Observed, the handlers' pools note how long each call waited for a thread.
@@ -84,7 +85,6 @@ class Runtime:
         self.match = self.matcher.match
         self.match_dynamic = self.matcher.match_dynamic
         self.static_targets = self.matcher.static_targets
-        self.in_flight = InFlight(settings.max_in_flight)
         # Open WebSockets and the tasks serving them: shutdown closes those left with 1001.
         self.sockets: dict[WebSocket, asyncio.Task[Any] | None] = {}
         self.chain = build_chain(middlewares, self.dispatch) if middlewares else None
@@ -98,10 +98,7 @@ class Runtime:
                 done.target: RouteTag(route.path, WHERE[route.endpoint.runs_on])
                 for route, done in zip(routes, compiled, strict=True)
             }
-            in_flight = self.metrics.add_in_progress if self.metrics is not None else None
-            observer = Observer(
-                self.serve, self.match, tags=tags, sinks=sinks, tracer=tracer, in_flight=in_flight
-            )
+            observer = Observer(self.serve, self.matcher, tags=tags, sinks=sinks, tracer=tracer)
             # Decided once: this instance serves every request through the observer.
             setattr(self, "serve", observer.serve)  # noqa: B010
 
@@ -113,7 +110,7 @@ class Runtime:
         if settings.metrics_url is not None:
             from .metrics import Metrics
 
-            self.metrics = Metrics(self.pools)
+            self.metrics = Metrics(self.pools, self.in_flight)
             sinks.append(self.metrics)
         if settings.stats_token is not None:
             from .stats import RouteCounts
@@ -136,6 +133,8 @@ class Runtime:
         """Start what needs the running loop (call from the loop's thread)."""
         if self.monitor is not None:
             self.monitor.start()
+        if self.metrics is not None:
+            self.metrics.start()
         settings = self.app.settings
         if settings.ready_url is not None:
             from .drain import drain_on_sigterm

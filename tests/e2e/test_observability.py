@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from hasten.cli import main
+from hasten.metrics import FLUSH_SECONDS
 from tests.e2e.conftest import (
     HOST,
     KINDS,
@@ -109,6 +110,7 @@ def test_hasten_run_with_workers_sums_their_metrics(tmp_path: Path) -> None:
             # A new connection each time, so that both workers take some.
             with local_client(base_url) as once:
                 pids.add(once.get("/pid").json())
+        time.sleep(FLUSH_SECONDS * 1.5)  # each worker writes its counts every FLUSH_SECONDS
         with local_client(base_url) as http:
             found = samples(http.get("/metrics").text)
     finally:
