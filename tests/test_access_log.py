@@ -7,12 +7,14 @@ import logging
 import re
 import time
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from hasten import App, StreamingResponse
 from hasten.runtime import Runtime
 from hasten.testing import TestClient
+from tests import offload_handlers
 from tests.conftest import ClientFactory
 
 
@@ -108,13 +110,29 @@ def test_a_handler_on_a_thread_reports_its_wait_for_one(
         return "done"
 
     client = serve(app)
-    from concurrent.futures import ThreadPoolExecutor
-
     with ThreadPoolExecutor(2) as senders:
         answers = list(senders.map(lambda _: client.get("/slow").status_code, range(2)))
     assert answers == [200, 200]
     queued = sorted(json.loads(line).get("queued_ms", 0.0) for line in lines(caplog))
     assert queued[0] < 100 < queued[1]  # the second waited for the one thread
+
+
+def test_a_handler_in_a_worker_process_reports_its_wait_for_one(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, "hasten.access")
+    app = App(access_log="json", max_processes=1, process_threads=1)
+    app.add_route("/slow", offload_handlers.slow, offload="process")
+    with TestClient(app) as client, ThreadPoolExecutor(2) as senders:
+        # The worker process boots before its first task runs: one request waits for that.
+        assert client.get("/slow", params={"seconds": 0}).json() == 0
+        caplog.clear()
+        calls = [senders.submit(client.get, "/slow", params={"seconds": 0.3}) for _ in range(2)]
+        assert [call.result().json() for call in calls] == [0.3, 0.3]
+    entries = [json.loads(line) for line in lines(caplog)]
+    assert [entry["runs_on"] for entry in entries] == ["process", "process"]
+    queued = sorted(entry.get("queued_ms", 0.0) for entry in entries)
+    assert queued[0] < 150 < queued[1]  # the second waited for the worker's one thread
 
 
 def test_off_by_default_and_the_request_path_is_the_plain_one(
