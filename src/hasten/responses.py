@@ -66,8 +66,10 @@ class Response:
         *,
         status_code: int | None = None,
     ) -> None:
-        if status is None or status_code is not None:
+        if status_code is not None:
             status = one_status(status, status_code, 200)
+        elif status is None:
+            status = 200
         if isinstance(body, str):
             body = body.encode()
             if media_type is None:
