@@ -256,13 +256,13 @@ class App(Router):
                 await runtime.close_websockets(deadline - asyncio.get_running_loop().time())
             self._stopping = True
             self.runtime = None
-            concurrency.forget_threads(runtime.pools.threads)
             try:
                 if self._lifespan_stack is not None:
                     await self._lifespan_stack.aclose()
                 for hook in self._shutdown_hooks:
                     await _run_hook(hook)
             finally:
+                concurrency.forget_threads(runtime.pools.threads)
                 await asyncio.to_thread(runtime.stop)
                 self._stopping = False
 
