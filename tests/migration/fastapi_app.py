@@ -3,10 +3,21 @@ with only the import lines rewritten (tests/migration/test_port.py): nothing els
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Annotated
 
-from fastapi import BackgroundTasks, Depends, FastAPI, Header, HTTPException, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi import (
+    APIRouter,
+    BackgroundTasks,
+    Depends,
+    FastAPI,
+    Header,
+    HTTPException,
+    Query,
+    Request,
+    status,
+)
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 
 app = FastAPI(title="Todos")
@@ -35,6 +46,7 @@ class TodoLocked(Exception):
 
 todos: dict[int, Todo] = {1: Todo(id=1, title="Port the app")}
 log: list[str] = []
+labels: list[str] = ["home"]
 
 
 def get_todos() -> dict[int, Todo]:
@@ -50,9 +62,18 @@ async def api_key(x_api_key: Annotated[str, Header()]) -> str:
     return x_api_key
 
 
+@app.middleware("http")
+async def name_the_app(
+    request: Request, call_next: Callable[[Request], Awaitable[Response]]
+) -> Response:
+    response = await call_next(request)
+    response.headers["x-app"] = "todos"
+    return response
+
+
 @app.exception_handler(TodoLocked)
 async def locked(request: Request, exc: TodoLocked) -> JSONResponse:
-    return JSONResponse({"detail": f"Todo {exc.todo_id} is locked"}, 423)
+    return JSONResponse({"detail": f"Todo {exc.todo_id} is locked"}, status_code=423)
 
 
 @app.get("/todos")
@@ -68,11 +89,16 @@ async def list_todos(
 @app.get("/todos/{todo_id}", response_model=TodoPublic)
 async def get_todo(todo_id: int, store: Store) -> Todo:
     if todo_id not in store:
-        raise HTTPException(404, f"Todo {todo_id} not found")
+        raise HTTPException(status_code=404, detail=f"Todo {todo_id} not found")
     return store[todo_id]
 
 
-@app.post("/todos", response_model=TodoPublic, dependencies=[Depends(api_key)])
+@app.post(
+    "/todos",
+    response_model=TodoPublic,
+    status_code=status.HTTP_201_CREATED,
+    dependencies=[Depends(api_key)],
+)
 async def create_todo(todo: TodoIn, store: Store, tasks: BackgroundTasks) -> Todo:
     number = max(store) + 1
     created = store[number] = Todo(id=number, **todo.model_dump())
@@ -88,3 +114,22 @@ def lock(todo_id: int) -> None:
 @app.get("/stats")
 def stats(store: Store) -> dict[str, int]:
     return {"total": len(store), "done": sum(todo.done for todo in store.values())}
+
+
+labels_router = APIRouter(prefix="/labels")
+
+
+@labels_router.get("")
+async def list_labels() -> list[str]:
+    return labels
+
+
+@labels_router.post("", status_code=201)
+async def add_label(name: str) -> list[str]:
+    if name in labels:
+        raise HTTPException(status_code=status.HTTP_409_CONFLICT, detail=f"Label {name} exists")
+    labels.append(name)
+    return labels
+
+
+app.include_router(labels_router, prefix="/v1", tags=["labels"])
