@@ -49,6 +49,9 @@ def serve(config: RunConfig) -> None:
         backlog=config.backlog,
         limit_concurrency=config.max_connections,
         timeout_keep_alive=config.keep_alive_timeout,
+        # As on Granian: no access log. uvicorn's writes each URL whole (a line of 100 KB for
+        # a 100 KB URL).
+        access_log=False,
     )
     server = uvicorn.Server(settings)
     if settings.should_reload:
