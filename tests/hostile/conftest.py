@@ -22,6 +22,7 @@ import pytest
 from tests.hostile.cases import NORMAL
 from tests.hostile.wire import exchange
 
+HOST = "127.0.0.1"
 ROOT = Path(__file__).resolve().parents[2]
 TARGET = "tests.hostile.app:app"
 READY_TIMEOUT = 15.0
