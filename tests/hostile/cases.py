@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["CASES", "NORMAL", "Case", "json_post", "request"]
+__all__ = ["CASES", "MANY_PARAMETERS", "NORMAL", "Case", "json_post", "request"]
 
 
 @dataclass(frozen=True)
