@@ -51,7 +51,9 @@ async def _one(
     return status, await reader.readexactly(length)
 
 
-async def _client(port: int, path: str, deadline: float, start: float, load: Load) -> None:
+async def _client(
+    port: int, path: str, deadline: float, start: float, load: Load, pause: float
+) -> None:
     request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
     connection: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
     while time.monotonic() < deadline:
@@ -68,18 +70,25 @@ async def _client(port: int, path: str, deadline: float, start: float, load: Loa
             await asyncio.sleep(0.01)
         now = time.monotonic()
         load.answers.append(Answer(status, now - sent, body, now - start))
+        if status == 503:
+            await asyncio.sleep(pause)
     if connection is not None:
         connection[1].close()
 
 
-async def _run(port: int, path: str, clients: int, seconds: float) -> Load:
+async def _run(port: int, path: str, clients: int, seconds: float, pause: float) -> Load:
     start = time.monotonic()
     load = Load(start)
     deadline = start + seconds
-    await asyncio.gather(*(_client(port, path, deadline, start, load) for _ in range(clients)))
+    await asyncio.gather(
+        *(_client(port, path, deadline, start, load, pause) for _ in range(clients))
+    )
     return load
 
 
-def run_load(port: int, path: str, clients: int, seconds: float) -> Load:
-    """``clients`` connections sending GET ``path`` for ``seconds``; every answer."""
-    return asyncio.run(_run(port, path, clients, seconds))
+def run_load(
+    port: int, path: str, clients: int, seconds: float, pause_after_503: float = 0.0
+) -> Load:
+    """``clients`` connections sending GET ``path`` for ``seconds``; every answer. A client
+    refused with 503 waits ``pause_after_503`` seconds before it sends again."""
+    return asyncio.run(_run(port, path, clients, seconds, pause_after_503))

@@ -20,19 +20,28 @@ pytestmark = pytest.mark.server
 
 FAULT_APP = "tests.hostile.fault_app:app"
 LOAD_SECONDS = 3.0
+# A refused client waits a fifth of the Retry-After (1 s) before it tries again: impatient,
+# yet not a loop that only measures how fast two shared cores can say 503.
+RETRY_PAUSE = 0.2
 
 
 @pytest.mark.parametrize("kind", ["granian-rsgi", "uvicorn"])
 def test_ten_times_the_capacity_of_a_blocking_route(kind: str, tmp_path: Path) -> None:
     with hasten_run(kind, tmp_path / "server.log", target=FAULT_APP) as served:
-        load = run_load(served.port, "/slow", clients=CAPACITY * 10, seconds=LOAD_SECONDS)
+        load = run_load(
+            served.port, "/slow", CAPACITY * 10, LOAD_SECONDS, pause_after_503=RETRY_PAUSE
+        )
         admitted, refused = load.latencies(200), load.latencies(503)
         # Every request is either served or refused with 503 (and Retry-After): none fails.
         assert set(load.statuses()) == {200, 503}
-        # Admitted requests run at once: their p99 stays near the handler's own time.
-        assert percentile(admitted, 0.99) < 0.5
-        # The rest are refused at once, not queued.
-        assert percentile(refused, 0.99) < 0.25
+        # Admitted requests run at once: their latency stays near the handler's own time (the
+        # p99 also holds the noise of two cores shared with the load and other work).
+        assert percentile(admitted, 0.5) < 3 * SLOW_SECONDS
+        assert percentile(admitted, 0.99) < 1.0
+        # The rest are refused at once, not queued: queued, they would wait about
+        # (CAPACITY * 9 / CAPACITY) * SLOW_SECONDS = 0.45 s each.
+        assert percentile(refused, 0.5) < SLOW_SECONDS
+        assert percentile(refused, 0.99) < 0.5
         # The server kept working at its capacity: CAPACITY handlers of SLOW_SECONDS at once.
         assert len(admitted) > 0.5 * CAPACITY / SLOW_SECONDS * LOAD_SECONDS
         # And it recovers at once.
