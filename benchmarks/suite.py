@@ -33,6 +33,8 @@ DEFAULT_JSON_DIR = ROOT / "benchmarks" / "results"
 DEFAULT_OUTPUT = ROOT / "benchmarks" / "RESULTS.md"
 VERSIONS_FILE = "versions.json"
 PEER_PACKAGES = ("starlette", "fastapi", "pydantic", "litestar", "blacksheep", "msgspec")
+# RESULTS.md's section from here on is benchmarks/tfb/run.py's: the suite's report keeps it.
+TFB_SECTION = "<!-- tfb: written by benchmarks/tfb/run.py -->"
 STARTUP_SECONDS = 1.7  # a target's start and stop, on average (litestar's 1,000 routes: ~6 s)
 
 # Where a target runs: SERVER/INTERFACE, or SERVER alone when it speaks one interface.
@@ -672,7 +674,9 @@ def write_report(json_dir: Path, output: Path, names: Sequence[str]) -> bool:
         return False
     versions_path = json_dir / VERSIONS_FILE
     versions = json.loads(versions_path.read_text()) if versions_path.exists() else {}
-    output.write_text(render(documents, versions))
+    current = output.read_text() if output.exists() else ""
+    kept = current[current.find(TFB_SECTION) :] if TFB_SECTION in current else ""
+    output.write_text(render(documents, versions) + ("\n" + kept if kept else ""))
     return True
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 
 from hasten.wire import HeaderList
@@ -22,6 +23,12 @@ class RecordingTransport:
 
     sent: Sent | None = None
     chunks: list[bytes] = field(default_factory=list)
+    gone: asyncio.Event | None = None  # set it to play a client that leaves
+
+    async def client_disconnect(self) -> None:
+        if self.gone is None:
+            self.gone = asyncio.Event()
+        await self.gone.wait()
 
     def response_bytes(self, status: int, headers: HeaderList, body: bytes) -> None:
         self.sent = Sent("bytes", status, headers, body)

@@ -543,21 +543,6 @@ def test_a_parameter_no_request_can_fill_is_refused_at_registration(
     assert "take the Request" in message
 
 
-def test_a_pydantic_model_is_refused_at_registration_not_read_from_the_query() -> None:
-    import pydantic
-
-    class Model(pydantic.BaseModel):
-        order: int
-
-    app = App()
-
-    async def create(order: Any) -> None: ...
-
-    create.__annotations__["order"] = Model
-    with pytest.raises(TypeError, match=r"create: parameter 'order' of type .*Model cannot be"):
-        app.add_route("/orders", create, methods=["POST"])
-
-
 def test_markers_must_agree_with_the_route() -> None:
     app = App()
 

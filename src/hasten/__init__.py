@@ -1,13 +1,18 @@
 """hasten: a Python web framework compiled once at startup, served over RSGI and ASGI."""
 
+from typing import TYPE_CHECKING, Any
+
 from .app import App, RouteInfo
+from .background import BackgroundTasks
 from .connection import Connection
 from .datastructures import Address, Headers, MutableHeaders, QueryParams, State
-from .errors import HTTPError
-from .params import Body, Cookie, Header, Parameter, Path, Query
+from .dependencies import Security
+from .errors import HTTPError, RequestValidationError
+from .files import FileResponse
+from .forms import FormData
+from .params import Body, Cookie, Depends, File, Form, Header, Parameter, Path, Query
 from .requests import Request
 from .responses import (
-    FileResponse,
     HTMLResponse,
     JSONResponse,
     PlainTextResponse,
@@ -16,23 +21,56 @@ from .responses import (
     StreamingResponse,
 )
 from .routing import Route, Router
+from .security import (
+    APIKeyCookie,
+    APIKeyHeader,
+    APIKeyQuery,
+    HTTPAuthorizationCredentials,
+    HTTPBasic,
+    HTTPBasicCredentials,
+    HTTPBearer,
+    OAuth2PasswordBearer,
+    OAuth2PasswordRequestForm,
+)
 from .settings import Settings
+from .sse import EventSourceResponse, ServerSentEvent
+from .staticfiles import StaticFiles
+from .uploads import UploadFile
+from .websockets import WebSocket, WebSocketDisconnect
+
+if TYPE_CHECKING:
+    from .templating import Jinja2Templates as Jinja2Templates
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "APIKeyCookie",
+    "APIKeyHeader",
+    "APIKeyQuery",
     "Address",
     "App",
+    "BackgroundTasks",
     "Body",
     "Connection",
     "Cookie",
+    "Depends",
+    "EventSourceResponse",
+    "File",
     "FileResponse",
+    "Form",
+    "FormData",
     "HTMLResponse",
+    "HTTPAuthorizationCredentials",
+    "HTTPBasic",
+    "HTTPBasicCredentials",
+    "HTTPBearer",
     "HTTPError",
     "Header",
     "Headers",
     "JSONResponse",
     "MutableHeaders",
+    "OAuth2PasswordBearer",
+    "OAuth2PasswordRequestForm",
     "Parameter",
     "Path",
     "PlainTextResponse",
@@ -40,12 +78,29 @@ __all__ = [
     "QueryParams",
     "RedirectResponse",
     "Request",
+    "RequestValidationError",
     "Response",
     "Route",
     "RouteInfo",
     "Router",
+    "Security",
+    "ServerSentEvent",
     "Settings",
     "State",
+    "StaticFiles",
     "StreamingResponse",
+    "UploadFile",
+    "WebSocket",
+    "WebSocketDisconnect",
     "__version__",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # Jinja2 is an optional extra (hasten[templates]): hasten.Jinja2Templates imports it on
+    # first use, and stays out of __all__ so that `from hasten import *` never needs it.
+    if name == "Jinja2Templates":
+        from .templating import Jinja2Templates
+
+        return Jinja2Templates
+    raise AttributeError(f"module 'hasten' has no attribute {name!r}")

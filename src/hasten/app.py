@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import inspect
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, TypeVar, Unpack
 
 from .datastructures import State
-from .errors import error_response, server_error_response
+from .dependencies import DependencyOverrides
+from .errors import ExceptionHandler, error_response, server_error_response
 from .monitor import BlockStats
 from .overload import overloaded
 from .protocols import asgi, rsgi
@@ -27,6 +29,7 @@ __all__ = ["App", "RouteInfo"]
 logger = logging.getLogger("hasten.error")
 
 H = TypeVar("H", bound=Hook)
+E = TypeVar("E", bound="ExceptionHandler")
 M = TypeVar("M", bound=Middleware)
 Lifespan = Callable[["App"], AbstractAsyncContextManager[Any]]
 
@@ -51,16 +54,27 @@ class App(Router):
     """
 
     def __init__(
-        self, *, lifespan: Lifespan | None = None, **settings: Unpack[SettingsKeywords]
+        self,
+        *,
+        lifespan: Lifespan | None = None,
+        dependencies: Sequence[Any] = (),
+        exception_handlers: Mapping[type[BaseException] | int, ExceptionHandler] | None = None,
+        **settings: Unpack[SettingsKeywords],
     ) -> None:
-        super().__init__()
+        super().__init__(dependencies=dependencies)
         self.settings = Settings(**settings)
+        # handler(request, exc) -> Response, by exception class (or HTTP status).
+        self.exception_handlers: dict[type[BaseException] | int, ExceptionHandler] = dict(
+            exception_handlers or {}
+        )
+        self._dependency_overrides = DependencyOverrides(self)
         self.state = State()
         self._lifespan = lifespan
         self._lifespan_stack: contextlib.AsyncExitStack | None = None
         self._startup_hooks: list[Hook] = []
         self._shutdown_hooks: list[Hook] = []
         self._middlewares: list[Middleware] = []
+        self._asgi_middlewares: list[tuple[Callable[..., Any], dict[str, Any]]] = []
         self._start_lock = asyncio.Lock()
         self._stopping = False
         self._startup_error: Exception | None = None
@@ -68,6 +82,8 @@ class App(Router):
         self.runtime: Runtime | None = None
         # The app's ASGI 3 callable, built anew at each startup; ``__call__`` calls it.
         self.asgi: asgi.ASGIApp = asgi.ASGIAdapter(self)
+        # The OpenAPI document, once ``openapi()`` has generated it (FastAPI's name).
+        self.openapi_schema: dict[str, Any] | None = None
 
     # The protocol entry points: thin adapters into the same core.
     __rsgi__ = rsgi.serve
@@ -103,6 +119,66 @@ class App(Router):
         self._middlewares.append(middleware)
         return middleware
 
+    def exception_handler(self, kind: type[BaseException] | int) -> Callable[[E], E]:
+        """Answer exceptions of class ``kind`` (or HTTPErrors of status ``kind``) with
+        ``handler(request, exc) -> Response``, sync or async. The most specific class along
+        the exception's MRO wins; HTTPError and RequestValidationError have defaults."""
+
+        def register(handler: E) -> E:
+            self.add_exception_handler(kind, handler)
+            return handler
+
+        return register
+
+    def add_exception_handler(
+        self, kind: type[BaseException] | int, handler: ExceptionHandler
+    ) -> None:
+        """``app.exception_handler(kind)(handler)``."""
+        self._check_open("add an exception handler")
+        if not (
+            isinstance(kind, int) or (isinstance(kind, type) and issubclass(kind, BaseException))
+        ):
+            raise TypeError(
+                f"An exception handler is for an exception class or a status, not {kind!r}"
+            )
+        self.exception_handlers[kind] = handler
+
+    @property
+    def dependency_overrides(self) -> dict[Any, Callable[..., Any]]:
+        """``app.dependency_overrides[dependency] = fake``: the app calls ``fake`` wherever
+        ``dependency`` is asked for. Applied when the app starts: change them before startup
+        (a new TestClient, or ``with TestClient(app)``); changing them while it runs raises."""
+        return self._dependency_overrides
+
+    @dependency_overrides.setter
+    def dependency_overrides(self, overrides: Mapping[Any, Callable[..., Any]]) -> None:
+        self._dependency_overrides.replace(overrides)
+
+    def add_middleware(self, cls: Callable[..., Middleware], **options: Any) -> None:
+        """Add a hasten middleware class (``CORSMiddleware``, ``GZipMiddleware``, ...) built
+        with ``options``: ``app.add_middleware(CORSMiddleware, allow_origins=["*"])``. It runs
+        inside the ones added before it. For an ASGI middleware use ``add_asgi_middleware``.
+        """
+        self._check_open("add a middleware")
+        self._middlewares.append(cls(**options))
+
+    def add_asgi_middleware(self, cls: Callable[..., asgi.ASGIApp], **options: Any) -> None:
+        """Wrap the app's ASGI callable (``app.asgi``) in a third-party ASGI middleware:
+        ``cls(app, **options)``, the first added outermost. Under Granian RSGI every request
+        then goes through the ASGI stack, over the RSGI → ASGI bridge (see the README)."""
+        self._check_open("add an ASGI middleware")
+        self._asgi_middlewares.append((cls, options))
+        self.asgi = self._build_asgi()
+        # perf: the instance attribute Granian looks up (getattr(app, "__rsgi__")) before it
+        # serves: an app without ASGI middleware keeps the direct RSGI path, at no cost.
+        setattr(self, "__rsgi__", functools.partial(rsgi.serve_through_asgi, self))  # noqa: B010
+
+    def _build_asgi(self) -> asgi.ASGIApp:
+        handler: asgi.ASGIApp = asgi.ASGIAdapter(self)
+        for cls, options in reversed(self._asgi_middlewares):
+            handler = cls(handler, **options)
+        return handler
+
     # Lifecycle.
     @property
     def started(self) -> bool:
@@ -114,13 +190,18 @@ class App(Router):
             if self.runtime is not None:
                 return
             self._freeze()
-            runtime = Runtime(self, self.routes, self._middlewares)
+            # Imported here, not with hasten: only a process that starts an app pays for it.
+            from .openapi.docs import docs_routes
+
+            runtime = Runtime(self, [*self.routes, *docs_routes(self)], self._middlewares)
             stack = contextlib.AsyncExitStack()
             try:
                 for hook in self._startup_hooks:
                     await _run_hook(hook)
                 if self._lifespan is not None:
                     await stack.enter_async_context(self._lifespan(self))
+                await runtime.dependencies.open()
+                stack.push_async_callback(runtime.dependencies.close)
             except BaseException:
                 await stack.aclose()
                 runtime.stop()
@@ -129,7 +210,7 @@ class App(Router):
             self._lifespan_stack = stack
             self._startup_error = None
             self.runtime = runtime
-            self.asgi = asgi.ASGIAdapter(self)
+            self.asgi = self._build_asgi()
 
     async def shutdown(self) -> None:
         """Let requests in flight finish (up to ``shutdown_timeout``), run shutdown hooks and
@@ -139,12 +220,16 @@ class App(Router):
             if runtime is None:
                 return
             runtime.in_flight.close()
-            if not await runtime.in_flight.drained(self.settings.shutdown_timeout):
+            timeout = self.settings.shutdown_timeout
+            deadline = asyncio.get_running_loop().time() + timeout
+            if not await runtime.in_flight.drained(timeout):
                 logger.warning(
                     "Shutting down with %d requests still in flight after %s s",
                     runtime.in_flight.count,
-                    self.settings.shutdown_timeout,
+                    timeout,
                 )
+            if runtime.sockets:
+                await runtime.close_websockets(deadline - asyncio.get_running_loop().time())
             self._stopping = True
             self.runtime = None
             try:
@@ -164,6 +249,17 @@ class App(Router):
             yield self
         finally:
             await self.shutdown()
+
+    async def start_for_request(self) -> Runtime | None:
+        """Start the app for a connection that came before any startup; None when it cannot
+        start (or is stopping). A failed start is logged once and not retried."""
+        if not self._stopping and self._startup_error is None:
+            try:
+                await self.startup()
+            except Exception as exc:
+                self._startup_error = exc
+                logger.error("The app failed to start", exc_info=exc)
+        return self.runtime
 
     async def serve_before_start(
         self, method: str, path: str, scope: Any, transport: Transport, reader: RequestReader
@@ -186,11 +282,20 @@ class App(Router):
         if response is None:
             assert self._startup_error is not None
             response = server_error_response(self._startup_error, self.settings.debug)
-        sending = response.send(transport, method == "HEAD")
+        sending = response.send(transport, method == "HEAD", None)
         if sending is not None:
             await sending
 
     # Inspection.
+    def openapi(self) -> dict[str, Any]:
+        """The app's OpenAPI document: generated on the first call (the first request for
+        it), then kept in ``openapi_schema``."""
+        if self.openapi_schema is None:
+            from .openapi import app_openapi
+
+            self.openapi_schema = app_openapi(self)
+        return self.openapi_schema
+
     def describe_routes(self) -> list[RouteInfo]:
         """Each route, its methods, its handler, how the handler runs, and (while the app
         runs) how often it blocked the event loop."""

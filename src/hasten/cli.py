@@ -1,4 +1,5 @@
-"""The command line: ``hasten run`` serves an app, ``routes`` lists it, ``bench`` measures it."""
+"""The command line: ``hasten run`` serves an app, ``routes`` lists it, ``bench`` measures it,
+``openapi`` prints its OpenAPI document."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from . import __version__
 from ._arguments import add_arguments, from_arguments
 from .app import App, RouteInfo
+from .openapi import cli as openapi
 from .servers import INTERFACES, Interface, ServerName
 
 __all__ = ["RunConfig", "UsageError", "build_parser", "format_routes", "load_app", "main", "serve"]
@@ -290,6 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("argv", nargs=argparse.REMAINDER)
     bench.set_defaults(handler=_bench_command)
+    openapi.add_parser(commands)
     return parser
 
 

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .datastructures import Address, Headers, QueryParams, State
 
 if TYPE_CHECKING:
     from .app import App
+    from .dependencies import Cleanup
 
 __all__ = ["NO_PATH_PARAMS", "Connection", "PathParams"]
 
 PathParams = Mapping[str, Any]
+_Message: TypeAlias = MutableMapping[str, Any]
+ASGICallable: TypeAlias = Callable[
+    [_Message, Callable[[], Awaitable[_Message]], Callable[[_Message], Awaitable[None]]],
+    Awaitable[None],
+]
 # perf: a route without parameters shares this one, instead of a new dict per request.
 NO_PATH_PARAMS: PathParams = MappingProxyType({})
 
@@ -26,7 +32,9 @@ class Connection:
     """
 
     __slots__ = (
+        "_cleanup",
         "_cookies",
+        "_forwarded",
         "_headers",
         "_query",
         "_state",
@@ -45,6 +53,10 @@ class Connection:
         self._query: QueryParams | None = None
         self._cookies: dict[str, str] | None = None
         self._state: State | None = None
+        self._forwarded: tuple[Address | None, str] | None = None
+        # What runs once the connection is answered (yield dependencies, background tasks):
+        # set only where there is any; the runtime checks it.
+        self._cleanup: Cleanup | None = None
 
     # The protocol adapters implement these.
     def _raw_headers(self) -> list[tuple[str, str]]:
@@ -55,15 +67,41 @@ class Connection:
         look it up does so without building ``headers``."""
         return self.headers.get(name)
 
+    def _peer(self) -> Address | None:
+        raise NotImplementedError
+
+    def _scheme(self) -> str:
+        raise NotImplementedError
+
+    def call_asgi(
+        self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]]
+    ) -> Awaitable[None]:
+        """Hand this connection to the ASGI ``app``, mounted at ``root_path``; ``headers`` are
+        added to its response (a mount's: what middleware set on it)."""
+        raise NotImplementedError
+
     @property
     def client(self) -> Address | None:
-        """The peer's address, when the server knows it."""
-        raise NotImplementedError
+        """The peer's address, when the server knows it (the original client's, behind a
+        trusted proxy, with ``ProxyHeadersMiddleware``)."""
+        if self._forwarded is not None:
+            return self._forwarded[0]
+        return self._peer()
 
     @property
     def scheme(self) -> str:
         """``http`` or ``https`` (``ws`` or ``wss`` for a WebSocket)."""
-        raise NotImplementedError
+        if self._forwarded is not None:
+            return self._forwarded[1]
+        return self._scheme()
+
+    def forwarded(self, client: Address | None, scheme: str, host: str | None) -> None:
+        """Take the client, scheme and host a trusted proxy says the request came with."""
+        self._forwarded = (client, scheme)
+        if host is not None:
+            items = [item for item in self.headers.raw() if item[0] != "host"]
+            items.append(("host", host))
+            self._headers = Headers(items)
 
     @property
     def root_path(self) -> str:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar, overload
 from urllib.parse import unquote_plus
 
 __all__ = ["Address", "Headers", "MutableHeaders", "QueryParams", "State", "parse_query"]
+
+T = TypeVar("T")
 
 
 class Address(NamedTuple):
@@ -37,12 +39,21 @@ class Headers(Mapping[str, str]):
     def __getitem__(self, name: str) -> str:
         return self._index()[name.lower()]
 
-    def get(self, name: str, default: str | None = None) -> str | None:  # type: ignore[override]
-        # perf: one dict lookup, not Mapping.get's __getitem__ and KeyError.
-        return self._index().get(name.lower(), default)
-
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name.lower() in self._index()
+
+    @overload
+    def get(self, name: str) -> str | None: ...
+
+    @overload
+    def get(self, name: str, default: str) -> str: ...
+
+    @overload
+    def get(self, name: str, default: T) -> str | T: ...
+
+    def get(self, name: str, default: Any = None) -> Any:
+        # perf: Mapping.get goes through __getitem__ and a KeyError for a missing name.
+        return self._index().get(name.lower(), default)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._index())

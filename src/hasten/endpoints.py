@@ -10,26 +10,34 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import dataclasses
 import functools
 import inspect
 import pickle
 import typing
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .errors import ValidationFailure
+from .dependencies import AppDependencies, Plan, collect, describe_dependency
+from .errors import RequestValidationError
 from .extractors import BodyReader, Errors, Extractor, extractor
+from .forms import FormReader
+from .models import response_model_for
 from .overload import ConcurrencyLimit, Deadline
-from .params import Parameter, describe, describe_handler, unwrap
+from .params import Dependency, Parameter, describe, describe_handler, unwrap
 from .paths import PathTemplate
 from .pools import Pools, call_in_child
-from .renderers import Renderer, renderer_for
+from .renderers import ModelRenderer, Renderer, renderer_for
 from .requests import Request
+from .responses import Response
 from .types import Invoke, Target
 
-__all__ = ["Endpoint", "Offload", "RouteOptions", "RunsOn"]
+__all__ = ["UNSET", "Endpoint", "Offload", "RouteOptions", "RunsOn", "check_dependencies"]
+
+# ``response_model`` not given: the return annotation is the response model.
+UNSET: Any = type("Unset", (), {"__repr__": lambda self: "UNSET"})()
 
 RunsOn = Literal["event loop", "thread pool", "process pool", "executor"]
 Offload = Literal["process"]
@@ -38,13 +46,29 @@ Run = Callable[[dict[str, Any]], Awaitable[Any]]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RouteOptions:
-    """How a route's handler runs, given as keywords to ``app.get(...)`` and friends."""
+    """How a route's handler runs, and how OpenAPI documents it, given as keywords to
+    ``app.get(...)`` and friends."""
 
     status: int = 200
     offload: Offload | None = None
     executor: Executor | None = None
     max_concurrency: int | None = None
     timeout: float | None = None
+    # OpenAPI only (FastAPI's names); read when the document is generated, never per request.
+    tags: Sequence[str] = ()
+    summary: str | None = None
+    description: str | None = None
+    response_description: str = "Successful Response"
+    responses: Mapping[int | str, Mapping[str, Any]] = field(default_factory=dict)
+    deprecated: bool = False
+    operation_id: str | None = None
+    include_in_schema: bool = True
+    openapi_extra: Mapping[str, Any] | None = None
+    # Depends() run before the handler (their values unused), as FastAPI's.
+    dependencies: Sequence[Any] = ()
+    # What the client may see of the result (None: as returned); UNSET: the return annotation.
+    response_model: Any = UNSET
+    validate_response: bool = False
 
     def __post_init__(self) -> None:
         if self.offload not in (None, "process"):
@@ -64,7 +88,21 @@ class RouteOptions:
 class Endpoint:
     """A route's handler, described and compiled; shared by every app that includes it."""
 
-    __slots__ = ("_body", "_extractors", "func", "name", "options", "parameters", "renderer")
+    __slots__ = (
+        "_body",
+        "_dependencies",
+        "_extractors",
+        "_needs_plan",
+        "_path_types",
+        "func",
+        "name",
+        "options",
+        "parameters",
+        "renderer",
+        "request_parameters",
+        "response_model",
+        "security",
+    )
 
     def __init__(
         self, func: Callable[..., Any], template: PathTemplate, options: RouteOptions
@@ -73,17 +111,58 @@ class Endpoint:
         self.options = options
         self.name = describe_handler(func)
         path_types = {param.name: param.converter.python_type for param in template.params}
-        self.parameters: tuple[Parameter, ...] = describe(func, frozenset(path_types))
-        self._extractors: tuple[tuple[str, Extractor], ...] = tuple(
-            (parameter.name, extractor(parameter, path_types.get(parameter.name)))
-            for parameter in self.parameters
-            if parameter.source != "body"
+        self._path_types = path_types
+        path_names = frozenset(path_types)
+        self.parameters: tuple[Parameter, ...] = describe(func, path_names, takes_path=False)
+        self._dependencies = check_dependencies(options.dependencies, self.name)
+        # Every request value the handler and its dependencies read (deduplicated): what a
+        # 422 can name and what OpenAPI documents; and the security schemes among them.
+        self.request_parameters, self.security = collect(
+            self.parameters, self._dependencies, path_names
         )
-        bodies = [parameter for parameter in self.parameters if parameter.source == "body"]
-        self._body = BodyReader(bodies) if bodies else None
+        _check_tree(self.name, self.parameters, self.request_parameters, path_names)
+        self._needs_plan = bool(self._dependencies) or any(
+            parameter.source in ("dependency", "background") for parameter in self.parameters
+        )
+        # Without dependencies, the handler's own readers (else the plan has them).
+        self._extractors: tuple[tuple[str, Extractor], ...] = ()
+        self._body: BodyReader | FormReader | None = None
+        if not self._needs_plan:
+            self._extractors = tuple(
+                (parameter.name, extractor(parameter, path_types.get(parameter.name)))
+                for parameter in self.parameters
+                if parameter.source not in _BODY_SOURCES
+            )
+            bodies = [item for item in self.parameters if item.source in _BODY_SOURCES]
+            self._body = body_reader(bodies) if bodies else None
         if self.runs_on == "process pool":
             _check_offloadable(func, self.parameters)
-        self.renderer: Renderer = renderer_for(_returns(func), options.status, self.name)
+        returns = _returns(func)
+        model = returns if options.response_model is UNSET else options.response_model
+        # The type of what is sent, for OpenAPI: the response model, else the annotation.
+        self.response_model: Any = returns if model is None else model
+        response = response_model_for(model, options.validate_response) if model else None
+        if response is not None and _renders_json(returns):
+            self.renderer: Renderer = ModelRenderer(options.status, response)
+        else:
+            self.renderer = renderer_for(returns, options.status, self.name)
+
+    def request_parameters_with(self, dependencies: Sequence[Dependency]) -> tuple[Parameter, ...]:
+        """``request_parameters`` with ``dependencies`` (a router's, the app's) run first."""
+        if not dependencies:
+            return self.request_parameters
+        return collect(self.parameters, (*dependencies, *self._dependencies), self._names())[0]
+
+    def security_with(
+        self, dependencies: Sequence[Dependency]
+    ) -> list[tuple[Any, tuple[str, ...]]]:
+        """``security`` with ``dependencies`` (a router's, the app's) run first."""
+        if not dependencies:
+            return self.security
+        return collect(self.parameters, (*dependencies, *self._dependencies), self._names())[1]
+
+    def _names(self) -> frozenset[str]:
+        return frozenset(self._path_types)
 
     @property
     def runs_on(self) -> RunsOn:
@@ -94,17 +173,46 @@ class Endpoint:
             return "executor"
         return "event loop" if inspect.iscoroutinefunction(unwrap(self.func)) else "thread pool"
 
-    def bind(self, pools: Pools, label: str) -> Target:
-        """The Target that serves this endpoint in one started app: its pools attached, the
-        route's timeout and concurrency limit (``label`` names it in a 503) wrapped around."""
+    def bind(
+        self,
+        pools: Pools,
+        label: str,
+        dependencies: Sequence[Dependency] = (),
+        app: AppDependencies | None = None,
+    ) -> Target:
+        """The Target that serves this endpoint in one started app: its pools attached, its
+        dependency plan compiled (``dependencies``: its routers' and the app's, run first;
+        ``app``: the app's overrides and app-scoped values), the route's timeout and
+        concurrency limit (``label`` names it in a 503) wrapped around."""
         if self.runs_on == "process pool":
             _check_picklable(self.func)
-        invoke = self._invoker(self._runner(pools))
+        if self._needs_plan or dependencies:
+            plan = Plan(
+                self.parameters,
+                (*dependencies, *self._dependencies),
+                path_types=self._path_types,
+                app=app if app is not None else AppDependencies({}),
+                threads=pools.threads,
+                body_reader=body_reader,
+                run=self._runner(pools),
+            )
+            return self._limited(plan.invoke, label, True)
+        return self._limited(self._invoker(self._runner(pools)), label, bool(self.parameters))
+
+    def _limited(self, invoke: Invoke, label: str, takes_request: bool) -> Target:
+        if not takes_request and (
+            type(self.renderer) is Renderer or self.options.timeout is not None
+        ):
+            # It may return a Response, which is sent with the Request it answers (a file
+            # reads the conditional headers), or its deadline watches the client: it gets the
+            # Request. A handler that returns data needs none.
+            invoke = _ignoring_request(invoke)
+            takes_request = True
         if self.options.timeout is not None:
             invoke = Deadline(invoke, self.options.timeout)
         if self.options.max_concurrency is not None:
             invoke = ConcurrencyLimit(invoke, self.options.max_concurrency, label)
-        return Target(self.name, invoke, self.renderer, bool(self.parameters))
+        return Target(self.name, invoke, self.renderer, takes_request)
 
     def _runner(self, pools: Pools) -> Run:
         func = self.func
@@ -155,7 +263,7 @@ class Endpoint:
         errors: Errors = []
         kwargs = self._collect(request, errors)
         if errors:
-            raise ValidationFailure(errors)
+            raise RequestValidationError(errors)
         return kwargs
 
     async def _arguments_with_body(self, request: Request) -> dict[str, Any]:
@@ -165,8 +273,64 @@ class Endpoint:
         kwargs = self._collect(request, errors)
         kwargs.update(await self._body.read(request, errors))
         if errors:
-            raise ValidationFailure(errors)
+            raise RequestValidationError(errors)
         return kwargs
+
+
+_BODY_SOURCES = ("body", "form", "file")
+
+
+def body_reader(parameters: list[Parameter]) -> BodyReader | FormReader:
+    """One reader for every body parameter: a form's (form and file parameters), else the
+    JSON body's (as members of one object when there are several)."""
+    if any(parameter.source != "body" for parameter in parameters):
+        return FormReader(parameters)
+    if len(parameters) > 1:
+        parameters = [dataclasses.replace(parameter, embed=True) for parameter in parameters]
+    return BodyReader(parameters)
+
+
+def check_dependencies(items: Sequence[Any], where: str) -> tuple[Dependency, ...]:
+    """``dependencies=[Depends(...)]`` checked: each a Depends(), its callable described."""
+    checked = []
+    for item in items:
+        if not isinstance(item, Dependency) or item.dependency is None:
+            raise TypeError(f"{where}: dependencies= takes Depends(callable) items, not {item!r}")
+        describe_dependency(item.dependency, frozenset())
+        checked.append(item)
+    return tuple(checked)
+
+
+def _check_tree(
+    where: str,
+    parameters: tuple[Parameter, ...],
+    requested: tuple[Parameter, ...],
+    path_names: frozenset[str],
+) -> None:
+    sources = {item.source for item in requested}
+    if "body" in sources and sources & {"form", "file"}:
+        raise TypeError(
+            f"{where} and its dependencies read both a JSON body and a form: a request has "
+            "one body. Read the JSON members as Form() fields, or the form's as Body() members."
+        )
+    taken = {item.name for item in requested if item.source == "path"}
+    missing = path_names - taken
+    if missing and not any(item.source == "request" for item in parameters):
+        raise TypeError(f"{where} takes no parameter for path parameter(s) {sorted(missing)}")
+
+
+def _renders_json(returns: Any) -> bool:
+    """Whether a handler annotated ``-> returns`` has its result encoded as JSON."""
+    if returns in (str, bytes):
+        return False
+    return not (isinstance(returns, type) and issubclass(returns, Response))
+
+
+def _ignoring_request(invoke: Invoke) -> Invoke:
+    def invoke_without_request(request: Request) -> Awaitable[Any]:
+        return invoke()
+
+    return invoke_without_request
 
 
 def _returns(func: Callable[..., Any]) -> Any:

@@ -4,13 +4,26 @@ from __future__ import annotations
 
 import http
 import traceback
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 if TYPE_CHECKING:
+    from .requests import Request
     from .responses import Response
 
-__all__ = ["HTTPError", "ValidationFailure", "error_response", "server_error_response"]
+__all__ = [
+    "ExceptionHandler",
+    "ExceptionHandlers",
+    "HTTPError",
+    "RequestValidationError",
+    "error_response",
+    "http_error_handler",
+    "request_validation_error_handler",
+    "server_error_response",
+]
+
+# ``handler(request, exc) -> Response``, sync or async: what ``app.exception_handler`` takes.
+ExceptionHandler: TypeAlias = "Callable[[Request, Any], Response | Awaitable[Response]]"
 
 
 class HTTPError(Exception):
@@ -33,12 +46,16 @@ class HTTPError(Exception):
         return f"HTTPError({self.status}, {self.detail!r})"
 
 
-class ValidationFailure(HTTPError):
-    """A 422: one entry per parameter that failed, each naming where (``loc``) and why (``msg``)."""
+class RequestValidationError(HTTPError):
+    """A 422: one entry per request value that failed, each naming where (``loc``), why
+    (``msg``) and what kind of failure (``type``): ``exc.errors()``, as FastAPI's."""
 
     def __init__(self, errors: list[dict[str, Any]]) -> None:
         super().__init__(422, errors)
-        self.errors = errors
+        self._errors = errors
+
+    def errors(self) -> list[dict[str, Any]]:
+        return self._errors
 
 
 def validation_error(loc: tuple[str | int, ...], msg: str, kind: str) -> dict[str, Any]:
@@ -63,3 +80,51 @@ def server_error_response(exc: BaseException, debug: bool) -> Response:
     return JSONResponse(
         {"detail": "Internal Server Error", "exception": repr(exc), "traceback": trace}, 500
     )
+
+
+def http_error_handler(request: Request, exc: HTTPError) -> Response:
+    """The default handler of HTTPError (and of a RequestValidationError): ``{"detail": ...}``;
+    an app's own handler may call it to keep the default for some errors."""
+    return error_response(exc)
+
+
+request_validation_error_handler = http_error_handler
+
+
+class ExceptionHandlers:
+    """An app's exception handlers, by class (the most specific along the exception's MRO
+    wins) and by HTTP status (for HTTPError), frozen at startup."""
+
+    __slots__ = ("_by_class", "_by_status", "_found")
+
+    def __init__(self, handlers: Mapping[type[BaseException] | int, ExceptionHandler]) -> None:
+        self._by_class: dict[type[BaseException], ExceptionHandler] = {
+            HTTPError: http_error_handler,
+            RequestValidationError: request_validation_error_handler,
+        }
+        self._by_status: dict[int, ExceptionHandler] = {}
+        for key, handler in handlers.items():
+            if isinstance(key, int):
+                self._by_status[key] = handler
+            else:
+                self._by_class[key] = handler
+        self._found: dict[type[BaseException], ExceptionHandler | None] = {}
+
+    def lookup(self, exc: BaseException) -> ExceptionHandler | None:
+        """The handler for ``exc``, or None (a logged 500)."""
+        if self._by_status and isinstance(exc, HTTPError):
+            handler = self._by_status.get(exc.status)
+            if handler is not None:
+                return handler
+        kind = type(exc)
+        try:
+            return self._found[kind]
+        except KeyError:
+            pass
+        found = None
+        for cls in kind.__mro__:
+            found = self._by_class.get(cls)
+            if found is not None:
+                break
+        self._found[kind] = found
+        return found

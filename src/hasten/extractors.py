@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from .errors import HTTPError, validation_error
+from .models import pydantic_adapter, pydantic_errors, uses_pydantic
 from .params import MISSING, Parameter
 from .requests import Request
 
@@ -162,18 +163,26 @@ _READERS: dict[str, Callable[[Request, str, bool], Any]] = {
 
 class BodyReader:
     """Every body parameter of a handler, read from one JSON body by a decoder built once:
-    the whole body for one parameter, or a member each (``embed``)."""
+    the whole body for one parameter, or a member each (``embed``). A pydantic model is
+    validated by its own ``TypeAdapter``, built here, once."""
 
-    __slots__ = ("_decoder", "_embedded", "_names", "default")
+    __slots__ = ("_adapters", "_decoder", "_embedded", "_names", "_pydantic", "default")
 
     def __init__(self, parameters: list[Parameter]) -> None:
         self._embedded = any(parameter.embed for parameter in parameters)
         self._names = [parameter.name for parameter in parameters]
+        # Pydantic-typed parameters: decoded as JSON by msgspec, then validated by pydantic.
+        self._adapters = {
+            parameter.name: pydantic_adapter(parameter.annotation)
+            for parameter in parameters
+            if uses_pydantic(parameter.annotation)
+        }
+        self._pydantic = None
         if self._embedded:
             fields = [
-                (parameter.name, parameter.validated_type)
+                (parameter.name, self._member_type(parameter))
                 if parameter.required
-                else (parameter.name, parameter.validated_type, parameter.default)
+                else (parameter.name, self._member_type(parameter), parameter.default)
                 for parameter in parameters
             ]
             rename = {parameter.name: parameter.alias for parameter in parameters}
@@ -183,7 +192,13 @@ class BodyReader:
             (parameter,) = parameters
             body_type = parameter.validated_type
             self.default = parameter.default
+            self._pydantic = self._adapters.get(parameter.name)
+            if self._pydantic is not None:
+                body_type = Any
         self._decoder = msgspec.json.Decoder(body_type)
+
+    def _member_type(self, parameter: Parameter) -> Any:
+        return Any if parameter.name in self._adapters else parameter.validated_type
 
     async def read(self, request: Request, errors: Errors) -> dict[str, Any]:
         """The body parameters by handler name; a body missing or invalid goes to ``errors``."""
@@ -207,5 +222,21 @@ class BodyReader:
         except msgspec.DecodeError as exc:
             raise HTTPError(400, f"Malformed JSON body: {exc}") from None
         if self._embedded:
-            return {name: getattr(value, name) for name in self._names}
+            members = {name: getattr(value, name) for name in self._names}
+            for name, adapter in self._adapters.items():
+                members[name] = _validated(adapter, members[name], ("body", name), errors)
+            return members
+        if self._pydantic is not None:
+            value = _validated(self._pydantic, value, ("body",), errors)
         return {self._names[0]: value}
+
+
+def _validated(adapter: Any, value: Any, where: tuple[str, ...], errors: Errors) -> Any:
+    """``value`` validated by a pydantic TypeAdapter; its errors go to ``errors``."""
+    try:
+        return adapter.validate_python(value)
+    except ValueError as exc:  # pydantic's ValidationError is a ValueError
+        if not hasattr(exc, "errors"):
+            raise
+        errors.extend(pydantic_errors(exc, where))
+        return None

@@ -21,6 +21,7 @@ _Entry = tuple[Target, tuple[str, ...]]  # the target and its path parameters' n
 # What may stand unescaped in a path (RFC 3986 pchar and "/"): the rest is percent-encoded.
 _PATH_SAFE = "/:@!$&'()*+,;=-._~"
 _RENDER_AS_IS = Renderer(200)
+_WEBSOCKET = frozenset({"WEBSOCKET"})
 
 
 class RouteConflict(ValueError):
@@ -153,15 +154,16 @@ class Matcher:
         return target, dict(zip(names, values))  # noqa: B905 - same length by construction
 
     def _miss(self, path: str) -> Target:
-        # Off the hot path: only requests that match no route come here.
-        allowed = self.allowed_methods(path)
+        # Off the hot path: only requests that match no route come here. A WebSocket route
+        # does not make its path known to HTTP (404, as in Starlette), nor HTTP ones to it.
+        allowed = self.allowed_methods(path) - _WEBSOCKET
         if allowed:
             target = self._not_allowed.get(allowed)
             if target is None:
                 target = self._not_allowed[allowed] = _not_allowed(allowed)
             return target
         alternative = path[:-1] if path.endswith("/") else path + "/"
-        if path != "/" and self.allowed_methods(alternative):
+        if path != "/" and self.allowed_methods(alternative) - _WEBSOCKET:
             return _redirect(alternative)
         return _NOT_FOUND
 

@@ -4,6 +4,7 @@ a deadline, 504."""
 from __future__ import annotations
 
 import asyncio
+from asyncio import FIRST_COMPLETED
 from typing import Any
 
 from .errors import HTTPError, error_response
@@ -82,9 +83,11 @@ class ConcurrencyLimit:
 
 
 class Deadline:
-    """A route's ``timeout``: a handler still running after ``seconds`` gets a 504.
+    """A route's ``timeout``: a handler still running after ``seconds`` gets a 504, and one
+    whose client has gone away is stopped at once (there is no one left to answer).
 
-    A thread or process handler keeps running to its end; only its result is abandoned.
+    An ``async def`` handler is cancelled; a thread or process handler keeps running to its
+    end, only its result is abandoned.
     """
 
     __slots__ = ("invoke", "seconds")
@@ -93,12 +96,19 @@ class Deadline:
         self.invoke = invoke
         self.seconds = seconds
 
-    async def __call__(self, *request: Request) -> Any:
-        deadline = asyncio.timeout(self.seconds)
+    async def __call__(self, request: Request) -> Any:
+        work = asyncio.ensure_future(self.invoke(request))
+        gone = request.disconnected()
         try:
-            async with deadline:
-                return await self.invoke(*request)
-        except TimeoutError:
-            if not deadline.expired():
-                raise  # the handler's own TimeoutError: a 500 like any other exception
-            raise HTTPError(504, f"The handler did not finish within {self.seconds} s") from None
+            done, _ = await asyncio.wait(
+                (work, gone), timeout=self.seconds, return_when=FIRST_COMPLETED
+            )
+        finally:
+            gone.cancel()
+            if not work.done():
+                work.cancel()
+        if work in done:
+            return work.result()  # its own exceptions too: a TimeoutError of its own is a 500
+        if gone in done:
+            raise HTTPError(499, "The client closed the request")  # nobody reads it
+        raise HTTPError(504, f"The handler did not finish within {self.seconds} s")

@@ -3,8 +3,9 @@
 A handler's signature is read once, at registration, into ``Parameter`` descriptions (name,
 source, type, default, constraints, ``Annotated`` metadata). Extractors are compiled from them
 (``extractors.py``), and OpenAPI and dependency injection read them: one description, so they
-cannot disagree. ``Query``, ``Path``, ``Header``, ``Cookie`` and ``Body`` say where a value
-comes from when its type alone does not, as in FastAPI.
+cannot disagree. ``Query``, ``Path``, ``Header``, ``Cookie``, ``Body``, ``Form`` and ``File``
+say where a value comes from when its type alone does not, and ``Depends`` names a dependency,
+as in FastAPI.
 """
 
 from __future__ import annotations
@@ -20,12 +21,18 @@ from typing import Any, Final, Literal, TypedDict, Unpack, get_args, get_origin
 import msgspec
 import msgspec.inspect as mi
 
-from .requests import Request
+from .background import BackgroundTasks
+from .connection import Connection
+from .uploads import UploadFile
 
 __all__ = [
     "MISSING",
     "Body",
     "Cookie",
+    "Dependency",
+    "Depends",
+    "File",
+    "Form",
     "Header",
     "Marker",
     "MarkerOptions",
@@ -39,7 +46,19 @@ __all__ = [
 ]
 
 MISSING: Final[Any] = inspect.Parameter.empty
-Source = Literal["path", "query", "header", "cookie", "body", "request", "dependency"]
+Source = Literal[
+    "path",
+    "query",
+    "header",
+    "cookie",
+    "body",
+    "form",
+    "file",
+    "request",
+    "dependency",
+    "background",
+]
+DependencyScope = Literal["request", "app"]
 Shape = Literal["scalar", "sequence", "structured", "unsupported"]
 
 _UNIONS = (typing.Union, types.UnionType)
@@ -50,8 +69,8 @@ _DOCS = ("title", "description", "examples")
 @dataclasses.dataclass(frozen=True)
 class Marker:
     """Where a parameter comes from, with its constraints (msgspec's, as ``msgspec.Meta``)
-    and documentation: what ``Query()``, ``Path()``, ``Header()``, ``Cookie()`` and ``Body()``
-    return."""
+    and documentation: what ``Query()``, ``Path()``, ``Header()``, ``Cookie()``, ``Body()``,
+    ``Form()`` and ``File()`` return."""
 
     source: Source
     default: Any = MISSING
@@ -141,6 +160,52 @@ def Body(default: Any = MISSING, *, embed: bool = False, **options: Unpack[Marke
     return Marker("body", default, embed=embed, **options)
 
 
+def Form(default: Any = MISSING, **options: Unpack[MarkerOptions]) -> Any:
+    """A field of a form body (urlencoded or multipart); on a model (``Annotated[Model,
+    Form()]``), the whole form as that model."""
+    return Marker("form", default, **options)
+
+
+def File(default: Any = MISSING, **options: Unpack[MarkerOptions]) -> Any:
+    """A file of a multipart body: ``UploadFile`` (streamed, spooled to disk when large) or
+    ``bytes`` (read whole)."""
+    return Marker("file", default, **options)
+
+
+@dataclasses.dataclass(frozen=True)
+class Dependency:
+    """What ``Depends()`` returns: a callable whose result is the parameter's value.
+
+    ``scope="request"`` (the default): called once per request (once in all, with
+    ``use_cache``, however many parameters ask for it); a generator's code after ``yield``
+    runs after the response is sent. ``scope="app"``: created once when the app starts and
+    closed when it stops; it cannot take request parameters.
+    """
+
+    dependency: Callable[..., Any] | None = None
+    _: dataclasses.KW_ONLY
+    use_cache: bool = True
+    scope: DependencyScope = "request"
+    scopes: tuple[str, ...] = ()  # OAuth2 scopes a ``Security()`` dependency requires
+
+    def __post_init__(self) -> None:
+        if self.scope not in ("request", "app"):
+            raise ValueError(f"Depends scope must be 'request' or 'app', not {self.scope!r}")
+        if self.dependency is not None and not callable(self.dependency):
+            raise TypeError(f"Depends() takes a callable, not {self.dependency!r}")
+
+
+def Depends(
+    dependency: Callable[..., Any] | None = None,
+    *,
+    use_cache: bool = True,
+    scope: DependencyScope = "request",
+) -> Any:
+    """The parameter's value is what ``dependency`` returns (or yields); without one, the
+    parameter's annotation is called. ``dependency`` takes parameters as a handler does."""
+    return Dependency(dependency, use_cache=use_cache, scope=scope)
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Parameter:
     """One handler parameter, described: everything that reads a request, documents it or
@@ -155,6 +220,7 @@ class Parameter:
     metadata: tuple[Any, ...] = ()  # every other ``Annotated`` extra, as declared
     marker: Marker | None = None
     embed: bool = False  # a body parameter read from a member of the JSON object
+    dependency: Dependency | None = None  # source "dependency": what to call (resolved)
 
     @property
     def required(self) -> bool:
@@ -184,6 +250,9 @@ def unwrap(handler: Callable[..., Any]) -> Callable[..., Any]:
         handler = handler.func
     if inspect.isfunction(handler) or inspect.ismethod(handler):
         return handler
+    if inspect.isclass(handler):  # a class as a dependency: its __init__ takes the values
+        init: Callable[..., Any] = handler.__init__
+        return init
     call: Callable[..., Any] = type(handler).__call__
     return call
 
@@ -191,12 +260,15 @@ def unwrap(handler: Callable[..., Any]) -> Callable[..., Any]:
 def describe_handler(handler: Callable[..., Any]) -> str:
     """``module.qualname`` of a handler, for messages and ``hasten routes``."""
     target = unwrap(handler)
-    name = target.__qualname__.removesuffix(".__call__")
+    name = target.__qualname__.removesuffix(".__call__").removesuffix(".__init__")
     return f"{target.__module__}.{name}"
 
 
-def describe(handler: Callable[..., Any], path_names: frozenset[str]) -> tuple[Parameter, ...]:
-    """Describe each of ``handler``'s parameters; ``path_names`` are the route's path params.
+def describe(
+    handler: Callable[..., Any], path_names: frozenset[str], *, takes_path: bool = True
+) -> tuple[Parameter, ...]:
+    """Describe each of ``handler``'s parameters; ``path_names`` are the route's path params
+    (``takes_path``: each must be taken, unless the handler takes the Request).
 
     Raises TypeError, naming the handler, the parameter and what to do, for a parameter that
     no request can fill.
@@ -210,6 +282,7 @@ def describe(handler: Callable[..., Any], path_names: frozenset[str]) -> tuple[P
         _describe_one(where, parameter, hints.get(name, MISSING), path_names)
         for name, parameter in inspect.signature(handler).parameters.items()
     ]
+    _check_one_body_kind(where, described)
     bodies = [item for item in described if item.source == "body"]
     if len(bodies) > 1:
         # Several body parameters: each is a member of one JSON object, as in FastAPI.
@@ -219,7 +292,7 @@ def describe(handler: Callable[..., Any], path_names: frozenset[str]) -> tuple[P
         ]
     taken = {item.name for item in described if item.source == "path"}
     missing = path_names - taken
-    if missing and not any(item.source == "request" for item in described):
+    if takes_path and missing and not any(item.source == "request" for item in described):
         raise TypeError(f"{where} takes no parameter for path parameter(s) {sorted(missing)}")
     return tuple(described)
 
@@ -231,6 +304,12 @@ def _describe_one(
     if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
         raise TypeError(f"{where}: *args and **kwargs cannot be filled from a request")
     annotation, extras = _split_annotated(hint)
+    dependency = _dependency(where, name, annotation, extras, parameter.default)
+    if dependency is not None:
+        metadata = tuple(extra for extra in extras if not isinstance(extra, Dependency))
+        return Parameter(
+            name, "dependency", annotation, MISSING, name, (), metadata, dependency=dependency
+        )
     marker, default = _marker_and_default(where, name, extras, parameter.default)
     constraints = tuple(extra for extra in extras if isinstance(extra, msgspec.Meta))
     if marker is not None and (meta := marker.meta()) is not None:
@@ -248,6 +327,28 @@ def _describe_one(
     )
     _check_readable(where, described)
     return described
+
+
+def _dependency(
+    where: str, name: str, annotation: Any, extras: tuple[Any, ...], default: Any
+) -> Dependency | None:
+    """The parameter's ``Depends()``, its callable resolved (the annotation, when not given)."""
+    found = [extra for extra in extras if isinstance(extra, Dependency)]
+    if isinstance(default, Dependency):
+        found.append(default)
+    if not found:
+        return None
+    if len(found) > 1 or any(isinstance(extra, Marker) for extra in extras):
+        raise TypeError(f"{where}: parameter {name!r} has more than one source; give one")
+    (dependency,) = found
+    if dependency.dependency is None:
+        if not (inspect.isclass(annotation) and annotation is not Any):
+            raise TypeError(
+                f"{where}: parameter {name!r} is Depends() without a callable: give one "
+                "(Depends(get_user)), or annotate it with a class to call"
+            )
+        dependency = dataclasses.replace(dependency, dependency=annotation)
+    return dependency
 
 
 def _marker_and_default(
@@ -287,6 +388,10 @@ def _source(
         if marker is not None:
             raise TypeError(f"{where}: parameter {name!r} is the Request; it takes no marker")
         return "request"
+    if isinstance(annotation, type) and issubclass(annotation, BackgroundTasks):
+        return "background"
+    if marker is None and _is_upload(annotation):
+        return "file"
     if marker is not None:
         if (marker.source == "path") != (name in path_names) and marker.alias is None:
             route_has = "has a" if name in path_names else "has no"
@@ -297,14 +402,34 @@ def _source(
         return marker.source
     if name in path_names:
         return "path"
-    if annotation is not MISSING and shape_of(annotation) == "structured":
+    if annotation is not MISSING and (
+        shape_of(annotation) == "structured" or _is_model(annotation)
+    ):
         return "body"
     return "query"
 
 
+def _check_one_body_kind(where: str, described: list[Parameter]) -> None:
+    sources = {item.source for item in described}
+    if "body" in sources and sources & {"form", "file"}:
+        raise TypeError(
+            f"{where} reads both a JSON body and a form: a request has one body. Take the "
+            "JSON members as Form() fields, or the form's values as Body() members."
+        )
+
+
 def _check_readable(where: str, parameter: Parameter) -> None:
-    if parameter.source in ("request", "dependency"):
+    if parameter.source in ("request", "dependency", "background"):
         return
+    if parameter.source == "file":
+        if not _is_file_type(parameter.annotation):
+            raise TypeError(
+                f"{where}: parameter {parameter.name!r} is a File(): annotate it UploadFile, "
+                "bytes, or a list of either (| None when optional)"
+            )
+        return
+    if _is_model(parameter.annotation) and parameter.source in ("body", "form"):
+        return  # a pydantic model: validated by pydantic
     try:
         mi.type_info(parameter.validated_type)
     except (TypeError, ValueError) as exc:
@@ -314,7 +439,7 @@ def _check_readable(where: str, parameter: Parameter) -> None:
     if parameter.annotation is Any:
         return
     shape = parameter.shape
-    if parameter.source == "body":
+    if parameter.source in {"body", "form"}:
         ok = shape != "unsupported"
     elif parameter.source in ("query", "header"):
         ok = shape in ("scalar", "sequence")
@@ -386,10 +511,44 @@ def _shape(info: mi.Type) -> Shape:
     return "unsupported"
 
 
+def _members(annotation: Any) -> tuple[Any, ...]:
+    """The types a parameter may hold: ``X | None`` and ``list[X]`` give X."""
+    if get_origin(annotation) in _UNIONS:
+        return tuple(
+            member
+            for arg in get_args(annotation)
+            if arg is not type(None)
+            for member in _members(arg)
+        )
+    if get_origin(annotation) in (list, tuple, set, frozenset):
+        return tuple(member for arg in get_args(annotation) for member in _members(arg))
+    return (annotation,)
+
+
+def _is_upload(annotation: Any) -> bool:
+    members = _members(annotation)
+    return all(isinstance(member, type) and issubclass(member, UploadFile) for member in members)
+
+
+def _is_file_type(annotation: Any) -> bool:
+    return all(
+        member is bytes or (isinstance(member, type) and issubclass(member, UploadFile))
+        for member in _members(annotation)
+    )
+
+
+def _is_model(annotation: Any) -> bool:
+    """A pydantic model (checked without importing pydantic: a model's class has it loaded)."""
+    from .models import is_pydantic_model
+
+    return is_pydantic_model(annotation)
+
+
 def _is_request(annotation: Any) -> bool:
     if get_origin(annotation) in _UNIONS:
         return any(_is_request(arg) for arg in get_args(annotation) if arg is not type(None))
-    return isinstance(annotation, type) and issubclass(annotation, Request)
+    # A Request, or a WebSocket on a WebSocket route: the connection itself.
+    return isinstance(annotation, type) and issubclass(annotation, Connection)
 
 
 def _accepts_none(annotation: Any) -> bool:

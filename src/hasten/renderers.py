@@ -1,7 +1,7 @@
 """Renderers: how a handler's result becomes a response, chosen once from its annotation.
 
-``render(result)`` builds the Response a middleware sees; ``send(result, transport, head)``
-puts the same bytes on the wire, without building a Response where nothing needs one.
+``render(result)`` builds the Response a middleware sees; ``send(result, transport, head,
+request)`` puts the same bytes on the wire, without building a Response where nothing needs one.
 """
 
 from __future__ import annotations
@@ -12,13 +12,18 @@ from typing import Any
 
 import msgspec
 
+from .models import ResponseModel, encode_hook
 from .responses import Response, build_response, content_type_headers
 from .transport import Sending, Transport
 from .wire import allows_body
 
-__all__ = ["Renderer", "renderer_for"]
+if typing.TYPE_CHECKING:
+    from .requests import Request
 
-_json_encode = msgspec.json.encode
+__all__ = ["ModelRenderer", "Renderer", "renderer_for"]
+
+# enc_hook is called only for what msgspec cannot encode itself (a pydantic model).
+_json_encode = msgspec.json.Encoder(enc_hook=encode_hook).encode
 _JSON = "application/json"
 _JSON_HEADERS = content_type_headers(_JSON)
 
@@ -41,8 +46,10 @@ class Renderer:
             return Response(result, self.status, None, "application/octet-stream")
         return build_response(_json_encode(result), self.status, _JSON)
 
-    def send(self, result: Any, transport: Transport, head: bool) -> Sending:
-        return self.render(result).send(transport, head)
+    def send(
+        self, result: Any, transport: Transport, head: bool, request: Request | None
+    ) -> Sending:
+        return self.render(result).send(transport, head, request)
 
 
 class JSONRenderer(Renderer):
@@ -59,11 +66,45 @@ class JSONRenderer(Renderer):
             return result
         return build_response(_json_encode(result), self.status, _JSON)
 
-    def send(self, result: Any, transport: Transport, head: bool) -> Sending:
+    def send(
+        self, result: Any, transport: Transport, head: bool, request: Request | None
+    ) -> Sending:
         if head or not self._plain or isinstance(result, Response):
-            return self.render(result).send(transport, head)
+            return self.render(result).send(transport, head, request)
         # perf: what render(result).send() would do, without the Response object.
         return transport.response_bytes(self.status, _JSON_HEADERS, _json_encode(result))
+
+
+class ModelRenderer(JSONRenderer):
+    """A route with a response model: only the model's fields are sent (validated too, if the
+    route asks); a result of exactly the model's class, with no model inside, as it is."""
+
+    __slots__ = ("_exact", "_model")
+
+    def __init__(self, status: int, model: ResponseModel) -> None:
+        super().__init__(status)
+        self._model = model
+        self._exact = model.exact
+
+    def _encode(self, result: Any) -> bytes:
+        if type(result) is self._exact:
+            return _json_encode(result)
+        return _json_encode(self._model.prepare(result))
+
+    def render(self, result: Any) -> Response:
+        if isinstance(result, Response):
+            return result
+        return build_response(self._encode(result), self.status, _JSON)
+
+    def send(
+        self, result: Any, transport: Transport, head: bool, request: Request | None
+    ) -> Sending:
+        if type(result) is self._exact and self._plain and not head:
+            # perf: a result of the model's own class is JSONRenderer's fast path.
+            return transport.response_bytes(self.status, _JSON_HEADERS, _json_encode(result))
+        if head or not self._plain or isinstance(result, Response):
+            return self.render(result).send(transport, head, request)
+        return transport.response_bytes(self.status, _JSON_HEADERS, self._encode(result))
 
 
 class TypedRenderer(Renderer):

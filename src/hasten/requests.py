@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +13,7 @@ from .errors import HTTPError
 
 if TYPE_CHECKING:
     from .app import App
+    from .forms import FormData
 
 __all__ = ["Request"]
 
@@ -25,7 +27,7 @@ class Request(Connection):
     come from; nothing else knows which protocol served the request.
     """
 
-    __slots__ = ("_body", "_body_limit", "_streamed", "method")
+    __slots__ = ("_body", "_body_limit", "_form", "_streamed", "method")
 
     def __init__(
         self,
@@ -42,6 +44,7 @@ class Request(Connection):
         self._body_limit = body_limit
         self._body: bytes | None = None
         self._streamed = False
+        self._form: FormData | None = None
 
     # The protocol adapters implement these.
     def _read_whole(self) -> Awaitable[bytes] | None:
@@ -51,6 +54,28 @@ class Request(Connection):
 
     def _body_chunks(self) -> AsyncIterable[bytes]:
         raise NotImplementedError
+
+    def _client_disconnect(self) -> Awaitable[None]:
+        """Done when the client has gone away."""
+        raise NotImplementedError
+
+    async def is_disconnected(self) -> bool:
+        """Whether the client has gone away, so that a long handler can stop early.
+
+        It looks without waiting; a departure the server has only just seen may show on the
+        next call.
+        """
+        watch = self.disconnected()
+        if not watch.done():
+            await asyncio.sleep(0)  # let a departure already known reach the loop
+        if watch.done():
+            return True
+        watch.cancel()
+        return False
+
+    def disconnected(self) -> asyncio.Future[None]:
+        """A future done when the client has gone away; cancel it when no longer needed."""
+        return asyncio.ensure_future(self._client_disconnect())
 
     @property
     def content_type(self) -> str:
@@ -84,6 +109,32 @@ class Request(Connection):
             return
         async for chunk in self._limited_chunks():
             yield chunk
+
+    async def _chunks(self) -> AsyncIterator[bytes]:
+        """The body in chunks as the server hands them over, never in one read (a form
+        streams through its parser), held to ``max_body_size``; not kept."""
+        if self._body is not None:
+            yield self._body
+            return
+        self._start_reading()
+        self._allowed_length()
+        async for chunk in self._limited_chunks():
+            yield chunk
+
+    async def form(self) -> FormData:
+        """The body as a form (urlencoded or multipart), parsed once within the app's form
+        limits; files are ``UploadFile``s."""
+        if self._form is None:
+            from .forms import read_form
+
+            form = self._form = await read_form(self, self.app.settings)
+            if form.has_files:  # closed once the response is sent
+                from .dependencies import Cleanup
+
+                if self._cleanup is None:
+                    self._cleanup = Cleanup(None)
+                self._cleanup.form = form
+        return self._form
 
     async def json(self) -> Any:
         """The body decoded as JSON; malformed JSON is a 400."""

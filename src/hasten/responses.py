@@ -1,20 +1,28 @@
-"""Response kinds, each sending itself through a Transport: a whole body, a stream, a file."""
+"""Response kinds, each sending itself through a Transport: a whole body, or a stream.
+
+Files are in ``files.py``, Server-Sent Events in ``sse.py``; all send themselves the same way:
+``response.send(transport, head, request)``.
+"""
 
 from __future__ import annotations
 
-import mimetypes
-import os
-from collections.abc import AsyncIterable, Iterable, Mapping
-from typing import Any
+import asyncio
+import contextlib
+import threading
+from collections.abc import AsyncIterable, Coroutine, Iterable, Iterator, Mapping
+from concurrent.futures import Executor
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from .datastructures import MutableHeaders
-from .transport import Sending, Transport
+from .transport import CLIENT_GONE, Sending, StreamWriter, Transport
 from .wire import HeaderList, allows_body, frame
 
+if TYPE_CHECKING:
+    from .requests import Request
+
 __all__ = [
-    "FileResponse",
     "HTMLResponse",
     "JSONResponse",
     "PlainTextResponse",
@@ -77,8 +85,12 @@ class Response:
             self.raw_headers = self._headers._items
         return self._headers
 
-    def send(self, transport: Transport, head: bool) -> Sending:
-        """Send this response; ``head``: the request was HEAD, so headers only."""
+    def send(self, transport: Transport, head: bool, request: Request | None) -> Sending:
+        """Send this response; ``head``: the request was HEAD, so headers only.
+
+        ``request`` is what it answers, when the serve step built one: a file reads its
+        conditional and range headers, a stream the app's thread pool.
+        """
         status = self.status
         if self._headers is None and not head and allows_body(status):
             # perf: the common response goes out as built; the server adds Content-Length.
@@ -162,7 +174,11 @@ Chunks = AsyncIterable[bytes | str] | Iterable[bytes | str]
 class StreamingResponse(Response):
     """A body sent as ``content`` yields it, chunk by chunk (bytes, or str sent as UTF-8).
 
-    Its length is not known in advance: the server frames it (chunked on HTTP/1.1).
+    ``content`` is an async iterable, or a sync one (a plain generator) that then runs on the
+    app's thread pool, never on the event loop. Each chunk is handed to the server before the
+    next is asked for; when the client goes away the stream stops and ``content`` is closed
+    (a generator's ``finally`` runs). Its length is not known in advance: the server frames it
+    (chunked on HTTP/1.1).
     """
 
     __slots__ = ("content",)
@@ -178,26 +194,111 @@ class StreamingResponse(Response):
         self.content = content
 
     def __repr__(self) -> str:
-        return f"<StreamingResponse {self.status} {self.media_type}>"
+        return f"<{type(self).__name__} {self.status} {self.media_type}>"
 
-    async def send(self, transport: Transport, head: bool) -> None:
+    async def send(self, transport: Transport, head: bool, request: Request | None) -> None:
         status = self.status
         writer = transport.response_stream(status, frame(status, self.raw_headers, None))
         content = self.content
+        chunks = (
+            content if isinstance(content, AsyncIterable) else InThreads(content, threads(request))
+        )
         try:
             if head or not allows_body(status):
                 return
-            if isinstance(content, AsyncIterable):
-                async for chunk in content:
-                    await writer.send_bytes(chunk.encode() if isinstance(chunk, str) else chunk)
-            else:
-                for chunk in content:
-                    await writer.send_bytes(chunk.encode() if isinstance(chunk, str) else chunk)
+            await until_disconnect(self.pump(chunks, writer), transport)
         finally:
-            await _close(content)
+            await close_chunks(chunks)
+
+    async def pump(self, chunks: AsyncIterable[Any], writer: StreamWriter) -> None:
+        """Send every chunk: what runs until the content ends or the client leaves."""
+        try:
+            async for chunk in chunks:
+                await writer.send_bytes(chunk.encode() if isinstance(chunk, str) else chunk)
+        except CLIENT_GONE:
+            return  # the client left between two chunks: the stream ends here
 
 
-async def _close(content: Chunks) -> None:
+def threads(request: Request | None) -> Executor | None:
+    """The app's thread pool, for blocking work a response does (None: the loop's default)."""
+    if request is None:
+        return None
+    runtime = request.app.runtime
+    return runtime.pools.threads if runtime is not None else None
+
+
+async def until_disconnect(work: Coroutine[Any, Any, None], transport: Transport) -> None:
+    """Run ``work`` until it ends or the client goes away, whichever comes first; after it,
+    nothing of ``work`` is left running. Its own exceptions propagate."""
+    task = asyncio.ensure_future(work)
+    gone = asyncio.ensure_future(transport.client_disconnect())
+    try:
+        await asyncio.wait((task, gone), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+        task.cancel()  # nothing when it is done
+        # Cancelled: the client left, or the serve step itself was cancelled.
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+_DONE = object()
+
+
+class InThreads:
+    """A sync iterable iterated on a thread pool, one ``next()`` per chunk, as an async one.
+
+    Closing it closes the iterable on the pool too; a ``next()`` still running when it is
+    closed (it cannot be interrupted) closes the generator as soon as it returns.
+    """
+
+    __slots__ = ("_closing", "_iterator", "_lock", "_running", "_source", "_threads")
+
+    def __init__(self, source: Iterable[Any], pool: Executor | None) -> None:
+        self._source = source
+        self._iterator: Iterator[Any] | None = None
+        self._threads = pool
+        self._lock = threading.Lock()
+        self._running = self._closing = False
+
+    def __aiter__(self) -> InThreads:
+        return self
+
+    async def __anext__(self) -> Any:
+        if self._iterator is None:
+            self._iterator = iter(self._source)
+        loop = asyncio.get_running_loop()
+        chunk = await loop.run_in_executor(self._threads, self._step, self._iterator)
+        if chunk is _DONE:
+            raise StopAsyncIteration
+        return chunk
+
+    def _step(self, iterator: Iterator[Any]) -> Any:
+        with self._lock:
+            self._running = True
+        try:
+            return next(iterator, _DONE)
+        finally:
+            with self._lock:
+                self._running = False
+                close_now = self._closing
+            if close_now:
+                self._close()
+
+    async def aclose(self) -> None:
+        with self._lock:
+            self._closing = True
+            running = self._running
+        if not running:
+            await asyncio.get_running_loop().run_in_executor(self._threads, self._close)
+
+    def _close(self) -> None:
+        close = getattr(self._source, "close", None)
+        if close is not None:
+            close()
+
+
+async def close_chunks(content: Any) -> None:
     """Close a generator whether or not it ran, so its cleanup is never left pending."""
     aclose = getattr(content, "aclose", None)
     if aclose is not None:
@@ -206,31 +307,3 @@ async def _close(content: Chunks) -> None:
     close = getattr(content, "close", None)
     if close is not None:
         close()
-
-
-class FileResponse(Response):
-    """The file at ``path``; under Granian the server sends it from its own threads."""
-
-    __slots__ = ("path",)
-
-    def __init__(
-        self,
-        path: str | os.PathLike[str],
-        status: int = 200,
-        headers: Mapping[str, str] | None = None,
-        media_type: str | None = None,
-    ) -> None:
-        self.path = os.fspath(path)
-        if media_type is None:
-            media_type = mimetypes.guess_type(self.path)[0] or "application/octet-stream"
-        super().__init__(b"", status, headers, media_type)
-
-    def __repr__(self) -> str:
-        return f"<FileResponse {self.status} {self.media_type} {self.path!r}>"
-
-    def send(self, transport: Transport, head: bool) -> Sending:
-        status = self.status
-        headers = frame(status, self.raw_headers, os.stat(self.path).st_size)
-        if head or not allows_body(status):
-            return transport.response_bytes(status, headers, b"")
-        return transport.response_file(status, headers, self.path)

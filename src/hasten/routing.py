@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import typing
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, TypedDict, TypeVar, Unpack
 
-from .endpoints import Endpoint, Offload, RouteOptions
+from .dependencies import AppDependencies
+from .endpoints import Endpoint, Offload, RouteOptions, check_dependencies
 from .matcher import CompiledRoute
+from .mounts import MOUNT_PATH, MountEndpoint, is_native
+from .params import Dependency, Parameter
 from .paths import PathTemplate
 from .pools import Pools
 
@@ -16,6 +20,8 @@ __all__ = ["Route", "Router"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"})
+# What a WebSocket route is registered under, beside the HTTP methods: one matcher serves both.
+WEBSOCKET = "WEBSOCKET"
 
 
 class RouteKeywords(TypedDict, total=False):
@@ -26,45 +32,87 @@ class RouteKeywords(TypedDict, total=False):
     executor: Executor | None
     max_concurrency: int | None
     timeout: float | None
+    tags: Sequence[str]
+    summary: str | None
+    description: str | None
+    response_description: str
+    responses: Mapping[int | str, Mapping[str, Any]]
+    deprecated: bool
+    operation_id: str | None
+    include_in_schema: bool
+    openapi_extra: Mapping[str, Any] | None
+    dependencies: Sequence[Any]
+    response_model: Any
+    validate_response: bool
 
 
 @dataclass(frozen=True, slots=True)
 class Route:
-    """A registered route: its parsed path, methods and compiled endpoint."""
+    """A registered route: its parsed path, methods and compiled endpoint, and the OpenAPI
+    tags and the dependencies of the routers (and app) it was included through."""
 
     template: PathTemplate
     methods: frozenset[str]
     endpoint: Endpoint
+    tags: tuple[str, ...] = ()
+    dependencies: tuple[Dependency, ...] = ()
 
     @property
     def path(self) -> str:
         return self.template.path
 
-    def with_prefix(self, prefix: str) -> Route:
-        return Route(self.template.with_prefix(prefix), self.methods, self.endpoint)
+    def with_prefix(
+        self, prefix: str, tags: Sequence[str] = (), dependencies: Sequence[Dependency] = ()
+    ) -> Route:
+        template = self.template.with_prefix(prefix)
+        return Route(
+            template,
+            self.methods,
+            self.endpoint,
+            (*tags, *self.tags),
+            (*dependencies, *self.dependencies),
+        )
+
+    @property
+    def request_parameters(self) -> tuple[Parameter, ...]:
+        """Every request value this route reads: its handler's, and those of every
+        dependency of the handler, the route, its routers and the app (for OpenAPI)."""
+        return self.endpoint.request_parameters_with(self.dependencies)
+
+    @property
+    def security(self) -> list[tuple[Any, tuple[str, ...]]]:
+        """The security schemes among this route's dependencies, with the scopes asked."""
+        return self.endpoint.security_with(self.dependencies)
 
     @property
     def label(self) -> str:
         """``GET /items/{id}``: how logs and errors name the route."""
         return f"{'|'.join(sorted(self.methods))} {self.path}"
 
-    def compile(self, pools: Pools) -> CompiledRoute:
-        """What the matcher serves for this route in one app: its endpoint bound to ``pools``."""
-        target = self.endpoint.bind(pools, self.label)
+    def compile(self, pools: Pools, dependencies: AppDependencies | None = None) -> CompiledRoute:
+        """What the matcher serves for this route in one app: its endpoint bound to ``pools``
+        and, where it has dependencies, to the app's (overrides, app-scoped values)."""
+        target = self.endpoint.bind(pools, self.label, self.dependencies, dependencies)
+        target.websocket = WEBSOCKET in self.methods
         return CompiledRoute(self.template, self.methods, target, f"{self.label} ({target.name})")
 
 
 class Router:
     """A group of routes under a common prefix, included into an App with ``app.include``."""
 
-    def __init__(self, prefix: str = "") -> None:
+    def __init__(
+        self, prefix: str = "", *, tags: Sequence[str] = (), dependencies: Sequence[Any] = ()
+    ) -> None:
         if prefix and (not prefix.startswith("/") or prefix.endswith("/")):
             raise ValueError(f"Router prefix {prefix!r} must start with '/' and not end with it")
         if "{" in prefix:
             raise ValueError(f"Router prefix {prefix!r} cannot hold path parameters")
         self.prefix = prefix
+        self.tags = tuple(tags)  # OpenAPI tags of every route here, before the route's own
+        # Depends() run before every route's own, for each request (their values unused).
+        self.dependencies = check_dependencies(dependencies, f"Router({prefix!r})")
         self._routes: list[Route] = []
-        self._children: list[tuple[str, Router]] = []
+        self._children: list[tuple[str, Router, tuple[str, ...], tuple[Dependency, ...]]] = []
         self._frozen = False
 
     def route(
@@ -74,7 +122,12 @@ class Router:
 
         Keywords: ``status`` (default 200); ``offload="process"`` to run it in the app's
         process pool; ``executor=`` any ``concurrent.futures.Executor`` (a Dask cluster's);
-        ``max_concurrency`` (503 past it); ``timeout`` in seconds (504 past it).
+        ``max_concurrency`` (503 past it); ``timeout`` in seconds (504 past it). For OpenAPI,
+        as FastAPI names them: ``tags``, ``summary``, ``description``,
+        ``response_description``, ``responses``, ``deprecated``, ``operation_id``,
+        ``include_in_schema``, ``openapi_extra``. ``dependencies=[Depends(...)]`` run before
+        the handler; ``response_model=`` (else the return annotation) filters what is sent,
+        validated too with ``validate_response=True``.
         """
 
         def register(func: F) -> F:
@@ -97,7 +150,34 @@ class Router:
         if unknown or not wanted:
             raise ValueError(f"Route {path!r}: unknown HTTP method(s) {sorted(unknown) or '[]'}")
         template = PathTemplate.parse(path)
-        route = Route(template, wanted, Endpoint(func, template, RouteOptions(**options)))
+        endpoint = Endpoint(func, template, RouteOptions(**options))
+        _check_connection_types(endpoint, websocket=False)
+        route = Route(template, wanted, endpoint)
+        self._routes.append(route)
+        return route
+
+    def websocket(self, path: str) -> Callable[[F], F]:
+        """Register the decorated ``async def`` for WebSocket connections to ``path``.
+
+        It takes the same path, query, header and cookie parameters as an HTTP handler, and
+        the connection as a ``WebSocket`` parameter.
+        """
+
+        def register(func: F) -> F:
+            self.add_websocket_route(path, func)
+            return func
+
+        return register
+
+    def add_websocket_route(self, path: str, func: Callable[..., Any]) -> Route:
+        """Register ``func`` for WebSocket connections to ``path``."""
+        self._check_open(f"add the WebSocket route {path!r}")
+        template = PathTemplate.parse(path)
+        endpoint = Endpoint(func, template, RouteOptions())
+        if endpoint.runs_on != "event loop":
+            raise TypeError(f"WebSocket handler {endpoint.name} must be an async def")
+        _check_connection_types(endpoint, websocket=True)
+        route = Route(template, frozenset({WEBSOCKET}), endpoint)
         self._routes.append(route)
         return route
 
@@ -122,24 +202,57 @@ class Router:
     def options(self, path: str, **options: Unpack[RouteKeywords]) -> Callable[[F], F]:
         return self.route(path, ("OPTIONS",), **options)
 
-    def include(self, router: Router, prefix: str = "") -> None:
-        """Serve ``router``'s routes here, under ``prefix`` + the router's own prefix."""
+    def mount(self, prefix: str, app: Any) -> None:
+        """Serve ``app`` under ``prefix``: any ASGI app (a Starlette or FastAPI app, with
+        ``root_path`` set to the prefix), or ``StaticFiles``. Routes of this app under the
+        prefix still win; the mount catches the rest."""
+        self._check_open(f"mount {prefix!r}")
+        if not prefix.startswith("/") or prefix.endswith("/") or "{" in prefix:
+            raise ValueError(
+                f"Mount prefix {prefix!r} must start with '/', not end with it, and hold no "
+                "path parameters"
+            )
+        if not (is_native(app) or callable(app)):
+            raise TypeError(f"Cannot mount {app!r}: it is neither an ASGI app nor StaticFiles")
+        methods: frozenset[str] = (
+            frozenset(app.methods) if is_native(app) else HTTP_METHODS | {WEBSOCKET}
+        )
+        endpoint = MountEndpoint(app)
+        for path in (prefix, f"{prefix}/{{{MOUNT_PATH}:path}}"):
+            self._routes.append(Route(PathTemplate.parse(path), methods, endpoint))
+
+    def include(
+        self,
+        router: Router,
+        prefix: str = "",
+        *,
+        tags: Sequence[str] = (),
+        dependencies: Sequence[Any] = (),
+    ) -> None:
+        """Serve ``router``'s routes here, under ``prefix`` + the router's own prefix
+        (``tags``: OpenAPI tags for each of them, before the router's own; ``dependencies``:
+        run before the router's own)."""
         self._check_open("include a router")
         if router is self:
             raise ValueError("A router cannot include itself")
-        self._children.append((prefix, router))
+        checked = check_dependencies(dependencies, f"include({prefix!r})")
+        self._children.append((prefix, router, tuple(tags), checked))
 
     @property
     def routes(self) -> list[Route]:
         """Every route, included routers' too, with full paths."""
-        collected = [route.with_prefix(self.prefix) for route in self._routes]
-        for prefix, child in self._children:
-            collected.extend(route.with_prefix(self.prefix + prefix) for route in child.routes)
+        own = self.dependencies
+        collected = [route.with_prefix(self.prefix, self.tags, own) for route in self._routes]
+        for prefix, child, tags, dependencies in self._children:
+            collected.extend(
+                route.with_prefix(self.prefix + prefix, (*self.tags, *tags), (*own, *dependencies))
+                for route in child.routes
+            )
         return collected
 
     def _freeze(self) -> None:
         self._frozen = True
-        for _, child in self._children:
+        for _, child, _, _ in self._children:
             child._freeze()
 
     def _check_open(self, action: str) -> None:
@@ -148,3 +261,28 @@ class Router:
                 f"Cannot {action}: the app has started and its routes are compiled. "
                 "Register routes before the app starts."
             )
+
+
+def _check_connection_types(endpoint: Endpoint, *, websocket: bool) -> None:
+    """An HTTP handler takes the Request, a WebSocket handler the WebSocket, and no body."""
+    from .requests import Request
+    from .websockets import WebSocket
+
+    wanted, other = (WebSocket, Request) if websocket else (Request, WebSocket)
+    for parameter in endpoint.parameters:
+        annotation = parameter.annotation
+        if parameter.source == "request" and _names(annotation, other):
+            raise TypeError(
+                f"{endpoint.name}: parameter {parameter.name!r} is a {other.__name__}, but this "
+                f"is {'a WebSocket' if websocket else 'an HTTP'} route: take a {wanted.__name__}"
+            )
+        if websocket and parameter.source == "body":
+            raise TypeError(
+                f"{endpoint.name}: a WebSocket handler has no request body to read "
+                f"{parameter.name!r} from; receive it with websocket.receive_json()"
+            )
+
+
+def _names(annotation: Any, kind: type) -> bool:
+    members = typing.get_args(annotation) or (annotation,)
+    return any(isinstance(member, type) and issubclass(member, kind) for member in members)

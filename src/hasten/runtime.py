@@ -7,22 +7,33 @@ monitor and the gate on requests in flight depend only on the app, so they are d
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import inspect
 import logging
 from collections.abc import Callable
 from types import CodeType
 from typing import TYPE_CHECKING, Any
 
 from .connection import NO_PATH_PARAMS, PathParams
-from .errors import HTTPError, error_response, server_error_response
+from .dependencies import AppDependencies
+from .errors import ExceptionHandlers, HTTPError, server_error_response
 from .matcher import Matcher
 from .middleware import build_chain
 from .monitor import LoopMonitor
 from .overload import InFlight
-from .params import unwrap
+from .params import describe_handler, unwrap
 from .pools import Pools
 from .requests import Request
 from .responses import Response
-from .transport import Transport
+from .transport import Sending, Transport
+from .websockets import (
+    GOING_AWAY,
+    INTERNAL_ERROR,
+    POLICY_VIOLATION,
+    WebSocket,
+    WebSocketDisconnect,
+)
 
 if TYPE_CHECKING:
     from .app import App
@@ -50,8 +61,12 @@ class Runtime:
         self.pools = Pools(
             settings.max_threads, settings.max_processes, settings.process_threads, needs_processes
         )
+        self.exception_handlers = ExceptionHandlers(app.exception_handlers)
+        # The overrides in force and the values of scope="app" dependencies, for this run.
+        self.dependencies = AppDependencies(app.dependency_overrides)
         try:
-            self.matcher = Matcher([route.compile(self.pools) for route in routes])
+            compiled = [route.compile(self.pools, self.dependencies) for route in routes]
+            self.matcher = Matcher(compiled)
         except BaseException:
             self.pools.shutdown()
             raise
@@ -59,6 +74,8 @@ class Runtime:
         self.match_dynamic = self.matcher.match_dynamic
         self.static_targets = self.matcher.static_targets
         self.in_flight = InFlight(settings.max_in_flight)
+        # Open WebSockets and the tasks serving them: shutdown closes those left with 1001.
+        self.sockets: dict[WebSocket, asyncio.Task[Any] | None] = {}
         self.chain = build_chain(middlewares, self.dispatch) if middlewares else None
         self.monitor: LoopMonitor | None = None
         if settings.block_threshold is not None:
@@ -87,9 +104,7 @@ class Runtime:
         gate = self.in_flight
         head = method == "HEAD"
         if gate.count >= gate.limit:
-            sending = gate.refuse().send(transport, head)
-            if sending is not None:
-                await sending
+            await _sent(gate.refuse().send(transport, head, None))
             return
         gate.count += 1
         request = None
@@ -110,18 +125,80 @@ class Runtime:
                         result = await target.invoke(request)
                     else:
                         result = await target.invoke()
-                    sending = target.send(result, transport, head)
+                    sending = target.send(result, transport, head, request)
                 else:
                     request = reader(self.app, self.body_limit, scope, transport, NO_PATH_PARAMS)
-                    sending = (await self.chain(request)).send(transport, head)
+                    sending = (await self.chain(request)).send(transport, head, request)
             except Exception as exc:
                 if request is None:
                     request = reader(self.app, self.body_limit, scope, transport, NO_PATH_PARAMS)
-                sending = self.error_response(request, exc).send(transport, head)
+                sending = (await self.error_response(request, exc)).send(transport, head, request)
             if sending is not None:
                 await sending
         finally:
+            # After-send work (yield dependencies' cleanup, background tasks) hangs on the
+            # Request of the routes that have any: for every other request this is one
+            # check. It runs with the in-flight slot still held, so shutdown drains it too.
+            if request is not None and request._cleanup is not None:
+                cleanup, request._cleanup = request._cleanup, None
+                await cleanup.after_response()
             gate.count -= 1
+
+    async def serve_websocket(self, path: str, websocket: WebSocket) -> None:
+        """Serve one WebSocket connection: match, invoke the handler, close what it left open.
+
+        A path without a WebSocket route refuses the handshake (404, or 403 where an HTTP route
+        has the path); a handler's HTTPError before ``accept()`` refuses it with its status.
+        """
+        target, params = self.match("WEBSOCKET", path)
+        if not target.websocket:
+            status = 403 if self.matcher.allowed_methods(path) else 404
+            await self._end_websocket(websocket, status, 1000)
+            return
+        websocket.path_params = params
+        self.sockets[websocket] = asyncio.current_task()
+        try:
+            if target.takes_request:
+                await target.invoke(websocket)
+            else:
+                await target.invoke()
+        except WebSocketDisconnect:
+            pass
+        except HTTPError as exc:
+            await self._end_websocket(websocket, exc.status, POLICY_VIOLATION)
+        except Exception as exc:
+            logger.error(
+                "Unhandled exception in WebSocket %s", path[:LOGGED_PATH_LENGTH], exc_info=exc
+            )
+            await self._end_websocket(websocket, 500, INTERNAL_ERROR)
+        finally:
+            del self.sockets[websocket]
+        if websocket.connection_state != "closed":
+            await self._end_websocket(websocket, 403, 1000)
+        if websocket._cleanup is not None:  # yield dependencies' exits, background tasks
+            cleanup, websocket._cleanup = websocket._cleanup, None
+            await cleanup.after_response()
+
+    @staticmethod
+    async def _end_websocket(websocket: WebSocket, status: int, code: int) -> None:
+        with contextlib.suppress(Exception):  # the client may have gone already
+            if websocket.connection_state == "connecting":
+                await websocket.refuse(status)
+            else:
+                await websocket.close(code)
+
+    async def close_websockets(self, timeout: float) -> None:
+        """Shutdown: wait up to ``timeout`` seconds for WebSockets to end, then close those
+        left with 1001 (going away) and stop their handlers."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self.sockets and loop.time() < deadline:
+            await asyncio.sleep(0.01)
+        for websocket, task in list(self.sockets.items()):
+            with contextlib.suppress(Exception):
+                await websocket.close(GOING_AWAY, "server shutting down")
+            if task is not None:
+                task.cancel()
 
     async def dispatch(self, request: Request) -> Response:
         """Route, run the handler, render: the innermost link of the middleware chain.
@@ -134,19 +211,40 @@ class Runtime:
                 return target.render(await target.invoke(request))
             return target.render(await target.invoke())
         except Exception as exc:
-            return self.error_response(request, exc)
+            return await self.error_response(request, exc)
 
-    def error_response(self, request: Request, exc: Exception) -> Response:
-        """The response for an exception: its own for an HTTPError, else a logged 500."""
-        if isinstance(exc, HTTPError):
-            return error_response(exc)
+    async def error_response(self, request: Request, exc: Exception) -> Response:
+        """The response for an exception: its exception handler's (the app's, else the
+        default for HTTPError and RequestValidationError), else a logged 500. A handler that
+        fails is a logged 500 too."""
+        handler = self.exception_handlers.lookup(exc)
+        if handler is None:
+            self._log(request, "Unhandled exception while serving", exc)
+            return server_error_response(exc, self.debug)
+        try:
+            response = handler(request, exc)
+            if inspect.isawaitable(response):
+                response = await response
+            if not isinstance(response, Response):
+                raise TypeError(
+                    f"The exception handler {describe_handler(handler)} returned "
+                    f"{type(response).__name__}, not a Response"
+                )
+            return response
+        except Exception as failure:
+            self._log(request, f"The exception handler for {exc!r} failed while serving", failure)
+            return server_error_response(failure, self.debug)
+
+    @staticmethod
+    def _log(request: Request, what: str, exc: BaseException) -> None:
         logger.error(
-            "Unhandled exception while serving %s %s",
-            request.method,
-            request.path[:LOGGED_PATH_LENGTH],
-            exc_info=exc,
+            "%s %s %s", what, request.method, request.path[:LOGGED_PATH_LENGTH], exc_info=exc
         )
-        return server_error_response(exc, self.debug)
+
+
+async def _sent(sending: Sending) -> None:
+    if sending is not None:
+        await sending
 
 
 def _codes(routes: list[Route], middlewares: list[Middleware]) -> dict[CodeType, str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, fields
-from typing import TypedDict
+from typing import Any, TypedDict
 
 __all__ = ["Settings", "SettingsKeywords"]
 
@@ -15,6 +15,11 @@ DEFAULT_PROCESS_THREADS = 4
 DEFAULT_MAX_IN_FLIGHT = 1000
 DEFAULT_SHUTDOWN_TIMEOUT = 30.0
 DEFAULT_BLOCK_THRESHOLD = 0.1
+DEFAULT_MAX_FORM_PARTS = 1000
+DEFAULT_MAX_FORM_FIELD_SIZE = 1_048_576
+DEFAULT_MAX_FILE_SIZE = 104_857_600
+DEFAULT_FORM_SPOOL_SIZE = 1_048_576
+DEFAULT_WEBSOCKET_MAX_SIZE = 1_048_576
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -63,10 +68,91 @@ class Settings:
             "(None turns the monitor off)."
         },
     )
+    websocket_max_size: int = field(
+        default=DEFAULT_WEBSOCKET_MAX_SIZE,
+        metadata={
+            "help": "Largest WebSocket message in bytes (characters for text) a handler "
+            "receives; a larger one closes the socket with 1009."
+        },
+    )
+    websocket_idle_timeout: float | None = field(
+        default=None,
+        metadata={
+            "help": "Seconds a WebSocket handler waits in receive before the socket is "
+            "closed with 1001 (None: it waits as long as the client stays)."
+        },
+    )
+
+    # Forms and uploads.
+    max_form_parts: int = field(
+        default=DEFAULT_MAX_FORM_PARTS,
+        metadata={"help": "Fields and files a form may have; more gets 413."},
+    )
+    max_form_field_size: int = field(
+        default=DEFAULT_MAX_FORM_FIELD_SIZE,
+        metadata={
+            "help": "Largest form field that is not a file, in bytes; a larger one gets 413."
+        },
+    )
+    max_file_size: int = field(
+        default=DEFAULT_MAX_FILE_SIZE,
+        metadata={
+            "help": "Largest uploaded file in bytes; a larger one gets 413 (the whole body is "
+            "also held to max_body_size)."
+        },
+    )
+    form_spool_size: int = field(
+        default=DEFAULT_FORM_SPOOL_SIZE,
+        metadata={
+            "help": "Bytes of an uploaded file kept in memory; past it the file moves to a "
+            "temporary file on disk."
+        },
+    )
+    # OpenAPI and the docs page (FastAPI's names).
+    title: str = field(default="hasten", metadata={"help": "The API's title in OpenAPI."})
+    version: str = field(default="0.1.0", metadata={"help": "The API's version in OpenAPI."})
+    summary: str | None = field(
+        default=None, metadata={"help": "A one-line summary of the API (OpenAPI 3.1 only)."}
+    )
+    description: str | None = field(
+        default=None, metadata={"help": "The API's description in OpenAPI (Markdown)."}
+    )
+    openapi_version: str = field(
+        default="3.1.0",
+        metadata={"help": "The OpenAPI version served: 3.1.x, or 3.0.x for older clients."},
+    )
+    openapi_url: str | None = field(
+        default="/openapi.json",
+        metadata={"help": "Where the OpenAPI document is served (None: nowhere, and no docs)."},
+    )
+    docs_url: str | None = field(
+        default="/docs",
+        metadata={"help": "Where Swagger UI is served, offline (None: nowhere)."},
+    )
+    servers: list[dict[str, Any]] | None = field(
+        default=None, metadata={"help": "OpenAPI Server Objects: where the API is served."}
+    )
+    openapi_tags: list[dict[str, Any]] | None = field(
+        default=None, metadata={"help": "OpenAPI Tag Objects: tag descriptions and order."}
+    )
+    terms_of_service: str | None = field(
+        default=None, metadata={"help": "A URL to the API's terms of service."}
+    )
+    contact: dict[str, Any] | None = field(
+        default=None, metadata={"help": "OpenAPI Contact Object: name, url, email."}
+    )
+    license_info: dict[str, Any] | None = field(
+        default=None, metadata={"help": "OpenAPI License Object: name, and url or identifier."}
+    )
 
     def __post_init__(self) -> None:
         for name in (
             "max_body_size",
+            "max_form_parts",
+            "max_form_field_size",
+            "max_file_size",
+            "form_spool_size",
+            "websocket_max_size",
             "max_threads",
             "max_processes",
             "process_threads",
@@ -78,6 +164,18 @@ class Settings:
             raise ValueError(f"shutdown_timeout cannot be negative, got {self.shutdown_timeout}")
         if self.block_threshold is not None and self.block_threshold <= 0:
             raise ValueError(f"block_threshold must be positive, got {self.block_threshold}")
+        for name in ("openapi_url", "docs_url"):
+            url = getattr(self, name)
+            if url is not None and (not url.startswith("/") or url.endswith("/")):
+                raise ValueError(f"{name} must start with '/' and not end with it, got {url!r}")
+        if not self.openapi_version.startswith(("3.0.", "3.1.")):
+            raise ValueError(
+                f"openapi_version must be 3.0.x or 3.1.x, got {self.openapi_version!r}"
+            )
+        if self.websocket_idle_timeout is not None and self.websocket_idle_timeout <= 0:
+            raise ValueError(
+                f"websocket_idle_timeout must be positive, got {self.websocket_idle_timeout}"
+            )
 
     @classmethod
     def documentation(cls) -> list[tuple[str, str, str]]:
@@ -103,3 +201,21 @@ class SettingsKeywords(TypedDict, total=False):
     max_in_flight: int
     shutdown_timeout: float
     block_threshold: float | None
+    websocket_max_size: int
+    websocket_idle_timeout: float | None
+    max_form_parts: int
+    max_form_field_size: int
+    max_file_size: int
+    form_spool_size: int
+    title: str
+    version: str
+    summary: str | None
+    description: str | None
+    openapi_version: str
+    openapi_url: str | None
+    docs_url: str | None
+    servers: list[dict[str, Any]] | None
+    openapi_tags: list[dict[str, Any]] | None
+    terms_of_service: str | None
+    contact: dict[str, Any] | None
+    license_info: dict[str, Any] | None

@@ -8,20 +8,22 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Coroutine, Iterator
+from collections.abc import Awaitable, Coroutine, Iterator
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote
 
 import httpx
-from granian._granian import RSGIProtocolError
+import msgspec
+from granian._granian import RSGIProtocolClosed, RSGIProtocolError
 
 from .servers import Interface
+from .websockets import WebSocketDisconnect
 
 if TYPE_CHECKING:
     from .app import App
 
-__all__ = ["TestClient"]
+__all__ = ["TestClient", "WebSocketDenied", "WebSocketSession"]
 
 T = TypeVar("T")
 CLIENT_ADDRESS = ("127.0.0.1", 50000)
@@ -114,6 +116,10 @@ class _RSGIProto:
         self._result = result
         self._read = False
         self._pending: Iterator[bytes] = iter(())
+        self.finished = asyncio.Event()  # the client leaves once the app has returned
+
+    async def client_disconnect(self) -> None:
+        await self.finished.wait()
 
     def _take_body(self) -> list[bytes]:
         if self._read:
@@ -194,7 +200,11 @@ class _RSGIDriver:
 
     async def send(self, wire: _Wire) -> _Result:
         result = _Result()
-        await self.app.__rsgi__(_RSGIScope(wire), _RSGIProto(wire.chunks, result))
+        proto = _RSGIProto(wire.chunks, result)
+        try:
+            await self.app.__rsgi__(_RSGIScope(wire), proto)
+        finally:
+            proto.finished.set()
         return result
 
 
@@ -297,6 +307,209 @@ class _ASGIExchange:
             raise RuntimeError(f"Unexpected ASGI message {kind!r}")
 
 
+# WebSockets: the app's side runs on the loop thread; the test talks to it through two queues
+# of events: ("text", str), ("bytes", bytes), ("close", code, reason) towards the app, and
+# ("accept", subprotocol, headers), ("refuse", status) and the same message events back.
+Event = tuple[Any, ...]
+
+
+class WebSocketDenied(Exception):
+    """The app refused the WebSocket handshake with HTTP ``status``."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+class _RSGIMessage:
+    def __init__(self, kind: int, data: Any) -> None:
+        self.kind = kind
+        self.data = data
+
+
+class _RSGIWebSocketProto:
+    """Granian's RSGI WebSocket protocol object, with its limits: accept() takes nothing, and
+    close() after the handshake sends no code (the client sees 1005)."""
+
+    def __init__(self, to_app: asyncio.Queue[Event], from_app: asyncio.Queue[Event]) -> None:
+        self._to_app = to_app
+        self._from_app = from_app
+        self._accepted = False
+        self._closed = False
+
+    async def accept(self) -> _RSGIWebSocketProto:
+        self._accepted = True
+        await self._from_app.put(("accept", None, []))
+        return self
+
+    def close(self, status: int | None = None) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        event = ("close", 1005, "") if self._accepted else ("refuse", status or 403)
+        self._from_app.put_nowait(event)
+
+    async def receive(self) -> _RSGIMessage:
+        if self._closed:
+            raise RSGIProtocolClosed("RSGI transport is closed")
+        event = await self._to_app.get()
+        if event[0] == "close":
+            self._closed = True
+            return _RSGIMessage(0, None)
+        return _RSGIMessage(1 if event[0] == "bytes" else 2, event[1])
+
+    async def send_bytes(self, data: bytes) -> None:
+        await self._send(("bytes", bytes(data)))
+
+    async def send_str(self, data: str) -> None:
+        await self._send(("text", data))
+
+    async def _send(self, event: Event) -> None:
+        if self._closed:
+            raise RSGIProtocolClosed("RSGI transport is closed")
+        await self._from_app.put(event)
+
+
+class _RSGIWebSocketScope(_RSGIScope):
+    def __init__(self, wire: _Wire) -> None:
+        super().__init__(wire)
+        self.proto = "ws"
+
+
+class _ASGIWebSocketChannel:
+    """An ASGI server's side of one WebSocket, offering ``websocket.http.response``."""
+
+    def __init__(self, to_app: asyncio.Queue[Event], from_app: asyncio.Queue[Event]) -> None:
+        self._to_app = to_app
+        self._from_app = from_app
+        self._connected = False
+        self._accepted = False
+        self._closed = False
+
+    async def receive(self) -> dict[str, Any]:
+        if not self._connected:
+            self._connected = True
+            return {"type": "websocket.connect"}
+        if self._closed:
+            return {"type": "websocket.disconnect", "code": 1006, "reason": ""}
+        event = await self._to_app.get()
+        if event[0] == "close":
+            self._closed = True
+            return {"type": "websocket.disconnect", "code": event[1], "reason": event[2]}
+        return {"type": "websocket.receive", event[0]: event[1]}
+
+    async def send(self, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        if self._closed:
+            raise RuntimeError(f"Unexpected ASGI message {kind!r} after the WebSocket closed")
+        if kind == "websocket.accept":
+            self._accepted = True
+            headers = [(n.decode(), v.decode()) for n, v in message.get("headers", [])]
+            await self._from_app.put(("accept", message.get("subprotocol"), headers))
+        elif kind == "websocket.send":
+            text = message.get("text")
+            await self._from_app.put(
+                ("text", text) if text is not None else ("bytes", message["bytes"])
+            )
+        elif kind == "websocket.close":
+            self._closed = True
+            if self._accepted:
+                await self._from_app.put(("close", message["code"], message.get("reason", "")))
+            else:
+                await self._from_app.put(("refuse", 403))
+        elif kind == "websocket.http.response.start":
+            await self._from_app.put(("refuse", message["status"]))
+        elif kind == "websocket.http.response.body":
+            self._closed = True
+        else:
+            raise RuntimeError(f"Unexpected ASGI message {kind!r}")
+
+
+async def _awaited(awaitable: Awaitable[None]) -> None:
+    await awaitable
+
+
+class WebSocketSession:
+    """A WebSocket to the app, driven from the test's thread (``client.websocket_connect``).
+
+    ``receive_*`` raise ``WebSocketDisconnect`` once the app has closed it.
+    """
+
+    __test__ = False
+
+    def __init__(
+        self,
+        loop_thread: _LoopThread,
+        to_app: asyncio.Queue[Event],
+        from_app: asyncio.Queue[Event],
+        served: Future[None],
+    ) -> None:
+        self._loop_thread = loop_thread
+        self._to_app = to_app
+        self._from_app = from_app
+        self._served = served
+        self._closed = False
+        self.accepted_subprotocol: str | None = None
+        self.accept_headers: list[tuple[str, str]] = []
+
+    def _handshake(self) -> None:
+        event = self._next()
+        if event[0] == "refuse":
+            self._served.result(10)
+            raise WebSocketDenied(event[1])
+        assert event[0] == "accept", event
+        self.accepted_subprotocol, self.accept_headers = event[1], event[2]
+
+    def _next(self, timeout: float = 10) -> Event:
+        return self._loop_thread.run(self._from_app.get(), timeout)
+
+    def _put(self, event: Event) -> None:
+        self._loop_thread.run(self._to_app.put(event))
+
+    def send_text(self, data: str) -> None:
+        self._put(("text", data))
+
+    def send_bytes(self, data: bytes) -> None:
+        self._put(("bytes", data))
+
+    def send_json(self, data: Any) -> None:
+        self._put(("text", msgspec.json.encode(data).decode()))
+
+    def receive(self, timeout: float = 10) -> str | bytes:
+        event = self._next(timeout)
+        if event[0] == "close":
+            self._closed = True
+            raise WebSocketDisconnect(event[1], event[2])
+        data: str | bytes = event[1]
+        return data
+
+    def receive_text(self) -> str:
+        data = self.receive()
+        assert isinstance(data, str), data
+        return data
+
+    def receive_bytes(self) -> bytes:
+        data = self.receive()
+        assert isinstance(data, bytes), data
+        return data
+
+    def receive_json(self) -> Any:
+        return msgspec.json.decode(self.receive())
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        """Close from the client's side, and wait for the app's handler to end."""
+        if not self._closed:
+            self._closed = True
+            self._put(("close", code, reason))
+        self._served.result(10)
+
+    def __enter__(self) -> WebSocketSession:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
 class _Transport(httpx.BaseTransport):
     def __init__(self, driver: _RSGIDriver | _ASGIDriver, loop_thread: _LoopThread) -> None:
         self.driver = driver
@@ -361,6 +574,57 @@ class TestClient(httpx.Client):
     def start(self) -> None:
         """Start the app now rather than on the first request."""
         self._driver_transport.start()
+
+    def shutdown(self) -> None:
+        """Shut the app down as a server does on SIGTERM, keeping the client usable to see
+        what its open WebSockets get."""
+        self._driver_transport.stop()
+
+    def websocket_connect(
+        self,
+        url: str,
+        subprotocols: list[str] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> WebSocketSession:
+        """Open a WebSocket to ``url``; raises WebSocketDenied when the app refuses it."""
+        self._driver_transport.start()
+        request = self.build_request("GET", url, headers=headers)
+        if subprotocols:
+            request.headers["sec-websocket-protocol"] = ", ".join(subprotocols)
+        wire = _Wire(request)
+        loop_thread = self._loop_thread
+        to_app: asyncio.Queue[Event] = asyncio.Queue()
+        from_app: asyncio.Queue[Event] = asyncio.Queue()
+        app = self.app
+        if self.interface == "rsgi":
+            proto = _RSGIWebSocketProto(to_app, from_app)
+            served: Future[None] = asyncio.run_coroutine_threadsafe(
+                _awaited(app.__rsgi__(_RSGIWebSocketScope(wire), proto)), loop_thread.loop
+            )
+        else:
+            channel = _ASGIWebSocketChannel(to_app, from_app)
+            scope = {
+                "type": "websocket",
+                "asgi": {"version": "3.0", "spec_version": "2.4"},
+                "http_version": "1.1",
+                "scheme": "ws",
+                "path": unquote(wire.raw_path),
+                "raw_path": wire.raw_path.encode("ascii"),
+                "query_string": wire.query_string.encode("ascii"),
+                "root_path": "",
+                "headers": [(n.encode("latin-1"), v.encode("latin-1")) for n, v in wire.headers],
+                "client": CLIENT_ADDRESS,
+                "server": (wire.host, 80),
+                "subprotocols": subprotocols or [],
+                "extensions": {"websocket.http.response": {}},
+            }
+            served = asyncio.run_coroutine_threadsafe(
+                app(scope, channel.receive, channel.send),  # type: ignore[arg-type]
+                loop_thread.loop,
+            )
+        session = WebSocketSession(loop_thread, to_app, from_app, served)
+        session._handshake()
+        return session
 
     def close(self) -> None:
         """Shut the app down and stop the client's event loop."""

@@ -28,9 +28,10 @@ class Target:
     ``takes_request``, ``invoke()`` takes nothing.
 
     Split in two so that an async handler's own coroutine is the only one awaited for it.
+    ``websocket``: it serves WebSocket connections (``invoke(websocket)``).
     """
 
-    __slots__ = ("invoke", "name", "render", "send", "takes_request")
+    __slots__ = ("invoke", "name", "render", "send", "takes_request", "websocket")
 
     def __init__(self, name: str, invoke: Invoke, renderer: Renderer, takes_request: bool) -> None:
         self.name = name
@@ -38,6 +39,7 @@ class Target:
         self.render = renderer.render
         self.send = renderer.send
         self.takes_request = takes_request
+        self.websocket = False
 
     def __repr__(self) -> str:
         return f"<Target {self.name}>"

@@ -59,8 +59,10 @@ def local_client(base_url: str, timeout: float = 10.0) -> httpx.Client:
     return httpx.Client(base_url=base_url, timeout=timeout, trust_env=False)
 
 
-def wait_until_ready(process: subprocess.Popen[bytes], base_url: str, log: Path) -> None:
-    """Poll ``/hello`` until it answers 200; fail with the server's output if it never does."""
+def wait_until_ready(
+    process: subprocess.Popen[bytes], base_url: str, log: Path, ready: str = "/hello"
+) -> None:
+    """Poll ``ready`` until it answers 200; fail with the server's output if it never does."""
     deadline = time.monotonic() + READY_TIMEOUT
     last = "no answer"
     with local_client(base_url, timeout=1.0) as client:
@@ -71,7 +73,7 @@ def wait_until_ready(process: subprocess.Popen[bytes], base_url: str, log: Path)
                     + log.read_text(errors="replace")
                 )
             try:
-                response = client.get("/hello")
+                response = client.get(ready)
             except httpx.TransportError as exc:
                 last = repr(exc)
             else:
@@ -101,9 +103,14 @@ def stop(process: subprocess.Popen[bytes]) -> bool:
 
 @contextlib.contextmanager
 def run_server(
-    kind: str, log: Path, env: Mapping[str, str] | None = None, target: str = APP_TARGET
+    kind: str,
+    log: Path,
+    env: Mapping[str, str] | None = None,
+    target: str = APP_TARGET,
+    ready: str = "/hello",
 ) -> Iterator[RunningServer]:
-    """Serve the e2e app with ``kind`` on a free port until the block ends, then stop it.
+    """Serve the e2e app (or ``target``) with ``kind`` on a free port until the block ends,
+    then stop it; it is ready once ``ready`` answers 200.
 
     Leaving the block asserts that the server stopped on SIGTERM within STOP_TIMEOUT, with a
     clean status: 0, or the SIGTERM it re-raised after shutting down (uvicorn does).
@@ -119,7 +126,7 @@ def run_server(
         )
     base_url = f"http://{HOST}:{port}"
     try:
-        wait_until_ready(process, base_url, log)
+        wait_until_ready(process, base_url, log, ready)
         yield RunningServer(base_url, process)
     finally:
         graceful = stop(process)
@@ -149,6 +156,14 @@ def bare_server(server_kind: str, tmp_path_factory: pytest.TempPathFactory) -> I
     """The base URL of ``tests.e2e.bare_app:app`` (no middleware), one per kind of server."""
     log = tmp_path_factory.mktemp(f"bare-{server_kind}") / "server.log"
     with run_server(server_kind, log, target="tests.e2e.bare_app:app") as running:
+        yield running.base_url
+
+
+@pytest.fixture(scope="session")
+def streams_server(server_kind: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The base URL of ``tests.e2e.streams_app:app``, one per kind of server."""
+    log = tmp_path_factory.mktemp(f"streams-{server_kind}") / "server.log"
+    with run_server(server_kind, log, target="tests.e2e.streams_app:app") as running:
         yield running.base_url
 
 

@@ -53,6 +53,9 @@ def test_sigterm_lets_in_flight_requests_finish(start_server: StartServer, kind:
 
 
 LOAD = 40
+# Long enough that all LOAD handlers are asleep at once even on a loaded machine, where
+# opening 40 connections and threads can take longer than half a second.
+LOADED_SLEEP = "2"
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -64,10 +67,10 @@ def test_sigterm_under_load_fails_no_request(start_server: StartServer, kind: st
             ThreadPoolExecutor(max_workers=LOAD) as senders,
         ):
             requests = [
-                senders.submit(loaded.get, "/sleep", params={"seconds": "0.5"}, timeout=10)
+                senders.submit(loaded.get, "/sleep", params={"seconds": LOADED_SLEEP}, timeout=15)
                 for _ in range(LOAD)
             ]
-            wait_for_sleepers(http, LOAD)
+            wait_for_sleepers(http, LOAD, timeout=10)
             running.process.send_signal(signal.SIGTERM)
             statuses = [request.result(timeout=15).status_code for request in requests]
     assert statuses == [200] * LOAD

@@ -4,56 +4,17 @@ that nothing is merged or hidden)."""
 
 from __future__ import annotations
 
-import socket
-from dataclasses import dataclass
-from urllib.parse import urlsplit
-
 import pytest
 
 from tests.e2e.bare_app import FILE_BODY
+from tests.e2e.raw import Raw, fetch
 
 pytestmark = pytest.mark.server
 
 
-@dataclass(frozen=True)
-class Raw:
-    status: int
-    headers: list[tuple[str, str]]
-    body: bytes
-
-    def values(self, name: str) -> list[str]:
-        return [value for key, value in self.headers if key == name]
-
-
 def request(base_url: str, method: str, path: str, body: bytes = b"") -> Raw:
     """One request on a fresh connection, read to the end of its response."""
-    url = urlsplit(base_url)
-    assert url.hostname == "127.0.0.1"
-    assert url.port is not None
-    head = f"{method} {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n"
-    if body:
-        head += f"Content-Length: {len(body)}\r\n"
-    with socket.create_connection((url.hostname, url.port), timeout=5.0) as sock:
-        sock.sendall(head.encode() + b"\r\n" + body)
-        received = b""
-        while chunk := sock.recv(65536):
-            received += chunk
-    head_bytes, _, rest = received.partition(b"\r\n\r\n")
-    status_line, *lines = head_bytes.decode("latin-1").split("\r\n")
-    headers = [(n.strip().lower(), v.strip()) for n, _, v in (x.partition(":") for x in lines)]
-    if ("transfer-encoding", "chunked") in headers and method != "HEAD":
-        rest = dechunk(rest)
-    return Raw(int(status_line.split()[1]), headers, rest)
-
-
-def dechunk(data: bytes) -> bytes:
-    body = b""
-    while True:
-        size_line, _, data = data.partition(b"\r\n")
-        size = int(size_line.split(b";")[0], 16)
-        if size == 0:
-            return body
-        body, data = body + data[:size], data[size + 2 :]
+    return fetch(base_url, method, path, body=body)
 
 
 def test_a_whole_body_has_one_right_content_length(bare_server: str) -> None:

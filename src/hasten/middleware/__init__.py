@@ -1,4 +1,8 @@
-"""The middleware chain: ``async (request, call_next) -> Response``, linked once at startup."""
+"""Middleware: ``async (request, call_next) -> Response``, linked once at startup; and the
+built-in ones, added with ``app.add_middleware(Cls, **options)``.
+
+Each built-in lives in its own module and costs nothing to an app that does not add it.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +12,18 @@ from ..params import describe_handler
 from ..requests import Request
 from ..responses import Response
 from ..types import Handler, Middleware
+from .cors import CORSMiddleware
+from .gzip import GZipMiddleware
+from .proxy_headers import ProxyHeadersMiddleware
+from .trusted_host import TrustedHostMiddleware
 
-__all__ = ["build_chain"]
+__all__ = [
+    "CORSMiddleware",
+    "GZipMiddleware",
+    "ProxyHeadersMiddleware",
+    "TrustedHostMiddleware",
+    "build_chain",
+]
 
 
 class _Link:

@@ -4,19 +4,24 @@ speaks RSGI's response calls over ``send``."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
-from ..connection import PathParams
+from ..connection import NO_PATH_PARAMS, ASGICallable, PathParams
 from ..datastructures import Address
 from ..errors import HTTPError
 from ..requests import Request
+from ..websockets import ABNORMAL, NO_STATUS, WebSocket, WebSocketDisconnect
+from ..websockets import Message as WebSocketMessage
 from ..wire import HeaderList, allows_body, frame
 
 if TYPE_CHECKING:
     from ..app import App
 
-__all__ = ["ASGIAdapter", "ASGIRequest", "ASGITransport", "route_path"]
+__all__ = ["ASGIAdapter", "ASGIRequest", "ASGITransport", "ASGIWebSocket", "route_path"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -24,7 +29,7 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-FILE_CHUNK_SIZE = 64 * 1024
+FILE_CHUNK_SIZE = 256 * 1024  # files read on threads under ASGI without pathsend
 
 
 class ClientDisconnected(HTTPError):
@@ -47,7 +52,7 @@ def route_path(scope: Scope) -> str:
 class ASGIRequest(Request):
     """A Request read from an ASGI scope and its ``receive`` channel."""
 
-    __slots__ = ("_receive", "_scope")
+    __slots__ = ("_receive", "_scope", "_transport")
 
     def __init__(  # perf: slots set directly, without super().__init__
         self, app: App, body_limit: int, scope: Scope, transport: Any, path_params: PathParams
@@ -59,8 +64,11 @@ class ASGIRequest(Request):
         self.method = scope["method"]
         self._body_limit = body_limit
         self._body = self._headers = self._query = self._cookies = self._state = None
+        self._cleanup = self._form = None
+        self._forwarded = None
         self._streamed = False
         self._scope = scope
+        self._transport: ASGITransport = transport
         self._receive: Receive = transport.receive
 
     def _raw_headers(self) -> list[tuple[str, str]]:
@@ -80,14 +88,24 @@ class ASGIRequest(Request):
             if chunk:
                 yield chunk
 
-    @property
-    def client(self) -> Address | None:
+    def _client_disconnect(self) -> Awaitable[None]:
+        return self._transport.client_disconnect()
+
+    async def call_asgi(
+        self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]]
+    ) -> None:
+        scope = dict(self._scope)
+        scope["root_path"] = root_path
+        transport = self._transport
+        send = transport.send if not headers else _adding(transport.send, headers)
+        await app(scope, transport.receive, send)
+
+    def _peer(self) -> Address | None:
         client = self._scope.get("client")
         # int(): Granian's ASGI scope carries the port as a string.
         return Address(client[0], int(client[1])) if client else None
 
-    @property
-    def scheme(self) -> str:
+    def _scheme(self) -> str:
         return str(self._scope.get("scheme", "http"))
 
     @property
@@ -99,19 +117,67 @@ def _encoded(headers: HeaderList) -> list[tuple[bytes, bytes]]:
     return [(name.encode("latin-1"), value.encode("latin-1")) for name, value in headers]
 
 
+def _adding(send: Send, headers: HeaderList) -> Send:
+    """``send`` that adds ``headers`` to the response's start."""
+    extra = _encoded(headers)
+
+    async def send_with_headers(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []), *extra]}
+        await send(message)
+
+    return send_with_headers
+
+
 class ASGITransport:
     """The Transport of one ASGI request: each call becomes ``http.response.*`` messages.
 
     As an RSGI server does, it adds Content-Length to a whole body unless the headers carry
-    one; a stream is ended by ``finish()`` once the serve step returns.
+    one; a stream is ended by ``finish()`` once the serve step returns. A file goes out as
+    ``http.response.pathsend`` where the server offers that extension, else in chunks read
+    on ``threads``. ``client_disconnect()`` listens on ``receive`` for ``http.disconnect``;
+    from then on the body's messages reach ``receive()`` through the listener.
     """
 
-    __slots__ = ("_stream", "receive", "send")
+    __slots__ = ("_inbox", "_listener", "_pathsend", "_receive", "_stream", "_threads", "send")
 
-    def __init__(self, receive: Receive, send: Send) -> None:
-        self.receive = receive
+    def __init__(
+        self,
+        receive: Receive,
+        send: Send,
+        pathsend: bool = False,
+        threads: Executor | None = None,
+    ) -> None:
+        self._receive = receive
         self.send = send
+        self._pathsend = pathsend
+        self._threads = threads
         self._stream: ASGIStreamWriter | None = None
+        self._inbox: asyncio.Queue[Message] | None = None
+        self._listener: asyncio.Task[None] | None = None
+
+    async def receive(self) -> Message:
+        """The client's next message: the body's, then ``http.disconnect``."""
+        inbox = self._inbox
+        if inbox is None:
+            return await self._receive()
+        assert self._listener is not None
+        if inbox.empty() and self._listener.done():
+            return {"type": "http.disconnect"}
+        return await inbox.get()
+
+    def client_disconnect(self) -> Awaitable[None]:
+        if self._listener is None:
+            self._inbox = asyncio.Queue()
+            self._listener = asyncio.ensure_future(self._listen(self._inbox))
+        return asyncio.shield(self._listener)
+
+    async def _listen(self, inbox: asyncio.Queue[Message]) -> None:
+        while True:
+            message = await self._receive()
+            inbox.put_nowait(message)
+            if message["type"] == "http.disconnect":
+                return
 
     def response_bytes(self, status: int, headers: HeaderList, body: bytes) -> Awaitable[None]:
         return self._send_whole(status, headers, body)
@@ -129,6 +195,8 @@ class ASGITransport:
         return self._stream
 
     def response_file(self, status: int, headers: HeaderList, file: str) -> Awaitable[None]:
+        if self._pathsend:
+            return self._path_send(status, headers, file)
         return self._send_file(status, headers, file, 0, None)
 
     def response_file_range(
@@ -136,16 +204,23 @@ class ASGITransport:
     ) -> Awaitable[None]:
         return self._send_file(status, headers, file, start, end)
 
+    async def _path_send(self, status: int, headers: HeaderList, file: str) -> None:
+        await self.send(
+            {"type": "http.response.start", "status": status, "headers": _encoded(headers)}
+        )
+        await self.send({"type": "http.response.pathsend", "path": os.path.abspath(file)})
+
     async def _send_file(
         self, status: int, headers: HeaderList, file: str, start: int, end: int | None
     ) -> None:
         writer = self.response_stream(status, headers)
-        with open(file, "rb") as handle:  # reads go to a thread below
+        loop = asyncio.get_running_loop()
+        with open(file, "rb") as handle:  # reads go to the thread pool below
             handle.seek(start)
             left = None if end is None else end - start
             while left is None or left > 0:
                 size = FILE_CHUNK_SIZE if left is None else min(FILE_CHUNK_SIZE, left)
-                chunk = await asyncio.to_thread(handle.read, size)
+                chunk = await loop.run_in_executor(self._threads, handle.read, size)
                 if not chunk:
                     break
                 await writer.send_bytes(chunk)
@@ -153,9 +228,13 @@ class ASGITransport:
                     left -= len(chunk)
 
     async def finish(self) -> None:
-        """End a stream the response started (RSGI servers do it when the app returns)."""
+        """End a stream the response started (RSGI servers do it when the app returns), and
+        stop listening for a disconnect."""
+        if self._listener is not None:
+            self._listener.cancel()
         if self._stream is not None:
-            await self._stream.close()
+            with contextlib.suppress(OSError):  # the client left mid-stream
+                await self._stream.close()
 
 
 class ASGIStreamWriter:
@@ -190,6 +269,93 @@ class ASGIStreamWriter:
         await self._send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
+class ASGIWebSocket(WebSocket):
+    """A WebSocket over ASGI: ``websocket.*`` messages. A refusal carries its HTTP status
+    where the server offers ``websocket.http.response``, else the server answers 403."""
+
+    __slots__ = ("_connected", "_receive_message", "_scope", "_send_message")
+
+    def __init__(self, app: App, scope: Scope, receive: Receive, send: Send) -> None:
+        super().__init__(
+            app, route_path(scope), scope["query_string"].decode("latin-1"), NO_PATH_PARAMS
+        )
+        self._scope = scope
+        self._receive_message = receive
+        self._send_message = send
+        self._connected = False
+
+    def _raw_headers(self) -> list[tuple[str, str]]:
+        return [
+            (name.decode("latin-1"), value.decode("latin-1"))
+            for name, value in self._scope["headers"]
+        ]
+
+    def _peer(self) -> Address | None:
+        client = self._scope.get("client")
+        return Address(client[0], int(client[1])) if client else None
+
+    def _scheme(self) -> str:
+        return str(self._scope.get("scheme", "ws"))
+
+    @property
+    def root_path(self) -> str:
+        return str(self._scope.get("root_path", ""))
+
+    async def call_asgi(
+        self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]]
+    ) -> None:
+        scope = dict(self._scope)
+        scope["root_path"] = root_path
+        await app(scope, self._receive_message, self._send_message)
+
+    async def _connect(self) -> None:
+        """Take the server's ``websocket.connect``, which comes before anything else."""
+        if not self._connected:
+            message = await self._receive_message()
+            if message["type"] == "websocket.disconnect":
+                raise WebSocketDisconnect(message.get("code", NO_STATUS))
+            self._connected = True
+
+    async def _accept(self, subprotocol: str | None, headers: list[tuple[str, str]]) -> None:
+        await self._connect()
+        await self._send_message(
+            {"type": "websocket.accept", "subprotocol": subprotocol, "headers": _encoded(headers)}
+        )
+
+    async def _receive(self) -> WebSocketMessage:
+        message = await self._receive_message()
+        if message["type"] == "websocket.receive":
+            text: str | None = message.get("text")
+            return text if text is not None else bytes(message["bytes"])
+        raise WebSocketDisconnect(message.get("code", NO_STATUS), message.get("reason") or "")
+
+    async def _send_text(self, data: str) -> None:
+        try:
+            await self._send_message({"type": "websocket.send", "text": data})
+        except OSError:
+            self.connection_state = "closed"
+            raise WebSocketDisconnect(ABNORMAL) from None
+
+    async def _send_bytes(self, data: bytes) -> None:
+        try:
+            await self._send_message({"type": "websocket.send", "bytes": data})
+        except OSError:
+            self.connection_state = "closed"
+            raise WebSocketDisconnect(ABNORMAL) from None
+
+    async def _close(self, code: int, reason: str) -> None:
+        await self._send_message({"type": "websocket.close", "code": code, "reason": reason})
+
+    async def _refuse(self, status: int) -> None:
+        await self._connect()
+        if "websocket.http.response" in self._scope.get("extensions", {}):
+            start = {"type": "websocket.http.response.start", "status": status, "headers": []}
+            await self._send_message(start)
+            await self._send_message({"type": "websocket.http.response.body", "body": b""})
+        else:
+            await self._send_message({"type": "websocket.close", "code": 1000, "reason": ""})
+
+
 class ASGIAdapter:
     """The app's ASGI 3 entry point, before any ASGI middleware wraps it."""
 
@@ -202,15 +368,28 @@ class ASGIAdapter:
         kind = scope["type"]
         if kind == "http":
             await self._serve_http(scope, receive, send)
+        elif kind == "websocket":
+            await self._serve_websocket(scope, receive, send)
         elif kind == "lifespan":
             await self._serve_lifespan(receive, send)
-        else:
-            # WebSockets are not served yet: refuse the handshake instead of hanging.
-            await send({"type": "websocket.close", "code": 1003})
+
+    async def _serve_websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        websocket = ASGIWebSocket(self.app, scope, receive, send)
+        runtime = self.app.runtime or await self.app.start_for_request()
+        if runtime is None:
+            await websocket.refuse(503)
+            return
+        await runtime.serve_websocket(websocket.path, websocket)
 
     async def _serve_http(self, scope: Scope, receive: Receive, send: Send) -> None:
-        transport = ASGITransport(receive, send)
         runtime = self.app.runtime
+        extensions = scope.get("extensions")
+        transport = ASGITransport(
+            receive,
+            send,
+            extensions is not None and "http.response.pathsend" in extensions,
+            runtime.pools.threads if runtime is not None else None,
+        )
         serve = runtime.serve if runtime is not None else self.app.serve_before_start
         await serve(scope["method"], route_path(scope), scope, transport, ASGIRequest)
         await transport.finish()

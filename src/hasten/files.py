@@ -1,0 +1,223 @@
+"""FileResponse: a file sent by the server itself where it can, with the validators and the
+conditional and range requests of RFC 9110.
+
+Under Granian RSGI the file goes out through ``response_file`` / ``response_file_range``
+(Granian reads it on its own threads); under ASGI through ``http.response.pathsend`` where the
+server offers it, else in chunks read on the app's thread pool. The response always carries
+its Content-Length, so no server needs to fall back to chunked encoding.
+"""
+
+from __future__ import annotations
+
+import functools
+import mimetypes
+import os
+from collections.abc import Mapping
+from email.utils import formatdate, parsedate_to_datetime
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+from .responses import Response
+from .transport import Sending, Transport
+from .wire import HeaderList, allows_body, frame
+
+if TYPE_CHECKING:
+    from .datastructures import Headers
+    from .requests import Request
+
+__all__ = ["FileResponse", "content_disposition"]
+
+
+class FileResponse(Response):
+    """The file at ``path``: ``FileResponse("report.pdf", filename="Report 2024.pdf")``.
+
+    Sends ``ETag``, ``Last-Modified`` and ``Accept-Ranges: bytes``, and answers the request's
+    ``If-None-Match`` / ``If-Modified-Since`` with 304, ``If-Match`` / ``If-Unmodified-Since``
+    with 412, and a single ``Range`` with 206 (``If-Range`` respected; 416 when nothing of the
+    file is in it). Several ranges in one request are answered with the whole file (200), as
+    RFC 9110 allows. ``filename`` adds a ``Content-Disposition`` (RFC 6266, with RFC 5987
+    encoding for names that are not ASCII).
+    """
+
+    __slots__ = ("path", "stat_result")
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        status: int = 200,
+        headers: Mapping[str, str] | None = None,
+        media_type: str | None = None,
+        *,
+        filename: str | None = None,
+        stat_result: os.stat_result | None = None,
+        content_disposition_type: str = "attachment",
+    ) -> None:
+        self.path = os.fspath(path)
+        if media_type is None:
+            media_type = guess_media_type(os.path.basename(filename or self.path))
+        super().__init__(b"", status, headers, media_type)
+        self.stat_result = stat_result
+        if filename is not None:
+            self.headers["content-disposition"] = content_disposition(
+                content_disposition_type, filename
+            )
+
+    def __repr__(self) -> str:
+        return f"<FileResponse {self.status} {self.media_type} {self.path!r}>"
+
+    def send(self, transport: Transport, head: bool, request: Request | None) -> Sending:
+        stat = self.stat_result or os.stat(self.path)
+        size = stat.st_size
+        status = self.status
+        headers = self.raw_headers.copy()
+        etag = _add_validators(headers, stat)
+        if status == 200 and request is not None and request.method in ("GET", "HEAD"):
+            decided = _decide(request.headers, etag, int(stat.st_mtime), size, head)
+            if decided is not None:
+                status, extra, span = decided
+                headers.extend(extra)
+                if span is not None:
+                    start, end = span
+                    headers = frame(status, headers, end - start)
+                    return transport.response_file_range(status, headers, self.path, start, end)
+                return transport.response_bytes(status, frame(status, headers, 0), b"")
+        headers = frame(status, headers, size)
+        if head or not allows_body(status) or size == 0:
+            return transport.response_bytes(status, headers, b"")
+        return transport.response_file(status, headers, self.path)
+
+
+@functools.lru_cache(maxsize=1024)
+def guess_media_type(name: str) -> str:
+    """The media type of a file by its name; octet-stream when unknown."""
+    return mimetypes.guess_type(name)[0] or "application/octet-stream"
+
+
+def content_disposition(kind: str, filename: str) -> str:
+    """``attachment; filename="..."``, with ``filename*`` (RFC 5987) for a name beyond ASCII."""
+    ascii_name = filename.encode("ascii", "replace").decode("ascii").replace("?", "_")
+    quoted = ascii_name.replace("\\", "\\\\").replace('"', '\\"')
+    value = f'{kind}; filename="{quoted}"'
+    if ascii_name != filename:
+        value += f"; filename*=UTF-8''{quote(filename, safe='')}"
+    return value
+
+
+@functools.lru_cache(maxsize=4096)
+def http_date(seconds: int) -> str:
+    """An HTTP date (RFC 9110 §5.6.7); cached, as a file's stays the same while it does."""
+    return formatdate(seconds, usegmt=True)
+
+
+def _add_validators(headers: HeaderList, stat: os.stat_result) -> str:
+    """Add Accept-Ranges, ETag and Last-Modified where the headers lack them; the ETag."""
+    present = {name for name, _ in headers}
+    if "accept-ranges" not in present:
+        headers.append(("accept-ranges", "bytes"))
+    if "last-modified" not in present:
+        headers.append(("last-modified", http_date(int(stat.st_mtime))))
+    if "etag" in present:
+        for name, value in headers:
+            if name == "etag":
+                return value
+    # The ETag of nginx: modification time and size, in hex; strong, as both identify a version.
+    etag = f'"{stat.st_mtime_ns // 1000:x}-{stat.st_size:x}"'
+    headers.append(("etag", etag))
+    return etag
+
+
+Decision = tuple[int, HeaderList, tuple[int, int] | None]
+
+
+def _decide(asked: Headers, etag: str, mtime: int, size: int, head: bool) -> Decision | None:
+    """What the request's conditional and range headers make of a 200 to a GET or HEAD (RFC
+    9110 §13.2.2): (status, extra headers, byte span to send), or None for the whole file."""
+    status = _preconditions(asked, etag, mtime)
+    if status is not None:
+        return status, [], None
+    wanted = asked.get("range")
+    if wanted is None or head or not _if_range_holds(asked.get("if-range"), etag, mtime):
+        return None
+    span = _single_range(wanted, size)
+    if span is None:
+        return None  # malformed, or several ranges: the whole file
+    if span == (0, 0):
+        return 416, [("content-range", f"bytes */{size}")], None
+    start, end = span
+    return 206, [("content-range", f"bytes {start}-{end - 1}/{size}")], span
+
+
+def _preconditions(asked: Headers, etag: str, mtime: int) -> int | None:
+    """412 or 304 when a precondition says so, in RFC 9110's order; None otherwise."""
+    if_match = asked.get("if-match")
+    if if_match is not None:
+        if not _etag_matches(if_match, etag, weak=False):
+            return 412
+    else:
+        since = _timestamp(asked.get("if-unmodified-since"))
+        if since is not None and mtime > since:
+            return 412
+    if_none_match = asked.get("if-none-match")
+    if if_none_match is not None:
+        return 304 if _etag_matches(if_none_match, etag, weak=True) else None
+    since = _timestamp(asked.get("if-modified-since"))
+    if since is not None and mtime <= since:
+        return 304
+    return None
+
+
+def _etag_matches(header: str, etag: str, *, weak: bool) -> bool:
+    if header.strip() == "*":
+        return True
+    for candidate in header.split(","):
+        tag = candidate.strip()
+        if tag.startswith("W/"):
+            if not weak:
+                continue
+            tag = tag[2:]
+        if tag == etag:
+            return True
+    return False
+
+
+def _timestamp(value: str | None) -> int | None:
+    if not value:
+        return None
+    try:
+        return int(parsedate_to_datetime(value).timestamp())
+    except (TypeError, ValueError, IndexError):
+        return None  # an invalid date is ignored (RFC 9110 §13.1.3)
+
+
+def _if_range_holds(if_range: str | None, etag: str, mtime: int) -> bool:
+    """Whether a Range may be honoured: no If-Range, or one naming this very version."""
+    if if_range is None:
+        return True
+    if_range = if_range.strip()
+    if if_range.startswith(('"', "W/")):
+        return if_range == etag  # strong comparison only
+    return _timestamp(if_range) == mtime
+
+
+def _single_range(header: str, size: int) -> tuple[int, int] | None:
+    """The span [start, end) of a single ``bytes=`` range; (0, 0) when it is unsatisfiable;
+    None when the header is malformed or asks for several ranges (then it is ignored)."""
+    unit, _, spec = header.partition("=")
+    if unit.strip().lower() != "bytes" or "," in spec:
+        return None
+    first, dash, last = spec.strip().partition("-")
+    if not dash or not (first.isdigit() or first == "") or not (last.isdigit() or last == ""):
+        return None
+    if first == "":
+        if last == "":
+            return None
+        length = int(last)
+        if length == 0 or size == 0:
+            return 0, 0
+        return max(size - length, 0), size
+    start = int(first)
+    if last and int(last) < start:
+        return None  # last-pos before first-pos: invalid, ignored
+    if start >= size:
+        return 0, 0
+    return start, min(int(last) + 1, size) if last else size

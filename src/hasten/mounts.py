@@ -1,0 +1,139 @@
+"""Mounts: another ASGI app, or static files, served under a path prefix.
+
+A mount is two routes in the one matcher: the prefix itself and ``prefix/{path:path}``, a
+catch-all tried after every other route (so it costs the app's other routes nothing, and an
+app route under the prefix still wins). An ASGI app gets the connection with ``root_path``
+set to the prefix: under ASGI servers the server's own ``receive`` and ``send``; under
+Granian RSGI a bridge (``protocols/bridge.py``) that gives the mounted app the same
+messages, files through Granian's ``response_file`` (``http.response.pathsend``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .connection import Connection
+from .endpoints import Endpoint, RouteOptions, RunsOn
+from .renderers import Renderer
+from .requests import Request
+from .responses import Response
+from .transport import Sending, Transport
+from .types import Target
+from .websockets import WebSocket
+
+if TYPE_CHECKING:
+    from .dependencies import AppDependencies
+    from .params import Dependency
+    from .pools import Pools
+
+__all__ = ["MOUNT_PATH", "ASGIApp", "MountEndpoint", "MountResponse", "Mountable", "is_native"]
+
+ASGIApp = Callable[
+    [
+        MutableMapping[str, Any],
+        Callable[[], Awaitable[MutableMapping[str, Any]]],
+        Callable[[MutableMapping[str, Any]], Awaitable[None]],
+    ],
+    Awaitable[None],
+]
+
+
+class Mountable(Protocol):
+    """What hasten serves natively under a prefix (``StaticFiles``), without ASGI."""
+
+    methods: frozenset[str]
+
+    async def respond(self, request: Request, path: str) -> Response:
+        """The response for ``path``, the part of the request's path after the prefix."""
+        ...
+
+
+class MountResponse(Response):
+    """The mounted ASGI app's response: it is the app that sends it. Headers a middleware
+    sets on it are added to the app's own."""
+
+    __slots__ = ("asgi_app", "root_path")
+
+    def __init__(self, asgi_app: ASGIApp, root_path: str) -> None:
+        super().__init__()
+        self.asgi_app = asgi_app
+        self.root_path = root_path
+
+    def __repr__(self) -> str:
+        return f"<MountResponse {self.root_path}>"
+
+    def send(self, transport: Transport, head: bool, request: Request | None) -> Sending:
+        assert request is not None  # a mount's target takes the request
+        extra = self.raw_headers if self._headers is not None else []
+        return request.call_asgi(self.asgi_app, self.root_path, extra)
+
+
+_AS_IS = Renderer(200)
+
+
+class MountEndpoint(Endpoint):
+    """The endpoint of a mount: what ``hasten routes`` shows, and the target it serves."""
+
+    __slots__ = ("mounted",)
+
+    def __init__(self, mounted: ASGIApp | Mountable) -> None:
+        # Nothing to describe or extract: the mounted app reads the request itself.
+        self.mounted = mounted
+        self.func: Any = mounted.respond if is_native(mounted) else mounted  # type: ignore[union-attr]
+        self.options = RouteOptions()
+        self.name = f"mount {type(mounted).__module__}.{type(mounted).__qualname__}"
+        self.parameters = ()
+        self._extractors = ()
+        self._body = None
+        self.renderer = _AS_IS
+
+    @property
+    def runs_on(self) -> RunsOn:
+        return "event loop"
+
+    def bind(
+        self,
+        pools: Pools,
+        label: str,
+        dependencies: Sequence[Dependency] = (),
+        app: AppDependencies | None = None,
+    ) -> Target:
+        # As in FastAPI, a router's dependencies are not run for the apps mounted on it.
+        mounted: Any = self.mounted
+        invoke = _native(mounted) if is_native(mounted) else _asgi(mounted)
+        return Target(self.name, invoke, _AS_IS, takes_request=True)
+
+
+# The name of the catch-all path parameter of a mount's routes: what follows the prefix.
+MOUNT_PATH = "mount_path"
+
+
+def is_native(mounted: object) -> bool:
+    return hasattr(mounted, "respond") and hasattr(mounted, "methods")
+
+
+def _native(mounted: Mountable) -> Callable[[Request], Awaitable[Response]]:
+    def respond(request: Request) -> Awaitable[Response]:
+        return mounted.respond(request, request.path_params.get(MOUNT_PATH, ""))
+
+    return respond
+
+
+def _prefix(connection: Connection) -> str:
+    """The part of the connection's path the mount matched: the path without what follows."""
+    path = connection.path
+    rest = connection.path_params.get(MOUNT_PATH)
+    return path if rest is None else path[: len(path) - len(rest) - 1]
+
+
+def _asgi(mounted: ASGIApp) -> Callable[[Connection], Awaitable[Any]]:
+    async def forward(connection: Connection) -> Any:
+        root_path = connection.root_path + _prefix(connection)
+        if isinstance(connection, WebSocket):
+            await connection.call_asgi(mounted, root_path, [])
+            connection.connection_state = "closed"  # the mounted app ended it
+            return None
+        return MountResponse(mounted, root_path)
+
+    return forward

@@ -1,0 +1,169 @@
+"""``/openapi.json`` and ``/docs``: the document, and Swagger UI served with no CDN.
+
+Swagger UI's files come from the ``swagger-ui-py`` package (``pip install 'hasten[docs]'``),
+found without importing it and served by hasten under the docs page's own path, so the page
+works offline. These routes are added when the app starts, beside the app's own: they are not
+in ``app.routes``, so they are neither in the document nor in anyone's way.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib.metadata
+import importlib.util
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from ..files import FileResponse
+from ..requests import Request
+from ..responses import HTMLResponse, Response
+from ..routing import Route, Router
+
+if TYPE_CHECKING:
+    from ..app import App
+
+__all__ = ["SWAGGER_UI_PACKAGE", "docs_routes", "swagger_ui_files"]
+
+SWAGGER_UI_PACKAGE = "swagger-ui-py"
+ASSETS = ("swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png")
+_IMMUTABLE = {"cache-control": "public, max-age=31536000, immutable"}
+
+_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title} - Swagger UI</title>
+<link rel="stylesheet" href="{assets}/swagger-ui.css?v={version}">
+<link rel="icon" type="image/png" href="{assets}/favicon-32x32.png?v={version}">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="{assets}/swagger-ui-bundle.js?v={version}"></script>
+<script>
+window.ui = SwaggerUIBundle({config});
+</script>
+</body>
+</html>
+"""
+
+_MISSING = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{title} - docs</title></head>
+<body><p>The docs page needs Swagger UI's files, which come from a package:
+<code>pip install 'hasten[docs]'</code>. The OpenAPI document is at
+<a href="{openapi}">{openapi}</a>.</p></body></html>
+"""
+
+
+def swagger_ui_files() -> tuple[Path, str] | None:
+    """Swagger UI's folder and the package's version, or None when it is not installed."""
+    spec = importlib.util.find_spec("swagger_ui")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(next(iter(spec.submodule_search_locations))) / "static"
+    if not all((folder / name).is_file() for name in ASSETS):
+        return None
+    return folder, importlib.metadata.version(SWAGGER_UI_PACKAGE)
+
+
+def docs_routes(app: App) -> list[Route]:
+    """The routes that serve ``app``'s document and docs page, as its settings ask."""
+    settings = app.settings
+    openapi_url = settings.openapi_url
+    if openapi_url is None:
+        return []
+    _check_free(app, "openapi_url", openapi_url)
+    if settings.docs_url is not None:
+        _check_free(app, "docs_url", settings.docs_url)
+    router = Router()
+    document = _Document(app)
+    router.add_route(openapi_url, document.respond, include_in_schema=False)
+    if settings.docs_url is not None:
+        _add_docs_page(router, settings.docs_url, openapi_url, settings.title)
+    return router.routes
+
+
+def _check_free(app: App, setting: str, path: str) -> None:
+    for route in app.routes:
+        if route.path == path and "GET" in route.methods:
+            raise ValueError(
+                f"The route GET {path} ({route.endpoint.name}) takes the path of the app's "
+                f"{setting}: give App({setting}=...) another path, or None to turn it off"
+            )
+
+
+class _Document:
+    """The document as JSON: generated on the first request (not at startup) by
+    ``app.openapi()``, which keeps it; encoded once for each document it returns."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self.encoded: tuple[dict[str, Any], bytes] | None = None
+
+    # A plain def: the first request generates the document on the thread pool, so a large
+    # app's generation never stalls the event loop.
+    def respond(self) -> Response:
+        document = self.app.openapi()
+        encoded = self.encoded
+        if encoded is None or encoded[0] is not document:
+            encoded = self.encoded = (document, msgspec.json.encode(document))
+        return Response(encoded[1], 200, None, "application/json")
+
+
+def _add_docs_page(router: Router, docs_url: str, openapi_url: str, title: str) -> None:
+    found = swagger_ui_files()
+    if found is None:
+        page = _MISSING.format(title=html.escape(title), openapi=html.escape(openapi_url))
+
+        async def docs_missing() -> Response:
+            return HTMLResponse(page, 501)
+
+        router.add_route(docs_url, docs_missing, include_in_schema=False)
+        return
+    folder, version = found
+    assets = f"{docs_url}/assets"
+
+    async def docs(request: Request) -> Response:
+        root = request.root_path
+        config = {
+            "url": root + openapi_url,
+            "dom_id": "#swagger-ui",
+            "deepLinking": True,
+            "showExtensions": True,
+            "showCommonExtensions": True,
+            "oauth2RedirectUrl": f"{root}{docs_url}/oauth2-redirect",
+        }
+        script = json.dumps(config).replace("<", "\\u003c")
+        script = script[:-1] + (
+            ', "presets": [SwaggerUIBundle.presets.apis, '
+            'SwaggerUIBundle.SwaggerUIStandalonePreset], "layout": "BaseLayout"}'
+        )
+        body = _PAGE.format(
+            title=html.escape(title),
+            assets=html.escape(root + assets),
+            version=html.escape(version),
+            config=script,
+        )
+        return HTMLResponse(body)
+
+    router.add_route(docs_url, docs, include_in_schema=False)
+    for name in ASSETS:
+        router.add_route(f"{assets}/{name}", _asset(folder / name), include_in_schema=False)
+    redirect = folder / "oauth2-redirect.html"
+
+    async def oauth2_redirect() -> Response:
+        return FileResponse(redirect, media_type="text/html")
+
+    router.add_route(f"{docs_url}/oauth2-redirect", oauth2_redirect, include_in_schema=False)
+
+
+def _asset(path: Path) -> Any:
+    async def asset() -> Response:
+        # The page asks for each file with the package's version in the URL, so a browser
+        # may keep it for good: a new version is a new URL.
+        return FileResponse(path, headers=_IMMUTABLE)
+
+    return asset

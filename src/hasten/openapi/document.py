@@ -1,0 +1,124 @@
+"""The OpenAPI document of a set of routes: one model (3.1), rendered as 3.1 or 3.0."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .operations import openapi_path, operation, security
+from .schemas import SchemaHook, Schemas
+from .v30 import openapi_30
+
+if TYPE_CHECKING:
+    from ..app import App
+    from ..routing import Route
+
+__all__ = ["app_openapi", "get_openapi"]
+
+# The order Swagger UI and FastAPI list an operation's methods in.
+_METHOD_ORDER = ("GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE")
+
+
+def get_openapi(
+    *,
+    title: str,
+    version: str,
+    routes: Iterable[Route],
+    openapi_version: str = "3.1.0",
+    summary: str | None = None,
+    description: str | None = None,
+    servers: Sequence[dict[str, Any]] | None = None,
+    tags: Sequence[dict[str, Any]] | None = None,
+    terms_of_service: str | None = None,
+    contact: dict[str, Any] | None = None,
+    license_info: dict[str, Any] | None = None,
+    schema_hook: SchemaHook | None = None,
+) -> dict[str, Any]:
+    """The OpenAPI document of ``routes``, as FastAPI's function of the same name builds it.
+
+    ``openapi_version`` 3.0.x renders it for client generators that do not read 3.1.
+    ``schema_hook`` gives the JSON Schema of a class msgspec does not know.
+    """
+    info: dict[str, Any] = {"title": title, "version": version}
+    for key, value in (
+        ("summary", summary),
+        ("description", description),
+        ("termsOfService", terms_of_service),
+        ("contact", contact),
+        ("license", license_info),
+    ):
+        if value is not None:
+            info[key] = value
+    document: dict[str, Any] = {"openapi": "3.1.0", "info": info}
+    if servers:
+        document["servers"] = list(servers)
+    schemas = Schemas(schema_hook)
+    schemes: dict[str, dict[str, Any]] = {}
+    document["paths"] = _paths(routes, schemas, schemes)
+    components: dict[str, Any] = {}
+    if found := schemas.resolve():
+        components["schemas"] = found
+    if schemes:
+        components["securitySchemes"] = dict(sorted(schemes.items()))
+    if components:
+        document["components"] = components
+    if tags:
+        document["tags"] = list(tags)
+    if openapi_version.startswith("3.0."):
+        return openapi_30(document, openapi_version)
+    document["openapi"] = openapi_version
+    return document
+
+
+def app_openapi(app: App, openapi_version: str | None = None) -> dict[str, Any]:
+    """``app``'s document, from its routes and settings (in ``openapi_version``, if given,
+    instead of the app's)."""
+    settings = app.settings
+    return get_openapi(
+        title=settings.title,
+        version=settings.version,
+        routes=app.routes,
+        openapi_version=openapi_version or settings.openapi_version,
+        summary=settings.summary,
+        description=settings.description,
+        servers=settings.servers,
+        tags=settings.openapi_tags,
+        terms_of_service=settings.terms_of_service,
+        contact=settings.contact,
+        license_info=settings.license_info,
+    )
+
+
+def _paths(
+    routes: Iterable[Route], schemas: Schemas, schemes: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
+    paths: dict[str, dict[str, Any]] = {}
+    operation_ids: set[str] = set()
+    for route in routes:
+        endpoint = route.endpoint
+        if not endpoint.options.include_in_schema:
+            continue
+        requirements = security(endpoint)
+        for name, scheme, _ in requirements:
+            schemes[name] = scheme
+        item = paths.setdefault(openapi_path(route.template), {})
+        for method in sorted(route.methods, key=_METHOD_ORDER.index):
+            key = method.lower()
+            if key in item:
+                continue  # /x/{a:int} and /x/{a}: OpenAPI holds one operation per path
+            found = operation(endpoint, route.template, method, route.tags, schemas)
+            found["operationId"] = _unique(found["operationId"], operation_ids)
+            if requirements:
+                found["security"] = [{name: scopes} for name, _, scopes in requirements]
+            item[key] = found
+    return paths
+
+
+def _unique(operation_id: str, taken: set[str]) -> str:
+    """``operation_id``, numbered if another operation has it already."""
+    candidate, count = operation_id, 1
+    while candidate in taken:
+        count += 1
+        candidate = f"{operation_id}_{count}"
+    taken.add(candidate)
+    return candidate

@@ -1,0 +1,219 @@
+"""JSON Schemas for every type a document mentions, with component names that never collide.
+
+Operations ask for a type's schema while the document is built and get a placeholder; once every
+route has asked, ``resolve`` generates all of them with ``msgspec.json.schema_components`` and
+fills the placeholders in place. Named types (Structs, dataclasses, attrs classes, TypedDicts,
+NamedTuples, enums) become ``components.schemas`` entries, each under one name: the class name
+where it is unique, else ``module__Name`` (the module's dots as ``_``), else that name with a
+number, counted in the order routes mention them, so names are stable from run to run.
+
+msgspec names components itself (the class name, or ``module.Qualname`` on a clash), and cannot
+tell apart two classes of one qualified name: two made by one factory, or ``Page[a.Item]`` and
+``Page[b.Item]``. So when short names clash, each type is generated on its own, and msgspec's
+names within that call are mapped back to ours.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import msgspec
+import msgspec.inspect as mi
+
+__all__ = ["COMPONENTS", "SchemaHook", "Schemas"]
+
+COMPONENTS = "#/components/schemas/"
+SchemaHook = Callable[[type], dict[str, Any]]
+_UNSAFE = re.compile(r"[^a-zA-Z0-9.\-_]")
+_JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
+_NAMED = (mi.StructType, mi.TypedDictType, mi.DataclassType, mi.NamedTupleType)
+
+
+class Schemas:
+    """The schemas of one document: ask with ``schema(type)``, then ``resolve()`` once."""
+
+    def __init__(self, schema_hook: SchemaHook | None = None) -> None:
+        self._hook = schema_hook
+        self._wanted: dict[Any, list[dict[str, Any]]] = {}
+
+    def schema(self, annotation: Any) -> dict[str, Any]:
+        """The schema of ``annotation``: empty until ``resolve()`` fills it. Keys set on it
+        before then (``default``, ``description``) are kept."""
+        placeholder: dict[str, Any] = {}
+        self._wanted.setdefault(annotation, []).append(placeholder)
+        return placeholder
+
+    def resolve(self) -> dict[str, dict[str, Any]]:
+        """Fill every schema handed out; return the named components, by name."""
+        infos = {
+            annotation: info
+            for annotation, info in _type_infos(list(self._wanted)).items()
+            if self._describable(info)
+        }
+        classes = _named_classes(infos.values())
+        names = _component_names(classes)
+        generated, components = self._generate(infos, names)
+        for annotation, placeholders in self._wanted.items():
+            schema = generated.get(annotation, {})
+            for placeholder in placeholders:
+                given = dict(placeholder)
+                placeholder.clear()
+                placeholder.update(schema)
+                placeholder.update(given)
+        return components
+
+    def _describable(self, info: mi.Type) -> bool:
+        # A type msgspec cannot describe (a class of its own) is documented as any JSON value.
+        return self._hook is not None or not any(
+            isinstance(item, mi.CustomType) for item in _walk(info)
+        )
+
+    def _generate(
+        self, infos: dict[Any, mi.Type], names: dict[Any, str]
+    ) -> tuple[dict[Any, dict[str, Any]], dict[str, dict[str, Any]]]:
+        short = [_short_name(cls) for cls in names]
+        if len(set(short)) == len(short):
+            batches = [list(infos)]
+        else:
+            batches = [[annotation] for annotation in infos]
+        generated: dict[Any, dict[str, Any]] = {}
+        components: dict[str, dict[str, Any]] = {}
+        for batch in batches:
+            ours = _ours(_named_classes(infos[annotation] for annotation in batch), names)
+            schemas, found = msgspec.json.schema_components(
+                batch, schema_hook=self._hook, ref_template=COMPONENTS + "{name}"
+            )
+            for annotation, schema in zip(batch, schemas, strict=True):
+                generated[annotation] = _renamed(schema, ours)
+            for theirs, schema in found.items():
+                components[ours[theirs]] = _renamed(schema, ours)
+        return generated, dict(sorted(components.items()))
+
+
+def _type_infos(annotations: list[Any]) -> dict[Any, mi.Type]:
+    """msgspec's view of each annotation it can read: all at once (the usual case, and
+    faster), else one by one."""
+    try:
+        return dict(zip(annotations, mi.multi_type_info(annotations), strict=True))
+    except (TypeError, ValueError):
+        pass
+    infos = {}
+    for annotation in annotations:
+        try:
+            infos[annotation] = mi.type_info(annotation)
+        except (TypeError, ValueError):
+            continue  # documented as any JSON value
+    return infos
+
+
+def _walk(info: mi.Type) -> Iterable[mi.Type]:
+    """``info`` and every type inside it, each named class once (recursive types end)."""
+    seen: set[Any] = set()
+    stack = [info]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _NAMED):
+            if item.cls in seen:
+                continue
+            seen.add(item.cls)
+            stack.extend(field.type for field in reversed(item.fields))
+        elif isinstance(item, mi.Metadata):
+            stack.append(item.type)
+        elif isinstance(item, mi.CollectionType):
+            stack.append(item.item_type)
+        elif isinstance(item, mi.TupleType):
+            stack.extend(reversed(item.item_types))
+        elif isinstance(item, mi.DictType | mi.FrozenDictType):
+            stack.extend((item.value_type, item.key_type))
+        elif isinstance(item, mi.UnionType):
+            stack.extend(reversed(item.types))
+        yield item
+
+
+def _named_classes(infos: Iterable[mi.Type]) -> list[Any]:
+    """The classes that become components, in the order they are first met."""
+    classes: dict[Any, None] = {}
+    for info in infos:
+        for item in _walk(info):
+            if isinstance(item, (*_NAMED, mi.EnumType)):
+                classes.setdefault(item.cls, None)
+    return list(classes)
+
+
+def _short_name(cls: Any) -> str:
+    """msgspec's name for a class: its name (with a generic's arguments), made URL-safe."""
+    origin = getattr(cls, "__origin__", None)
+    if origin is None:
+        return _UNSAFE.sub("_", cls.__name__)
+    arguments = ", ".join(
+        argument.__name__ if isinstance(argument, type) else repr(argument)
+        for argument in cls.__args__
+    )
+    return _UNSAFE.sub("_", f"{origin.__name__}[{arguments}]")
+
+
+def _full_name(cls: Any) -> str:
+    """msgspec's name for a class whose short name clashes: module and qualified name."""
+    return _UNSAFE.sub("_", f"{cls.__module__}.{cls.__qualname__}")
+
+
+def _component_names(classes: list[Any]) -> dict[Any, str]:
+    """Our name for each class: short where unique, else ``module__Name``, else numbered."""
+    names = _unique_by(classes, _short_name, _qualified)
+    taken: dict[str, int] = {}
+    result: dict[Any, str] = {}
+    for cls in classes:
+        name = names[cls]
+        count = taken[name] = taken.get(name, 0) + 1
+        result[cls] = name if count == 1 else f"{name}_{count}"
+    return result
+
+
+def _qualified(cls: Any) -> str:
+    module = _UNSAFE.sub("_", cls.__module__).replace(".", "_")
+    return f"{module}__{_short_name(cls)}"
+
+
+def _unique_by(
+    classes: list[Any], first: Callable[[Any], str], second: Callable[[Any], str]
+) -> dict[Any, str]:
+    """``first(cls)`` for each class whose first name no other class shares, else
+    ``second(cls)``."""
+    counts: dict[str, int] = {}
+    for cls in classes:
+        counts[first(cls)] = counts.get(first(cls), 0) + 1
+    return {cls: first(cls) if counts[first(cls)] == 1 else second(cls) for cls in classes}
+
+
+def _ours(classes: list[Any], names: dict[Any, str]) -> dict[str, str]:
+    """msgspec's name for each class of one call, to ours."""
+    theirs = _unique_by(classes, _short_name, _full_name)
+    first: dict[str, Any] = {}
+    for cls in classes:
+        other = first.setdefault(theirs[cls], cls)
+        if other is not cls:
+            raise TypeError(
+                f"OpenAPI cannot tell apart two classes named {_full_name(cls)} inside one "
+                "type: give one of them a name of its own."
+            )
+    return {theirs[cls]: names[cls] for cls in classes}
+
+
+def _renamed(schema: Any, refs: dict[str, str]) -> Any:
+    """``schema`` with msgspec's references replaced by ours (``$ref`` and discriminator
+    mappings alike), and the type of an enum's values said, as tools show it."""
+    if isinstance(schema, dict):
+        result = {key: _renamed(value, refs) for key, value in schema.items()}
+        if "enum" in result and "type" not in result:
+            kinds = {_JSON_TYPES.get(type(value)) for value in result["enum"]}
+            if len(kinds) == 1 and None not in kinds:
+                result["type"] = kinds.pop()
+        return result
+    if isinstance(schema, list):
+        return [_renamed(value, refs) for value in schema]
+    if isinstance(schema, str) and schema.startswith(COMPONENTS):
+        name = schema.removeprefix(COMPONENTS)
+        return COMPONENTS + refs.get(name, name)
+    return schema

@@ -1,0 +1,134 @@
+"""Server-Sent Events: ``EventSourceResponse`` streams ``ServerSentEvent`` values, with
+keep-alive pings while the source is quiet.
+
+The names are sse-starlette's (and what a browser's ``EventSource`` consumes), so code moving
+from Starlette keeps them. A reconnecting browser sends the last id it saw as
+``Last-Event-ID``: take it as ``last_event_id: str | None = Header(None)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from .responses import StreamingResponse
+from .transport import CLIENT_GONE, StreamWriter
+
+__all__ = ["DEFAULT_PING_SECONDS", "EventSourceResponse", "ServerSentEvent"]
+
+DEFAULT_PING_SECONDS = 15.0
+PING = b": ping\n\n"
+_LINE_BREAKS = re.compile(r"\r\n|\r|\n")
+_json_encode = msgspec.json.encode
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSentEvent:
+    """One event: ``data`` (str as it is, split into one ``data:`` line per line; anything else
+    as JSON), and the optional ``event`` name, ``id``, ``retry`` (milliseconds the browser
+    waits before reconnecting) and ``comment``."""
+
+    data: Any = None
+    event: str | None = None
+    id: str | None = None
+    retry: int | None = None
+    comment: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("event", "id"):
+            value = getattr(self, name)
+            if value is not None and ("\n" in value or "\r" in value or "\0" in value):
+                raise ValueError(f"A server-sent event's {name} cannot hold a line break or NUL")
+        if self.retry is not None and (not isinstance(self.retry, int) or self.retry < 0):
+            raise ValueError(f"retry must be a whole number of milliseconds, got {self.retry!r}")
+
+    def encode(self) -> bytes:
+        """The event as it goes on the wire, ending with its blank line."""
+        lines: list[str] = []
+        if self.comment is not None:
+            lines.extend(f": {line}" for line in _LINE_BREAKS.split(self.comment))
+        if self.event is not None:
+            lines.append(f"event: {self.event}")
+        if self.id is not None:
+            lines.append(f"id: {self.id}")
+        if self.retry is not None:
+            lines.append(f"retry: {self.retry}")
+        if self.data is not None:
+            data = self.data if isinstance(self.data, str) else _json_encode(self.data).decode()
+            lines.extend(f"data: {line}" for line in _LINE_BREAKS.split(data))
+        lines.append("\n")
+        return "\n".join(lines).encode()
+
+
+def encode_event(item: Any) -> bytes:
+    """A value a source yields, as an event: a ServerSentEvent as it is, bytes as they are
+    (already encoded), anything else as its ``data``."""
+    if isinstance(item, ServerSentEvent):
+        return item.encode()
+    if isinstance(item, bytes):
+        return item
+    return ServerSentEvent(item).encode()
+
+
+class EventSourceResponse(StreamingResponse):
+    """A ``text/event-stream`` of the events ``content`` yields (async or sync iterable of
+    ServerSentEvent, str, or JSON values). Every ``ping`` seconds without an event it sends a
+    comment line, so proxies and browsers keep the connection open (None: no pings).
+    """
+
+    __slots__ = ("ping",)
+
+    def __init__(
+        self,
+        content: AsyncIterable[Any] | Iterable[Any],
+        status: int = 200,
+        headers: Mapping[str, str] | None = None,
+        ping: float | None = DEFAULT_PING_SECONDS,
+    ) -> None:
+        super().__init__(content, status, headers, "text/event-stream")
+        if ping is not None and ping <= 0:
+            raise ValueError(f"ping must be a positive number of seconds, or None; got {ping}")
+        self.ping = ping
+        response_headers = self.headers
+        response_headers.setdefault("cache-control", "no-cache")
+        response_headers.setdefault("x-accel-buffering", "no")  # nginx: do not buffer
+
+    async def pump(self, chunks: AsyncIterable[Any], writer: StreamWriter) -> None:
+        if self.ping is None:
+            await self._events(chunks, writer, None)
+            return
+        last = [asyncio.get_running_loop().time()]
+        pinger = asyncio.ensure_future(self._pings(writer, last, self.ping))
+        try:
+            await self._events(chunks, writer, last)
+        finally:
+            pinger.cancel()
+
+    async def _events(
+        self, chunks: AsyncIterable[Any], writer: StreamWriter, last: list[float] | None
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            async for item in chunks:
+                await writer.send_bytes(encode_event(item))
+                if last is not None:
+                    last[0] = loop.time()
+        except CLIENT_GONE:
+            return
+
+    @staticmethod
+    async def _pings(writer: StreamWriter, last: list[float], every: float) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(max(last[0] + every - loop.time(), 0.0))
+            if loop.time() - last[0] >= every:
+                try:
+                    await writer.send_bytes(PING)
+                except CLIENT_GONE:
+                    return
+                last[0] = loop.time()

@@ -1,0 +1,122 @@
+"""StaticFiles: a directory served under a prefix, ``app.mount("/static", StaticFiles(...))``.
+
+Files go out as ``FileResponse`` (Granian's own file sending under RSGI, with ETag,
+Last-Modified, 304 and ranges). The request's path is taken as the server decoded it, once,
+and never decoded again: a segment ``..`` (however it was encoded on the wire), a backslash,
+a NUL, or a symlink leading out of the directory (unless ``follow_symlinks``) finds nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Mapping
+
+from .files import FileResponse
+from .requests import Request
+from .responses import RedirectResponse, Response
+
+__all__ = ["StaticFiles"]
+
+_NOT_FOUND_BODY = b'{"detail":"Not Found"}'
+
+
+class StaticFiles:
+    """Serve the files under ``directory``.
+
+    ``html=True``: a directory serves its ``index.html`` (a path to it without the trailing
+    slash is redirected to it), and a missing file the directory's ``404.html`` if there is
+    one. ``follow_symlinks=True`` serves symlinks that lead out of the directory.
+    ``headers`` are added to every file (``{"cache-control": "public, max-age=3600"}``).
+    Only GET and HEAD are served (405 otherwise).
+    """
+
+    methods = frozenset({"GET", "HEAD"})
+
+    def __init__(
+        self,
+        directory: str | os.PathLike[str],
+        *,
+        html: bool = False,
+        follow_symlinks: bool = False,
+        check_dir: bool = True,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        self.directory = os.path.realpath(directory)
+        self.html = html
+        self.follow_symlinks = follow_symlinks
+        self.headers = dict(headers or {})
+        if check_dir and not os.path.isdir(self.directory):
+            raise RuntimeError(f"StaticFiles directory {os.fspath(directory)!r} does not exist")
+
+    def __repr__(self) -> str:
+        return f"StaticFiles({self.directory!r})"
+
+    async def respond(self, request: Request, path: str) -> Response:
+        """The response for ``path``, the part of the request's path after the mount."""
+        found = self._find(path)
+        if found is not None and stat.S_ISDIR(found[1].st_mode):
+            if not self.html:
+                found = None
+            elif not request.path.endswith("/"):
+                return self._to_directory(request)
+            else:
+                index = os.path.join(found[0], "index.html")
+                info = self._stat(index)
+                found = (index, info) if info is not None else None
+        if found is None or not stat.S_ISREG(found[1].st_mode):
+            return self._not_found()
+        return FileResponse(found[0], headers=self.headers or None, stat_result=found[1])
+
+    def _find(self, path: str) -> tuple[str, os.stat_result] | None:
+        """The file or directory at ``path`` under the directory, and its (followed) stat;
+        None when there is none, or when the path tries to leave the directory."""
+        if "\\" in path or "\0" in path:
+            return None
+        parts = [part for part in path.split("/") if part]
+        if any(part in ("..", ".") for part in parts):
+            return None
+        current = self.directory
+        if not parts:
+            info = self._stat(current)
+            return (current, info) if info is not None else None
+        # perf: one lstat per component under the directory (realpath() would lstat every
+        # component from /), resolving a symlink only where there is one.
+        info = None
+        for part in parts:
+            current = f"{current}{os.sep}{part}"
+            try:
+                info = os.lstat(current)
+            except (OSError, ValueError):
+                return None
+            if stat.S_ISLNK(info.st_mode):
+                if not self.follow_symlinks and not self._inside(os.path.realpath(current)):
+                    return None  # a symlink leading out of the directory
+                followed = self._stat(current)
+                if followed is None:
+                    return None
+                info = followed
+        assert info is not None  # there was a part
+        return current, info
+
+    def _inside(self, real: str) -> bool:
+        return real == self.directory or real.startswith(self.directory + os.sep)
+
+    @staticmethod
+    def _stat(path: str) -> os.stat_result | None:
+        try:
+            return os.stat(path)
+        except (OSError, ValueError):
+            return None
+
+    def _to_directory(self, request: Request) -> Response:
+        query = f"?{request.query_string}" if request.query_string else ""
+        return RedirectResponse(f"{request.root_path}{request.path}/{query}", status=307)
+
+    def _not_found(self) -> Response:
+        if self.html:
+            page = os.path.join(self.directory, "404.html")
+            found = self._stat(page)
+            if found is not None and stat.S_ISREG(found.st_mode):
+                return FileResponse(page, status=404, stat_result=found)
+        return Response(_NOT_FOUND_BODY, 404, media_type="application/json")

@@ -1,0 +1,57 @@
+"""Mounted ASGI apps and ASGI middleware on real servers: a Starlette and a FastAPI app
+under a prefix, and an app wrapped in Starlette's GZipMiddleware (under Granian RSGI, through
+the RSGI -> ASGI bridge)."""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Iterator
+
+import pytest
+from websockets.sync.client import connect
+
+from tests.e2e.conftest import local_client, run_server
+from tests.e2e.raw import fetch
+
+pytestmark = pytest.mark.server
+
+
+def test_a_mounted_starlette_app(streams_server: str) -> None:
+    with local_client(streams_server) as client:
+        response = client.post("/star/hello", content=b"payload")
+        assert response.json() == {
+            "path": "/star/hello",
+            "root_path": "/star",
+            "url_for": f"{streams_server}/star/hello",
+            "body": "payload",
+        }
+        assert client.get("/star/nothing").status_code == 404
+        assert client.get("/hello").json() == {"message": "hello"}
+
+
+def test_a_mounted_fastapi_app(streams_server: str) -> None:
+    with local_client(streams_server) as client:
+        assert client.get("/fast/items/3").json() == {"id": 3, "root_path": "/fast"}
+        assert client.get("/fast/items/x").status_code == 422
+        assert "/items/{item_id}" in client.get("/fast/openapi.json").json()["paths"]
+
+
+@pytest.fixture(scope="session")
+def middleware_server(server_kind: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    log = tmp_path_factory.mktemp(f"asgi-mw-{server_kind}") / "server.log"
+    with run_server(server_kind, log, target="tests.e2e.asgi_middleware_app:app") as running:
+        yield running.base_url
+
+
+def test_asgi_middleware_wraps_every_request(middleware_server: str) -> None:
+    compressed = fetch(middleware_server, "GET", "/big", {"Accept-Encoding": "gzip"})
+    assert compressed.header("content-encoding") == "gzip"
+    assert gzip.decompress(compressed.body) == ("hasten " * 500).encode()
+    plain = fetch(middleware_server, "GET", "/hello", {"Accept-Encoding": "gzip"})
+    assert (plain.status, plain.body) == (200, b'{"message":"hello"}')
+    stream = fetch(middleware_server, "GET", "/stream")
+    assert stream.body == b"part 0\npart 1\npart 2\n"
+    url = middleware_server.replace("http://", "ws://") + "/ws"
+    with connect(url) as ws:
+        ws.send("shout")
+        assert ws.recv(5) == "SHOUT"

@@ -1,0 +1,228 @@
+"""``/openapi.json`` and ``/docs`` through both adapters: served offline, moved or turned off,
+generated on the first request and kept."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hasten import App, HTTPError, Request
+from hasten.openapi.docs import ASSETS, swagger_ui_files
+from hasten.testing import TestClient
+from tests.conftest import ClientFactory
+
+
+def make_app(**settings: Any) -> App:
+    app = App(title="Docs <test>", **settings)
+
+    @app.get("/items/{item_id}")
+    async def item(item_id: int) -> dict[str, int]:
+        return {"id": item_id}
+
+    return app
+
+
+def test_the_document_is_generated_on_the_first_request_and_kept(serve: ClientFactory) -> None:
+    app = make_app()
+    client = serve(app)
+    assert client.get("/items/1").json() == {"id": 1}
+    assert app.started
+    assert app.openapi_schema is None  # not at startup
+    response = client.get("/openapi.json")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/json"
+    document = response.json()
+    assert document == app.openapi_schema
+    assert list(document["paths"]) == ["/items/{item_id}"]  # the docs routes are not in it
+    kept = app.openapi_schema
+    assert client.get("/openapi.json").json() == document
+    assert app.openapi_schema is kept
+
+
+def test_openapi_version_30_serves_the_30_rendering(serve: ClientFactory) -> None:
+    client = serve(make_app(openapi_version="3.0.3"))
+    assert client.get("/openapi.json").json()["openapi"] == "3.0.3"
+
+
+def test_a_replaced_openapi_method_is_what_is_served(serve: ClientFactory) -> None:
+    # FastAPI's recipe for a customised document: replace app.openapi.
+    app = make_app()
+    original = app.openapi
+
+    def custom() -> dict[str, Any]:
+        document = original()
+        document["info"]["x-logo"] = {"url": "/logo.png"}
+        return document
+
+    app.openapi = custom  # type: ignore[method-assign]
+    client = serve(app)
+    assert client.get("/openapi.json").json()["info"]["x-logo"] == {"url": "/logo.png"}
+
+
+def test_the_docs_page_loads_everything_from_the_app(serve: ClientFactory) -> None:
+    client = serve(make_app())
+    response = client.get("/docs")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/html; charset=utf-8"
+    page = response.text
+    assert "<title>Docs &lt;test&gt; - Swagger UI</title>" in page
+    assert '"url": "/openapi.json"' in page
+    assert "//" not in page  # no other host: nothing from a CDN
+    found = swagger_ui_files()
+    assert found is not None
+    folder, version = found
+    links = re.findall(r'(?:src|href)="([^"]+)"', page)
+    assert sorted(links) == sorted(f"/docs/assets/{name}?v={version}" for name in ASSETS)
+    for link in links:
+        asset = client.get(link)
+        assert asset.status_code == 200
+        name = link.split("/")[-1].split("?")[0]
+        assert asset.content == (folder / name).read_bytes()
+        assert asset.headers["cache-control"] == "public, max-age=31536000, immutable"
+    assert (
+        client.get("/docs/assets/swagger-ui.css").headers["content-type"]
+        == "text/css; charset=utf-8"
+    )
+    redirect = client.get("/docs/oauth2-redirect")
+    assert redirect.status_code == 200
+    assert "oauth2" in redirect.text
+    assert client.get("/docs/assets/swagger-ui.js").status_code == 404  # only what the page uses
+
+
+def test_moved_urls(serve: ClientFactory) -> None:
+    client = serve(make_app(openapi_url="/api/schema.json", docs_url="/api/docs"))
+    assert client.get("/api/schema.json").status_code == 200
+    page = client.get("/api/docs").text
+    assert '"url": "/api/schema.json"' in page
+    assert "/api/docs/assets/swagger-ui-bundle.js" in page
+    assert client.get("/api/docs/assets/swagger-ui-bundle.js").status_code == 200
+    assert client.get("/openapi.json").status_code == 404
+    assert client.get("/docs").status_code == 404
+
+
+def test_turned_off(serve: ClientFactory) -> None:
+    client = serve(make_app(docs_url=None))
+    assert client.get("/openapi.json").status_code == 200
+    assert client.get("/docs").status_code == 404
+    assert client.get("/docs/assets/swagger-ui-bundle.js").status_code == 404
+    client = serve(make_app(openapi_url=None))  # no document: no docs either, as in FastAPI
+    assert client.get("/openapi.json").status_code == 404
+    assert client.get("/docs").status_code == 404
+
+
+def test_an_app_may_serve_its_own_docs_route_once_ours_is_off(serve: ClientFactory) -> None:
+    app = make_app(docs_url=None)
+
+    @app.get("/docs")
+    async def docs() -> str:
+        return "mine"
+
+    assert serve(app).get("/docs").text == "mine"
+    assert "/docs" in app.openapi()["paths"]
+
+
+@pytest.mark.parametrize(
+    ("path", "setting"), [("/docs", "docs_url"), ("/openapi.json", "openapi_url")]
+)
+def test_a_route_on_their_path_is_refused_at_startup(path: str, setting: str) -> None:
+    app = make_app()
+
+    async def mine() -> str:
+        return "mine"
+
+    app.add_route(path, mine)
+    message = (
+        rf"The route GET {path} \(.*mine\) takes the path of the app's {setting}: "
+        rf"give App\({setting}=\.\.\.\) another path, or None to turn it off"
+    )
+    with pytest.raises(ValueError, match=message):
+        asyncio.run(app.startup())
+
+
+def test_the_docs_page_under_a_root_path() -> None:
+    with TestClient(make_app(), interface="asgi", root_path="/api") as client:
+        page = client.get("/docs").text
+    assert '"url": "/api/openapi.json"' in page
+    assert '"oauth2RedirectUrl": "/api/docs/oauth2-redirect"' in page
+    assert 'src="/api/docs/assets/swagger-ui-bundle.js' in page
+
+
+def test_without_the_assets_package_the_page_says_what_to_install(
+    serve: ClientFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *args: None if name == "swagger_ui" else real(name, *args),
+    )
+    assert swagger_ui_files() is None
+    client = serve(make_app())
+    response = client.get("/docs")
+    assert response.status_code == 501
+    assert "pip install 'hasten[docs]'" in response.text
+    assert client.get("/openapi.json").status_code == 200
+
+
+def test_a_package_without_the_files_counts_as_missing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import importlib.machinery
+
+    (tmp_path / "static").mkdir()
+    spec = importlib.machinery.ModuleSpec("swagger_ui", None, is_package=True)
+    spec.submodule_search_locations = [str(tmp_path)]
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *args: spec)
+    assert swagger_ui_files() is None
+
+
+def test_a_failing_generation_is_a_500_and_is_tried_again(serve: ClientFactory) -> None:
+    app = make_app()
+    calls = []
+
+    def failing() -> dict[str, Any]:
+        calls.append(1)
+        raise HTTPError(503, "not yet")
+
+    app.openapi = failing  # type: ignore[method-assign]
+    client = serve(app)
+    assert client.get("/openapi.json").status_code == 503
+    assert client.get("/openapi.json").status_code == 503
+    assert len(calls) == 2
+
+
+def test_the_docs_routes_are_not_the_apps() -> None:
+    app = make_app()
+    assert [route.path for route in app.routes] == ["/items/{item_id}"]
+    assert [info.path for info in app.describe_routes()] == ["/items/{item_id}"]
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"openapi_url": "openapi.json"}, "openapi_url must start with '/'"),
+        ({"docs_url": "/docs/"}, "docs_url must start with '/' and not end with it"),
+        ({"openapi_version": "2.0"}, "openapi_version must be 3.0.x or 3.1.x"),
+    ],
+)
+def test_settings_are_checked(settings: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        App(**settings)
+
+
+def test_the_request_is_not_needed(serve: ClientFactory) -> None:
+    # A handler taking the Request still documents cleanly next to the docs routes.
+    app = make_app()
+
+    @app.get("/raw")
+    async def raw(request: Request) -> str:
+        return request.path
+
+    assert serve(app).get("/openapi.json").json()["paths"]["/raw"]["get"]["operationId"] == (
+        "raw_raw_get"
+    )

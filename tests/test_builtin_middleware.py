@@ -1,0 +1,314 @@
+"""The built-in middleware through both adapters: CORS, GZip, TrustedHost, ProxyHeaders."""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+
+from hasten import App, EventSourceResponse, FileResponse, Request, Response, StreamingResponse
+from hasten.middleware import (
+    CORSMiddleware,
+    GZipMiddleware,
+    ProxyHeadersMiddleware,
+    TrustedHostMiddleware,
+)
+from tests.conftest import ClientFactory
+
+
+def app_with(cls: Any, **options: Any) -> App:
+    app = App()
+    app.add_middleware(cls, **options)
+
+    @app.get("/hello")
+    async def hello() -> dict[str, str]:
+        return {"message": "hello"}
+
+    @app.post("/hello")
+    async def post_hello() -> str:
+        return "posted"
+
+    @app.get("/who")
+    async def who(request: Request) -> dict[str, Any]:
+        client = request.client
+        return {
+            "client": None if client is None else [client.host, client.port],
+            "scheme": request.scheme,
+            "host": request.headers.get("host"),
+            "url": request.url,
+        }
+
+    return app
+
+
+# CORS.
+def test_cors_simple_request_with_explicit_origins(serve: ClientFactory) -> None:
+    client = serve(app_with(CORSMiddleware, allow_origins=["https://a.example"]))
+    allowed = client.get("/hello", headers={"origin": "https://a.example"})
+    assert allowed.headers["access-control-allow-origin"] == "https://a.example"
+    assert allowed.headers["vary"] == "Origin"
+    other = client.get("/hello", headers={"origin": "https://b.example"})
+    assert "access-control-allow-origin" not in other.headers
+    plain = client.get("/hello")
+    assert "access-control-allow-origin" not in plain.headers
+    assert plain.json() == {"message": "hello"}
+
+
+def test_cors_any_origin(serve: ClientFactory) -> None:
+    client = serve(app_with(CORSMiddleware, allow_origins=["*"], expose_headers=["x-a", "x-b"]))
+    response = client.get("/hello", headers={"origin": "https://any.example"})
+    assert response.headers["access-control-allow-origin"] == "*"
+    assert response.headers["access-control-expose-headers"] == "x-a, x-b"
+    assert "vary" not in response.headers
+    with_cookie = client.get("/hello", headers={"origin": "https://c.example", "cookie": "a=1"})
+    assert with_cookie.headers["access-control-allow-origin"] == "https://c.example"
+    assert with_cookie.headers["vary"] == "Origin"
+
+
+def test_cors_regex_and_credentials(serve: ClientFactory) -> None:
+    client = serve(
+        app_with(
+            CORSMiddleware,
+            allow_origin_regex=r"https://.*\.example\.org",
+            allow_credentials=True,
+        )
+    )
+    response = client.get("/hello", headers={"origin": "https://x.example.org"})
+    assert response.headers["access-control-allow-origin"] == "https://x.example.org"
+    assert response.headers["access-control-allow-credentials"] == "true"
+    evil = client.get("/hello", headers={"origin": "https://x.example.org.evil.com"})
+    assert "access-control-allow-origin" not in evil.headers
+
+
+def test_cors_preflight(serve: ClientFactory) -> None:
+    client = serve(
+        app_with(
+            CORSMiddleware,
+            allow_origins=["https://a.example"],
+            allow_methods=["GET", "POST"],
+            allow_headers=["X-Token"],
+            allow_credentials=True,
+            max_age=99,
+        )
+    )
+    ok = client.options(
+        "/hello",
+        headers={
+            "origin": "https://a.example",
+            "access-control-request-method": "POST",
+            "access-control-request-headers": "x-token, content-type",
+        },
+    )
+    assert (ok.status_code, ok.text) == (200, "OK")
+    assert ok.headers["access-control-allow-origin"] == "https://a.example"
+    assert ok.headers["access-control-allow-methods"] == "GET, POST"
+    assert ok.headers["access-control-allow-headers"] == (
+        "accept, accept-language, content-language, content-type, x-token"
+    )
+    assert ok.headers["access-control-max-age"] == "99"
+    assert ok.headers["access-control-allow-credentials"] == "true"
+    assert ok.headers["vary"] == "Origin"
+    bad = client.options(
+        "/hello",
+        headers={
+            "origin": "https://b.example",
+            "access-control-request-method": "DELETE",
+            "access-control-request-headers": "x-other",
+        },
+    )
+    assert (bad.status_code, bad.text) == (400, "Disallowed CORS origin, method, headers")
+    # An OPTIONS without Access-Control-Request-Method is not a preflight: it is routed.
+    assert client.options("/hello", headers={"origin": "https://a.example"}).status_code == 405
+
+
+def test_cors_preflight_with_anything_allowed(serve: ClientFactory) -> None:
+    client = serve(
+        app_with(CORSMiddleware, allow_origins=["*"], allow_methods=["*"], allow_headers=["*"])
+    )
+    response = client.options(
+        "/hello",
+        headers={
+            "origin": "https://z.example",
+            "access-control-request-method": "PATCH",
+            "access-control-request-headers": "x-anything",
+        },
+    )
+    assert response.status_code == 200
+    assert response.headers["access-control-allow-origin"] == "*"
+    assert response.headers["access-control-allow-headers"] == "x-anything"
+    assert "vary" not in response.headers
+
+
+# GZip.
+def gzip_app(**options: Any) -> App:
+    app = App()
+    app.add_middleware(GZipMiddleware, **options)
+
+    @app.get("/big")
+    async def big() -> str:
+        return "x" * 1000
+
+    @app.get("/small")
+    async def small() -> str:
+        return "tiny"
+
+    @app.get("/encoded")
+    async def encoded() -> Response:
+        return Response(b"y" * 1000, headers={"content-encoding": "br"})
+
+    @app.get("/stream")
+    async def stream() -> StreamingResponse:
+        async def chunks() -> AsyncIterator[str]:
+            for number in range(100):
+                yield f"line {number}\n"
+
+        return StreamingResponse(chunks(), media_type="text/plain")
+
+    @app.get("/sync-stream")
+    async def sync_stream() -> StreamingResponse:
+        def chunks() -> Iterator[bytes]:
+            yield b"a" * 600
+            yield b"b" * 600
+
+        return StreamingResponse(chunks())
+
+    @app.get("/events")
+    async def events() -> EventSourceResponse:
+        return EventSourceResponse(["x" * 1000], ping=None)
+
+    @app.get("/file")
+    async def file() -> FileResponse:
+        return FileResponse(__file__)
+
+    return app
+
+
+def test_gzip_compresses_big_bodies(serve: ClientFactory) -> None:
+    client = serve(gzip_app())
+    response = client.get("/big", headers={"accept-encoding": "gzip, deflate"})
+    assert response.headers["content-encoding"] == "gzip"
+    assert response.headers["vary"] == "Accept-Encoding"
+    assert int(response.headers["content-length"]) < 100
+    assert response.text == "x" * 1000
+    head = client.head("/big", headers={"accept-encoding": "gzip"})
+    assert head.headers["content-length"] == response.headers["content-length"]
+
+
+def test_gzip_leaves_what_it_should(serve: ClientFactory) -> None:
+    client = serve(gzip_app(minimum_size=500))
+    gz = {"accept-encoding": "gzip"}
+    small = client.get("/small", headers=gz)
+    assert "content-encoding" not in small.headers
+    assert "vary" not in small.headers
+    assert client.get("/encoded", headers=gz).headers["content-encoding"] == "br"
+    events = client.get("/events", headers=gz)
+    assert "content-encoding" not in events.headers
+    assert events.text.startswith("data: xxx")
+    file = client.get("/file", headers=gz)
+    assert "content-encoding" not in file.headers
+    plain = client.get("/big", headers={"accept-encoding": "identity"})
+    assert "content-encoding" not in plain.headers
+    assert plain.headers["vary"] == "Accept-Encoding"
+
+
+def test_gzip_compresses_streams_chunk_by_chunk(serve: ClientFactory) -> None:
+    client = serve(gzip_app())
+    response = client.get("/stream", headers={"accept-encoding": "gzip"})
+    assert response.headers["content-encoding"] == "gzip"
+    assert "content-length" not in response.headers
+    expected = "".join(f"line {number}\n" for number in range(100))
+    assert response.text == expected
+    raw = client.get("/sync-stream", headers={"accept-encoding": "gzip"})
+    assert raw.content == b"a" * 600 + b"b" * 600
+
+
+def test_gzip_stream_flushes_each_chunk() -> None:
+    import asyncio
+
+    from hasten.middleware.gzip import _compressed
+
+    async def chunks() -> AsyncIterator[bytes]:
+        yield b"first"
+        yield b"second"
+
+    async def collect() -> list[bytes]:
+        return [part async for part in _compressed(chunks(), 6)]
+
+    parts = asyncio.run(collect())
+    decompressor = zlib.decompressobj(31)
+    assert decompressor.decompress(parts[0]) == b"first"  # readable before the end
+    assert gzip.decompress(b"".join(parts)) == b"firstsecond"
+
+
+# TrustedHost.
+def test_trusted_host(serve: ClientFactory) -> None:
+    client = serve(app_with(TrustedHostMiddleware, allowed_hosts=["example.com", "*.example.org"]))
+    assert client.get("http://example.com/hello").status_code == 200
+    assert client.get("http://example.com:8000/hello").status_code == 200
+    assert client.get("http://api.example.org/hello").status_code == 200
+    bad = client.get("http://evil.com/hello")
+    assert (bad.status_code, bad.text) == (400, "Invalid host header")
+    assert client.get("http://example.org/hello").status_code == 400
+
+
+def test_trusted_host_www_redirect(serve: ClientFactory) -> None:
+    client = serve(app_with(TrustedHostMiddleware, allowed_hosts=["www.example.com"]))
+    response = client.get("http://example.com/hello?a=1", follow_redirects=False)
+    assert response.status_code == 301
+    assert response.headers["location"] == "http://www.example.com/hello?a=1"
+    off = serve(
+        app_with(TrustedHostMiddleware, allowed_hosts=["www.example.com"], www_redirect=False)
+    )
+    assert off.get("http://example.com/hello").status_code == 400
+
+
+def test_trusted_host_any_and_invalid_patterns(serve: ClientFactory) -> None:
+    assert serve(app_with(TrustedHostMiddleware)).get("http://x.y/hello").status_code == 200
+    with pytest.raises(ValueError, match="Invalid host pattern"):
+        TrustedHostMiddleware(allowed_hosts=["ex*ample.com"])
+
+
+# ProxyHeaders.
+FORWARDED = {
+    "x-forwarded-for": "203.0.113.7, 10.0.0.2",
+    "x-forwarded-proto": "https",
+    "x-forwarded-host": "public.example",
+}
+
+
+def test_proxy_headers_from_a_trusted_proxy(serve: ClientFactory) -> None:
+    client = serve(app_with(ProxyHeadersMiddleware, trusted_hosts=["127.0.0.1", "10.0.0.0/8"]))
+    response = client.get("/who?x=1", headers=FORWARDED).json()
+    assert response == {
+        "client": ["203.0.113.7", 0],
+        "scheme": "https",
+        "host": "public.example",
+        "url": "https://public.example/who?x=1",
+    }
+
+
+def test_proxy_headers_from_an_untrusted_peer_are_ignored(serve: ClientFactory) -> None:
+    client = serve(app_with(ProxyHeadersMiddleware, trusted_hosts="10.0.0.1"))
+    response = client.get("/who", headers=FORWARDED).json()
+    assert response["client"] == ["127.0.0.1", 50000]
+    assert response["scheme"] == "http"
+    assert response["host"] == "testserver"
+
+
+def test_proxy_headers_all_hops_trusted_and_star(serve: ClientFactory) -> None:
+    client = serve(app_with(ProxyHeadersMiddleware, trusted_hosts="*"))
+    response = client.get("/who", headers={"x-forwarded-for": "10.0.0.5, 10.0.0.6"}).json()
+    assert response["client"] == ["10.0.0.5", 0]  # every hop trusted: the first
+    middleware = ProxyHeadersMiddleware(trusted_hosts=["127.0.0.1, 10.0.0.0/8", "unix:sock"])
+    assert middleware.trusts("10.1.2.3")
+    assert middleware.trusts("unix:sock")
+    assert not middleware.trusts("not-an-ip")
+    assert not middleware.trusts("192.168.0.1")
+    everything = serve(app_with(ProxyHeadersMiddleware, trusted_hosts=["127.0.0.1"]))
+    trusted = everything.get("/who", headers={"x-forwarded-for": "127.0.0.1"}).json()
+    assert trusted["client"] == ["127.0.0.1", 0]
+    odd = everything.get("/who", headers={"x-forwarded-proto": "gopher"}).json()
+    assert odd["scheme"] == "http"

@@ -1,0 +1,540 @@
+"""Dependencies through both adapters: nesting, sources, caching, yield cleanup (order, on
+errors, exceptions thrown in), sync dependencies on the pool without deadlock, app-scoped
+dependencies, overrides, router and app dependencies, and what registration refuses."""
+
+# No `from __future__ import annotations`: the dependencies here are local functions, which
+# string annotations could not name.
+import asyncio
+import logging
+import threading
+from collections.abc import AsyncIterator, Iterator
+from typing import Annotated, Any
+
+import msgspec
+import pytest
+
+from hasten import App, BackgroundTasks, Depends, Header, HTTPError, Query, Request, Router
+from hasten.servers import Interface
+from hasten.testing import TestClient
+from tests.conftest import ClientFactory
+
+
+class Item(msgspec.Struct):
+    name: str
+
+
+def test_nested_dependencies_read_every_source(serve: ClientFactory) -> None:
+    app = App()
+
+    async def token(x_token: Annotated[str, Header()]) -> str:
+        return x_token
+
+    def page(page: int = 1, size: Annotated[int, Query(le=100)] = 10) -> tuple[int, int]:
+        return page, size
+
+    async def user(token: Annotated[str, Depends(token)], item_id: int) -> str:
+        return f"{token}:{item_id}"
+
+    @app.post("/items/{item_id}")
+    async def create(
+        item: Item,
+        who: Annotated[str, Depends(user)],
+        paging: tuple[int, int] = Depends(page),
+    ) -> dict[str, Any]:
+        return {"who": who, "paging": paging, "item": item.name}
+
+    client = serve(app)
+    response = client.post("/items/7?page=2", json={"name": "pen"}, headers={"x-token": "secret"})
+    assert response.status_code == 200
+    assert response.json() == {"who": "secret:7", "paging": [2, 10], "item": "pen"}
+
+
+def test_one_422_names_every_bad_value_of_the_tree_and_no_dependency_runs(
+    serve: ClientFactory,
+) -> None:
+    app = App()
+    called: list[str] = []
+
+    async def token(x_token: Annotated[str, Header()]) -> str:
+        called.append("token")
+        return x_token
+
+    async def limits(size: Annotated[int, Query(le=100)] = 10) -> int:
+        called.append("limits")
+        return size
+
+    @app.post("/items")
+    async def create(
+        item: Item, t: str = Depends(token), size: int = Depends(limits)
+    ) -> dict[str, Any]:
+        return {}
+
+    response = serve(app).post("/items?size=500", json={"nom": "pen"})
+    assert response.status_code == 422
+    assert response.json() == {
+        "detail": [
+            {"loc": ["header", "x-token"], "msg": "Field required", "type": "missing"},
+            {"loc": ["query", "size"], "msg": "Expected `int` <= 100", "type": "invalid"},
+            {"loc": ["body", "name"], "msg": "Field required", "type": "missing"},
+        ]
+    }
+    assert called == []
+
+
+def test_a_dependency_runs_once_per_request_unless_use_cache_is_false(
+    serve: ClientFactory,
+) -> None:
+    app = App()
+    calls: list[str] = []
+
+    async def counted() -> int:
+        calls.append("counted")
+        return len(calls)
+
+    async def first(value: int = Depends(counted)) -> int:
+        return value
+
+    async def second(value: int = Depends(counted)) -> int:
+        return value
+
+    @app.get("/cached")
+    async def cached(a: int = Depends(first), b: int = Depends(second)) -> list[int]:
+        return [a, b]
+
+    @app.get("/fresh")
+    async def fresh(
+        a: int = Depends(counted), b: int = Depends(counted, use_cache=False)
+    ) -> list[int]:
+        return [a, b]
+
+    client = serve(app)
+    assert client.get("/cached").json() == [1, 1]
+    calls.clear()
+    assert client.get("/cached").json() == [1, 1]  # cached per request, not across requests
+    calls.clear()
+    assert client.get("/fresh").json() == [1, 2]
+
+
+def test_yield_cleanup_runs_after_the_response_in_reverse_order(
+    serve: ClientFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = App()
+    events: list[str] = []
+
+    async def outer() -> AsyncIterator[str]:
+        events.append("outer setup")
+        yield "outer"
+        events.append("outer cleanup")
+
+    def inner(value: str = Depends(outer)) -> Iterator[str]:
+        events.append("inner setup")
+        yield value + "+inner"
+        events.append("inner cleanup")
+
+    @app.get("/")
+    async def handler(value: str = Depends(inner), tasks: BackgroundTasks = None) -> str:  # type: ignore[assignment]
+        events.append("handler")
+        tasks.add_task(events.append, "background task")
+        return value
+
+    client = serve(app)
+    with caplog.at_level(logging.ERROR, logger="hasten.error"):
+        assert client.get("/").text == "outer+inner"
+    assert caplog.records == []
+    assert events == [
+        "outer setup",
+        "inner setup",
+        "handler",
+        "background task",
+        "inner cleanup",
+        "outer cleanup",
+    ]
+
+
+def test_a_handler_error_is_thrown_into_yield_dependencies_before_the_error_response(
+    serve: ClientFactory,
+) -> None:
+    app = App()
+    seen: list[str] = []
+
+    async def transaction() -> AsyncIterator[str]:
+        try:
+            yield "tx"
+        except Exception as exc:
+            seen.append(f"rollback after {exc!r}")
+            raise
+        else:
+            seen.append("commit")
+
+    def session() -> Iterator[str]:
+        try:
+            yield "session"
+        except KeyError as exc:
+            seen.append("session saw KeyError")
+            raise HTTPError(409, "Conflict") from exc
+        finally:
+            seen.append("session closed")
+
+    @app.get("/fails")
+    async def fails(tx: str = Depends(transaction), db: str = Depends(session)) -> str:
+        raise KeyError("duplicate")
+
+    @app.get("/ok")
+    async def ok(tx: str = Depends(transaction)) -> str:
+        return tx
+
+    client = serve(app)
+    response = client.get("/fails")
+    # session (last in) turned the KeyError into a 409, which transaction then saw.
+    assert (response.status_code, response.json()) == (409, {"detail": "Conflict"})
+    assert seen == [
+        "session saw KeyError",
+        "session closed",
+        "rollback after HTTPError(409, 'Conflict')",
+    ]
+    seen.clear()
+    assert client.get("/ok").text == "tx"
+    assert seen == ["commit"]
+
+
+def test_a_dependency_error_unwinds_the_dependencies_before_it(serve: ClientFactory) -> None:
+    app = App()
+    seen: list[str] = []
+
+    async def opened() -> AsyncIterator[None]:
+        yield
+        seen.append("never")
+
+    async def opened_and_closed() -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            seen.append("closed")
+
+    async def refuse(_: None = Depends(opened_and_closed)) -> None:
+        raise HTTPError(401, "Not authenticated")
+
+    @app.get("/")
+    async def handler(_: None = Depends(refuse)) -> str:
+        return "unreachable"
+
+    response = serve(app).get("/")
+    assert (response.status_code, response.json()) == (401, {"detail": "Not authenticated"})
+    assert seen == ["closed"]
+
+
+def test_a_failing_cleanup_is_logged_and_the_response_stands(
+    serve: ClientFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = App()
+
+    async def breaks() -> AsyncIterator[int]:
+        yield 1
+        raise RuntimeError("cleanup broke")
+
+    async def twice() -> AsyncIterator[int]:
+        yield 1
+        yield 2
+
+    @app.get("/")
+    async def handler(a: int = Depends(breaks), b: int = Depends(twice)) -> int:
+        return a + b
+
+    with caplog.at_level(logging.ERROR, logger="hasten.error"):
+        assert serve(app).get("/").json() == 2
+    messages = [record.getMessage() for record in caplog.records]
+    assert any("yielded more than once" in message and "twice" in message for message in messages)
+    assert any("cleanup of dependency" in message and "breaks" in message for message in messages)
+
+
+def test_a_dependency_that_does_not_yield_is_a_500(
+    serve: ClientFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = App()
+
+    async def empty() -> AsyncIterator[int]:
+        nothing: list[int] = []
+        for value in nothing:
+            yield value
+
+    @app.get("/")
+    async def handler(value: int = Depends(empty)) -> int:
+        return value
+
+    with caplog.at_level(logging.ERROR, logger="hasten.error"):
+        response = serve(app).get("/")
+    assert response.status_code == 500
+    assert "did not yield" in caplog.text
+
+
+def test_sync_yield_dependencies_do_not_hold_a_thread_across_the_handler() -> None:
+    # FastAPI #3205: with one thread, a sync generator dependency whose thread waited for the
+    # handler would deadlock a sync handler. Setup and teardown are separate thread tasks.
+    app = App(max_threads=1)
+    threads: list[str] = []
+
+    def resource() -> Iterator[str]:
+        threads.append(threading.current_thread().name)
+        yield "resource"
+        threads.append(threading.current_thread().name)
+
+    @app.get("/")
+    def handler(value: str = Depends(resource)) -> str:
+        threads.append(threading.current_thread().name)
+        return value
+
+    interfaces: tuple[Interface, ...] = ("rsgi", "asgi")
+    for interface in interfaces:
+        threads.clear()
+        with TestClient(app, interface=interface) as client:
+            assert client.get("/", timeout=5).text == "resource"
+        assert len(threads) == 3
+        assert all(name.startswith("hasten-thread") for name in threads)
+
+
+def test_sync_dependencies_run_on_the_thread_pool(serve: ClientFactory) -> None:
+    app = App()
+
+    def where() -> str:
+        return threading.current_thread().name
+
+    @app.get("/")
+    async def handler(thread: str = Depends(where)) -> str:
+        return thread
+
+    assert serve(app).get("/").text.startswith("hasten-thread")
+
+
+def test_a_class_is_a_dependency_and_depends_without_a_callable_calls_the_annotation(
+    serve: ClientFactory,
+) -> None:
+    app = App()
+
+    class Paging:
+        def __init__(self, page: int = 1, size: int = 10) -> None:
+            self.page = page
+            self.size = size
+
+    @app.get("/")
+    async def handler(paging: Annotated[Paging, Depends()]) -> list[int]:
+        return [paging.page, paging.size]
+
+    assert serve(app).get("/?page=3").json() == [3, 10]
+
+
+def test_a_dependency_can_take_the_request_and_path_parameters(serve: ClientFactory) -> None:
+    app = App()
+
+    async def describe(request: Request, user_id: int) -> str:
+        return f"{request.method} {user_id}"
+
+    @app.get("/users/{user_id}")
+    async def handler(text: str = Depends(describe)) -> str:
+        return text
+
+    assert serve(app).get("/users/5").text == "GET 5"
+
+
+def test_app_scoped_dependencies_are_created_once_and_closed_at_shutdown(
+    serve: ClientFactory,
+) -> None:
+    events: list[str] = []
+
+    async def settings() -> dict[str, str]:
+        events.append("settings")
+        return {"dsn": "db://"}
+
+    async def pool(
+        config: Annotated[dict[str, str], Depends(settings, scope="app")],
+    ) -> AsyncIterator[list[str]]:
+        events.append(f"pool open {config['dsn']}")
+        yield ["connection"]
+        events.append("pool closed")
+
+    app = App()
+
+    @app.get("/")
+    async def handler(
+        connections: Annotated[list[str], Depends(pool, scope="app")],
+    ) -> list[str]:
+        return connections
+
+    client = serve(app)
+    for _ in range(3):
+        assert client.get("/").json() == ["connection"]
+    assert events == ["settings", "pool open db://"]
+    client.close()
+    assert events == ["settings", "pool open db://", "pool closed"]
+
+
+def test_an_app_dependency_taking_request_values_is_refused_at_registration() -> None:
+    app = App()
+
+    async def per_user(x_user: Annotated[str, Header()]) -> str:
+        return x_user
+
+    async def handler(value: str = Depends(per_user, scope="app")) -> str:
+        return value
+
+    with pytest.raises(TypeError, match=r"per_user is an app dependency .* cannot take 'x_user'"):
+        app.add_route("/", handler)
+
+
+def test_overrides_replace_dependencies_anywhere_in_the_tree(serve: ClientFactory) -> None:
+    app = App()
+
+    async def database() -> str:
+        return "real"
+
+    async def repository(db: str = Depends(database)) -> str:
+        return f"repository on {db}"
+
+    @app.get("/")
+    async def handler(repo: str = Depends(repository)) -> str:
+        return repo
+
+    def fake_database(x_test: Annotated[str, Header()] = "fake") -> str:
+        return x_test
+
+    app.dependency_overrides[database] = fake_database
+    client = serve(app)
+    assert client.get("/").text == "repository on fake"
+    assert client.get("/", headers={"x-test": "other"}).text == "repository on other"
+    with pytest.raises(RuntimeError, match="apply when the app starts"):
+        app.dependency_overrides[database] = database
+    with pytest.raises(RuntimeError, match="apply when the app starts"):
+        app.dependency_overrides = {}
+    client.close()
+    app.dependency_overrides.clear()
+    assert serve(app).get("/").text == "repository on real"
+
+
+def test_app_router_include_and_route_dependencies_run_in_that_order(
+    serve: ClientFactory,
+) -> None:
+    order: list[str] = []
+
+    def named(name: str) -> Any:
+        async def dependency() -> None:
+            order.append(name)
+
+        dependency.__qualname__ = name
+        return dependency
+
+    async def authorised(x_key: Annotated[str, Header()]) -> None:
+        if x_key != "ok":
+            raise HTTPError(403, "Forbidden")
+
+    app = App(dependencies=[Depends(named("app"))])
+    router = Router(prefix="/api", dependencies=[Depends(named("router")), Depends(authorised)])
+
+    @router.get("/items", dependencies=[Depends(named("route"))])
+    async def items(value: None = Depends(named("parameter"))) -> str:
+        order.append("handler")
+        return "items"
+
+    app.include(router, dependencies=[Depends(named("include"))])
+    client = serve(app)
+    assert client.get("/api/items", headers={"x-key": "ok"}).text == "items"
+    assert order == ["app", "include", "router", "route", "parameter", "handler"]
+    order.clear()
+    response = client.get("/api/items", headers={"x-key": "no"})
+    assert (response.status_code, response.json()) == (403, {"detail": "Forbidden"})
+    response = client.get("/api/items")
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"] == ["header", "x-key"]
+
+
+def test_request_parameters_flatten_the_tree_for_openapi() -> None:
+    app = App()
+
+    async def token(authorization: Annotated[str, Header()]) -> str:
+        return authorization
+
+    async def paging(page: int = 1, token: str = Depends(token)) -> int:
+        return page
+
+    @app.get("/items/{item_id}")
+    async def items(item_id: int, page: int = Depends(paging), q: str = "") -> None: ...
+
+    (route,) = app.routes
+    found = [(item.source, item.alias) for item in route.request_parameters]
+    assert found == [
+        ("path", "item_id"),
+        ("query", "page"),
+        ("header", "authorization"),
+        ("query", "q"),
+    ]
+
+
+def test_registration_refuses_what_no_request_can_fill() -> None:
+    app = App()
+
+    async def takes_anything(**kwargs: Any) -> None: ...
+
+    async def handler(value: None = Depends(takes_anything)) -> None: ...
+
+    with pytest.raises(TypeError, match=r"\*args and \*\*kwargs"):
+        app.add_route("/", handler)
+
+    with pytest.raises(TypeError, match="dependencies= takes Depends"):
+        app.add_route("/", handler, dependencies=[takes_anything])
+
+    with pytest.raises(TypeError, match="Depends\\(\\) without a callable"):
+
+        @app.get("/none")
+        async def no_callable(value: Any = Depends()) -> None: ...
+
+    with pytest.raises(ValueError, match="scope must be 'request' or 'app'"):
+        Depends(takes_anything, scope="session")  # type: ignore[arg-type]
+
+
+def test_a_dependency_cycle_is_refused_at_startup() -> None:
+    app = App()
+
+    async def first(value: Any = None) -> None: ...
+
+    async def second(value: None = Depends(first)) -> None: ...
+
+    first.__annotations__["value"] = Annotated[Any, Depends(second)]
+
+    @app.get("/")
+    async def handler(value: None = Depends(second)) -> None: ...
+
+    with pytest.raises(TypeError, match="Dependency cycle"):
+        asyncio.run(app.startup())
+
+
+def test_shutdown_waits_for_background_tasks_and_cleanups() -> None:
+    app = App()
+    done: list[str] = []
+
+    async def slow_cleanup() -> AsyncIterator[None]:
+        yield
+        await asyncio.sleep(0.2)
+        done.append("cleanup")
+
+    @app.get("/")
+    async def handler(_: None = Depends(slow_cleanup)) -> str:
+        return "ok"
+
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    async def scenario() -> None:
+        await app.startup()
+        scope = {"type": "http", "method": "GET", "path": "/", "query_string": b"", "headers": []}
+        request = asyncio.ensure_future(app(scope, receive, send))
+        await asyncio.sleep(0.05)
+        assert sent[-1] == {"type": "http.response.body", "body": b"ok"}  # the client has it
+        assert app.stats()["in_flight"] == 1  # while the cleanup still runs
+        await app.shutdown()
+        assert done == ["cleanup"]
+        await request
+
+    asyncio.run(scenario())

@@ -1,0 +1,393 @@
+"""Forms and uploads through both adapters: fields, files, models, limits, and malformed
+bodies, each answered with a precise status and body; memory stays bounded while a large
+upload streams past its limit."""
+
+# No `from __future__ import annotations`: form models here are local classes.
+
+import asyncio
+import dataclasses
+import tracemalloc
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+import msgspec
+import pytest
+
+from hasten import App, Depends, File, Form, OAuth2PasswordRequestForm, Request, UploadFile
+from hasten.datastructures import Headers
+from hasten.errors import HTTPError
+from hasten.forms import read_form
+from tests.conftest import ClientFactory
+
+BOUNDARY = "hastenboundary"
+
+
+def multipart(*parts: bytes, boundary: str = BOUNDARY, end: bool = True) -> bytes:
+    body = b"".join(f"--{boundary}\r\n".encode() + part + b"\r\n" for part in parts)
+    return body + (f"--{boundary}--\r\n".encode() if end else b"")
+
+
+def field(name: str, value: str) -> bytes:
+    return f'Content-Disposition: form-data; name="{name}"\r\n\r\n{value}'.encode()
+
+
+def upload(name: str, filename: str, data: bytes, media: str = "text/plain") -> bytes:
+    head = (
+        f'Content-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'
+        f"Content-Type: {media}\r\n\r\n"
+    )
+    return head.encode() + data
+
+
+MULTIPART = {"content-type": f"multipart/form-data; boundary={BOUNDARY}"}
+
+
+class Profile(msgspec.Struct):
+    name: str
+    age: int
+    tags: list[str] = []
+
+
+def make_app(**settings: Any) -> App:
+    app = App(**settings)
+
+    @app.post("/login")
+    async def login(
+        username: Annotated[str, Form()],
+        age: Annotated[int, Form(ge=0)],
+        tags: Annotated[list[str], Form()] = [],  # noqa: B006
+        remember: bool = Form(False),
+    ) -> dict[str, Any]:
+        return {"username": username, "age": age, "tags": tags, "remember": remember}
+
+    @app.post("/upload")
+    async def upload_one(file: UploadFile, note: Annotated[str, Form()] = "") -> dict[str, Any]:
+        data = await file.read()
+        await file.seek(0)
+        again = await file.read(3)
+        await file.close()
+        return {
+            "filename": file.filename,
+            "content_type": file.content_type,
+            "size": file.size,
+            "length": len(data),
+            "start": again.decode(),
+            "on_disk": not file._in_memory,
+            "note": note,
+        }
+
+    @app.post("/many")
+    async def many(
+        files: Annotated[list[UploadFile], File()], raw: Annotated[bytes | None, File()] = None
+    ) -> dict[str, Any]:
+        return {"names": [item.filename for item in files], "raw": raw.decode() if raw else None}
+
+    @app.post("/profile")
+    async def profile(data: Annotated[Profile, Form()]) -> Profile:
+        return data
+
+    @app.post("/token")
+    async def token(form: Annotated[OAuth2PasswordRequestForm, Depends()]) -> dict[str, Any]:
+        return {"username": form.username, "password": form.password, "scopes": form.scopes}
+
+    @app.post("/raw")
+    async def raw(request: Request) -> list[str]:
+        form = await request.form()
+        return sorted(form)
+
+    return app
+
+
+def test_urlencoded_fields_are_converted_and_checked(serve: ClientFactory) -> None:
+    client = serve(make_app())
+    response = client.post(
+        "/login", data={"username": "ann", "age": "31", "tags": ["a", "b"], "remember": "true"}
+    )
+    assert response.status_code == 200
+    assert response.json() == {"username": "ann", "age": 31, "tags": ["a", "b"], "remember": True}
+    response = client.post("/login", data={"age": "-1", "username": ""})
+    assert response.status_code == 422
+    assert response.json() == {
+        "detail": [
+            {"loc": ["body", "username"], "msg": "Field required", "type": "missing"},
+            {"loc": ["body", "age"], "msg": "Expected `int` >= 0", "type": "invalid"},
+        ]
+    }
+
+
+def test_multipart_fields_and_files(serve: ClientFactory) -> None:
+    client = serve(make_app(form_spool_size=1024))
+    small = multipart(field("note", "hi"), upload("file", "a.txt", b"hello world"))
+    response = client.post("/upload", content=small, headers=MULTIPART)
+    assert response.json() == {
+        "filename": "a.txt",
+        "content_type": "text/plain",
+        "size": 11,
+        "length": 11,
+        "start": "hel",
+        "on_disk": False,
+        "note": "hi",
+    }
+    large = multipart(upload("file", "big.bin", b"x" * 5000, "application/octet-stream"))
+    response = client.post("/upload", content=large, headers=MULTIPART)
+    assert response.json()["size"] == 5000
+    assert response.json()["on_disk"] is True  # spooled past form_spool_size
+
+
+def test_lists_of_files_bytes_and_the_oauth2_form(serve: ClientFactory) -> None:
+    client = serve(make_app())
+    body = multipart(
+        upload("files", "a.txt", b"a"), upload("files", "b.txt", b"b"), upload("raw", "r", b"rr")
+    )
+    response = client.post("/many", content=body, headers=MULTIPART)
+    assert response.json() == {"names": ["a.txt", "b.txt"], "raw": "rr"}
+    response = client.post("/many", content=multipart(field("x", "1")), headers=MULTIPART)
+    assert response.status_code == 422
+    assert response.json() == {
+        "detail": [{"loc": ["body", "files"], "msg": "Field required", "type": "missing"}]
+    }
+    response = client.post(
+        "/token", data={"username": "ann", "password": "pw", "scope": "read write"}
+    )
+    assert response.json() == {"username": "ann", "password": "pw", "scopes": ["read", "write"]}
+    response = client.post("/token", data={"username": "ann", "password": "pw", "grant_type": "x"})
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"] == ["body", "grant_type"]
+
+
+def test_a_form_model_takes_the_whole_form(serve: ClientFactory) -> None:
+    client = serve(make_app())
+    response = client.post("/profile", data={"name": "ann", "age": "3", "tags": ["x", "y"]})
+    assert response.json() == {"name": "ann", "age": 3, "tags": ["x", "y"]}
+    response = client.post("/profile", data={"name": "ann", "age": "old"})
+    assert response.status_code == 422
+    assert response.json() == {
+        "detail": [{"loc": ["body", "age"], "msg": "Expected `int`, got `str`", "type": "invalid"}]
+    }
+
+
+@pytest.mark.parametrize(
+    ("headers", "body", "status", "detail"),
+    [
+        (
+            {"content-type": "application/json"},
+            b"{}",
+            415,
+            "Expected a form body (Content-Type: multipart/form-data or "
+            "application/x-www-form-urlencoded), got 'application/json'",
+        ),
+        (
+            {"content-type": "multipart/form-data"},
+            multipart(field("a", "1")),
+            400,
+            "Malformed multipart body: the Content-Type has no boundary",
+        ),
+        (
+            MULTIPART,
+            multipart(field("a", "1"), end=False),
+            400,
+            "Malformed multipart body: Unexpected end of multipart stream (parser closed)",
+        ),
+        (
+            MULTIPART,
+            multipart(b'Content-Disposition: form-data; filename="x"\r\n\r\nx'),
+            400,
+            "Malformed multipart body: a part has no name",
+        ),
+        (
+            MULTIPART,
+            multipart(b"Content-Type: text/plain\r\n\r\nx"),
+            400,
+            "Malformed multipart body: Missing Content-Disposition segment header",
+        ),
+        (
+            MULTIPART,
+            multipart(*[field(f"f{n}", "v") for n in range(10_000)]),
+            413,
+            "The form has more than 1000 parts (max_form_parts)",
+        ),
+        (
+            MULTIPART,
+            multipart(
+                b'Content-Disposition: form-data; name="f"; filename="a"\r\n'
+                b"Content-Length: 1073741824\r\n\r\nx"
+            ),
+            413,
+            "File 'a' exceeds 104857600 bytes (max_file_size)",
+        ),
+        (
+            MULTIPART,
+            multipart(field("note", "x" * 2000)),
+            413,
+            "Form field 'note' exceeds 1024 bytes (max_form_field_size)",
+        ),
+        (
+            {"content-type": "application/x-www-form-urlencoded"},
+            b"note=" + b"x" * 2000,
+            413,
+            "Form field 'note' exceeds 1024 bytes (max_form_field_size)",
+        ),
+        (
+            {"content-type": "application/x-www-form-urlencoded"},
+            b"&".join(b"a%d=1" % n for n in range(1001)),
+            413,
+            "The form has more than 1000 parts (max_form_parts)",
+        ),
+        (
+            MULTIPART,
+            multipart(upload("file", "big", b"x" * 3000)),
+            413,
+            "File 'big' exceeds 2048 bytes (max_file_size)",
+        ),
+        (
+            {**MULTIPART, "content-length": str(1 << 30)},
+            b"",
+            413,
+            "Request body of 1073741824 bytes exceeds the limit of 10000000 bytes",
+        ),
+    ],
+)
+def test_bad_forms_get_a_precise_error(
+    serve: ClientFactory, headers: dict[str, str], body: bytes, status: int, detail: str
+) -> None:
+    app = make_app(max_form_field_size=1024, max_body_size=10_000_000)
+    if "big" in body.decode(errors="replace"):
+        app = make_app(max_file_size=2048)
+    client = serve(app)
+    path = "/upload" if b"filename" in body else "/raw"
+    response = client.post(path, content=body, headers=headers)
+    assert (response.status_code, response.json()) == (status, {"detail": detail})
+
+
+class _StreamedRequest(Request):
+    """A Request whose body is made as it is read: nothing holds the whole upload."""
+
+    def __init__(self, app: App, headers: list[tuple[str, str]], chunks: AsyncIterator[bytes]):
+        super().__init__(app, "POST", "/", "", {}, body_limit=app.settings.max_body_size)
+        self._raw = headers
+        self._source = chunks
+
+    def _raw_headers(self) -> list[tuple[str, str]]:
+        return self._raw
+
+    def _body_chunks(self) -> AsyncIterator[bytes]:
+        return self._source
+
+
+def test_memory_stays_bounded_while_a_large_upload_streams_past_its_limit() -> None:
+    app = App(max_body_size=100 * 1024 * 1024, max_file_size=1024 * 1024)
+    chunk = b"x" * 65536
+    sent = 0
+
+    async def fifty_megabytes() -> AsyncIterator[bytes]:
+        nonlocal sent
+        yield f"--{BOUNDARY}\r\n".encode() + upload("file", "big", b"")
+        for _ in range(50 * 16):
+            sent += len(chunk)
+            yield chunk
+
+    async def read() -> None:
+        request = _StreamedRequest(app, list(MULTIPART.items()), fifty_megabytes())
+        with pytest.raises(HTTPError) as raised:
+            await read_form(request, app.settings)
+        assert raised.value.detail == "File 'big' exceeds 1048576 bytes (max_file_size)"
+
+    tracemalloc.start()
+    try:
+        asyncio.run(read())
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert sent <= 2 * 1024 * 1024  # refused as soon as the file passed its limit
+    assert peak < 4 * 1024 * 1024
+
+
+def test_uploads_past_the_spool_size_stream_to_disk_with_bounded_memory() -> None:
+    app = App(max_body_size=100 * 1024 * 1024, form_spool_size=1024 * 1024)
+    chunk = b"y" * 65536
+
+    async def twenty_megabytes() -> AsyncIterator[bytes]:
+        yield f"--{BOUNDARY}\r\n".encode() + upload("file", "big", b"")
+        for _ in range(20 * 16):
+            yield chunk
+        yield f"\r\n--{BOUNDARY}--\r\n".encode()
+
+    async def read() -> UploadFile:
+        request = _StreamedRequest(app, list(MULTIPART.items()), twenty_megabytes())
+        form = await read_form(request, app.settings)
+        file = form["file"]
+        assert isinstance(file, UploadFile)
+        return file
+
+    tracemalloc.start()
+    try:
+        file = asyncio.run(read())
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert (file.size, file._in_memory) == (20 * 1024 * 1024, False)
+    assert peak < 4 * 1024 * 1024
+    asyncio.run(file.close())
+
+
+def test_form_and_json_body_in_one_tree_are_refused_at_registration() -> None:
+    app = App()
+
+    @dataclasses.dataclass
+    class Item:
+        name: str
+
+    async def from_form(name: Annotated[str, Form()]) -> str:
+        return name
+
+    async def handler(item: Item, name: str = Depends(from_form)) -> None: ...
+
+    with pytest.raises(TypeError, match="both a JSON body and a form"):
+        app.add_route("/", handler, methods=["POST"])
+
+    async def wrong(file: Annotated[int, File()]) -> None: ...
+
+    with pytest.raises(TypeError, match="annotate it UploadFile, bytes"):
+        app.add_route("/file", wrong, methods=["POST"])
+
+
+def test_the_form_limits_are_settings() -> None:
+    with pytest.raises(ValueError, match="max_form_parts must be at least 1"):
+        App(max_form_parts=0)
+    assert isinstance(Headers([]), Headers)
+
+
+def test_openapi_documents_forms_files_and_security() -> None:
+    from openapi_spec_validator import validate
+
+    from hasten import HTTPBearer
+
+    app = make_app()
+    bearer = HTTPBearer()
+
+    @app.post("/secured")
+    async def secured(token: Any = Depends(bearer), note: Annotated[str, Form()] = "") -> str:
+        return note
+
+    asyncio.run(app.startup())
+    try:
+        document = app.openapi()
+    finally:
+        asyncio.run(app.shutdown())
+    validate(document)
+    paths = document["paths"]
+    login = paths["/login"]["post"]["requestBody"]["content"]
+    assert login["application/x-www-form-urlencoded"]["schema"]["required"] == [
+        "username",
+        "age",
+    ]
+    files = paths["/many"]["post"]["requestBody"]["content"]["multipart/form-data"]["schema"]
+    assert files["properties"]["files"] == {
+        "type": "array",
+        "items": {"type": "string", "format": "binary"},
+    }
+    assert files["properties"]["raw"] == {"type": "string", "format": "binary"}
+    assert paths["/secured"]["post"]["security"] == [{"HTTPBearer": []}]
+    assert document["components"]["securitySchemes"] == {
+        "HTTPBearer": {"type": "http", "scheme": "bearer"}
+    }

@@ -1,0 +1,389 @@
+"""Models, exception handlers, security schemes and background tasks through both adapters."""
+
+# No `from __future__ import annotations`: models and dependencies here are local.
+
+import dataclasses
+import logging
+from typing import Annotated, Any, TypedDict
+
+import attrs
+import msgspec
+import pydantic
+import pytest
+
+from hasten import (
+    APIKeyCookie,
+    APIKeyHeader,
+    APIKeyQuery,
+    App,
+    BackgroundTasks,
+    Depends,
+    HTTPAuthorizationCredentials,
+    HTTPBasic,
+    HTTPBasicCredentials,
+    HTTPBearer,
+    HTTPError,
+    JSONResponse,
+    OAuth2PasswordBearer,
+    Request,
+    RequestValidationError,
+    Security,
+)
+from tests.conftest import ClientFactory
+
+
+class UserIn(pydantic.BaseModel):
+    name: str
+    age: int = pydantic.Field(ge=0)
+
+
+class UserOut(msgspec.Struct):
+    name: str
+    bio: str | None = None
+
+
+class UserInDB(msgspec.Struct):
+    name: str
+    password: str
+    bio: str | None = None
+
+
+class Team(msgspec.Struct):
+    title: str
+    members: list[UserOut]
+
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: int
+
+
+@attrs.define
+class Size:
+    width: int
+    height: int
+
+
+class Movie(TypedDict):
+    title: str
+
+
+class PydanticOut(pydantic.BaseModel):
+    name: str
+
+
+def test_pydantic_bodies_are_validated_by_pydantic(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.post("/users")
+    async def create(user: UserIn) -> UserIn:
+        return user
+
+    @app.post("/pair")
+    async def pair(first: UserIn, second: UserIn) -> list[str]:
+        return [first.name, second.name]
+
+    client = serve(app)
+    assert client.post("/users", json={"name": "ann", "age": 3}).json() == {"name": "ann", "age": 3}
+    response = client.post("/users", json={"age": -1})
+    assert response.status_code == 422
+    assert response.json() == {
+        "detail": [
+            {"loc": ["body", "name"], "msg": "Field required", "type": "missing"},
+            {
+                "loc": ["body", "age"],
+                "msg": "Input should be greater than or equal to 0",
+                "type": "greater_than_equal",
+            },
+        ]
+    }
+    pair_body: dict[str, dict[str, Any]] = {
+        "first": {"name": "a", "age": 1},
+        "second": {"name": "b", "age": "x"},
+    }
+    response = client.post("/pair", json=pair_body)
+    assert response.json()["detail"][0]["loc"] == ["body", "second", "age"]
+    pair_body["second"]["age"] = 2
+    assert client.post("/pair", json=pair_body).json() == ["a", "b"]
+
+
+def test_structs_dataclasses_attrs_and_typeddicts_are_bodies(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.post("/all")
+    async def everything(point: Point, size: Size, movie: Movie) -> list[Any]:
+        return [point.x, size.height, movie["title"]]
+
+    body = {"point": {"x": 1, "y": 2}, "size": {"width": 3, "height": 4}, "movie": {"title": "M"}}
+    assert serve(app).post("/all", json=body).json() == [1, 4, "M"]
+
+
+def test_the_response_model_keeps_out_what_it_does_not_declare(serve: ClientFactory) -> None:
+    app = App()
+    stored = UserInDB("ann", "secret", None)
+
+    @app.get("/struct", response_model=UserOut)
+    async def struct() -> UserInDB:
+        return stored
+
+    @app.get("/dict")
+    async def from_dict() -> UserOut:
+        return {"name": "ann", "password": "secret"}  # type: ignore[return-value]
+
+    @app.get("/pydantic", response_model=PydanticOut)
+    async def from_pydantic() -> Any:
+        return {"name": "ann", "password": "secret"}
+
+    @app.get("/nested", response_model=Team)
+    async def nested() -> Any:
+        return {"title": "t", "members": [msgspec.to_builtins(stored)], "budget": 3}
+
+    @app.get("/list", response_model=list[UserOut])
+    async def many() -> Any:
+        return [stored, stored]
+
+    @app.get("/none", response_model=None)
+    async def unfiltered() -> UserOut:
+        return stored  # type: ignore[return-value]
+
+    @app.get("/checked", response_model=UserOut, validate_response=True)
+    async def checked() -> Any:
+        return {"name": 3}
+
+    client = serve(app)
+    assert client.get("/struct").json() == {"name": "ann", "bio": None}
+    assert client.get("/dict").json() == {"name": "ann", "bio": None}
+    assert client.get("/pydantic").json() == {"name": "ann"}
+    assert client.get("/nested").json() == {
+        "title": "t",
+        "members": [{"name": "ann", "bio": None}],
+    }
+    assert client.get("/list").json() == [{"name": "ann", "bio": None}] * 2
+    assert client.get("/none").json() == {"name": "ann", "password": "secret", "bio": None}
+    assert client.get("/checked").status_code == 500
+
+
+def test_a_pydantic_result_is_encoded(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.get("/")
+    async def handler():  # type: ignore[no-untyped-def]
+        return PydanticOut(name="ann")
+
+    assert serve(app).get("/").json() == {"name": "ann"}
+
+
+def realworld_app() -> App:
+    app = App()
+
+    @app.exception_handler(HTTPError)
+    async def http_error(request: Request, exc: HTTPError) -> JSONResponse:
+        return JSONResponse({"errors": {"body": [str(exc.detail)]}}, exc.status, exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        messages = [f"{error['loc'][-1]} {error['msg']}" for error in exc.errors()]
+        return JSONResponse({"errors": {"body": messages}}, 422)
+
+    @app.get("/articles/{slug}")
+    async def article(slug: str, limit: int = 10) -> dict[str, str]:
+        raise HTTPError(404, "article not found")
+
+    return app
+
+
+def test_exception_handlers_give_errors_the_realworld_shape(serve: ClientFactory) -> None:
+    client = serve(realworld_app())
+    response = client.get("/articles/x")
+    assert (response.status_code, response.json()) == (
+        404,
+        {"errors": {"body": ["article not found"]}},
+    )
+    response = client.get("/articles/x?limit=many")
+    assert (response.status_code, response.json()) == (
+        422,
+        {"errors": {"body": ["limit Expected `int`, got `str`"]}},
+    )
+    response = client.get("/nowhere")
+    assert (response.status_code, response.json()) == (404, {"errors": {"body": ["Not Found"]}})
+
+
+def test_the_most_specific_handler_wins_and_a_failing_handler_is_a_logged_500(
+    serve: ClientFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    class AppError(Exception):
+        pass
+
+    class NotFoundError(AppError):
+        pass
+
+    app = App()
+    app.add_exception_handler(AppError, lambda request, exc: JSONResponse({"kind": "app"}, 400))
+    app.add_exception_handler(
+        NotFoundError, lambda request, exc: JSONResponse({"kind": "missing"}, 404)
+    )
+    app.add_exception_handler(418, lambda request, exc: JSONResponse({"kind": "teapot"}, 418))
+
+    @app.exception_handler(ZeroDivisionError)
+    def broken(request: Request, exc: Exception) -> JSONResponse:
+        raise RuntimeError("the handler broke")
+
+    @app.get("/{kind}")
+    async def fail(kind: str) -> None:
+        errors: dict[str, Exception] = {
+            "app": AppError(),
+            "missing": NotFoundError(),
+            "teapot": HTTPError(418),
+            "zero": ZeroDivisionError(),
+        }
+        raise errors[kind]
+
+    client = serve(app)
+    assert client.get("/app").json() == {"kind": "app"}
+    assert client.get("/missing").json() == {"kind": "missing"}
+    assert client.get("/teapot").json() == {"kind": "teapot"}
+    with caplog.at_level(logging.ERROR, logger="hasten.error"):
+        response = client.get("/zero")
+    assert (response.status_code, response.json()) == (500, {"detail": "Internal Server Error"})
+    assert "exception handler for ZeroDivisionError() failed" in caplog.text
+    with pytest.raises(RuntimeError, match="add an exception handler"):
+        app.add_exception_handler(KeyError, broken)
+
+
+def secured_app() -> App:
+    app = App()
+    bearer = HTTPBearer()
+    basic = HTTPBasic(realm="hasten")
+    optional = HTTPBearer(auto_error=False, scheme_name="optional")
+    oauth2 = OAuth2PasswordBearer(tokenUrl="/token", scopes={"read": "Read"})
+
+    @app.get("/bearer")
+    async def with_bearer(credentials: HTTPAuthorizationCredentials = Depends(bearer)) -> str:
+        return credentials.credentials
+
+    @app.get("/basic")
+    async def with_basic(credentials: Annotated[HTTPBasicCredentials, Depends(basic)]) -> str:
+        return f"{credentials.username}:{credentials.password}"
+
+    @app.get("/optional")
+    async def maybe(credentials: Any = Depends(optional)) -> str:
+        return "anonymous" if credentials is None else credentials.credentials
+
+    @app.get("/keys")
+    async def keys(
+        header: str = Depends(APIKeyHeader(name="X-Key")),
+        query: str = Depends(APIKeyQuery(name="key")),
+        cookie: str = Depends(APIKeyCookie(name="key")),
+    ) -> list[str]:
+        return [header, query, cookie]
+
+    @app.get("/oauth2")
+    async def with_oauth2(token: str = Security(oauth2, scopes=["read"])) -> str:
+        return token
+
+    return app
+
+
+@pytest.mark.parametrize(
+    ("path", "headers", "status", "answer", "challenge"),
+    [
+        ("/bearer", {"authorization": "Bearer abc"}, 200, "abc", None),
+        ("/bearer", {}, 401, {"detail": "Not authenticated"}, "Bearer"),
+        ("/bearer", {"authorization": "Basic abc"}, 401, {"detail": "Not authenticated"}, "Bearer"),
+        ("/basic", {"authorization": "Basic YW5uOnB3"}, 200, "ann:pw", None),
+        ("/basic", {"authorization": "Basic !!"}, 401, {"detail": "Not authenticated"}, None),
+        ("/basic", {}, 401, {"detail": "Not authenticated"}, 'Basic realm="hasten"'),
+        ("/optional", {}, 200, "anonymous", None),
+        ("/optional", {"authorization": "Bearer t"}, 200, "t", None),
+        (
+            "/keys",
+            {"x-key": "h", "cookie": "key=c"},
+            401,
+            {"detail": "Not authenticated"},
+            "APIKey",
+        ),
+        ("/keys?key=q", {"x-key": "h", "cookie": "key=c"}, 200, ["h", "q", "c"], None),
+        ("/oauth2", {"authorization": "Bearer tok"}, 200, "tok", None),
+        ("/oauth2", {}, 401, {"detail": "Not authenticated"}, "Bearer"),
+    ],
+)
+def test_security_schemes_answer_as_fastapi(
+    serve: ClientFactory,
+    path: str,
+    headers: dict[str, str],
+    status: int,
+    answer: Any,
+    challenge: str | None,
+) -> None:
+    response = serve(secured_app()).get(path, headers=headers)
+    assert response.status_code == status
+    assert (response.text if isinstance(answer, str) else response.json()) == answer
+    if challenge is not None:
+        assert response.headers["www-authenticate"] == challenge
+
+
+def test_security_schemes_describe_themselves_for_openapi() -> None:
+    app = secured_app()
+    found = {
+        route.path: [
+            (scheme.scheme_name, scheme.security_scheme(), scopes)
+            for scheme, scopes in route.security
+        ]
+        for route in app.routes
+    }
+    assert found["/bearer"] == [("HTTPBearer", {"type": "http", "scheme": "bearer"}, ())]
+    assert found["/basic"] == [("HTTPBasic", {"type": "http", "scheme": "basic"}, ())]
+    assert found["/oauth2"] == [
+        (
+            "OAuth2PasswordBearer",
+            {
+                "type": "oauth2",
+                "flows": {"password": {"tokenUrl": "/token", "scopes": {"read": "Read"}}},
+            },
+            ("read",),
+        )
+    ]
+    assert [item[1] for item in found["/keys"]] == [
+        {"type": "apiKey", "in": "header", "name": "X-Key"},
+        {"type": "apiKey", "in": "query", "name": "key"},
+        {"type": "apiKey", "in": "cookie", "name": "key"},
+    ]
+
+
+def test_background_tasks_run_after_the_response_and_failures_are_logged(
+    serve: ClientFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = App()
+    done: list[str] = []
+
+    def failing(name: str) -> None:
+        raise ValueError(name)
+
+    async def later(name: str) -> None:
+        done.append(f"async {name}")
+
+    async def with_tasks(tasks: BackgroundTasks) -> BackgroundTasks:
+        tasks.add_task(done.append, "from a dependency")
+        return tasks
+
+    @app.post("/send")
+    async def send(tasks: BackgroundTasks, same: BackgroundTasks = Depends(with_tasks)) -> str:
+        assert tasks is same
+        tasks.add_task(failing, "boom")
+        tasks.add_task(later, name="mail")
+        return "queued"
+
+    @app.post("/fails")
+    async def fails(tasks: BackgroundTasks) -> str:
+        tasks.add_task(done.append, "never")
+        raise HTTPError(400)
+
+    client = serve(app)
+    with caplog.at_level(logging.ERROR, logger="hasten.error"):
+        assert client.post("/send").text == "queued"
+    assert done == ["from a dependency", "async mail"]
+    assert "Background task tests.test_models." in caplog.text
+    assert "failing failed" in caplog.text
+    assert client.post("/fails").status_code == 400
+    assert done == ["from a dependency", "async mail"]

@@ -1,0 +1,331 @@
+"""Mounts through both adapters: StaticFiles, and real Starlette and FastAPI apps under a
+prefix (root_path, streaming, files, WebSockets); ASGI middleware around the app."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import fastapi
+import pytest
+from starlette.applications import Starlette
+from starlette.middleware.gzip import GZipMiddleware as StarletteGZip
+from starlette.requests import Request as StarletteRequest
+from starlette.responses import FileResponse as StarletteFile
+from starlette.responses import JSONResponse as StarletteJSON
+from starlette.responses import StreamingResponse as StarletteStream
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket as StarletteWebSocket
+
+from hasten import App, StaticFiles
+from hasten.testing import WebSocketDenied
+from tests.conftest import ClientFactory
+
+
+@pytest.fixture
+def site(tmp_path: pathlib.Path) -> pathlib.Path:
+    root = tmp_path / "site"
+    (root / "docs").mkdir(parents=True)
+    (root / "app.css").write_text("body{}")
+    (root / "docs" / "index.html").write_text("<h1>docs</h1>")
+    (root / "404.html").write_text("<h1>missing</h1>")
+    (root / "%2e%2e").write_text("a file named %2e%2e")
+    (tmp_path / "secret.txt").write_text("secret")
+    os.symlink(tmp_path / "secret.txt", root / "outside.txt")
+    os.symlink(root / "app.css", root / "inside.css")
+    os.symlink(tmp_path, root / "linked")  # a directory outside, through a link
+    os.symlink(root / "docs", root / "docs-link")  # a directory inside, through a link
+    return root
+
+
+def static_app(site: pathlib.Path, **options: Any) -> App:
+    app = App()
+    app.mount("/static", StaticFiles(directory=site, **options))
+
+    @app.get("/static/override")
+    async def override() -> str:
+        return "the app's own route wins"
+
+    return app
+
+
+def test_static_files(serve: ClientFactory, site: pathlib.Path) -> None:
+    client = serve(static_app(site))
+    response = client.get("/static/app.css")
+    assert (response.status_code, response.text) == (200, "body{}")
+    assert response.headers["content-type"] == "text/css; charset=utf-8"
+    assert response.headers["content-length"] == "6"
+    etag = response.headers["etag"]
+    assert client.get("/static/app.css", headers={"if-none-match": etag}).status_code == 304
+    ranged = client.get("/static/app.css", headers={"range": "bytes=0-3"})
+    assert (ranged.status_code, ranged.text) == (206, "body")
+    assert client.head("/static/app.css").headers["content-length"] == "6"
+    assert client.get("/static/inside.css").text == "body{}"
+    assert client.get("/static/linked/secret.txt").status_code == 404
+    assert client.get("/static/docs-link/index.html").text == "<h1>docs</h1>"
+    assert client.get("/static/override").text == "the app's own route wins"
+    assert client.get("/static/%252e%252e").text == "a file named %2e%2e"
+
+
+@pytest.mark.parametrize(
+    "path", ["/static/missing.css", "/static/docs", "/static/", "/static", "/static/outside.txt"]
+)
+def test_static_not_found(serve: ClientFactory, site: pathlib.Path, path: str) -> None:
+    response = serve(static_app(site)).get(path)
+    assert (response.status_code, response.json()) == (404, {"detail": "Not Found"})
+
+
+def test_static_methods(serve: ClientFactory, site: pathlib.Path) -> None:
+    response = serve(static_app(site)).post("/static/app.css")
+    assert response.status_code == 405
+    assert response.headers["allow"] == "GET, HEAD"
+
+
+def test_static_html_mode(serve: ClientFactory, site: pathlib.Path) -> None:
+    client = serve(static_app(site, html=True, headers={"cache-control": "max-age=60"}))
+    index = client.get("/static/docs/")
+    assert (index.status_code, index.text) == (200, "<h1>docs</h1>")
+    assert index.headers["content-type"] == "text/html; charset=utf-8"
+    assert index.headers["cache-control"] == "max-age=60"
+    redirect = client.get("/static/docs?x=1", follow_redirects=False)
+    assert (redirect.status_code, redirect.headers["location"]) == (307, "/static/docs/?x=1")
+    missing = client.get("/static/nothing.html")
+    assert (missing.status_code, missing.text) == (404, "<h1>missing</h1>")
+    root = client.get("/static", follow_redirects=False)
+    assert (root.status_code, root.headers["location"]) == (307, "/static/")
+
+
+def test_static_follow_symlinks(serve: ClientFactory, site: pathlib.Path) -> None:
+    assert serve(static_app(site, follow_symlinks=True)).get("/static/outside.txt").text == (
+        "secret"
+    )
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "../secret.txt",
+        "docs/../../secret.txt",
+        "..",
+        "./app.css",
+        "..\\secret.txt",
+        "app.css\0",
+        "/../secret.txt",
+        "outside.txt",
+        "docs/..",
+        "linked/secret.txt",
+    ],
+)
+def test_static_paths_that_try_to_leave_find_nothing(site: pathlib.Path, path: str) -> None:
+    # As the server delivers them (decoded once): tests/e2e/test_static.py sends them raw.
+    static = StaticFiles(site)
+    assert static._find(path) is None
+
+
+def test_static_checks_its_directory(tmp_path: pathlib.Path) -> None:
+    with pytest.raises(RuntimeError, match="does not exist"):
+        StaticFiles(tmp_path / "nope")
+    assert StaticFiles(tmp_path / "nope", check_dir=False).directory.endswith("nope")
+
+
+def test_mount_prefixes_are_checked(site: pathlib.Path) -> None:
+    app = App()
+    for prefix in ("static", "/static/", "/s/{x}"):
+        with pytest.raises(ValueError, match="Mount prefix"):
+            app.mount(prefix, StaticFiles(site))
+    with pytest.raises(TypeError, match="neither an ASGI app"):
+        app.mount("/x", object())
+
+
+# Real ASGI apps under a prefix.
+def starlette_app(tmp_path: pathlib.Path) -> Starlette:
+    data = tmp_path / "star.txt"
+    data.write_text("from starlette")
+
+    async def hello(request: StarletteRequest) -> StarletteJSON:
+        return StarletteJSON(
+            {
+                "path": request.url.path,
+                "root_path": request.scope["root_path"],
+                "url_for": str(request.url_for("hello")),
+                "body": (await request.body()).decode(),
+            }
+        )
+
+    async def stream(request: StarletteRequest) -> StarletteStream:
+        async def chunks() -> AsyncIterator[bytes]:
+            for chunk in (b"one ", b"two"):
+                yield chunk
+
+        return StarletteStream(chunks())
+
+    async def file(request: StarletteRequest) -> StarletteFile:
+        return StarletteFile(data)
+
+    async def echo(websocket: StarletteWebSocket) -> None:
+        await websocket.accept()
+        text = await websocket.receive_text()
+        await websocket.send_text(f"starlette: {text}")
+        await websocket.close()
+
+    return Starlette(
+        routes=[
+            Route("/hello", hello, methods=["GET", "POST"]),
+            Route("/stream", stream),
+            Route("/file", file),
+            WebSocketRoute("/ws", echo),
+        ]
+    )
+
+
+def fastapi_app() -> fastapi.FastAPI:
+    api = fastapi.FastAPI()
+
+    @api.get("/items/{item_id}")
+    async def item(item_id: int, request: fastapi.Request) -> dict[str, Any]:
+        return {"id": item_id, "root_path": request.scope["root_path"]}
+
+    return api
+
+
+def mounting_app(tmp_path: pathlib.Path) -> App:
+    app = App()
+    app.mount("/star", starlette_app(tmp_path))
+    app.mount("/fast", fastapi_app())
+
+    @app.get("/hello")
+    async def hello() -> str:
+        return "hasten"
+
+    return app
+
+
+def test_a_mounted_starlette_app(serve: ClientFactory, tmp_path: pathlib.Path) -> None:
+    client = serve(mounting_app(tmp_path))
+    response = client.post("/star/hello", content=b"payload")
+    assert response.json() == {
+        "path": "/star/hello",
+        "root_path": "/star",
+        "url_for": "http://testserver/star/hello",
+        "body": "payload",
+    }
+    assert client.get("/star/stream").text == "one two"
+    file = client.get("/star/file")
+    assert (file.text, file.headers["content-length"]) == ("from starlette", "14")
+    assert client.get("/star/nothing").status_code == 404
+    assert client.get("/hello").text == "hasten"
+    with client.websocket_connect("/star/ws") as ws:
+        ws.send_text("hi")
+        assert ws.receive_text() == "starlette: hi"
+
+
+def test_a_mounted_fastapi_app(serve: ClientFactory, tmp_path: pathlib.Path) -> None:
+    client = serve(mounting_app(tmp_path))
+    assert client.get("/fast/items/3").json() == {"id": 3, "root_path": "/fast"}
+    assert client.get("/fast/items/x").status_code == 422
+    docs = client.get("/fast/openapi.json")
+    assert docs.json()["paths"]["/items/{item_id}"]["get"]
+
+
+def test_hasten_middleware_sees_a_mounted_response(
+    serve: ClientFactory, tmp_path: pathlib.Path
+) -> None:
+    app = mounting_app(tmp_path)
+
+    @app.middleware
+    async def tag(request: Any, call_next: Any) -> Any:
+        response = await call_next(request)
+        response.headers["x-tag"] = "1"
+        return response
+
+    response = serve(app).get("/star/hello")
+    assert response.headers["x-tag"] == "1"
+    assert response.json()["root_path"] == "/star"
+
+
+def test_a_websocket_to_a_mount_that_refuses(serve: ClientFactory, tmp_path: pathlib.Path) -> None:
+    with pytest.raises(WebSocketDenied):
+        serve(mounting_app(tmp_path)).websocket_connect("/star/hello")
+
+
+# Third-party ASGI middleware around the whole app.
+def test_starlette_gzip_middleware_around_the_app(serve: ClientFactory) -> None:
+    app = App()
+    app.add_asgi_middleware(StarletteGZip, minimum_size=10)
+
+    @app.get("/big")
+    async def big() -> str:
+        return "x" * 1000
+
+    client = serve(app)
+    response = client.get("/big", headers={"accept-encoding": "gzip"})
+    assert response.headers["content-encoding"] == "gzip"
+    assert response.text == "x" * 1000
+    assert int(response.headers["content-length"]) < 100
+
+
+def test_opentelemetry_asgi_middleware_records_spans(serve: ClientFactory) -> None:
+    from opentelemetry.instrumentation.asgi import OpenTelemetryMiddleware
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    app = App()
+    app.add_asgi_middleware(OpenTelemetryMiddleware, tracer_provider=provider)
+
+    @app.get("/traced/{n}")
+    async def traced(n: int) -> dict[str, int]:
+        return {"n": n}
+
+    response = serve(app).get("/traced/7")
+    assert response.json() == {"n": 7}
+    spans = [span for span in exporter.get_finished_spans() if span.kind.name == "SERVER"]
+    assert len(spans) == 1
+    attributes = dict(spans[0].attributes or {})
+    assert attributes.get("http.status_code", attributes.get("http.response.status_code")) == 200
+    assert spans[0].name.startswith("GET")
+
+
+def test_asgi_middleware_order_and_registration_after_start(serve: ClientFactory) -> None:
+    order: list[str] = []
+
+    def tagging(name: str) -> Any:
+        class Tag:
+            def __init__(self, app: Any) -> None:
+                self.app = app
+
+            async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+                if scope["type"] == "http":
+                    order.append(name)
+                await self.app(scope, receive, send)
+
+        return Tag
+
+    app = App()
+    app.add_asgi_middleware(tagging("outer"))
+    app.add_asgi_middleware(tagging("inner"))
+
+    @app.get("/x")
+    async def x() -> str:
+        return "x"
+
+    client = serve(app)
+    assert client.get("/x").text == "x"
+    assert order == ["outer", "inner"]
+    with pytest.raises(RuntimeError, match="has started"):
+        app.add_asgi_middleware(tagging("late"))
+
+
+def test_a_mount_inside_an_app_that_is_itself_mounted(tmp_path: pathlib.Path) -> None:
+    from hasten.testing import TestClient
+
+    with TestClient(mounting_app(tmp_path), interface="asgi", root_path="/outer") as client:
+        response = client.get("/star/hello")
+    assert response.json()["root_path"] == "/outer/star"
+    assert response.json()["path"] == "/outer/star/hello"
+    assert response.json()["url_for"] == "http://testserver/outer/star/hello"
