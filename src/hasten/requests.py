@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from .connection import Connection, PathParams
+from .decoding import decode_json
 from .errors import HTTPError
 
 if TYPE_CHECKING:
@@ -137,10 +138,12 @@ class Request(Connection):
         return self._form
 
     async def json(self) -> Any:
-        """The body decoded as JSON; malformed JSON is a 400."""
+        """The body decoded as JSON; malformed JSON, or JSON nested past ``max_json_depth``,
+        is a 400."""
+        body = await self.body()
         try:
-            return _json_decode(await self.body())
-        except msgspec.DecodeError as exc:
+            return decode_json(_json_decode, body, self.app.settings.max_json_depth)
+        except msgspec.ValidationError as exc:  # an integer past msgspec's range
             raise HTTPError(400, f"Malformed JSON body: {exc}") from None
 
     def _start_reading(self) -> None:

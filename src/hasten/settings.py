@@ -20,6 +20,9 @@ DEFAULT_MAX_FORM_FIELD_SIZE = 1_048_576
 DEFAULT_MAX_FILE_SIZE = 104_857_600
 DEFAULT_FORM_SPOOL_SIZE = 1_048_576
 DEFAULT_WEBSOCKET_MAX_SIZE = 1_048_576
+DEFAULT_MAX_QUERY_PARAMS = 1000
+DEFAULT_MAX_HEADERS = 100  # Granian's own limit: the app holds ASGI servers to it too
+DEFAULT_MAX_JSON_DEPTH = 64
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -56,6 +59,18 @@ class Settings:
     max_in_flight: int = field(
         default=DEFAULT_MAX_IN_FLIGHT,
         metadata={"help": "Requests served at once; past it a request gets 503 + Retry-After."},
+    )
+    max_query_params: int = field(
+        default=DEFAULT_MAX_QUERY_PARAMS,
+        metadata={"help": "Query parameters the app will parse; more gets 414."},
+    )
+    max_headers: int = field(
+        default=DEFAULT_MAX_HEADERS,
+        metadata={"help": "Request headers the app will look at; more gets 431."},
+    )
+    max_json_depth: int = field(
+        default=DEFAULT_MAX_JSON_DEPTH,
+        metadata={"help": "Deepest nesting of arrays and objects in a JSON body; deeper gets 400."},
     )
     shutdown_timeout: float = field(
         default=DEFAULT_SHUTDOWN_TIMEOUT,
@@ -148,6 +163,9 @@ class Settings:
     def __post_init__(self) -> None:
         for name in (
             "max_body_size",
+            "max_query_params",
+            "max_headers",
+            "max_json_depth",
             "max_form_parts",
             "max_form_field_size",
             "max_file_size",
@@ -199,6 +217,9 @@ class SettingsKeywords(TypedDict, total=False):
     max_processes: int
     process_threads: int
     max_in_flight: int
+    max_query_params: int
+    max_headers: int
+    max_json_depth: int
     shutdown_timeout: float
     block_threshold: float | None
     websocket_max_size: int
