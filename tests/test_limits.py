@@ -183,7 +183,7 @@ def test_an_int_past_4300_digits_in_json_is_a_422_or_400(serve: ClientFactory) -
 
 @pytest.mark.parametrize(
     ("name", "value"),
-    [("max_query_params", 0), ("max_headers", 0), ("max_json_depth", 0)],
+    [("max_query_params", 0), ("max_headers", 0), ("max_json_depth", 0), ("body_timeout", 0)],
 )
 def test_limits_must_be_positive(name: str, value: int) -> None:
     with pytest.raises(ValueError, match=name):

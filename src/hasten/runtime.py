@@ -15,6 +15,7 @@ from collections.abc import Callable
 from types import CodeType
 from typing import TYPE_CHECKING, Any
 
+from .body_wait import BodyWait
 from .connection import NO_PATH_PARAMS, PathParams
 from .dependencies import AppDependencies
 from .errors import ExceptionHandlers, HTTPError, server_error_response
@@ -74,6 +75,7 @@ class Runtime:
         self.match_dynamic = self.matcher.match_dynamic
         self.static_targets = self.matcher.static_targets
         self.in_flight = InFlight(settings.max_in_flight)
+        self.body_wait = BodyWait(self.in_flight, settings.body_timeout)
         # Open WebSockets and the tasks serving them: shutdown closes those left with 1001.
         self.sockets: dict[WebSocket, asyncio.Task[Any] | None] = {}
         self.chain = build_chain(middlewares, self.dispatch) if middlewares else None
@@ -83,10 +85,12 @@ class Runtime:
 
     def start(self) -> None:
         """Start what needs the running loop (call from the loop's thread)."""
+        self.body_wait.start()
         if self.monitor is not None:
             self.monitor.start()
 
     def stop(self) -> None:
+        self.body_wait.stop()
         if self.monitor is not None:
             self.monitor.stop()
         self.pools.shutdown()

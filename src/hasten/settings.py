@@ -20,6 +20,7 @@ DEFAULT_MAX_FORM_FIELD_SIZE = 1_048_576
 DEFAULT_MAX_FILE_SIZE = 104_857_600
 DEFAULT_FORM_SPOOL_SIZE = 1_048_576
 DEFAULT_WEBSOCKET_MAX_SIZE = 1_048_576
+DEFAULT_BODY_TIMEOUT = 30.0
 DEFAULT_MAX_QUERY_PARAMS = 1000
 DEFAULT_MAX_HEADERS = 100  # Granian's own limit: the app holds ASGI servers to it too
 DEFAULT_MAX_JSON_DEPTH = 64
@@ -59,6 +60,14 @@ class Settings:
     max_in_flight: int = field(
         default=DEFAULT_MAX_IN_FLIGHT,
         metadata={"help": "Requests served at once; past it a request gets 503 + Retry-After."},
+    )
+    body_timeout: float | None = field(
+        default=DEFAULT_BODY_TIMEOUT,
+        metadata={
+            "help": "Seconds a request body may take to arrive, from the app's first read; "
+            "then 408. While the app waits for body bytes the request does not count in "
+            "max_in_flight (None: no limit)."
+        },
     )
     max_query_params: int = field(
         default=DEFAULT_MAX_QUERY_PARAMS,
@@ -180,6 +189,8 @@ class Settings:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.shutdown_timeout < 0:
             raise ValueError(f"shutdown_timeout cannot be negative, got {self.shutdown_timeout}")
+        if self.body_timeout is not None and self.body_timeout <= 0:
+            raise ValueError(f"body_timeout must be positive, got {self.body_timeout}")
         if self.block_threshold is not None and self.block_threshold <= 0:
             raise ValueError(f"block_threshold must be positive, got {self.block_threshold}")
         for name in ("openapi_url", "docs_url"):
@@ -217,6 +228,7 @@ class SettingsKeywords(TypedDict, total=False):
     max_processes: int
     process_threads: int
     max_in_flight: int
+    body_timeout: float | None
     max_query_params: int
     max_headers: int
     max_json_depth: int

@@ -160,12 +160,6 @@ SLOW_UPLOADS = 1_050  # past the app's max_in_flight (1,000)
 SLOW_UPLOAD = b"POST /count HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\nabc"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="phase 2: a request counts against max_in_flight before its body arrives, and no "
-    "body-read timeout ends it: 1,050 uploads that send 3 of 100 bytes put every route on 503",
-)
 @pytest.mark.usefixtures("enough_open_files")
 def test_slow_uploads_do_not_starve_other_requests(served: Served) -> None:
     uploads = open_connections(served.port, SLOW_UPLOADS)
@@ -173,10 +167,10 @@ def test_slow_uploads_do_not_starve_other_requests(served: Served) -> None:
         time.sleep(0.5)
         for sock in uploads:
             send_all(sock, SLOW_UPLOAD)
-        time.sleep(0.5)
+        time.sleep(1.0)  # the app moves a waiting read out of flight within 0.25 s
         outcome = exchange(served.port, NORMAL)
     finally:
         for sock in uploads:
             sock.close()
     served.check_alive()
-    assert outcome.status == 200
+    assert (outcome.status, outcome.body) == (200, b'{"message":"hello"}')

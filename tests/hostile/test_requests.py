@@ -45,7 +45,9 @@ def app_answers(status: str, body: bytes | None = None) -> dict[str, Expect]:
     return everywhere(Expect(status, "app", body))
 
 
-TRUNCATED_CHUNKS = "phase 2: under RSGI a malformed or truncated chunked body reaches the app as "
+BROKEN_CHUNKS = (
+    b'{"detail":"Request body incomplete: its chunked encoding was malformed or cut short"}'
+)
 DISCONNECTED = b'{"detail":"Client disconnected while sending the body"}'
 ORDER = b'{"id":1,"name":"x"}'
 OUT_OF_RANGE = b'{"detail":[{"loc":["%s"],"msg":"Integer value out of range","type":"invalid"}]}'
@@ -96,28 +98,23 @@ EXPECTED: dict[str, dict[str, Expect]] = {
     "negative Content-Length": server_400(),
     "non-numeric Content-Length": server_400(),
     "chunk size not hex": {
-        "granian-rsgi": Expect("400", "app", phase2=TRUNCATED_CHUNKS + "an empty body (422)"),
+        "granian-rsgi": Expect("400", "app", BROKEN_CHUNKS),
         "granian-asgi": Expect("400", "app", DISCONNECTED),
         "uvicorn": Expect("400"),
     },
     # uvicorn waits for the chunk's 10^24 bytes: no body-read timeout (see the README).
     "chunk size huge": {
-        "granian-rsgi": Expect("400", "app", phase2=TRUNCATED_CHUNKS + "an empty body (422)"),
+        "granian-rsgi": Expect("400", "app", BROKEN_CHUNKS),
         "granian-asgi": Expect("400", "app", DISCONNECTED),
         "uvicorn": Expect("silent"),
     },
     "chunks never terminated": {
-        "granian-rsgi": Expect("400", "app", phase2=TRUNCATED_CHUNKS + "a whole one (201)"),
+        "granian-rsgi": Expect("400", "app", BROKEN_CHUNKS),
         "granian-asgi": Expect("400", "app", DISCONNECTED),
         "uvicorn": Expect("closed"),
     },
     "body shorter than declared": {
-        "granian-rsgi": Expect(
-            "400",
-            "app",
-            phase2="phase 2: an RSGI client that hangs up mid-body gets a 500 "
-            "(RSGIProtocolClosed, with a traceback in the log)",
-        ),
+        "granian-rsgi": Expect("400", "app", DISCONNECTED),
         "granian-asgi": Expect("400", "app", DISCONNECTED),
         "uvicorn": Expect("closed"),
     },
@@ -149,9 +146,7 @@ EXPECTED: dict[str, dict[str, Expect]] = {
         "400", b'{"detail":"Malformed JSON body: invalid surrogate escape"}'
     ),
     "JSON: truncated chunked body": {
-        "granian-rsgi": Expect(
-            "400", "app", DISCONNECTED, phase2=TRUNCATED_CHUNKS + "a short one (Malformed JSON)"
-        ),
+        "granian-rsgi": Expect("400", "app", BROKEN_CHUNKS),
         "granian-asgi": Expect("400", "app", DISCONNECTED),
         "uvicorn": Expect("closed"),
     },
@@ -232,8 +227,6 @@ def test_a_huge_json_body_does_not_hold_other_requests(served: Served) -> None:
 
 
 def test_hang_ups_mid_body_log_no_traceback(served: Served, request: pytest.FixtureRequest) -> None:
-    if served.kind == "granian-rsgi":
-        xfail_on(request, "phase 2: each RSGI client that hangs up mid-body logs a traceback")
     before = served.log.read_text(errors="replace").count("Traceback")
     hang_up = json_post("/orders", b'{"id": 1, "name": "x"}')[:-5]
     for _ in range(5):
