@@ -102,7 +102,7 @@ EXPECTED: dict[str, dict[str, Expect]] = {
         "granian-asgi": Expect("400", "app", DISCONNECTED),
         "uvicorn": Expect("400"),
     },
-    # uvicorn waits for the chunk's 10^24 bytes: no body-read timeout (see the README).
+    # uvicorn waits for the chunk's 10^24 bytes, until body_timeout (30 s) makes it a 408.
     "chunk size huge": {
         "granian-rsgi": Expect("400", "app", BROKEN_CHUNKS),
         "granian-asgi": Expect("400", "app", DISCONNECTED),
