@@ -3,7 +3,7 @@ tutorial writes them. Served by ``benchmarks/redteam.py`` on uvicorn, from .venv
 
 from __future__ import annotations
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, Header, Request
 from pydantic import BaseModel
 
 app = FastAPI()
@@ -32,6 +32,11 @@ async def search(q: str = "", limit: int = 10) -> dict[str, object]:
 @app.get("/query")
 async def query(request: Request) -> dict[str, int]:
     return {"parameters": len(request.query_params)}
+
+
+@app.get("/agent")
+async def agent(user_agent: str = Header("")) -> dict[str, str]:
+    return {"agent": user_agent}
 
 
 @app.get("/files/{path:path}")

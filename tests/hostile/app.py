@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import msgspec
 
-from hasten import App, Request
+from hasten import App, Header, Request
 
 # Large enough for the bodies whose parsing is the attack (a million JSON keys).
 MAX_BODY_SIZE = 16 * 1024 * 1024
@@ -39,6 +39,11 @@ async def search(q: str = "", limit: int = 10) -> dict[str, object]:
 @app.get("/query")
 async def query(request: Request) -> dict[str, int]:
     return {"parameters": len(request.query_params)}
+
+
+@app.get("/agent")
+async def agent(user_agent: str = Header("")) -> dict[str, str]:
+    return {"agent": user_agent}
 
 
 @app.get("/files/{path:path}")

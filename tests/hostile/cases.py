@@ -124,6 +124,10 @@ CASES: list[Case] = [
     Case("int of 4,300 digits in the query", request("/search?limit=" + "9" * 4_301)),
     Case("query of 100,000 parameters", request("/query?" + MANY_PARAMETERS)),
     Case("query value of 1 MB", request("/search?q=" + "b" * 1_000_000)),
+    # The app's own limits, within what the servers let through.
+    Case("query of 1,001 parameters", request("/query?" + "&".join(f"p{n}" for n in range(1001)))),
+    Case("101 headers, read by the route", request("/agent", headers=MANY_HEADERS[:99])),
+    Case("JSON nested 65 deep", json_post("/echo", b"[" * 65 + b"]" * 65)),
 ]
 
 NORMAL = request("/hello")

@@ -158,6 +158,18 @@ EXPECTED: dict[str, dict[str, Expect]] = {
         "granian-asgi": Expect("431"),
         "uvicorn": Expect("400"),
     },
+    "query of 1,001 parameters": app_answers(
+        "414", b'{"detail":"The query string has more than 1000 parameters"}'
+    ),
+    # Granian refuses more than 100 headers itself; the app holds uvicorn to the same.
+    "101 headers, read by the route": {
+        "granian-rsgi": Expect("431"),
+        "granian-asgi": Expect("431"),
+        "uvicorn": Expect("431", "app", b'{"detail":"The request has more than 100 headers"}'),
+    },
+    "JSON nested 65 deep": app_answers(
+        "400", b'{"detail":"JSON body nested deeper than 64 levels"}'
+    ),
     "query value of 1 MB": {
         "granian-rsgi": Expect("431"),
         "granian-asgi": Expect("431"),
