@@ -33,7 +33,9 @@ DEFAULT_JSON_DIR = ROOT / "benchmarks" / "results"
 DEFAULT_OUTPUT = ROOT / "benchmarks" / "RESULTS.md"
 VERSIONS_FILE = "versions.json"
 PEER_PACKAGES = ("starlette", "fastapi", "pydantic", "litestar", "blacksheep", "msgspec")
-# RESULTS.md's section from here on is benchmarks/tfb/run.py's: the suite's report keeps it.
+# RESULTS.md from the first of these on is written by the other benchmarks (streams.py,
+# dependencies.py, ...; the TFB section, last, by benchmarks/tfb/run.py): the report keeps it.
+OTHERS_SECTION = "<!-- others: written from the other benchmarks' runs -->"
 TFB_SECTION = "<!-- tfb: written by benchmarks/tfb/run.py -->"
 STARTUP_SECONDS = 1.7  # a target's start and stop, on average (litestar's 1,000 routes: ~6 s)
 
@@ -675,7 +677,8 @@ def write_report(json_dir: Path, output: Path, names: Sequence[str]) -> bool:
     versions_path = json_dir / VERSIONS_FILE
     versions = json.loads(versions_path.read_text()) if versions_path.exists() else {}
     current = output.read_text() if output.exists() else ""
-    kept = current[current.find(TFB_SECTION) :] if TFB_SECTION in current else ""
+    starts = [current.find(marker) for marker in (OTHERS_SECTION, TFB_SECTION)]
+    kept = current[min(start for start in starts if start >= 0) :] if max(starts) >= 0 else ""
     output.write_text(render(documents, versions) + ("\n" + kept if kept else ""))
     return True
 

@@ -24,6 +24,7 @@ def test_public_api_is_pinned() -> None:
         "HTTPBasicCredentials",
         "HTTPBearer",
         "HTTPError",
+        "HTTPException",
         "Header",
         "Headers",
         "JSONResponse",
@@ -52,6 +53,7 @@ def test_public_api_is_pinned() -> None:
         "WebSocket",
         "WebSocketDisconnect",
         "__version__",
+        "status",
     ]
 
 

@@ -583,3 +583,20 @@ def test_marker_options_mirror_the_marker() -> None:
     per_source = {"source", "default", "_", "convert_underscores", "embed"}
     fields = [item.name for item in dataclasses.fields(Marker) if item.name not in per_source]
     assert list(typing.get_type_hints(MarkerOptions)) == fields
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "application/json",
+        "application/json; charset=utf-8",
+        "Application/JSON",
+        "application/x+json",
+        "",
+    ],
+)
+def test_json_media_types_taken_as_json(serve: ClientFactory, content_type: str) -> None:
+    response = serve(make_app()).post(
+        "/orders", content=b'{"id": 1, "name": "x"}', headers={"content-type": content_type}
+    )
+    assert (response.status_code, response.json()) == (201, {"id": 1, "name": "x", "tags": []})

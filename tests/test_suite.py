@@ -286,11 +286,15 @@ def test_report_only_rebuilds_results_without_running(
     ]
     assert suite.main([*argv, "--only", "hello"]) == 0
     assert "## path-param" not in output.read_text()
-    # The TFB section (benchmarks/tfb/run.py's) is kept, at the end.
+    # The other benchmarks' sections and the TFB section (benchmarks/tfb/run.py's) are kept.
     tfb = f"{suite.TFB_SECTION}\n## TFB test types on PostgreSQL\n"
     output.write_text(output.read_text() + "\n" + tfb)
     assert suite.main(argv) == 0
     assert output.read_text() == text + "\n" + tfb
+    others = f"{suite.OTHERS_SECTION}\n## Streams\n\n{tfb}"
+    output.write_text(text + "\n" + others)
+    assert suite.main(argv) == 0
+    assert output.read_text() == text + "\n" + others
 
 
 def test_report_only_without_json_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -51,7 +51,9 @@ def test_template_response_puts_the_request_in_the_context(
 
     @app.get("/who")
     async def who(request: Request) -> HTMLResponse:
-        return templates.TemplateResponse(request, "who.html", status=201, headers={"x-a": "1"})
+        return templates.TemplateResponse(
+            request, "who.html", status_code=201, headers={"x-a": "1"}
+        )
 
     response = serve(app).get("/who", params={"user": "<ada>"})
     assert response.status_code == 201
@@ -69,6 +71,8 @@ def test_the_response_keeps_template_and_context() -> None:
     assert response.status == 404
     assert response.body == b"1"
     assert response.raw_headers == [("content-type", "text/plain; charset=utf-8")]
+    with pytest.raises(TypeError, match=r"status= or status_code=, not both \(404 and 410\)"):
+        templates.render("a", status=404, status_code=410)
 
 
 def test_autoescape_is_on_for_html_only(folder: Path) -> None:

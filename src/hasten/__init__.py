@@ -2,12 +2,13 @@
 
 from typing import TYPE_CHECKING, Any
 
+from . import status
 from .app import App, RouteInfo
 from .background import BackgroundTasks
 from .connection import Connection
 from .datastructures import Address, Headers, MutableHeaders, QueryParams, State
 from .dependencies import Security
-from .errors import HTTPError, RequestValidationError
+from .errors import HTTPError, HTTPException, RequestValidationError
 from .files import FileResponse
 from .forms import FormData
 from .params import Body, Cookie, Depends, File, Form, Header, Parameter, Path, Query
@@ -65,6 +66,7 @@ __all__ = [
     "HTTPBasicCredentials",
     "HTTPBearer",
     "HTTPError",
+    "HTTPException",
     "Header",
     "Headers",
     "JSONResponse",
@@ -93,6 +95,7 @@ __all__ = [
     "WebSocket",
     "WebSocketDisconnect",
     "__version__",
+    "status",
 ]
 
 

@@ -10,8 +10,9 @@ import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Any, TypeVar, Unpack
+from typing import Any, Literal, TypeVar, Unpack, overload
 
+from . import concurrency
 from .datastructures import State
 from .dependencies import DependencyOverrides
 from .errors import ExceptionHandler, error_response, server_error_response
@@ -110,11 +111,33 @@ class App(Router):
         self._shutdown_hooks.append(hook)
         return hook
 
-    def middleware(self, middleware: M) -> M:
-        """Wrap every request: ``async def mw(request, call_next) -> Response``.
+    def on_event(self, event: Literal["startup", "shutdown"]) -> Callable[[H], H]:
+        """``@app.on_event("startup")``: FastAPI's older form of ``on_startup``/``on_shutdown``."""
+        if event == "startup":
+            return self.on_startup
+        if event == "shutdown":
+            return self.on_shutdown
+        raise ValueError(f"Unknown event {event!r}: 'startup' or 'shutdown'")
+
+    @overload
+    def middleware(self, middleware: M) -> M: ...
+
+    @overload
+    def middleware(self, middleware: Literal["http"]) -> Callable[[M], M]: ...
+
+    def middleware(self, middleware: M | str) -> M | Callable[[M], M]:
+        """Wrap every request: ``async def mw(request, call_next) -> Response``, registered
+        with ``@app.middleware`` or, as FastAPI writes it, ``@app.middleware("http")``.
 
         The first middleware registered is the outermost.
         """
+        if isinstance(middleware, str):
+            if middleware != "http":
+                raise ValueError(f"Unknown middleware type {middleware!r}: only 'http'")
+            return self._use_middleware
+        return self._use_middleware(middleware)
+
+    def _use_middleware(self, middleware: M) -> M:
         self._check_open("add a middleware")
         self._middlewares.append(middleware)
         return middleware
@@ -207,6 +230,7 @@ class App(Router):
                 runtime.stop()
                 raise
             runtime.start()
+            concurrency.use_threads(runtime.pools.threads)
             self._lifespan_stack = stack
             self._startup_error = None
             self.runtime = runtime
@@ -238,6 +262,7 @@ class App(Router):
                 for hook in self._shutdown_hooks:
                     await _run_hook(hook)
             finally:
+                concurrency.forget_threads(runtime.pools.threads)
                 await asyncio.to_thread(runtime.stop)
                 self._stopping = False
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import http
 import traceback
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias, overload
 
 if TYPE_CHECKING:
     from .requests import Request
@@ -15,9 +15,11 @@ __all__ = [
     "ExceptionHandler",
     "ExceptionHandlers",
     "HTTPError",
+    "HTTPException",
     "RequestValidationError",
     "error_response",
     "http_error_handler",
+    "one_status",
     "request_validation_error_handler",
     "server_error_response",
 ]
@@ -26,15 +28,45 @@ __all__ = [
 ExceptionHandler: TypeAlias = "Callable[[Request, Any], Response | Awaitable[Response]]"
 
 
+def one_status(status: int | None, status_code: int | None, default: int | None) -> int:
+    """``status``, or ``status_code`` (FastAPI's name for it), or else ``default``: not both."""
+    if status_code is None:
+        if status is None:
+            if default is None:
+                raise TypeError("Missing the status (or status_code)")
+            return default
+        return status
+    if status is not None:
+        raise TypeError(f"Give status= or status_code=, not both ({status} and {status_code})")
+    return status_code
+
+
 class HTTPError(Exception):
-    """Raise from a handler to answer with ``status`` and a JSON ``{"detail": ...}`` body."""
+    """Raise from a handler to answer with ``status`` and a JSON ``{"detail": ...}`` body.
+
+    FastAPI's ``HTTPException(status_code=404, detail=...)`` is this class: ``status_code=``
+    is another name for ``status``, and ``exc.status_code`` for ``exc.status``.
+    """
+
+    @overload
+    def __init__(
+        self, status: int, detail: Any = None, headers: Mapping[str, str] | None = None
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self, *, status_code: int, detail: Any = None, headers: Mapping[str, str] | None = None
+    ) -> None: ...
 
     def __init__(
         self,
-        status: int,
+        status: int | None = None,
         detail: Any = None,
         headers: Mapping[str, str] | None = None,
+        *,
+        status_code: int | None = None,
     ) -> None:
+        status = one_status(status, status_code, None)
         if detail is None:
             detail = http.HTTPStatus(status).phrase
         super().__init__(status, detail)
@@ -42,8 +74,17 @@ class HTTPError(Exception):
         self.detail = detail
         self.headers = dict(headers) if headers else None
 
+    @property
+    def status_code(self) -> int:
+        """``status``, by FastAPI's name."""
+        return self.status
+
     def __repr__(self) -> str:
         return f"HTTPError({self.status}, {self.detail!r})"
+
+
+# FastAPI's and Starlette's name: the same class, so a handler for either catches both.
+HTTPException = HTTPError
 
 
 class RequestValidationError(HTTPError):

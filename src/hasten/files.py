@@ -44,10 +44,11 @@ class FileResponse(Response):
     def __init__(
         self,
         path: str | os.PathLike[str],
-        status: int = 200,
+        status: int | None = None,
         headers: Mapping[str, str] | None = None,
         media_type: str | None = None,
         *,
+        status_code: int | None = None,
         filename: str | None = None,
         stat_result: os.stat_result | None = None,
         content_disposition_type: str = "attachment",
@@ -55,7 +56,7 @@ class FileResponse(Response):
         self.path = os.fspath(path)
         if media_type is None:
             media_type = guess_media_type(os.path.basename(filename or self.path))
-        super().__init__(b"", status, headers, media_type)
+        super().__init__(b"", status, headers, media_type, status_code=status_code)
         self.stat_result = stat_result
         if filename is not None:
             self.headers["content-disposition"] = content_disposition(

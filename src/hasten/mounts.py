@@ -81,7 +81,7 @@ class MountEndpoint(Endpoint):
         # Nothing to describe or extract: the mounted app reads the request itself.
         self.mounted = mounted
         self.func: Any = mounted.respond if is_native(mounted) else mounted  # type: ignore[union-attr]
-        self.options = RouteOptions()
+        self.options = RouteOptions(include_in_schema=False)  # it documents itself, if at all
         self.name = f"mount {type(mounted).__module__}.{type(mounted).__qualname__}"
         self.parameters = ()
         self._extractors = ()

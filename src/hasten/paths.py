@@ -78,8 +78,11 @@ class PathTemplate:
 
     @classmethod
     def parse(cls, path: str) -> PathTemplate:
+        """``""`` is the empty template: a route at its router's prefix."""
+        if not path:
+            return cls("", ())
         if not path.startswith("/"):
-            raise ValueError(f"Route path {path!r} must start with '/'")
+            raise ValueError(f"Route path {path!r} must start with '/' (or be '' under a prefix)")
         segments: list[Segment] = []
         names: set[str] = set()
         raw_segments = path.split("/")[1:]

@@ -41,9 +41,9 @@ class Renderer:
         if isinstance(result, Response):
             return result
         if isinstance(result, str):
-            return Response(result, self.status)
+            return build_response(result.encode(), self.status, "text/plain")
         if isinstance(result, bytes):
-            return Response(result, self.status, None, "application/octet-stream")
+            return build_response(result, self.status, "application/octet-stream")
         return build_response(_json_encode(result), self.status, _JSON)
 
     def send(
@@ -128,7 +128,8 @@ class TypedRenderer(Renderer):
                 f"{self._where} is annotated -> {self._kind.__name__} but returned "
                 f"{type(result).__name__} {result!r:.80}"
             )
-        return Response(result, self.status, None, self._media_type)
+        body = result.encode() if isinstance(result, str) else result
+        return build_response(body, self.status, self._media_type)
 
 
 class EmptyRenderer(Renderer):

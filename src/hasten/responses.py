@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from .datastructures import MutableHeaders
+from .errors import one_status
 from .transport import CLIENT_GONE, Sending, StreamWriter, Transport
 from .wire import HeaderList, allows_body, frame
 
@@ -50,7 +51,8 @@ def content_type_headers(media_type: str | None) -> HeaderList:
 class Response:
     """An HTTP response: ``Response(b"body", status=202, media_type="text/plain", headers={...})``.
 
-    A ``str`` body is sent as UTF-8 and defaults to ``text/plain``.
+    A ``str`` body is sent as UTF-8 and defaults to ``text/plain``. ``status`` defaults to 200;
+    ``status_code=`` (Starlette's name) is the same, and so is ``response.status_code``.
     """
 
     __slots__ = ("_headers", "body", "media_type", "raw_headers", "status")
@@ -58,10 +60,16 @@ class Response:
     def __init__(
         self,
         body: bytes | str = b"",
-        status: int = 200,
+        status: int | None = None,
         headers: Mapping[str, str] | None = None,
         media_type: str | None = None,
+        *,
+        status_code: int | None = None,
     ) -> None:
+        if status_code is not None:
+            status = one_status(status, status_code, 200)
+        elif status is None:
+            status = 200
         if isinstance(body, str):
             body = body.encode()
             if media_type is None:
@@ -76,6 +84,15 @@ class Response:
             response_headers = self.headers
             for name, value in headers.items():
                 response_headers[name] = value
+
+    @property
+    def status_code(self) -> int:
+        """``status``, by Starlette's name."""
+        return self.status
+
+    @status_code.setter
+    def status_code(self, value: int) -> None:
+        self.status = value
 
     @property
     def headers(self) -> MutableHeaders:
@@ -130,9 +147,16 @@ class JSONResponse(Response):
     __slots__ = ()
 
     def __init__(
-        self, content: Any, status: int = 200, headers: Mapping[str, str] | None = None
+        self,
+        content: Any,
+        status: int | None = None,
+        headers: Mapping[str, str] | None = None,
+        *,
+        status_code: int | None = None,
     ) -> None:
-        super().__init__(_json_encode(content), status, headers, "application/json")
+        super().__init__(
+            _json_encode(content), status, headers, "application/json", status_code=status_code
+        )
 
 
 class PlainTextResponse(Response):
@@ -141,9 +165,14 @@ class PlainTextResponse(Response):
     __slots__ = ()
 
     def __init__(
-        self, content: str, status: int = 200, headers: Mapping[str, str] | None = None
+        self,
+        content: str,
+        status: int | None = None,
+        headers: Mapping[str, str] | None = None,
+        *,
+        status_code: int | None = None,
     ) -> None:
-        super().__init__(content, status, headers, "text/plain")
+        super().__init__(content, status, headers, "text/plain", status_code=status_code)
 
 
 class HTMLResponse(Response):
@@ -152,9 +181,14 @@ class HTMLResponse(Response):
     __slots__ = ()
 
     def __init__(
-        self, content: str, status: int = 200, headers: Mapping[str, str] | None = None
+        self,
+        content: str,
+        status: int | None = None,
+        headers: Mapping[str, str] | None = None,
+        *,
+        status_code: int | None = None,
     ) -> None:
-        super().__init__(content, status, headers, "text/html")
+        super().__init__(content, status, headers, "text/html", status_code=status_code)
 
 
 class RedirectResponse(Response):
@@ -163,8 +197,14 @@ class RedirectResponse(Response):
     __slots__ = ()
 
     def __init__(
-        self, location: str, status: int = 307, headers: Mapping[str, str] | None = None
+        self,
+        location: str,
+        status: int | None = None,
+        headers: Mapping[str, str] | None = None,
+        *,
+        status_code: int | None = None,
     ) -> None:
+        status = one_status(status, status_code, 307)
         super().__init__(b"", status, {**(headers or {}), "location": location})
 
 
@@ -186,11 +226,13 @@ class StreamingResponse(Response):
     def __init__(
         self,
         content: Chunks,
-        status: int = 200,
+        status: int | None = None,
         headers: Mapping[str, str] | None = None,
         media_type: str | None = None,
+        *,
+        status_code: int | None = None,
     ) -> None:
-        super().__init__(b"", status, headers, media_type)
+        super().__init__(b"", status, headers, media_type, status_code=status_code)
         self.content = content
 
     def __repr__(self) -> str:

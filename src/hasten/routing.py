@@ -10,6 +10,7 @@ from typing import Any, TypedDict, TypeVar, Unpack
 
 from .dependencies import AppDependencies
 from .endpoints import Endpoint, Offload, RouteOptions, check_dependencies
+from .errors import one_status
 from .matcher import CompiledRoute
 from .mounts import MOUNT_PATH, MountEndpoint, is_native
 from .params import Dependency, Parameter
@@ -24,8 +25,8 @@ HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTI
 WEBSOCKET = "WEBSOCKET"
 
 
-class RouteKeywords(TypedDict, total=False):
-    """The keywords every route decorator takes (see ``RouteOptions``)."""
+class OptionKeywords(TypedDict, total=False):
+    """``RouteOptions``' fields, as keywords."""
 
     status: int
     offload: Offload | None
@@ -44,6 +45,21 @@ class RouteKeywords(TypedDict, total=False):
     dependencies: Sequence[Any]
     response_model: Any
     validate_response: bool
+
+
+class RouteKeywords(OptionKeywords, total=False):
+    """The keywords every route decorator takes (see ``RouteOptions``)."""
+
+    status_code: int  # FastAPI's name for ``status``
+
+
+def route_options(
+    status_code: int | None = None, **options: Unpack[OptionKeywords]
+) -> RouteOptions:
+    """A decorator's keywords as ``RouteOptions``: ``status_code=`` is ``status=``."""
+    if status_code is not None:
+        options["status"] = one_status(options.get("status"), status_code, 200)
+    return RouteOptions(**options)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,13 +108,19 @@ class Route:
     def compile(self, pools: Pools, dependencies: AppDependencies | None = None) -> CompiledRoute:
         """What the matcher serves for this route in one app: its endpoint bound to ``pools``
         and, where it has dependencies, to the app's (overrides, app-scoped values)."""
+        if not self.path:
+            raise ValueError(
+                f"Route '' of {self.endpoint.name}: a path may be '' only under a router prefix, "
+                "which it then serves"
+            )
         target = self.endpoint.bind(pools, self.label, self.dependencies, dependencies)
         target.websocket = WEBSOCKET in self.methods
         return CompiledRoute(self.template, self.methods, target, f"{self.label} ({target.name})")
 
 
 class Router:
-    """A group of routes under a common prefix, included into an App with ``app.include``."""
+    """A group of routes under a common prefix, included into an App with ``app.include``
+    (or ``app.include_router``, FastAPI's name)."""
 
     def __init__(
         self, prefix: str = "", *, tags: Sequence[str] = (), dependencies: Sequence[Any] = ()
@@ -120,7 +142,9 @@ class Router:
     ) -> Callable[[F], F]:
         """Register the decorated function for ``methods`` on ``path``.
 
-        Keywords: ``status`` (default 200); ``offload="process"`` to run it in the app's
+        ``path`` may be ``""`` in a router with a prefix (or included under one): the route
+        serves the prefix itself. Keywords: ``status`` (default 200; ``status_code`` is
+        FastAPI's name for it); ``offload="process"`` to run it in the app's
         process pool; ``executor=`` any ``concurrent.futures.Executor`` (a Dask cluster's);
         ``max_concurrency`` (503 past it); ``timeout`` in seconds (504 past it). For OpenAPI,
         as FastAPI names them: ``tags``, ``summary``, ``description``,
@@ -150,7 +174,7 @@ class Router:
         if unknown or not wanted:
             raise ValueError(f"Route {path!r}: unknown HTTP method(s) {sorted(unknown) or '[]'}")
         template = PathTemplate.parse(path)
-        endpoint = Endpoint(func, template, RouteOptions(**options))
+        endpoint = Endpoint(func, template, route_options(**options))
         _check_connection_types(endpoint, websocket=False)
         route = Route(template, wanted, endpoint)
         self._routes.append(route)
@@ -237,6 +261,8 @@ class Router:
             raise ValueError("A router cannot include itself")
         checked = check_dependencies(dependencies, f"include({prefix!r})")
         self._children.append((prefix, router, tuple(tags), checked))
+
+    include_router = include  # FastAPI's name
 
     @property
     def routes(self) -> list[Route]:

@@ -86,11 +86,13 @@ class EventSourceResponse(StreamingResponse):
     def __init__(
         self,
         content: AsyncIterable[Any] | Iterable[Any],
-        status: int = 200,
+        status: int | None = None,
         headers: Mapping[str, str] | None = None,
         ping: float | None = DEFAULT_PING_SECONDS,
+        *,
+        status_code: int | None = None,
     ) -> None:
-        super().__init__(content, status, headers, "text/event-stream")
+        super().__init__(content, status, headers, "text/event-stream", status_code=status_code)
         if ping is not None and ping <= 0:
             raise ValueError(f"ping must be a positive number of seconds, or None; got {ping}")
         self.ping = ping

@@ -46,12 +46,15 @@ class TemplateResponse(HTMLResponse):
         self,
         template: jinja2.Template,
         context: Mapping[str, Any],
-        status: int = 200,
+        status: int | None = None,
         headers: Mapping[str, str] | None = None,
         media_type: str = "text/html",
+        *,
+        status_code: int | None = None,
     ) -> None:
         # Response's own __init__: HTMLResponse's fixes the media type.
-        Response.__init__(self, template.render(context), status, headers, media_type)
+        body = template.render(context)
+        Response.__init__(self, body, status, headers, media_type, status_code=status_code)
         self.template = template
         self.context = context
 
@@ -101,22 +104,28 @@ class Jinja2Templates:
         name: str,
         context: Mapping[str, Any] | None = None,
         *,
-        status: int = 200,
+        status: int | None = None,
         headers: Mapping[str, str] | None = None,
         media_type: str = "text/html",
+        status_code: int | None = None,
     ) -> TemplateResponse:
-        """The template ``name`` rendered with ``context``, as an HTML response."""
-        return TemplateResponse(self.get_template(name), context or {}, status, headers, media_type)
+        """The template ``name`` rendered with ``context``, as an HTML response (``status``
+        200 by default, or ``status_code``, Starlette's name)."""
+        template = self.get_template(name)
+        return TemplateResponse(
+            template, context or {}, status, headers, media_type, status_code=status_code
+        )
 
     def TemplateResponse(  # Starlette's name
         self,
         request: Request,
         name: str,
         context: Mapping[str, Any] | None = None,
-        status: int = 200,
+        status: int | None = None,
         *,
         headers: Mapping[str, str] | None = None,
         media_type: str = "text/html",
+        status_code: int | None = None,
     ) -> TemplateResponse:
         """Starlette's call: ``render`` with ``request`` in the context (as ``request``), and
         what each context processor returns for it."""
@@ -124,4 +133,11 @@ class Jinja2Templates:
         values.setdefault("request", request)
         for processor in self.context_processors:
             values.update(processor(request))
-        return self.render(name, values, status=status, headers=headers, media_type=media_type)
+        return self.render(
+            name,
+            values,
+            status=status,
+            headers=headers,
+            media_type=media_type,
+            status_code=status_code,
+        )

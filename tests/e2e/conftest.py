@@ -36,6 +36,8 @@ SERVERS: dict[str, list[str]] = {
     "uvicorn": [sys.executable, "-m", "uvicorn"],
 }
 KINDS = list(SERVERS)
+# ``hasten run`` (Granian, RSGI), as the README serves the examples: started by name only.
+COMMANDS = {**SERVERS, "hasten-run": [sys.executable, "-m", "hasten", "run"]}
 
 
 @dataclass(frozen=True)
@@ -116,7 +118,7 @@ def run_server(
     clean status: 0, or the SIGTERM it re-raised after shutting down (uvicorn does).
     """
     port = free_port()
-    command = [*SERVERS[kind], "--host", HOST, "--port", str(port), target]
+    command = [*COMMANDS[kind], "--host", HOST, "--port", str(port), target]
     environment = {**os.environ}
     environment.pop(SHUTDOWN_MARKER_ENV, None)
     environment.update(env or {})

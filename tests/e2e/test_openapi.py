@@ -1,6 +1,6 @@
 """OpenAPI on real servers: the document and docs page on each, Swagger UI rendered by
 headless Chromium with the network cut off from all but the app, and Schemathesis finding
-no answer of ``examples.api`` that contradicts its document."""
+no answer of ``examples.api`` or ``examples.conduit`` that contradicts its document."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -20,7 +21,35 @@ from tests.e2e.conftest import ROOT, RunningServer, local_client, run_server
 
 pytestmark = pytest.mark.server
 
-API_TARGET = "examples.api:app"
+
+@dataclass(frozen=True)
+class Example:
+    """An example app: how to serve it, and what its document holds."""
+
+    target: str
+    server: str
+    ready: str  # a path that answers 200 once it serves
+    title: str
+    operations: int
+    signs_in: bool = False  # Schemathesis sends a signed-in user's token
+    # What Schemathesis may warn about, by the warning's title.
+    warnings: tuple[str, ...] = ()
+
+
+EXAMPLES = [
+    Example("examples.api:app", "granian-rsgi", "/health", "Inventory", 11),
+    # As its docstring serves it: ``hasten run examples.conduit:app``.
+    Example(
+        "examples.conduit:app",
+        "hasten-run",
+        "/articles",
+        "Conduit",
+        10,
+        signs_in=True,
+        # Random credentials at POST /users/login get 400, which it counts as rejected data.
+        warnings=("Schema validation mismatch",),
+    ),
+]
 CHROMIUM_FLAGS = (
     "--headless",
     "--no-sandbox",
@@ -54,11 +83,19 @@ def test_the_document_and_docs_page_are_served(client: httpx.Client) -> None:
     assert bundle.content == (found[0] / "swagger-ui-bundle.js").read_bytes()
 
 
+@pytest.fixture(scope="module", params=EXAMPLES, ids=lambda example: example.target)
+def example(request: pytest.FixtureRequest) -> Example:
+    found: Example = request.param
+    return found
+
+
 @pytest.fixture(scope="module")
-def api_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    """``examples.api`` on Granian (RSGI), the default server."""
+def api_server(
+    example: Example, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RunningServer]:
+    """The example app on Granian (RSGI), the default server."""
     log = tmp_path_factory.mktemp("api") / "server.log"
-    with run_server("granian-rsgi", log, target=API_TARGET, ready="/health") as running:
+    with run_server(example.server, log, target=example.target, ready=example.ready) as running:
         yield running
 
 
@@ -87,7 +124,7 @@ def dump_dom(url: str, profile: Path) -> str:
 
 @pytest.mark.timeout(180)
 def test_chromium_renders_every_operation_offline(
-    api_server: RunningServer, tmp_path: Path
+    example: Example, api_server: RunningServer, tmp_path: Path
 ) -> None:
     with local_client(api_server.base_url) as http:
         document = http.get("/openapi.json").json()
@@ -96,7 +133,7 @@ def test_chromium_renders_every_operation_offline(
         for item in document["paths"].values()
         for operation in item.values()
     }
-    assert len(expected) == 11
+    assert len(expected) == example.operations
     dom = dump_dom(f"{api_server.base_url}/docs", tmp_path / "profile")
     # Swagger UI gives each operation it renders an element id of its tag and operationId.
     rendered = {
@@ -107,7 +144,7 @@ def test_chromium_renders_every_operation_offline(
     assert rendered == expected, dom[:2000]
     for path in document["paths"]:
         assert f'data-path="{path}"' in dom
-    assert "Inventory" in dom
+    assert example.title in dom
 
 
 @pytest.mark.timeout(60)
@@ -117,8 +154,21 @@ def test_chromium_really_is_offline(tmp_path: Path) -> None:
     assert "Example Domain" not in dom
 
 
+def sign_in(base_url: str) -> str:
+    """A new user's bearer token, from ``examples.conduit``'s sign-up and login."""
+    user = {"username": "fuzzer", "email": "fuzzer@example.com", "password": "correct horse"}
+    with local_client(base_url) as http:
+        assert http.post("/users", json={"user": user}).status_code == 201
+        login = http.post("/users/login", data=user)
+    assert login.status_code == 200
+    token: str = login.json()["access_token"]
+    return token
+
+
 @pytest.mark.timeout(300)
-def test_schemathesis_finds_no_failure(api_server: RunningServer, tmp_path: Path) -> None:
+def test_schemathesis_finds_no_failure(
+    example: Example, api_server: RunningServer, tmp_path: Path
+) -> None:
     command = [
         str(Path(sys.executable).with_name("st")),
         "run",
@@ -130,6 +180,8 @@ def test_schemathesis_finds_no_failure(api_server: RunningServer, tmp_path: Path
         "--generation-database=none",
         "--request-timeout=10",
     ]
+    if example.signs_in:
+        command.append(f"--header=Authorization: Bearer {sign_in(api_server.base_url)}")
     env = {
         **os.environ,
         "PYTHONPATH": str(ROOT),
@@ -140,5 +192,8 @@ def test_schemathesis_finds_no_failure(api_server: RunningServer, tmp_path: Path
         command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240, check=False
     )
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
-    assert "No issues found" in done.stdout
-    assert "11 selected / 11 total" in done.stdout
+    warned = {line.split(":")[0].strip(" ⚠️") for line in done.stdout.splitlines() if "⚠️" in line}
+    assert warned == set(example.warnings), done.stdout[-6000:]
+    if not example.warnings:
+        assert "No issues found" in done.stdout
+    assert f"{example.operations} selected / {example.operations} total" in done.stdout

@@ -42,6 +42,7 @@ TRAVERSALS = [
     "/static/..\\secret.txt",
     "/static/app.css%00",
     "/static/%00../secret.txt",
+    "/static/%c0%ae%c0%ae/secret.txt",  # overlong UTF-8 dots: invalid UTF-8, never a "."
     "/static//etc/passwd",
     "/static/%2fetc%2fpasswd",
     "/static/docs/../../secret.txt",

@@ -4,6 +4,7 @@ passes the OpenAPI validators as 3.1 and as 3.0."""
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -12,7 +13,7 @@ from openapi_spec_validator import validate
 from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
 
 from examples import api
-from hasten import App, Body, Header, Query, Router
+from hasten import App, Body, Header, Query, Router, StaticFiles, WebSocket
 from hasten.openapi import get_openapi, openapi_30
 from hasten.openapi.operations import (
     SecurityRequirement,
@@ -578,3 +579,26 @@ def test_security_requirements_plug_in_through_the_hook(monkeypatch: pytest.Monk
     assert "security" not in operation(document, "/public")
     validate(document)
     validate(openapi_30(document))
+
+
+def test_websocket_routes_and_mounts_are_left_out() -> None:
+    # As in FastAPI: OpenAPI describes HTTP operations; a WebSocket route has none, and a
+    # mounted app documents itself.
+    app = App()
+
+    @app.get("/items")
+    async def items() -> list[int]:
+        return []
+
+    @app.websocket("/items/live")
+    async def live(websocket: WebSocket) -> None:
+        await websocket.accept()
+
+    async def legacy(scope: Any, receive: Any, send: Any) -> None:
+        raise AssertionError("never called")
+
+    app.mount("/legacy", legacy)
+    app.mount("/static", StaticFiles(directory=Path(__file__).parent))
+    document = app.openapi()
+    assert list(document["paths"]) == ["/items"]
+    validate(document)

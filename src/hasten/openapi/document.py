@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..routing import WEBSOCKET
 from .operations import openapi_path, operation, security
 from .schemas import SchemaHook, Schemas
 from .v30 import openapi_30
@@ -96,7 +97,8 @@ def _paths(
     operation_ids: set[str] = set()
     for route in routes:
         endpoint = route.endpoint
-        if not endpoint.options.include_in_schema:
+        # A WebSocket route has no HTTP operation, and a mounted app documents itself.
+        if WEBSOCKET in route.methods or not endpoint.options.include_in_schema:
             continue
         requirements = security(endpoint)
         for name, scheme, _ in requirements:
