@@ -126,6 +126,10 @@ def test_an_import_error_inside_the_app_keeps_its_traceback(
         (["--port", "65536"], "port must be between 1 and 65535, got 65536"),
         (["--workers", "0"], "workers must be at least 1, got 0"),
         (["--server", "uvicorn", "--reload", "--workers", "2"], "uvicorn cannot reload with"),
+        (["--backlog", "0"], "backlog must be at least 1, got 0"),
+        (["--max-connections", "0"], "max_connections must be at least 1, got 0"),
+        (["--header-timeout", "0"], "header_timeout must be positive, got 0.0"),
+        (["--keep-alive-timeout", "-1"], "keep_alive_timeout must be positive, got -1.0"),
     ],
 )
 def test_conflicting_options_are_one_line_and_exit_code_2(
@@ -238,7 +242,7 @@ def test_run_help_documents_every_run_config_field(capsys: pytest.CaptureFixture
     for item in fields(RunConfig):
         assert item.metadata["help"].removesuffix(".") in text
         if item.name != "target":
-            assert f"--{item.name}" in text
+            assert f"--{item.name.replace('_', '-')}" in text
     assert "--interface {rsgi,asgi}" in text
     assert "--server {granian,uvicorn}" in text
     assert "(default: 8000)" in text

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from pathlib import Path
 
 from hasten import App, Settings
+from hasten.cli import RunConfig
 from hasten.testing import TestClient
 
 README = Path(__file__).resolve().parent.parent / "README.md"
+DEPLOY = README.parent / "docs" / "deploy.md"
+# hasten run's flags for slow clients and idle connections: both documents table them.
+RUN_LIMITS = ("backlog", "max_connections", "header_timeout", "keep_alive_timeout")
 
 
 def settings_table() -> str:
@@ -46,3 +51,17 @@ def test_the_tour_runs_as_written() -> None:
         assert client.get("/tokens").text == "one\ntwo\nthree\n"
         assert client.post("/orders", json={"id": 1, "name": "pen"}).status_code == 201
         assert client.get("/api/users/1").status_code == 200
+
+
+def test_the_run_limits_are_tabled_with_their_defaults() -> None:
+    defaults = {item.name: item.default for item in fields(RunConfig)}
+    for document in (README, DEPLOY):
+        rows = {
+            row.split("|")[1].strip(): row.split("|")[2].strip()
+            for row in document.read_text().splitlines()
+            if row.startswith("| `--")
+        }
+        for name in RUN_LIMITS:
+            default = defaults[name]
+            shown = f"{default:g} s" if isinstance(default, float) else f"{default:,}"
+            assert rows[f"`--{name.replace('_', '-')}`"].startswith(shown), (document, name)

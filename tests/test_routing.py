@@ -157,6 +157,8 @@ def test_explicit_converter_mismatch_is_404() -> None:
     with TestClient(app) as client:
         assert client.get("/typed/seven").status_code == 404
         assert client.get("/typed/-1").status_code == 404
+        # More digits than Python's int() converts (4,300): no int, so no match, not a 500.
+        assert client.get("/typed/" + "9" * 4_301).status_code == 404
         assert client.get("/typed/7").json() == 7
 
 

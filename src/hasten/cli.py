@@ -9,6 +9,7 @@ import importlib
 import importlib.util
 import json
 import os
+import resource
 import socket
 import sys
 import tempfile
@@ -18,7 +19,6 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from . import __version__
@@ -32,6 +32,14 @@ __all__ = ["RunConfig", "UsageError", "build_parser", "format_routes", "load_app
 
 Command = Callable[[argparse.Namespace], int]
 LIVE_TIMEOUT = 10.0
+
+# What a server does with slow clients and idle connections, by default: each worker holds
+# thousands of open connections (an idle one costs a few kB), so that clients that send
+# nothing cannot lock the others out; one that starts a request and stalls is closed.
+DEFAULT_BACKLOG = 2048
+DEFAULT_MAX_CONNECTIONS = 10_000
+DEFAULT_HEADER_TIMEOUT = 10.0
+DEFAULT_KEEP_ALIVE_TIMEOUT = 5.0
 
 
 class UsageError(Exception):
@@ -81,12 +89,48 @@ class RunConfig:
         },
     )
     server: ServerName = field(default="granian", metadata={"help": "The HTTP server."})
+    # Slow clients and idle connections: what the server itself enforces (see the README).
+    backlog: int = field(
+        default=DEFAULT_BACKLOG,
+        metadata={
+            "help": "Connections the kernel queues until a worker accepts them "
+            "(capped by net.core.somaxconn)."
+        },
+    )
+    max_connections: int = field(
+        default=DEFAULT_MAX_CONNECTIONS,
+        metadata={
+            "help": "Connections each worker holds open, idle ones included; past it a new one "
+            "waits in the backlog (granian) or gets 503 (uvicorn)."
+        },
+    )
+    header_timeout: float = field(
+        default=DEFAULT_HEADER_TIMEOUT,
+        metadata={
+            "help": "Seconds a client has to send a request's headers once it has begun, and "
+            "that an idle keep-alive connection stays open (granian only: uvicorn has no "
+            "such timeout).",
+            "metavar": "SECONDS",
+        },
+    )
+    keep_alive_timeout: float = field(
+        default=DEFAULT_KEEP_ALIVE_TIMEOUT,
+        metadata={
+            "help": "Seconds an idle keep-alive connection stays open (uvicorn; granian "
+            "closes it after --header-timeout).",
+            "metavar": "SECONDS",
+        },
+    )
 
     def __post_init__(self) -> None:
         if not 0 < self.port < 65536:
             raise ValueError(f"port must be between 1 and 65535, got {self.port}")
-        if self.workers < 1:
-            raise ValueError(f"workers must be at least 1, got {self.workers}")
+        for name in ("workers", "backlog", "max_connections"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        for name in ("header_timeout", "keep_alive_timeout"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if self.server == "uvicorn" and self.interface == "rsgi":
             raise ValueError("uvicorn speaks ASGI only: use interface asgi (or none), or granian")
         if self.server == "uvicorn" and self.reload and self.workers > 1:
@@ -157,6 +201,7 @@ def serve(config: RunConfig) -> None:
         for name in set(sys.modules) - before:
             del sys.modules[name]
     _check_address(config)
+    _raise_open_files_limit()
     print(f"hasten: serving {config.describe()}", file=sys.stderr, flush=True)
     with _metrics_directory(app, config):
         _SERVERS[config.server](config)
@@ -204,32 +249,26 @@ def _check_address(config: RunConfig) -> None:
         raise UsageError(f"cannot listen on {config.url}: {exc.strerror or exc}") from None
 
 
-def _serve_granian(config: RunConfig) -> None:
-    from granian import Granian
-    from granian.constants import Interfaces
+def _raise_open_files_limit() -> None:
+    # Each connection is a file descriptor, and many systems start a process with a soft limit
+    # of 1,024: raised to the hard limit (as nginx and Go's runtime do), the workers inherit
+    # room for max_connections.
+    # Where the hard limit cannot be the soft one (unlimited, on macOS), the soft one stays.
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
-    Granian(
-        config.target,
-        address=config.host,
-        port=config.port,
-        interface=Interfaces(config.effective_interface),
-        workers=config.workers,
-        reload=config.reload,
-        respawn_failed_workers=True,
-        working_dir=Path.cwd(),
-    ).serve()
+
+def _serve_granian(config: RunConfig) -> None:
+    from ._granian import serve as serve_granian
+
+    serve_granian(config)
 
 
 def _serve_uvicorn(config: RunConfig) -> None:
-    import uvicorn
+    from ._uvicorn import serve as serve_uvicorn
 
-    uvicorn.run(
-        config.target,
-        host=config.host,
-        port=config.port,
-        workers=config.workers,
-        reload=config.reload,
-    )
+    serve_uvicorn(config)
 
 
 _SERVERS: dict[ServerName, Callable[[RunConfig], None]] = {

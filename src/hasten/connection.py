@@ -7,6 +7,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .datastructures import Address, Headers, QueryParams, State
+from .errors import HTTPError
 
 if TYPE_CHECKING:
     from .app import App
@@ -111,16 +112,26 @@ class Connection:
     # Parsed on first use.
     @property
     def headers(self) -> Headers:
-        """The request headers, looked up case-insensitively."""
+        """The request headers, looked up case-insensitively; more than ``max_headers`` of
+        them is a 431."""
         if self._headers is None:
-            self._headers = Headers(self._raw_headers())
+            items = self._raw_headers()
+            limit = self.app.settings.max_headers
+            if len(items) > limit:
+                raise HTTPError(431, f"The request has more than {limit} headers")
+            self._headers = Headers(items)
         return self._headers
 
     @property
     def query(self) -> QueryParams:
-        """The parsed query string."""
+        """The parsed query string; more than ``max_query_params`` parameters is a 414."""
         if self._query is None:
-            self._query = QueryParams.from_string(self.query_string)
+            query_string = self.query_string
+            limit = self.app.settings.max_query_params
+            # perf: a count in C rules out almost every query before any split.
+            if query_string.count("&") >= limit and _parameters(query_string) > limit:
+                raise HTTPError(414, f"The query string has more than {limit} parameters")
+            self._query = QueryParams.from_string(query_string)
         return self._query
 
     query_params = query  # Starlette's name for it
@@ -146,6 +157,11 @@ class Connection:
         query = self.query_string
         path = self.root_path + self.path
         return f"{self.scheme}://{host}{path}{'?' if query else ''}{query}"
+
+
+def _parameters(query_string: str) -> int:
+    parts = query_string.split("&")
+    return len(parts) - parts.count("")
 
 
 def _parse_cookies(headers: list[str]) -> dict[str, str]:

@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from .decoding import decode_json
 from .errors import HTTPError, validation_error
 from .models import pydantic_adapter, pydantic_errors, uses_pydantic
 from .params import MISSING, Parameter
@@ -48,7 +49,10 @@ def _message(exc: msgspec.ValidationError) -> tuple[str, tuple[str | int, ...], 
 def _text_to_int(text: str) -> Any:
     digits = text[1:] if text[:1] == "-" else text
     if digits.isascii() and digits.isdigit():
-        return int(text)
+        try:
+            return int(text)
+        except ValueError:  # past Python's 4,300 digits: msgspec says "out of range"
+            pass
     return _convert(text, int, strict=False)
 
 
@@ -218,13 +222,11 @@ class BodyReader:
                 return dict.fromkeys(self._names)
             return dict.fromkeys(self._names, self.default)
         try:
-            value = self._decoder.decode(body)
+            value = decode_json(self._decoder.decode, body, request.app.settings.max_json_depth)
         except msgspec.ValidationError as exc:
             message, location, kind = _message(exc)
             errors.append(validation_error(("body", *location), message, kind))
             return dict.fromkeys(self._names)
-        except msgspec.DecodeError as exc:
-            raise HTTPError(400, f"Malformed JSON body: {exc}") from None
         if self._embedded:
             members = {name: getattr(value, name) for name in self._names}
             for name, adapter in self._adapters.items():

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 from asyncio import FIRST_COMPLETED
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import HTTPError, error_response
-from .requests import Request
 from .responses import Response
 from .types import Invoke
+
+if TYPE_CHECKING:
+    from .requests import Request
 
 __all__ = ["ConcurrencyLimit", "Deadline", "InFlight", "overloaded"]
 
@@ -25,13 +27,15 @@ def overloaded(detail: str) -> HTTPError:
 
 class InFlight:
     """The app's requests in flight: past ``limit`` the serve step refuses, and shutdown waits
-    until none is left. The serve step counts itself in and out (``count``)."""
+    until none is left. The serve step counts itself in and out (``count``); a request
+    waiting for its body counts as ``waiting`` instead (see body_wait.py)."""
 
-    __slots__ = ("closed", "count", "limit", "refused")
+    __slots__ = ("closed", "count", "limit", "refused", "waiting")
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.count = 0
+        self.waiting = 0
         self.refused = 0
         self.closed = False
 
@@ -54,7 +58,7 @@ class InFlight:
         # perf: polled, so that leaving costs a request one decrement and nothing else.
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        while self.count > 0:
+        while self.count > 0 or self.waiting > 0:
             if loop.time() >= deadline:
                 return False
             await asyncio.sleep(DRAIN_POLL_SECONDS)

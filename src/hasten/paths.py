@@ -17,7 +17,12 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 
 
 def _to_int(segment: str) -> Any:
-    return int(segment) if segment.isascii() and segment.isdigit() else NO_MATCH
+    if not (segment.isascii() and segment.isdigit()):
+        return NO_MATCH
+    try:
+        return int(segment)
+    except ValueError:  # more digits than int() converts (4,300): no int this route takes
+        return NO_MATCH
 
 
 def _to_float(segment: str) -> Any:

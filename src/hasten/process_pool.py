@@ -6,18 +6,26 @@ blocking part (a sleep, a query) overlaps with others instead of idling the proc
 parent sends each task to the worker with the fewest in flight, over that worker's pipe.
 
 Workers are tied to the server: shut down with the app, ended by the kernel if the server is
-killed (``PR_SET_PDEATHSIG``), and replaced if one dies (its tasks fail with
-``BrokenProcessPool``).
+killed (``_lifeline.die_with_parent``), and replaced if one dies. One thread starts them all,
+the pool's keeper, which lives as long as the pool: the kernel's parent-death signal follows
+the *thread* that started a process, so a worker started by a short-lived thread would die
+with it. The keeper also reaps each dead worker (no zombie) before it starts the next.
+
+A task whose worker died is not run again: its future fails with ``BrokenProcessPool`` (the
+request gets a 500). The pool cannot tell a worker killed from outside from one the task
+brought down itself (a crash, or a memory blowup that the OOM killer ended): run again, such
+a task would take a second worker, and that worker's other requests, down with it. Nor can it
+tell how much of its work the task had done. The client, or the proxy in front of the server,
+knows whether the request is safe to send again.
 """
 
 from __future__ import annotations
 
-import ctypes
 import itertools
 import multiprocessing
 import os
+import queue
 import signal
-import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
@@ -25,26 +33,18 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import Connection
 from typing import Any
 
+from ._lifeline import die_with_parent
+
 __all__ = ["ProcessPool"]
 
 STOP_TIMEOUT = 10.0
 _Task = tuple[int, Callable[..., Any], tuple[Any, ...], dict[str, Any]]
 
 
-def _die_with_parent() -> None:
-    """In each worker: if the server is killed outright, the worker goes too."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
-    if sys.platform == "linux":
-        pr_set_pdeathsig = 1
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(pr_set_pdeathsig, signal.SIGTERM)
-        if os.getppid() == 1:  # the parent died before prctl took effect
-            os._exit(1)
-
-
-def _worker_main(connection: Connection, threads: int) -> None:
+def _worker_main(connection: Connection, threads: int, parent_pid: int) -> None:
     """A worker process: run each task received on a thread, send back its outcome."""
-    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
+    die_with_parent(parent_pid)  # if the server is killed outright, the worker goes too
     sending = threading.Lock()
 
     def run(task_id: int, func: Callable[..., Any], args: tuple[Any, ...], kwargs: Any) -> None:
@@ -76,7 +76,10 @@ class _Worker:
     def __init__(self, pool: ProcessPool) -> None:
         ours, theirs = pool.context.Pipe()
         self.process = pool.context.Process(
-            target=_worker_main, args=(theirs, pool.threads), name="hasten-process", daemon=True
+            target=_worker_main,
+            args=(theirs, pool.threads, os.getpid()),
+            name="hasten-process",
+            daemon=True,
         )
         self.process.start()
         theirs.close()
@@ -99,7 +102,14 @@ class ProcessPool(Executor):
         self._lock = threading.Lock()
         self._ids = itertools.count()
         self._closed = False
-        self._workers = [_Worker(self) for _ in range(size)]
+        self._workers: list[_Worker] = []
+        self._dead: queue.SimpleQueue[_Worker | None] = queue.SimpleQueue()
+        started: Future[None] = Future()
+        self._keeper = threading.Thread(
+            target=self._keep, args=(started,), name="hasten-process-keeper", daemon=True
+        )
+        self._keeper.start()
+        started.result()
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
         future: Future[Any] = Future()
@@ -115,8 +125,9 @@ class ProcessPool(Executor):
                 worker.connection.send((task_id, fn, args, kwargs))
         except Exception as exc:  # the handler or its arguments do not pickle, or it died
             with self._lock:
-                worker.in_flight.pop(task_id, None)
-            future.set_exception(exc)
+                ours = worker.in_flight.pop(task_id, None) is not None
+            if ours:  # else the keeper has failed it already: the worker died
+                future.set_exception(exc)
         return future
 
     @property
@@ -126,7 +137,7 @@ class ProcessPool(Executor):
             return sum(max(0, len(worker.in_flight) - self.threads) for worker in self._workers)
 
     def read_results(self, worker: _Worker) -> None:
-        """The reader thread of one worker: resolve its futures; if it dies, replace it."""
+        """The reader thread of one worker: resolve its futures; if it dies, tell the keeper."""
         while True:
             try:
                 task_id, ok, payload = worker.connection.recv()
@@ -138,9 +149,27 @@ class ProcessPool(Executor):
                 future.set_result(payload)
             else:
                 future.set_exception(payload)
-        self._lost(worker)
+        self._dead.put(worker)
 
-    def _lost(self, worker: _Worker) -> None:
+    def _keep(self, started: Future[None]) -> None:
+        """The keeper thread: start the workers, then reap and replace each one that dies."""
+        try:
+            workers = [_Worker(self) for _ in range(self.size)]
+        except BaseException as exc:
+            started.set_exception(exc)
+            return
+        with self._lock:
+            self._workers = workers
+        started.set_result(None)
+        while (dead := self._dead.get()) is not None:
+            self._replace(dead)
+
+    def _replace(self, worker: _Worker) -> None:
+        # Reaped, not left a zombie. Its pipe is closed: it has exited, or is about to; one
+        # that lingers is killed (a no-op on a process that has exited).
+        worker.process.join(STOP_TIMEOUT)
+        worker.process.kill()
+        worker.process.join()
         with self._lock:
             orphans = list(worker.in_flight.values())
             worker.in_flight.clear()
@@ -164,6 +193,7 @@ class ProcessPool(Executor):
             except OSError:
                 pass  # already gone
         if not wait:
+            self._dead.put(None)
             return
         for worker in workers:
             worker.process.join(STOP_TIMEOUT)
@@ -171,3 +201,5 @@ class ProcessPool(Executor):
                 worker.process.terminate()
                 worker.process.join()
             worker.reader.join()
+        self._dead.put(None)
+        self._keeper.join()

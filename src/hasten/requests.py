@@ -4,20 +4,42 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable
-from typing import TYPE_CHECKING, Any
+from time import monotonic
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
+from .body_wait import BodyWait, Cancellable
 from .connection import Connection, PathParams
+from .decoding import decode_json
 from .errors import HTTPError
+from .overload import InFlight
 
 if TYPE_CHECKING:
     from .app import App
     from .forms import FormData
 
-__all__ = ["Request"]
+__all__ = ["ClientDisconnected", "Request"]
 
 _json_decode = msgspec.json.decode
+# A Request made outside the serve step (a test's, or one before any startup) holds no
+# in-flight slot: its reads are counted here, where nothing looks.
+_UNSERVED = BodyWait(InFlight(1), None)
+
+
+class Reading(Cancellable, Awaitable[bytes], Protocol):
+    """The server's future for a whole body."""
+
+
+class ClientDisconnected(HTTPError):
+    """The client went away while its body was being read."""
+
+    def __init__(self) -> None:
+        super().__init__(400, "Client disconnected while sending the body")
+
+
+def _incomplete(received: int, declared: int) -> HTTPError:
+    return HTTPError(400, f"Request body incomplete: {received} of its {declared} bytes arrived")
 
 
 class Request(Connection):
@@ -28,6 +50,9 @@ class Request(Connection):
     """
 
     __slots__ = ("_body", "_body_limit", "_form", "_streamed", "method")
+
+    # What the server raises when the client has gone mid-body (the adapters say).
+    _gone: tuple[type[BaseException], ...] = ()
 
     def __init__(
         self,
@@ -47,9 +72,9 @@ class Request(Connection):
         self._form: FormData | None = None
 
     # The protocol adapters implement these.
-    def _read_whole(self) -> Awaitable[bytes] | None:
-        """The reading of a Content-Length body in one call, where the server allows it;
-        None: read it in chunks."""
+    def _read_whole(self) -> Reading | None:
+        """The reading of a Content-Length body in one call, where the server allows it (a
+        future: the body timeout cancels it); None: read it in chunks."""
         return None
 
     def _body_chunks(self) -> AsyncIterable[bytes]:
@@ -84,17 +109,41 @@ class Request(Connection):
         return value.partition(";")[0].strip().lower() if value else ""
 
     async def body(self) -> bytes:
-        """The whole body. Over ``max_body_size`` it raises a 413, before or while reading."""
+        """The whole body. Over ``max_body_size`` it raises a 413, before or while reading;
+        a body that does not arrive whole is a 400, one that takes past ``body_timeout`` a
+        408."""
         if self._body is None:
             self._start_reading()
+            declared = self._allowed_length()
             # perf: a Content-Length body comes in one read where the adapter can, without
             # the async generators of stream() (the usual JSON body).
-            reading = self._read_whole() if self._allowed_length() is not None else None
-            whole = await reading if reading is not None else None
-            if whole is None:
-                chunks = [chunk async for chunk in self._limited_chunks()]
-                whole = chunks[0] if len(chunks) == 1 else b"".join(chunks)
-            self._body = whole
+            reading = self._read_whole() if declared is not None else None
+            if reading is not None:
+                assert declared is not None
+                # perf: _whole's steps, inline: no coroutine, no call to enter or leave
+                # (the usual JSON body, benchmarks/overhead.py)
+                wait = self._wait()
+                reads = wait.reads
+                reads[reading] = monotonic()
+                try:
+                    whole = await reading
+                except asyncio.CancelledError:
+                    timeout = wait.timed_out(reading)
+                    if timeout is None:
+                        raise
+                    raise timeout from None
+                except self._gone:
+                    raise ClientDisconnected from None
+                finally:
+                    del reads[reading]
+                    if wait.out:
+                        wait.back(reading)
+                if len(whole) != declared:
+                    raise _incomplete(len(whole), declared)
+                self._body = whole
+            else:
+                chunks = [chunk async for chunk in self._limited_chunks(declared)]
+                self._body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
         return self._body
 
     async def stream(self) -> AsyncIterator[bytes]:
@@ -103,11 +152,13 @@ class Request(Connection):
             yield self._body
             return
         self._start_reading()
-        reading = self._read_whole() if self._allowed_length() is not None else None
+        declared = self._allowed_length()
+        reading = self._read_whole() if declared is not None else None
         if reading is not None:
-            yield await reading
+            assert declared is not None
+            yield await self._whole(reading, declared)
             return
-        async for chunk in self._limited_chunks():
+        async for chunk in self._limited_chunks(declared):
             yield chunk
 
     async def _chunks(self) -> AsyncIterator[bytes]:
@@ -117,8 +168,7 @@ class Request(Connection):
             yield self._body
             return
         self._start_reading()
-        self._allowed_length()
-        async for chunk in self._limited_chunks():
+        async for chunk in self._limited_chunks(self._allowed_length()):
             yield chunk
 
     async def form(self) -> FormData:
@@ -137,10 +187,12 @@ class Request(Connection):
         return self._form
 
     async def json(self) -> Any:
-        """The body decoded as JSON; malformed JSON is a 400."""
+        """The body decoded as JSON; malformed JSON, or JSON nested past ``max_json_depth``,
+        is a 400."""
+        body = await self.body()
         try:
-            return _json_decode(await self.body())
-        except msgspec.DecodeError as exc:
+            return decode_json(_json_decode, body, self.app.settings.max_json_depth)
+        except msgspec.ValidationError as exc:  # an integer past msgspec's range
             raise HTTPError(400, f"Malformed JSON body: {exc}") from None
 
     def _start_reading(self) -> None:
@@ -152,14 +204,58 @@ class Request(Connection):
             )
         self._streamed = True
 
-    async def _limited_chunks(self) -> AsyncIterator[bytes]:
+    async def _whole(self, reading: Reading, declared: int) -> bytes:
+        wait = self._wait()
+        wait.enter(reading, monotonic())
+        try:
+            whole = await reading
+        except asyncio.CancelledError:
+            timeout = wait.timed_out(reading)
+            if timeout is None:
+                raise
+            raise timeout from None
+        except self._gone:
+            raise ClientDisconnected from None
+        finally:
+            wait.leave(reading)
+        if len(whole) != declared:
+            raise _incomplete(len(whole), declared)
+        return whole
+
+    async def _limited_chunks(self, declared: int | None) -> AsyncIterator[bytes]:
         limit = self._body_limit
         received = 0
-        async for chunk in self._body_chunks():
+        wait = self._wait()
+        since = monotonic()
+        chunks = aiter(self._body_chunks())
+        while True:
+            # Each wait for bytes, not the consumer's work between them, is out of flight.
+            task = asyncio.current_task()
+            assert task is not None  # a body is read on the loop, by a task
+            wait.enter(task, since)
+            try:
+                chunk = await anext(chunks)
+            except StopAsyncIteration:
+                break
+            except asyncio.CancelledError:
+                timeout = wait.timed_out(task)
+                if timeout is None:
+                    raise
+                raise timeout from None
+            except self._gone:
+                raise ClientDisconnected from None
+            finally:
+                wait.leave(task)
             received += len(chunk)
             if received > limit:
                 raise HTTPError(413, f"Request body exceeds the limit of {limit} bytes")
             yield chunk
+        if declared is not None and received != declared:
+            raise _incomplete(received, declared)
+
+    def _wait(self) -> BodyWait:
+        runtime = self.app.runtime
+        return runtime.body_wait if runtime is not None else _UNSERVED
 
     def _allowed_length(self) -> int | None:
         """The Content-Length, if any; over ``max_body_size`` it is a 413 before any read."""

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from types import CodeType
 from typing import TYPE_CHECKING, Any
 
+from .body_wait import BodyWait
 from .connection import NO_PATH_PARAMS, PathParams
 from .dependencies import AppDependencies
 from .errors import ExceptionHandlers, HTTPError, server_error_response
@@ -85,6 +86,7 @@ class Runtime:
         self.match = self.matcher.match
         self.match_dynamic = self.matcher.match_dynamic
         self.static_targets = self.matcher.static_targets
+        self.body_wait = BodyWait(self.in_flight, settings.body_timeout)
         # Open WebSockets and the tasks serving them: shutdown closes those left with 1001.
         self.sockets: dict[WebSocket, asyncio.Task[Any] | None] = {}
         self.chain = build_chain(middlewares, self.dispatch) if middlewares else None
@@ -131,6 +133,7 @@ class Runtime:
 
     def start(self) -> None:
         """Start what needs the running loop (call from the loop's thread)."""
+        self.body_wait.start()
         if self.monitor is not None:
             self.monitor.start()
         if self.metrics is not None:
@@ -142,6 +145,7 @@ class Runtime:
             drain_on_sigterm(self.in_flight, settings.shutdown_timeout)
 
     def stop(self) -> None:
+        self.body_wait.stop()
         if self.monitor is not None:
             self.monitor.stop()
         if self.metrics is not None:

@@ -20,6 +20,10 @@ DEFAULT_MAX_FORM_FIELD_SIZE = 1_048_576
 DEFAULT_MAX_FILE_SIZE = 104_857_600
 DEFAULT_FORM_SPOOL_SIZE = 1_048_576
 DEFAULT_WEBSOCKET_MAX_SIZE = 1_048_576
+DEFAULT_BODY_TIMEOUT = 30.0
+DEFAULT_MAX_QUERY_PARAMS = 1000
+DEFAULT_MAX_HEADERS = 100  # Granian's own limit: the app holds ASGI servers to it too
+DEFAULT_MAX_JSON_DEPTH = 64
 DEFAULT_STATS_URL = "/_hasten/stats"
 STATS_TOKEN_ENV = "HASTEN_STATS_TOKEN"
 # prometheus-client's multiprocess mode: the directory every worker writes its metrics to.
@@ -62,6 +66,26 @@ class Settings:
     max_in_flight: int = field(
         default=DEFAULT_MAX_IN_FLIGHT,
         metadata={"help": "Requests served at once; past it a request gets 503 + Retry-After."},
+    )
+    body_timeout: float | None = field(
+        default=DEFAULT_BODY_TIMEOUT,
+        metadata={
+            "help": "Seconds a request body may take to arrive, from the app's first read; "
+            "then 408. While the app waits for body bytes the request does not count in "
+            "max_in_flight (None: no limit)."
+        },
+    )
+    max_query_params: int = field(
+        default=DEFAULT_MAX_QUERY_PARAMS,
+        metadata={"help": "Query parameters the app will parse; more gets 414."},
+    )
+    max_headers: int = field(
+        default=DEFAULT_MAX_HEADERS,
+        metadata={"help": "Request headers the app will look at; more gets 431."},
+    )
+    max_json_depth: int = field(
+        default=DEFAULT_MAX_JSON_DEPTH,
+        metadata={"help": "Deepest nesting of arrays and objects in a JSON body; deeper gets 400."},
     )
     shutdown_timeout: float = field(
         default=DEFAULT_SHUTDOWN_TIMEOUT,
@@ -198,6 +222,9 @@ class Settings:
     def __post_init__(self) -> None:
         for name in (
             "max_body_size",
+            "max_query_params",
+            "max_headers",
+            "max_json_depth",
             "max_form_parts",
             "max_form_field_size",
             "max_file_size",
@@ -212,8 +239,10 @@ class Settings:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.shutdown_timeout < 0:
             raise ValueError(f"shutdown_timeout cannot be negative, got {self.shutdown_timeout}")
-        if self.block_threshold is not None and self.block_threshold <= 0:
-            raise ValueError(f"block_threshold must be positive, got {self.block_threshold}")
+        for name in ("body_timeout", "block_threshold", "websocket_idle_timeout"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                raise ValueError(f"{name} must be positive, got {value}")
         for name in (
             "openapi_url",
             "docs_url",
@@ -228,10 +257,6 @@ class Settings:
         if not self.openapi_version.startswith(("3.0.", "3.1.")):
             raise ValueError(
                 f"openapi_version must be 3.0.x or 3.1.x, got {self.openapi_version!r}"
-            )
-        if self.websocket_idle_timeout is not None and self.websocket_idle_timeout <= 0:
-            raise ValueError(
-                f"websocket_idle_timeout must be positive, got {self.websocket_idle_timeout}"
             )
         if self.access_log not in (None, "json", "keyvalue"):
             raise ValueError(
@@ -260,6 +285,10 @@ class SettingsKeywords(TypedDict, total=False):
     max_processes: int
     process_threads: int
     max_in_flight: int
+    body_timeout: float | None
+    max_query_params: int
+    max_headers: int
+    max_json_depth: int
     shutdown_timeout: float
     block_threshold: float | None
     websocket_max_size: int

@@ -127,8 +127,11 @@ class _RSGIProto:
         self._read = True
         return self._chunks
 
-    async def __call__(self) -> bytes:
-        return b"".join(self._take_body())
+    def __call__(self) -> asyncio.Future[bytes]:
+        # A future, as Granian's: the body timeout cancels what a read waits on.
+        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        future.set_result(b"".join(self._take_body()))
+        return future
 
     def __aiter__(self) -> _RSGIProto:
         # As Granian's: the object iterates itself, and a second __aiter__ is an error.

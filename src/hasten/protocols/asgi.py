@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..connection import NO_PATH_PARAMS, ASGICallable, PathParams
 from ..datastructures import Address
-from ..errors import HTTPError
-from ..requests import Request
+from ..requests import ClientDisconnected, Request
 from ..websockets import ABNORMAL, NO_STATUS, WebSocket, WebSocketDisconnect
 from ..websockets import Message as WebSocketMessage
 from ..wire import HeaderList, allows_body, frame
@@ -30,13 +29,6 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 FILE_CHUNK_SIZE = 256 * 1024  # files read on threads under ASGI without pathsend
-
-
-class ClientDisconnected(HTTPError):
-    """The client went away while its body was being read."""
-
-    def __init__(self) -> None:
-        super().__init__(400, "Client disconnected while sending the body")
 
 
 def route_path(scope: Scope) -> str:

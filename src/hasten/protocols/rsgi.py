@@ -3,14 +3,15 @@ out. Granian's protocol object is the Transport itself: it already speaks its wo
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, Awaitable
+from collections.abc import AsyncIterator, Awaitable
 from typing import TYPE_CHECKING, Any
 
 from granian._granian import RSGIProtocolClosed, RSGIProtocolError
 
 from ..connection import NO_PATH_PARAMS, ASGICallable, PathParams
 from ..datastructures import Address
-from ..requests import Request
+from ..errors import HTTPError
+from ..requests import Reading, Request
 from ..websockets import ABNORMAL, NO_STATUS, Message, WebSocket, WebSocketDisconnect
 from .bridge import HTTPBridge, WebSocketBridge, asgi_scope
 
@@ -19,11 +20,14 @@ if TYPE_CHECKING:
 
 __all__ = ["RSGIRequest", "RSGIWebSocket", "serve"]
 
+BROKEN_CHUNKS = "Request body incomplete: its chunked encoding was malformed or cut short"
+
 
 class RSGIRequest(Request):
     """A Request read from an RSGI scope and protocol object."""
 
     __slots__ = ("_proto", "_scope")
+    _gone = (RSGIProtocolClosed,)
 
     def __init__(  # perf: slots set directly, without super().__init__
         self, app: App, body_limit: int, scope: Any, proto: Any, path_params: PathParams
@@ -50,15 +54,24 @@ class RSGIRequest(Request):
         value: str | None = self._scope.headers.get(name)  # Granian looks it up in Rust
         return value
 
-    def _read_whole(self) -> Awaitable[bytes]:
+    def _read_whole(self) -> Reading:
         # The server holds a Content-Length body to its length: one read is enough.
-        reading: Awaitable[bytes] = self._proto()
+        reading: Reading = self._proto()
         return reading
 
-    def _body_chunks(self) -> AsyncIterable[bytes]:
+    async def _body_chunks(self) -> AsyncIterator[bytes]:
         # The protocol object itself: Granian hands the body over on its (one) __aiter__().
-        chunks: AsyncIterable[bytes] = self._proto
-        return chunks
+        # Granian (2.8) ends a body with one empty chunk; a chunked body that broke off
+        # (malformed, or the client gone) with two, otherwise as if it were whole. Request
+        # trailers end with two as well: they cannot be told apart, and are refused too.
+        ended = False
+        async for chunk in self._proto:
+            if ended:
+                raise HTTPError(400, BROKEN_CHUNKS)
+            if chunk:
+                yield chunk
+            else:
+                ended = True
 
     def _client_disconnect(self) -> Awaitable[None]:
         done: Awaitable[None] = self._proto.client_disconnect()

@@ -1,0 +1,40 @@
+"""Tie a child process's life to its parent's, so that no process outlives the server.
+
+``hasten run`` is the parent of the server's workers (Granian's, uvicorn's), and each worker is
+the parent of its app's process-pool workers. Were a parent killed outright (``kill -9``, the
+OOM killer), its children would live on, orphaned, still holding the listening socket. So each
+child asks the kernel, as it starts, for a signal when its parent dies (``PR_SET_PDEATHSIG``):
+no polling, no thread, and it works whatever the server's process model is.
+
+Two rules of the kernel shape how it is used:
+- the signal comes when the *thread* that started the child ends, not the process: a child
+  must be started from a thread that lives as long as its parent does (the main thread, or a
+  pool's keeper thread);
+- the request does not survive ``exec``, and a parent that dies before the child asks is never
+  seen: so the child checks, right after asking, that its parent is still the one it expects.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+
+__all__ = ["die_with_parent"]
+
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent_pid: int, signum: int = signal.SIGTERM) -> None:
+    """In a child process: get ``signum`` when the process ``parent_pid`` (our parent) dies.
+
+    SIGTERM by default: the child then stops as it would on a normal shutdown (a server worker
+    lets its requests in flight finish, a pool worker ends). Linux only; elsewhere a no-op.
+    """
+    if sys.platform != "linux":  # pragma: no cover
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signum)
+    if os.getppid() != parent_pid:  # the parent died before the request took effect
+        os.kill(os.getpid(), signum)

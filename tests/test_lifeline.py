@@ -1,0 +1,163 @@
+"""No orphans, ever: however ``hasten run`` dies, no server worker, resource tracker or
+process-pool worker outlives it, on Granian and uvicorn, with one worker and with several."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import psutil
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGET = "tests.e2e.app:app"  # its process pool has 2 workers, in each server worker
+START_TIMEOUT = 20.0
+GONE_WITHIN = 5.0
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def expected_descendants(server: str, workers: int) -> int:
+    """What ``hasten run`` has started once every worker is up: per server worker, its two
+    pool workers and (Granian) a resource tracker; uvicorn spawns its workers itself, and so
+    starts one tracker, in the main process."""
+    if server == "granian":
+        return workers * 4
+    return 3 if workers == 1 else 1 + workers * 3
+
+
+def living(processes: list[psutil.Process]) -> list[psutil.Process]:
+    alive = []
+    for process in processes:
+        try:
+            if process.status() != psutil.STATUS_ZOMBIE:
+                alive.append(process)
+        except psutil.NoSuchProcess:
+            pass
+    return alive
+
+
+def answers(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1.0):
+            return True
+    except OSError:
+        return False
+
+
+def start(server: str, workers: int, log: Path) -> tuple[subprocess.Popen[bytes], int]:
+    port = free_port()
+    argv = [sys.executable, "-m", "hasten", "run", TARGET, "--server", server]
+    argv += ["--workers", str(workers), "--port", str(port)]
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            argv, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    return process, port
+
+
+def wait_for_tree(process: subprocess.Popen[bytes], port: int, count: int, log: Path) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", trust_env=False, timeout=2) as http:
+        while time.monotonic() < deadline:
+            assert process.poll() is None, log.read_text()
+            children = psutil.Process(process.pid).children(recursive=True)
+            if len(children) >= count:
+                try:
+                    if http.get("/offload/pid").status_code == 200:
+                        return
+                except httpx.TransportError:
+                    pass
+            time.sleep(0.1)
+    pytest.fail(f"the server did not start {count} processes:\n{log.read_text()}")
+
+
+@pytest.mark.server
+@pytest.mark.parametrize(
+    ("server", "workers", "stop_signal"),
+    [
+        ("granian", 1, signal.SIGKILL),
+        ("granian", 2, signal.SIGKILL),
+        ("uvicorn", 1, signal.SIGKILL),
+        ("uvicorn", 2, signal.SIGKILL),
+        ("granian", 2, signal.SIGTERM),
+        ("granian", 2, signal.SIGINT),
+        ("uvicorn", 2, signal.SIGTERM),
+        ("uvicorn", 2, signal.SIGINT),
+    ],
+    ids=lambda value: value.name if isinstance(value, signal.Signals) else str(value),
+)
+def test_no_process_outlives_hasten_run(
+    server: str, workers: int, stop_signal: signal.Signals, tmp_path: Path
+) -> None:
+    log = tmp_path / "server.log"
+    process, port = start(server, workers, log)
+    try:
+        wait_for_tree(process, port, expected_descendants(server, workers), log)
+        tree = psutil.Process(process.pid).children(recursive=True)
+        process.send_signal(stop_signal)
+        process.wait(10)
+        deadline = time.monotonic() + GONE_WITHIN
+        while living(tree) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = [(item.pid, " ".join(item.cmdline())[:80]) for item in living(tree)]
+        assert left == [], log.read_text()
+        assert not answers(port)
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # whatever is left, when the test fails
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+# die_with_parent itself, in a child of a child.
+TIED_CHILD = """
+import os, sys, time
+from hasten._lifeline import die_with_parent
+die_with_parent(int(sys.argv[1]))
+print("tied", flush=True)
+time.sleep(30)
+"""
+
+PARENT = """
+import subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", sys.argv[1], str(__import__("os").getpid())])
+print(child.pid, flush=True)
+time.sleep(30)
+"""
+
+
+def test_a_tied_child_dies_with_its_parent() -> None:
+    with subprocess.Popen(
+        [sys.executable, "-c", PARENT, TIED_CHILD], stdout=subprocess.PIPE, cwd=ROOT
+    ) as parent:
+        assert parent.stdout is not None
+        child = psutil.Process(int(parent.stdout.readline()))
+        assert parent.stdout.readline() == b"tied\n"
+        parent.kill()
+    child.wait(5)  # psutil.TimeoutExpired if it lives on (not our child: no exit status)
+    assert not child.is_running()
+
+
+def test_a_child_whose_parent_is_already_gone_dies_at_once() -> None:
+    code = "from hasten._lifeline import die_with_parent; die_with_parent(1); print('alive')"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=ROOT, check=False)
+    assert (done.returncode, done.stdout) == (-signal.SIGTERM, b"")
+
+
+def test_die_with_parent_keeps_a_child_whose_parent_lives() -> None:
+    code = "import os; from hasten._lifeline import die_with_parent;"
+    code += " die_with_parent(os.getppid()); print('alive')"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=ROOT, check=False)
+    assert (done.returncode, done.stdout) == (0, b"alive\n")

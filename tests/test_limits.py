@@ -1,0 +1,190 @@
+"""The request limits an App enforces itself (query parameters, headers, JSON depth, integer
+digits) and the decoding errors that are the client's: each a precise 4xx, through both
+adapters. tests/hostile sends the same through real servers."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import msgspec
+import pytest
+
+from hasten import App, Header, Request
+from hasten.settings import SettingsKeywords
+from tests.conftest import ClientFactory
+
+JSON = {"content-type": "application/json"}
+
+
+class Order(msgspec.Struct):
+    id: int
+    name: str
+
+
+def make_app(**settings: Any) -> App:
+    app = App(**settings)
+
+    @app.get("/search")
+    async def search(q: str = "", limit: int = 10) -> dict[str, Any]:
+        return {"q": q, "limit": limit}
+
+    @app.get("/items/{item_id}")
+    async def item(item_id: int) -> dict[str, int]:
+        return {"id": item_id}
+
+    @app.get("/agent")
+    async def agent(user_agent: str = Header("")) -> dict[str, str]:
+        return {"agent": user_agent}
+
+    @app.post("/echo")
+    async def echo(request: Request) -> dict[str, str]:
+        return {"type": type(await request.json()).__name__}
+
+    @app.post("/orders", status=201)
+    async def create(order: Order) -> Order:
+        return order
+
+    return app
+
+
+def nested(depth: int) -> bytes:
+    return b"[" * depth + b"]" * depth
+
+
+def test_query_parameters_up_to_the_limit_are_parsed(serve: ClientFactory) -> None:
+    query = "&".join(["q=x", *(f"p{index}=1" for index in range(999))])
+    response = serve(make_app()).get("/search?" + query)
+    assert (response.status_code, response.content) == (200, b'{"q":"x","limit":10}')
+
+
+def test_query_parameters_past_the_limit_are_a_414(serve: ClientFactory) -> None:
+    response = serve(make_app()).get("/search?" + "&".join(f"p{n}" for n in range(1001)))
+    assert response.status_code == 414
+    assert response.content == b'{"detail":"The query string has more than 1000 parameters"}'
+
+
+def test_empty_query_parts_do_not_count(serve: ClientFactory) -> None:
+    response = serve(make_app(max_query_params=2)).get("/search?q=a&&&&limit=3")
+    assert (response.status_code, response.content) == (200, b'{"q":"a","limit":3}')
+
+
+def test_headers_up_to_the_limit_are_read(serve: ClientFactory) -> None:
+    headers = {f"x-h{index}": "v" for index in range(95)} | {"user-agent": "ua"}
+    client = serve(make_app())
+    assert len(client.build_request("GET", "/agent", headers=headers).headers) == 100
+    response = client.get("/agent", headers=headers)
+    assert (response.status_code, response.content) == (200, b'{"agent":"ua"}')
+
+
+def test_headers_past_the_limit_are_a_431(serve: ClientFactory) -> None:
+    headers = {f"x-h{index}": "v" for index in range(100)}
+    response = serve(make_app()).get("/agent", headers=headers)
+    assert response.status_code == 431
+    assert response.content == b'{"detail":"The request has more than 100 headers"}'
+
+
+def test_a_route_that_reads_no_header_does_not_count_them(serve: ClientFactory) -> None:
+    headers = {f"x-h{index}": "v" for index in range(100)}
+    response = serve(make_app()).get("/search", headers=headers)
+    assert (response.status_code, response.content) == (200, b'{"q":"","limit":10}')
+
+
+def test_json_at_the_depth_limit_is_decoded(serve: ClientFactory) -> None:
+    client = serve(make_app())
+    # Short enough to skip the measure, and with more brackets than the limit.
+    for body in (nested(64), b"[" * 63 + b"[1], [2]" + b"]" * 63):
+        response = client.post("/echo", content=body, headers=JSON)
+        assert (response.status_code, response.content) == (200, b'{"type":"list"}')
+
+
+@pytest.mark.parametrize("path", ["/echo", "/orders"])
+def test_json_past_the_depth_limit_is_a_400(serve: ClientFactory, path: str) -> None:
+    response = serve(make_app()).post(path, content=nested(65), headers=JSON)
+    assert response.status_code == 400
+    assert response.content == b'{"detail":"JSON body nested deeper than 64 levels"}'
+
+
+def test_brackets_inside_strings_do_not_nest(serve: ClientFactory) -> None:
+    body = b'["' + b"[{" * 100 + b'\\"[", {"a": "]]]"}]'
+    response = serve(make_app()).post("/echo", content=body, headers=JSON)
+    assert (response.status_code, response.content) == (200, b'{"type":"list"}')
+
+
+def test_many_shallow_brackets_are_not_deep(serve: ClientFactory) -> None:
+    body = b"[" + b",".join(b'{"a": [1]}' for _ in range(1000)) + b"]"
+    response = serve(make_app()).post("/echo", content=body, headers=JSON)
+    assert (response.status_code, response.content) == (200, b'{"type":"list"}')
+
+
+def test_json_past_the_interpreters_recursion_limit_is_a_400(serve: ClientFactory) -> None:
+    client = serve(make_app(max_json_depth=1_000_000))
+    response = client.post("/echo", content=nested(100_000), headers=JSON)
+    assert response.status_code == 400
+    assert response.content == b'{"detail":"JSON body nested too deep to decode"}'
+
+
+@pytest.mark.parametrize("path", ["/echo", "/orders"])
+def test_invalid_utf8_in_a_json_string_is_a_400(serve: ClientFactory, path: str) -> None:
+    response = serve(make_app()).post(path, content=b'{"name": "\xff\xfe"}', headers=JSON)
+    assert response.status_code == 400
+    assert response.content == b'{"detail":"Malformed JSON body: invalid UTF-8 in a string"}'
+
+
+@pytest.mark.parametrize("path", ["/echo", "/orders"])
+def test_a_lone_surrogate_escape_is_a_400_that_says_so(serve: ClientFactory, path: str) -> None:
+    response = serve(make_app()).post(path, content=b'{"name": "\\ud800"}', headers=JSON)
+    assert response.status_code == 400
+    assert response.content == b'{"detail":"Malformed JSON body: invalid surrogate escape"}'
+
+
+def test_a_surrogate_pair_and_an_escaped_backslash_are_fine(serve: ClientFactory) -> None:
+    body = b'{"id": 1, "name": "\\ud83d\\ude00 \\\\ud800"}'
+    response = serve(make_app()).post("/orders", content=body, headers=JSON)
+    assert response.status_code == 201
+    assert response.content == '{"id":1,"name":"\U0001f600 \\\\ud800"}'.encode()
+
+
+def test_a_truncated_json_body_still_says_truncated(serve: ClientFactory) -> None:
+    response = serve(make_app()).post("/echo", content=b'{"a": "abc', headers=JSON)
+    assert response.status_code == 400
+    assert response.content == b'{"detail":"Malformed JSON body: Input data was truncated"}'
+
+
+OUT_OF_RANGE = (
+    b'{"detail":[{"loc":["%s","%s"],"msg":"Integer value out of range","type":"invalid"}]}'
+)
+
+
+def test_an_int_past_4300_digits_in_the_path_is_a_422(serve: ClientFactory) -> None:
+    response = serve(make_app()).get("/items/" + "9" * 4301)
+    assert response.status_code == 422
+    assert response.content == OUT_OF_RANGE % (b"path", b"item_id")
+
+
+def test_an_int_past_4300_digits_in_the_query_is_a_422(serve: ClientFactory) -> None:
+    response = serve(make_app()).get("/search?limit=-" + "9" * 4301)
+    assert response.status_code == 422
+    assert response.content == OUT_OF_RANGE % (b"query", b"limit")
+
+
+def test_an_int_past_4300_digits_in_json_is_a_422_or_400(serve: ClientFactory) -> None:
+    client = serve(make_app())
+    big = b"9" * 4301
+    response = client.post("/orders", content=b'{"id": %s, "name": "x"}' % big, headers=JSON)
+    assert response.status_code == 422
+    assert response.content == OUT_OF_RANGE % (b"body", b"id")
+    response = client.post("/echo", content=b"[%s]" % big, headers=JSON)
+    assert response.status_code == 400
+    assert (
+        response.content
+        == b'{"detail":"Malformed JSON body: Integer value out of range - at `$[0]`"}'
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("max_query_params", 0), ("max_headers", 0), ("max_json_depth", 0), ("body_timeout", 0)],
+)
+def test_limits_must_be_positive(name: str, value: int) -> None:
+    with pytest.raises(ValueError, match=name):
+        App(**cast(SettingsKeywords, {name: value}))

@@ -1,0 +1,134 @@
+"""How ``hasten run`` starts each server: its options become the server's settings, and each
+worker the server starts loads the app tied to ``hasten run`` (see hasten/_lifeline.py).
+
+In-process, with the servers' entry points replaced: tests/test_lifeline.py and
+tests/hostile/test_connections.py check the same on real servers."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+from uvicorn.config import STARTUP_FAILURE
+
+from hasten import _granian, _uvicorn
+from hasten.cli import RunConfig
+
+
+def limited(**options: Any) -> RunConfig:
+    """A RunConfig whose limits are all different from the defaults."""
+    return RunConfig(
+        target="m:app",
+        backlog=512,
+        max_connections=300,
+        header_timeout=2.5,
+        keep_alive_timeout=4.0,
+        **options,
+    )
+
+
+class Recorder:
+    """Stands for a server class: records how it was made and run."""
+
+    def __init__(self) -> None:
+        self.made: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+        self.ran: list[dict[str, Any]] = []
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Recorder:
+        self.made.append((args, kwargs))
+        return self
+
+    def serve(self, **kwargs: Any) -> None:
+        self.ran.append(kwargs)
+
+    def run(self, **kwargs: Any) -> None:
+        self.ran.append(kwargs)
+
+
+def test_granian_gets_the_limits_and_a_tied_loader(monkeypatch: pytest.MonkeyPatch) -> None:
+    import granian
+
+    granian_class = Recorder()
+    monkeypatch.setattr(granian, "Granian", granian_class)
+    config = limited(workers=2, interface="asgi")
+
+    _granian.serve(config)
+
+    ((target,), options) = granian_class.made[0]
+    assert target == "m:app"
+    assert (options["backlog"], options["backpressure"]) == (512, 300)
+    assert options["http1_settings"].header_read_timeout == 2500
+    assert (options["workers"], options["interface"].value) == (2, "asgi")
+    assert options["respawn_failed_workers"] is True
+    (run,) = granian_class.ran
+    loader = run["target_loader"]
+    assert loader.func is _granian.load_tied
+    assert loader.args == (os.getpid(), Path.cwd())
+
+
+def test_a_granian_worker_ties_itself_then_loads_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
+    tied: list[int] = []
+    monkeypatch.setattr(_granian, "die_with_parent", tied.append)
+
+    app = _granian.load_tied(1234, Path(__file__).parents[1], "tests.e2e.bare_app:app")
+
+    assert tied == [1234]
+    from tests.e2e.bare_app import app as expected
+
+    assert app is expected
+
+
+@pytest.mark.parametrize(
+    ("options", "runner"),
+    [({}, "server"), ({"workers": 2}, "Multiprocess"), ({"reload": True}, "ChangeReload")],
+)
+def test_uvicorn_gets_the_limits(
+    monkeypatch: pytest.MonkeyPatch, options: dict[str, Any], runner: str
+) -> None:
+    server, multiprocess, reload = Recorder(), Recorder(), Recorder()
+    monkeypatch.setattr(uvicorn, "Server", server)
+    monkeypatch.setattr(_uvicorn, "Multiprocess", multiprocess)
+    monkeypatch.setattr(_uvicorn, "ChangeReload", reload)
+    monkeypatch.setattr(_uvicorn.TiedConfig, "bind_socket", lambda self: "socket")
+    server.started = True  # type: ignore[attr-defined]
+    config = limited(server="uvicorn", **options)
+
+    _uvicorn.serve(config)
+
+    ((settings,), _) = server.made[0]
+    assert isinstance(settings, _uvicorn.TiedConfig)
+    assert (settings.backlog, settings.limit_concurrency) == (512, 300)
+    assert (settings.timeout_keep_alive, settings.access_log) == (4, False)
+    used = {"server": server, "Multiprocess": multiprocess, "ChangeReload": reload}
+    assert [name for name, recorder in used.items() if recorder.ran] == [runner]
+
+
+def test_uvicorn_that_fails_to_start_exits_with_its_startup_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    server = Recorder()
+    server.started = False  # type: ignore[attr-defined]
+    monkeypatch.setattr(uvicorn, "Server", server)
+
+    with pytest.raises(SystemExit) as exited:
+        _uvicorn.serve(RunConfig(target="m:app", server="uvicorn"))
+    assert exited.value.code == STARTUP_FAILURE
+
+
+def test_a_uvicorn_worker_ties_itself_and_the_main_process_does_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tied: list[int] = []
+    monkeypatch.setattr(_uvicorn, "die_with_parent", tied.append)
+    here = _uvicorn.TiedConfig("tests.e2e.bare_app:app")
+    here.load()  # in the process that made it: uvicorn with one worker
+    assert tied == []
+
+    elsewhere = _uvicorn.TiedConfig("tests.e2e.bare_app:app")
+    elsewhere.parent_pid = 1234  # as if unpickled in a worker that process spawned
+    elsewhere.load()
+    assert tied == [1234]
+    assert elsewhere.loaded
