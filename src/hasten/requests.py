@@ -191,7 +191,7 @@ class Request(Connection):
         is a 400."""
         body = await self.body()
         try:
-            return decode_json(_json_decode, body, self.app.settings.max_json_depth)
+            return decode_json(_json_decode, body, self.app.settings)
         except msgspec.ValidationError as exc:  # an integer past msgspec's range
             raise HTTPError(400, f"Malformed JSON body: {exc}") from None
 
