@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .connection import NO_PATH_PARAMS
 from .wire import HeaderList
 
 if TYPE_CHECKING:
@@ -210,9 +211,12 @@ class Sink(Protocol):
 
 
 class Tracer(Protocol):
-    """Wraps each observed request in a span (hasten.tracing)."""
+    """Wraps each observed request in a span (hasten.tracing); ``headers`` gives the
+    request's headers, where an upstream trace's context comes from."""
 
-    def start(self, method: str, tag: RouteTag, path: str) -> Any: ...
+    def start(
+        self, method: str, tag: RouteTag, path: str, headers: Callable[[], list[tuple[str, str]]]
+    ) -> Any: ...
 
     def end(self, started: Any, exchange: Exchange) -> None: ...
 
@@ -228,11 +232,13 @@ class Observer:
         inner: Serve,
         matcher: Matcher,
         *,
+        app: Any,  # the App: what a Request is read for
         tags: dict[Target, RouteTag],
         sinks: list[Sink],
         tracer: Tracer | None,
     ) -> None:
         self.inner = inner
+        self.app = app
         self.static_targets = matcher.static_targets
         self.match_dynamic = matcher.match_dynamic
         self.tags = tags
@@ -254,7 +260,10 @@ class Observer:
         exchange = Exchange(transport)
         # perf: only a handler on a pool can wait in a queue (QueueTimer reads this).
         token = _current.set(exchange) if tag.pooled else None
-        span = None if self.tracer is None else self.tracer.start(label, tag, path)
+        span = None
+        if self.tracer is not None:
+            headers = reader(self.app, 0, scope, exchange, NO_PATH_PARAMS)._raw_headers
+            span = self.tracer.start(label, tag, path, headers)
         started = perf_counter()
         try:
             await self.inner(method, path, scope, exchange, reader)

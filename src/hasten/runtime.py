@@ -100,7 +100,9 @@ class Runtime:
                 done.target: RouteTag(route.path, WHERE[route.endpoint.runs_on])
                 for route, done in zip(routes, compiled, strict=True)
             }
-            observer = Observer(self.serve, self.matcher, tags=tags, sinks=sinks, tracer=tracer)
+            observer = Observer(
+                self.serve, self.matcher, app=app, tags=tags, sinks=sinks, tracer=tracer
+            )
             # Decided once: this instance serves every request through the observer.
             setattr(self, "serve", observer.serve)  # noqa: B010
 

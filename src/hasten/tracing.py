@@ -1,18 +1,21 @@
 """OpenTelemetry tracing through ``opentelemetry-api`` only: a SERVER span per request, named
 by its route (``GET /items/{id}``), with the HTTP semantic conventions' attributes.
 
-Whether to trace is decided at startup: without a tracer provider set by then (an SDK's), the
-API's is a no-op, and the app keeps the plain request path.
+An incoming trace context (``traceparent``, ``tracestate``, ``baggage``: whatever the global
+propagator reads, W3C's by default) makes the span a child of the caller's, so the request
+joins the upstream trace. Whether to trace is decided at startup: without a tracer provider
+set by then (an SDK's), the API's is a no-op, and the app keeps the plain request path.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextvars import Token
 
 from .observe import Exchange, RouteTag
 
 try:
-    from opentelemetry import context, trace
+    from opentelemetry import context, propagate, trace
 except ImportError as exc:  # pragma: no cover - the dev install has it
     raise ImportError("tracing=True needs opentelemetry-api: pip install 'hasten[otel]'") from exc
 
@@ -37,8 +40,9 @@ class Tracing:
         self.tracer = trace.get_tracer("hasten", __version__)
 
     def start(
-        self, method: str, tag: RouteTag, path: str
+        self, method: str, tag: RouteTag, path: str, headers: Callable[[], list[tuple[str, str]]]
     ) -> tuple[trace.Span, Token[context.Context]]:
+        parent = _upstream(headers)
         attributes: dict[str, str] = {
             "http.request.method": method,
             "url.path": path[:LOGGED_PATH_LENGTH],
@@ -49,8 +53,10 @@ class Tracing:
             name = f"{method} {tag.template}"
         else:
             name = method  # the conventions' name when there is no route
-        span = self.tracer.start_span(name, kind=trace.SpanKind.SERVER, attributes=attributes)
-        return span, context.attach(trace.set_span_in_context(span))
+        span = self.tracer.start_span(
+            name, parent, kind=trace.SpanKind.SERVER, attributes=attributes
+        )
+        return span, context.attach(trace.set_span_in_context(span, parent))
 
     def end(self, started: tuple[trace.Span, Token[context.Context]], exchange: Exchange) -> None:
         span, token = started
@@ -63,3 +69,11 @@ class Tracing:
         if exchange.queued:
             span.set_attribute("hasten.queue.duration", exchange.queued)
         span.end()
+
+
+def _upstream(headers: Callable[[], list[tuple[str, str]]]) -> context.Context | None:
+    """The caller's trace context, from the headers the global propagator reads; None when
+    the request carries none (the span then starts a trace)."""
+    fields = propagate.get_global_textmap().fields
+    carrier = {name.lower(): value for name, value in headers() if name.lower() in fields}
+    return propagate.extract(carrier) if carrier else None
