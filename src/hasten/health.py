@@ -4,7 +4,7 @@ Prometheus metrics, and the live stats ``hasten routes --live`` reads."""
 from __future__ import annotations
 
 import hmac
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .errors import HTTPError
 from .requests import Request
@@ -54,8 +54,9 @@ async def metrics(request: Request) -> Response:
 
 
 async def stats(request: Request) -> Response:
-    """Requests by route and status class, event-loop stalls by route, in flight, refused:
-    for the bearer of ``stats_token`` only (401 without a token, 403 with another)."""
+    """Requests by route and status class, event-loop stalls by route, in flight, refused,
+    summed over the workers: for the bearer of ``stats_token`` only (401 without a token, 403
+    with another)."""
     token = request.app.settings.stats_token
     assert token is not None
     scheme, _, given = (request.headers.get("authorization") or "").partition(" ")
@@ -65,11 +66,7 @@ async def stats(request: Request) -> Response:
         raise HTTPError(403, "The token is not the stats token")
     runtime = _runtime(request)
     assert runtime.route_counts is not None
-    body: dict[str, Any] = {
-        **request.app.stats(),
-        "routes": runtime.route_counts.snapshot(),
-    }
-    return JSONResponse(body)
+    return JSONResponse(runtime.route_counts.summed())
 
 
 def _runtime(request: Request) -> Runtime:

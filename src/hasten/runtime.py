@@ -119,7 +119,7 @@ class Runtime:
         if settings.stats_token is not None:
             from .stats import RouteCounts
 
-            self.route_counts = RouteCounts()
+            self.route_counts = RouteCounts(self.app.stats)
             sinks.append(self.route_counts)
         if settings.access_log is not None:
             from .access_log import AccessLog

@@ -31,6 +31,8 @@ DEFAULT_STATS_URL = "/_hasten/stats"
 STATS_TOKEN_ENV = "HASTEN_STATS_TOKEN"
 # prometheus-client's multiprocess mode: the directory every worker writes its metrics to.
 METRICS_DIRECTORY_ENV = "PROMETHEUS_MULTIPROC_DIR"
+# The directory every worker writes its live stats to, for stats_url to sum them.
+STATS_DIRECTORY_ENV = "HASTEN_STATS_DIR"
 
 AccessLogFormat = Literal["json", "keyvalue"]
 
