@@ -18,6 +18,7 @@ from .overload import InFlight
 if TYPE_CHECKING:
     from .app import App
     from .forms import FormData
+    from .transport import StreamWriter
 
 __all__ = ["ClientDisconnected", "Request"]
 
@@ -101,6 +102,11 @@ class Request(Connection):
     def disconnected(self) -> asyncio.Future[None]:
         """A future done when the client has gone away; cancel it when no longer needed."""
         return asyncio.ensure_future(self._client_disconnect())
+
+    def _paced(self, writer: StreamWriter) -> StreamWriter:
+        """``writer``, held back while its client lags: an adapter whose server does not
+        push back (Granian's RSGI) wraps it; ASGI servers' ``send`` waits by itself."""
+        return writer
 
     @property
     def content_type(self) -> str:

@@ -241,6 +241,8 @@ class StreamingResponse(Response):
     async def send(self, transport: Transport, head: bool, request: Request | None) -> None:
         status = self.status
         writer = transport.response_stream(status, frame(status, self.raw_headers, None))
+        if request is not None:
+            writer = request._paced(writer)
         content = self.content
         chunks = (
             content if isinstance(content, AsyncIterable) else InThreads(content, threads(request))

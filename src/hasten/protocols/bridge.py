@@ -89,14 +89,17 @@ class HTTPBridge:
     """One HTTP request: ASGI ``receive`` and ``send`` over an RSGI protocol object.
 
     ``extra`` headers are added to the response the app starts (what hasten middleware set
-    on a mounted app's response).
+    on a mounted app's response); ``pace`` holds a streamed body back to its client's pace.
     """
 
-    __slots__ = ("_body", "_extra", "_headers", "_more", "_proto", "_status", "_stream")
+    __slots__ = ("_body", "_extra", "_headers", "_more", "_pace", "_proto", "_status", "_stream")
 
-    def __init__(self, proto: Any, extra: HeaderList) -> None:
+    def __init__(
+        self, proto: Any, extra: HeaderList, pace: Callable[[Any], Any] = lambda writer: writer
+    ) -> None:
         self._proto = proto
         self._extra = extra
+        self._pace = pace
         self._body: AsyncIterator[bytes] | None = None
         self._more = True
         self._status = 500
@@ -131,7 +134,7 @@ class HTTPBridge:
                 if not message.get("more_body", False):
                     self._proto.response_bytes(self._status, self._headers, body)
                     return
-                self._stream = self._proto.response_stream(self._status, self._headers)
+                self._stream = self._pace(self._proto.response_stream(self._status, self._headers))
             stream = self._stream
             if not message.get("more_body", False):
                 # Granian ends a stream when its transport is released: release it now, as

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from granian._granian import RSGIProtocolClosed, RSGIProtocolError
 
+from ..backpressure import paced
 from ..connection import NO_PATH_PARAMS, ASGICallable, PathParams
 from ..datastructures import Address
 from ..errors import HTTPError
@@ -17,6 +18,7 @@ from .bridge import HTTPBridge, WebSocketBridge, asgi_scope
 
 if TYPE_CHECKING:
     from ..app import App
+    from ..transport import StreamWriter
 
 __all__ = ["RSGIRequest", "RSGIWebSocket", "serve"]
 
@@ -77,10 +79,14 @@ class RSGIRequest(Request):
         done: Awaitable[None] = self._proto.client_disconnect()
         return done
 
+    def _paced(self, writer: StreamWriter) -> StreamWriter:
+        # Granian's stream channel is unbounded: hasten.backpressure holds the stream back.
+        return paced(writer, self._scope.client, self._scope.server)
+
     async def call_asgi(
         self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]]
     ) -> None:
-        bridge = HTTPBridge(self._proto, headers)
+        bridge = HTTPBridge(self._proto, headers, self._paced)
         await app(asgi_scope(self._scope, root_path), bridge.receive, bridge.send)
 
     def _peer(self) -> Address | None:
@@ -195,6 +201,8 @@ async def serve_through_asgi(app: App, scope: Any, proto: Any) -> None:
             proto.close(503)
         return
     bridge: HTTPBridge | WebSocketBridge = (
-        HTTPBridge(proto, []) if scope.proto == "http" else WebSocketBridge(proto)
+        HTTPBridge(proto, [], lambda writer: paced(writer, scope.client, scope.server))
+        if scope.proto == "http"
+        else WebSocketBridge(proto)
     )
     await app.asgi(asgi_scope(scope, ""), bridge.receive, bridge.send)
