@@ -8,7 +8,6 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-
 from prometheus_client.parser import text_string_to_metric_families
 
 from hasten import App

@@ -125,6 +125,15 @@ class Settings:
             "closed with 1001 (None: it waits as long as the client stays)."
         },
     )
+    websocket_allowed_origins: list[str] | None = field(
+        default=None,
+        metadata={
+            "help": "The origins ('https://app.example.com') whose pages may open the app's "
+            "WebSockets; a browser's handshake from any other gets 403 at accept(), which "
+            "stops cross-site WebSocket hijacking. Clients that send no Origin (not browsers) "
+            "are let in (None: any origin, as in Starlette)."
+        },
+    )
 
     # Forms and uploads.
     max_form_parts: int = field(
@@ -268,6 +277,7 @@ class Settings:
             url = getattr(self, name)
             if url is not None and (not url.startswith("/") or url.endswith("/")):
                 raise ValueError(f"{name} must start with '/' and not end with it, got {url!r}")
+        _check_origins(self.websocket_allowed_origins or ())
         if not self.openapi_version.startswith(("3.0.", "3.1.")):
             raise ValueError(
                 f"openapi_version must be 3.0.x or 3.1.x, got {self.openapi_version!r}"
@@ -290,6 +300,15 @@ class Settings:
         ]
 
 
+def _check_origins(origins: list[str] | tuple[()]) -> None:
+    for origin in origins:
+        if "://" not in origin or origin.rstrip("/").count("/") != 2:
+            raise ValueError(
+                "websocket_allowed_origins takes origins, scheme://host[:port] (None allows "
+                f"any), got {origin!r}"
+            )
+
+
 class SettingsKeywords(TypedDict, total=False):
     """``App(**settings)`` for type checkers; a test holds it to Settings' fields."""
 
@@ -308,6 +327,7 @@ class SettingsKeywords(TypedDict, total=False):
     block_threshold: float | None
     websocket_max_size: int
     websocket_idle_timeout: float | None
+    websocket_allowed_origins: list[str] | None
     max_form_parts: int
     max_form_field_size: int
     max_file_size: int
