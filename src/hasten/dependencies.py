@@ -17,28 +17,23 @@ two separate thread tasks: no thread is held across the handler (FastAPI #3205).
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
-import functools
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any, Final
 
-from .background import BackgroundTasks, run_tasks
+from .background import BackgroundTasks
 from .errors import RequestValidationError
 from .extractors import BodyReader, Errors, Extractor, extractor
+from .lifecycle import Exit, cleanup_of, submit
 from .params import Dependency, Parameter, describe, describe_handler, unwrap
 
 if TYPE_CHECKING:
-    from .app import App
-    from .forms import FormData
     from .requests import Request
 
 __all__ = [
     "AppDependencies",
-    "Cleanup",
     "DependencyOverrides",
     "Plan",
     "Security",
@@ -142,127 +137,6 @@ class Step:
         self.name = describe_handler(func)
 
 
-class Cleanup:
-    """What a request leaves for after its response: the generators of its ``yield``
-    dependencies, and its background tasks. ``Runtime.serve`` runs it once the response is
-    sent; a request without any never has one."""
-
-    __slots__ = ("exits", "form", "tasks", "threads")
-
-    def __init__(self, threads: Executor | None) -> None:
-        self.threads = threads
-        self.exits: list[tuple[Any, Step]] = []
-        self.tasks: BackgroundTasks | None = None
-        self.form: FormData | None = None  # its uploaded files are closed last
-
-    async def after_response(self) -> None:
-        """Background tasks, then each generator's code after ``yield`` (last first), then
-        the uploaded files are closed; every failure is logged, none raised."""
-        try:
-            await self._after_response()
-        finally:
-            if self.form is not None:
-                await self.form.close()
-
-    async def _after_response(self) -> None:
-        if self.tasks is not None:
-            assert self.threads is not None
-            await run_tasks(self.tasks, self.threads)
-        while self.exits:
-            generator, step = self.exits.pop()
-            try:
-                if step.kind == _ASYNC_GEN:
-                    await generator.__anext__()
-                else:
-                    await _resume(self.threads, generator)
-            except StopAsyncIteration:
-                continue
-            except Exception as exc:
-                logger.error("The cleanup of dependency %s failed", step.name, exc_info=exc)
-                continue
-            logger.error("Dependency %s yielded more than once", step.name)
-            await _close(generator, step, self.threads)
-
-    async def unwind(self, exc: BaseException) -> BaseException:
-        """The request failed with ``exc``: throw it into each generator (last first). A
-        generator may replace it by raising another; the one left is what the client sees."""
-        self.tasks = None  # a failed request runs no background task
-        while self.exits:
-            generator, step = self.exits.pop()
-            try:
-                if step.kind == _ASYNC_GEN:
-                    await generator.athrow(exc)
-                else:
-                    await _resume(self.threads, generator, exc)
-            except StopAsyncIteration:
-                continue  # it handled the exception; the request still failed
-            except BaseException as raised:
-                exc = raised
-                continue
-            logger.error("Dependency %s yielded again after an exception", step.name)
-            await _close(generator, step, self.threads)
-        return exc
-
-
-async def _close(generator: Any, step: Step, threads: Executor | None) -> None:
-    try:
-        if step.kind == _ASYNC_GEN:
-            await generator.aclose()
-        else:
-            await (
-                asyncio.to_thread(generator.close)
-                if threads is None
-                else _in_thread(threads, generator.close)
-            )
-    except Exception as exc:
-        logger.error("Closing dependency %s failed", step.name, exc_info=exc)
-
-
-_DONE = object()
-
-
-def _step(generator: Any, exc: BaseException | None) -> Any:
-    # StopIteration cannot cross into a Future: it comes back as _DONE, and is raised here.
-    try:
-        return generator.throw(exc) if exc is not None else next(generator)
-    except StopIteration:
-        return _DONE
-
-
-async def _resume(
-    threads: Executor | None, generator: Any, exc: BaseException | None = None
-) -> Any:
-    """Run a sync generator to its next ``yield`` on a thread (``threads``, or asyncio's at
-    startup and shutdown), throwing ``exc`` in if given. Its end raises StopAsyncIteration,
-    which, unlike StopIteration, may leave a coroutine."""
-    if threads is None:
-        value = await asyncio.to_thread(_step, generator, exc)
-    else:
-        value = await _in_thread(threads, _step, generator, exc)
-    if value is _DONE:
-        raise StopAsyncIteration
-    return value
-
-
-def _in_thread(threads: Executor, func: Callable[..., Any], *args: Any) -> Awaitable[Any]:
-    call = functools.partial(contextvars.copy_context().run, func, *args)
-    return asyncio.wrap_future(threads.submit(call))
-
-
-def _call_in_thread(threads: Executor, func: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
-    call = functools.partial(contextvars.copy_context().run, func, **kwargs)
-    return asyncio.wrap_future(threads.submit(call))
-
-
-def _cleanup(request: Request, threads: Executor) -> Cleanup:
-    cleanup = request._cleanup
-    if cleanup is None:
-        cleanup = request._cleanup = Cleanup(threads)
-    elif cleanup.threads is None:  # made by request.form(), for its files
-        cleanup.threads = threads
-    return cleanup
-
-
 class AppDependencies:
     """What the dependencies of one started app share: the overrides in force, and the
     values of its ``scope="app"`` dependencies, created at startup and closed at shutdown."""
@@ -272,7 +146,7 @@ class AppDependencies:
         self.values: dict[Any, Any] = {}
         self._order: list[tuple[Callable[..., Any], tuple[tuple[str, Any], ...]]] = []
         self._registered: set[Any] = set()
-        self._exits: list[tuple[Any, bool, str]] = []
+        self._exits: list[Exit] = []
 
     def resolve(self, func: Callable[..., Any]) -> Callable[..., Any]:
         found: Callable[..., Any] = self.overrides.get(func, func)
@@ -307,35 +181,27 @@ class AppDependencies:
     async def _create(self, func: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
         kind = _kind(func)
         name = describe_handler(func)
-        if kind == _ASYNC_GEN:
-            generator = func(**kwargs)
-            value = await generator.__anext__()
-            self._exits.append((generator, True, name))
-            return value
-        if kind == _SYNC_GEN:
-            generator = func(**kwargs)
-            value = await _resume(None, generator)
-            self._exits.append((generator, False, name))
+        if kind in (_ASYNC_GEN, _SYNC_GEN):
+            started = Exit(func(**kwargs), kind == _ASYNC_GEN, name)
+            value = await started.resume(None)
+            self._exits.append(started)
             return value
         if kind == _ASYNC:
             return await func(**kwargs)
-        return await asyncio.to_thread(functools.partial(func, **kwargs))
+        return await submit(None, func, **kwargs)
 
     async def close(self) -> None:
         """Close the app dependencies (last created first); failures are logged."""
         while self._exits:
-            generator, is_async, name = self._exits.pop()
+            done = self._exits.pop()
             try:
-                if is_async:
-                    await generator.__anext__()
-                else:
-                    await _resume(None, generator)
+                await done.resume(None)
             except StopAsyncIteration:
                 continue
             except Exception as exc:
-                logger.error("Closing app dependency %s failed", name, exc_info=exc)
+                logger.error("Closing app dependency %s failed", done.name, exc_info=exc)
                 continue
-            logger.error("App dependency %s yielded more than once", name)
+            logger.error("App dependency %s yielded more than once", done.name)
         self.values.clear()
 
 
@@ -466,7 +332,7 @@ class Plan:
         self._body_slots = tuple((name, index) for name, (_, index) in builder.bodies.items())
 
     def _background_tasks(self, request: Request, errors: Errors) -> BackgroundTasks:
-        cleanup = _cleanup(request, self._threads)
+        cleanup = cleanup_of(request)
         if cleanup.tasks is None:
             cleanup.tasks = BackgroundTasks()
         return cleanup.tasks
@@ -514,16 +380,13 @@ class Plan:
     async def _call(self, step: Step, kwargs: dict[str, Any], request: Request) -> Any:
         kind = step.kind
         if kind == _SYNC:
-            return await _call_in_thread(self._threads, step.func, kwargs)
-        generator = step.func(**kwargs)
+            return await submit(self._threads, step.func, **kwargs)
+        started = Exit(step.func(**kwargs), kind == _ASYNC_GEN, step.name)
         try:
-            if kind == _ASYNC_GEN:
-                value = await generator.__anext__()
-            else:
-                value = await _resume(self._threads, generator)
+            value = await started.resume(self._threads)
         except StopAsyncIteration:
             raise RuntimeError(f"Dependency {step.name} did not yield a value") from None
-        _cleanup(request, self._threads).exits.append((generator, step))
+        cleanup_of(request).exits.append(started)
         return value
 
 
@@ -533,15 +396,15 @@ def read_bodies(parameters: list[Parameter]) -> BodyReader:
 
 
 class DependencyOverrides(dict[Any, Callable[..., Any]]):
-    """``app.dependency_overrides``: a dict that refuses changes while the app runs, since
-    the plans that apply it were compiled when the app started."""
+    """``app.dependency_overrides``: a dict that refuses changes while its app runs
+    (``started()`` says when), since the plans that apply it were compiled at startup."""
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, started: Callable[[], bool]) -> None:
         super().__init__()
-        self._app = app
+        self._started = started
 
     def _check(self) -> None:
-        if self._app.started:
+        if self._started():
             raise RuntimeError(
                 "dependency_overrides apply when the app starts, and it has started: set them "
                 "before the first request (or stop the app, e.g. close the TestClient, first)"

@@ -9,9 +9,7 @@ serves; per request only extraction, the call and rendering remain.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import dataclasses
-import functools
 import inspect
 import pickle
 import typing
@@ -24,6 +22,7 @@ from .dependencies import AppDependencies, Plan, collect, describe_dependency
 from .errors import RequestValidationError
 from .extractors import BodyReader, Errors, Extractor, extractor
 from .forms import FormReader
+from .lifecycle import submit
 from .models import response_model_for
 from .overload import ConcurrencyLimit, Deadline
 from .params import Dependency, Parameter, describe, describe_handler, unwrap
@@ -196,23 +195,15 @@ class Endpoint:
                 body_reader=body_reader,
                 run=self._runner(pools),
             )
-            return self._limited(plan.invoke, label, True)
-        return self._limited(self._invoker(self._runner(pools)), label, bool(self.parameters))
+            return self._limited(plan.invoke, label)
+        return self._limited(self._invoker(self._runner(pools)), label)
 
-    def _limited(self, invoke: Invoke, label: str, takes_request: bool) -> Target:
-        if not takes_request and (
-            type(self.renderer) is Renderer or self.options.timeout is not None
-        ):
-            # It may return a Response, which is sent with the Request it answers (a file
-            # reads the conditional headers), or its deadline watches the client: it gets the
-            # Request. A handler that returns data needs none.
-            invoke = _ignoring_request(invoke)
-            takes_request = True
+    def _limited(self, invoke: Invoke, label: str) -> Target:
         if self.options.timeout is not None:
             invoke = Deadline(invoke, self.options.timeout)
         if self.options.max_concurrency is not None:
             invoke = ConcurrencyLimit(invoke, self.options.max_concurrency, label)
-        return Target(self.name, invoke, self.renderer, takes_request)
+        return Target(self.name, invoke, self.renderer.render)
 
     def _runner(self, pools: Pools) -> Run:
         func = self.func
@@ -221,12 +212,7 @@ class Endpoint:
             return lambda kwargs: func(**kwargs)
         if runs_on == "thread pool":
             threads = pools.threads
-
-            def in_thread(kwargs: dict[str, Any]) -> Awaitable[Any]:
-                call = functools.partial(contextvars.copy_context().run, func, **kwargs)
-                return asyncio.wrap_future(threads.submit(call))
-
-            return in_thread
+            return lambda kwargs: submit(threads, func, **kwargs)
         executor = pools.processes if runs_on == "process pool" else self.options.executor
         assert executor is not None
         return lambda kwargs: asyncio.wrap_future(executor.submit(call_in_child, func, kwargs))
@@ -251,9 +237,9 @@ class Endpoint:
 
             return invoke_with_body
         if not self.parameters:
-            # perf: a handler without parameters is called with nothing: an async one is its
-            # own invoke.
-            return func if self.runs_on == "event loop" else lambda: run({})
+            if self.runs_on == "event loop":
+                return lambda request: func()
+            return lambda request: run({})
         arguments_now = self._arguments
         if self.runs_on == "event loop":
             return lambda request: func(**arguments_now(request))
@@ -322,13 +308,6 @@ def _renders_json(returns: Any) -> bool:
     if returns in (str, bytes):
         return False
     return not (isinstance(returns, type) and issubclass(returns, Response))
-
-
-def _ignoring_request(invoke: Invoke) -> Invoke:
-    def invoke_without_request(request: Request) -> Awaitable[Any]:
-        return invoke()
-
-    return invoke_without_request
 
 
 def _returns(func: Callable[..., Any]) -> Any:

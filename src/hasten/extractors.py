@@ -222,7 +222,7 @@ class BodyReader:
                 return dict.fromkeys(self._names)
             return dict.fromkeys(self._names, self.default)
         try:
-            value = decode_json(self._decoder.decode, body, request.app.settings.max_json_depth)
+            value = decode_json(self._decoder.decode, body, request.context.max_json_depth)
         except msgspec.ValidationError as exc:
             message, location, kind = _message(exc)
             errors.append(validation_error(("body", *location), message, kind))

@@ -25,8 +25,8 @@ from .params import MISSING, Parameter
 from .uploads import UploadFile, spooled_file
 
 if TYPE_CHECKING:
+    from .context import FormLimits
     from .requests import Request
-    from .settings import Settings
 
 __all__ = ["FormData", "FormReader", "read_form"]
 
@@ -75,16 +75,16 @@ class FormData(Mapping[str, FormValue]):
         return f"FormData({self._pairs!r})"
 
 
-async def read_form(request: Request, settings: Settings) -> FormData:
+async def read_form(request: Request, limits: FormLimits) -> FormData:
     """The request's form, urlencoded or multipart; any other body is a 415."""
     header = request._header("content-type") or ""
     media_type, _, options = header.partition(";")
     media_type = media_type.strip().lower()
     if media_type == "application/x-www-form-urlencoded":
-        return _urlencoded(await request.body(), settings)
+        return _urlencoded(await request.body(), limits)
     if media_type == "multipart/form-data":
         boundary = _boundary(options)
-        return await _multipart(request, boundary, settings)
+        return await _multipart(request, boundary, limits)
     raise HTTPError(
         415,
         "Expected a form body (Content-Type: multipart/form-data or "
@@ -102,44 +102,42 @@ def _boundary(options: str) -> str:
     raise HTTPError(400, "Malformed multipart body: the Content-Type has no boundary")
 
 
-def _urlencoded(body: bytes, settings: Settings) -> FormData:
+def _urlencoded(body: bytes, limits: FormLimits) -> FormData:
     try:
         text = body.decode()
     except UnicodeDecodeError:
         raise HTTPError(400, "Malformed form body: not UTF-8") from None
     pairs = parse_query(text)
-    if len(pairs) > settings.max_form_parts:
-        raise _too_many_parts(settings)
-    limit = settings.max_form_field_size
+    if len(pairs) > limits.max_parts:
+        raise _too_many_parts(limits)
+    limit = limits.max_field_size
     for name, value in pairs:
         if len(value) > limit:
-            raise _field_too_large(name, settings)
+            raise _field_too_large(name, limits)
     return FormData(list(pairs))
 
 
-def _too_many_parts(settings: Settings) -> HTTPError:
-    return HTTPError(
-        413, f"The form has more than {settings.max_form_parts} parts (max_form_parts)"
-    )
+def _too_many_parts(limits: FormLimits) -> HTTPError:
+    return HTTPError(413, f"The form has more than {limits.max_parts} parts (max_form_parts)")
 
 
-def _field_too_large(name: str, settings: Settings) -> HTTPError:
+def _field_too_large(name: str, limits: FormLimits) -> HTTPError:
     return HTTPError(
         413,
-        f"Form field {name!r} exceeds {settings.max_form_field_size} bytes (max_form_field_size)",
+        f"Form field {name!r} exceeds {limits.max_field_size} bytes (max_form_field_size)",
     )
 
 
-def _file_too_large(name: str, settings: Settings) -> HTTPError:
-    return HTTPError(413, f"File {name!r} exceeds {settings.max_file_size} bytes (max_file_size)")
+def _file_too_large(name: str, limits: FormLimits) -> HTTPError:
+    return HTTPError(413, f"File {name!r} exceeds {limits.max_file_size} bytes (max_file_size)")
 
 
-async def _multipart(request: Request, boundary: str, settings: Settings) -> FormData:
-    parser = multipart.PushMultipartParser(boundary, max_segment_count=settings.max_form_parts)
+async def _multipart(request: Request, boundary: str, limits: FormLimits) -> FormData:
+    parser = multipart.PushMultipartParser(boundary, max_segment_count=limits.max_parts)
     pairs: list[tuple[str, FormValue]] = []
-    part = _Part(settings)
+    part = _Part(limits)
     try:
-        await _parse(request, parser, part, pairs, settings)
+        await _parse(request, parser, part, pairs, limits)
     except BaseException:
         await FormData(pairs).close()
         part.discard()
@@ -152,17 +150,17 @@ async def _parse(
     parser: Any,
     part: _Part,
     pairs: list[tuple[str, FormValue]],
-    settings: Settings,
+    limits: FormLimits,
 ) -> None:
     try:
-        async for chunk in request._chunks():
+        async for chunk in request.stream():
             for event in parser.parse(chunk):
                 part.take(event, pairs)
         for event in parser.parse(b""):
             part.take(event, pairs)
     except multipart.ParserLimitReached as exc:
         if "count" in str(exc) and "header" not in str(exc):
-            raise _too_many_parts(settings) from None
+            raise _too_many_parts(limits) from None
         raise HTTPError(413, f"Malformed multipart body: {exc}") from None
     except multipart.MultipartError as exc:
         raise HTTPError(400, f"Malformed multipart body: {exc}") from None
@@ -172,10 +170,10 @@ class _Part:
     """The part being received: a field's bytes (held to ``max_form_field_size``) or a
     file's (spooled, held to ``max_file_size``)."""
 
-    __slots__ = ("_chunks", "_file", "_received", "_segment", "_settings")
+    __slots__ = ("_chunks", "_file", "_limits", "_received", "_segment")
 
-    def __init__(self, settings: Settings) -> None:
-        self._settings = settings
+    def __init__(self, limits: FormLimits) -> None:
+        self._limits = limits
         self._segment: Any = None
         self._chunks: list[bytes] = []
         self._file: UploadFile | None = None
@@ -189,12 +187,12 @@ class _Part:
         else:
             self._received += len(event)
             if self._file is not None:
-                if self._received > self._settings.max_file_size:
-                    raise _file_too_large(self._segment.filename, self._settings)
+                if self._received > self._limits.max_file_size:
+                    raise _file_too_large(self._segment.filename, self._limits)
                 self._file.file.write(event)
             else:
-                if self._received > self._settings.max_form_field_size:
-                    raise _field_too_large(self._segment.name, self._settings)
+                if self._received > self._limits.max_field_size:
+                    raise _field_too_large(self._segment.name, self._limits)
                 self._chunks.append(event)
 
     def _start(self, segment: Any) -> None:
@@ -205,18 +203,18 @@ class _Part:
         self._chunks = []
         declared = segment.header("Content-Length")
         limit = (
-            self._settings.max_file_size
+            self._limits.max_file_size
             if segment.filename is not None
-            else self._settings.max_form_field_size
+            else self._limits.max_field_size
         )
         if declared is not None and declared.isdigit() and int(declared) > limit:
             if segment.filename is not None:
-                raise _file_too_large(segment.filename, self._settings)
-            raise _field_too_large(segment.name, self._settings)
+                raise _file_too_large(segment.filename, self._limits)
+            raise _field_too_large(segment.name, self._limits)
         if segment.filename is not None:
             headers = Headers([(name.lower(), value) for name, value in segment.headerlist])
             self._file = UploadFile(
-                spooled_file(self._settings.form_spool_size),
+                spooled_file(self._limits.spool_size),
                 size=0,
                 filename=segment.filename,
                 headers=headers,
