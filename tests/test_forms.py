@@ -110,8 +110,19 @@ def test_urlencoded_fields_are_converted_and_checked(serve: ClientFactory) -> No
     assert response.status_code == 422
     assert response.json() == {
         "detail": [
-            {"loc": ["body", "username"], "msg": "Field required", "type": "missing"},
-            {"loc": ["body", "age"], "msg": "Expected `int` >= 0", "type": "invalid"},
+            {
+                "type": "missing",
+                "loc": ["body", "username"],
+                "msg": "Field required",
+                "input": None,
+            },
+            {
+                "type": "greater_than_equal",
+                "loc": ["body", "age"],
+                "msg": "Input should be greater than or equal to 0",
+                "input": "-1",
+                "ctx": {"ge": 0},
+            },
         ]
     }
 
@@ -145,7 +156,9 @@ def test_lists_of_files_bytes_and_the_oauth2_form(serve: ClientFactory) -> None:
     response = client.post("/many", content=multipart(field("x", "1")), headers=MULTIPART)
     assert response.status_code == 422
     assert response.json() == {
-        "detail": [{"loc": ["body", "files"], "msg": "Field required", "type": "missing"}]
+        "detail": [
+            {"type": "missing", "loc": ["body", "files"], "msg": "Field required", "input": None}
+        ]
     }
     response = client.post(
         "/token", data={"username": "ann", "password": "pw", "scope": "read write"}
@@ -163,7 +176,14 @@ def test_a_form_model_takes_the_whole_form(serve: ClientFactory) -> None:
     response = client.post("/profile", data={"name": "ann", "age": "old"})
     assert response.status_code == 422
     assert response.json() == {
-        "detail": [{"loc": ["body", "age"], "msg": "Expected `int`, got `str`", "type": "invalid"}]
+        "detail": [
+            {
+                "type": "int_parsing",
+                "loc": ["body", "age"],
+                "msg": "Input should be a valid integer, unable to parse string as an integer",
+                "input": "old",
+            }
+        ]
     }
 
 

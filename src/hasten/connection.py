@@ -12,6 +12,7 @@ from .errors import HTTPError
 
 if TYPE_CHECKING:
     from .lifecycle import Cleanup
+    from .responses import Response
 
 __all__ = ["NO_PATH_PARAMS", "Connection", "PathParams"]
 
@@ -44,8 +45,10 @@ class Connection:
     # What runs once the connection is answered (yield dependencies, background tasks,
     # uploaded files): set only where there is any; the serve step checks it.
     _cleanup: Cleanup | None = None
+    # The Response a handler or dependency takes to set headers, cookies or the status on.
+    _sub_response: Response | None = None
 
-    def __init__(
+    def __init__(  # noqa: PLR0917 - perf: made per request by the adapters, positionally
         self, context: ServeContext, app: Any, scope: Any, channel: Any, method: str, path: str
     ) -> None:
         self.context = context

@@ -9,54 +9,48 @@ for a field that is not a file, ``max_file_size`` for a file; uploads stay in me
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-import msgspec
-import msgspec.inspect as mi
 import multipart
 
 from .datastructures import Headers, parse_query
-from .errors import HTTPError, validation_error
-from .extractors import Errors, _converter, _message
-from .models import is_pydantic_model, pydantic_adapter, pydantic_errors
-from .params import MISSING, Parameter
+from .errors import HTTPError
 from .uploads import UploadFile, spooled_file
 
 if TYPE_CHECKING:
     from .context import FormLimits
     from .requests import Request
 
-__all__ = ["FormData", "FormReader", "read_form"]
+__all__ = ["FORM_MEDIA_TYPES", "FormData", "read_form"]
 
 FORM_MEDIA_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 FormValue = str | UploadFile
 
 
 class FormData(Mapping[str, FormValue]):
-    """A parsed form: ``form["name"]`` is the first value, ``form.get_all("name")`` every one;
-    a file is an UploadFile, any other field a str."""
+    """A parsed form: ``form["name"]`` is the last value given (Starlette's rule),
+    ``form.get_all("name")`` every one; a file is an UploadFile, any other field a str."""
 
-    __slots__ = ("_first", "_pairs")
+    __slots__ = ("_last", "_pairs")
 
     def __init__(self, pairs: list[tuple[str, FormValue]]) -> None:
         self._pairs = pairs
-        self._first: dict[str, FormValue] = {}
-        for key, value in pairs:
-            self._first.setdefault(key, value)
+        self._last: dict[str, FormValue] = dict(pairs)
 
     def __getitem__(self, name: str) -> FormValue:
-        return self._first[name]
+        return self._last[name]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._first)
+        return iter(self._last)
 
     def __len__(self) -> int:
-        return len(self._first)
+        return len(self._last)
 
     def get_all(self, name: str) -> list[FormValue]:
         return [value for key, value in self._pairs if key == name]
+
+    getlist = get_all  # Starlette's name
 
     def multi_items(self) -> list[tuple[str, FormValue]]:
         return list(self._pairs)
@@ -243,133 +237,3 @@ class _Part:
         if self._file is not None:
             self._file.file.close()
             self._file = None
-
-
-class FormReader:
-    """Every form and file parameter of a plan, read from one parsed form."""
-
-    __slots__ = ("_readers",)
-
-    def __init__(self, parameters: list[Parameter]) -> None:
-        self._readers = [(parameter.name, _field_reader(parameter)) for parameter in parameters]
-
-    async def read(self, request: Request, errors: Errors) -> dict[str, Any]:
-        form = await request.form()
-        values = {}
-        for name, read in self._readers:
-            values[name] = await read(form, errors)
-        return values
-
-
-def _field_reader(parameter: Parameter) -> Any:
-    if parameter.source == "file":
-        return functools.partial(_read_file, parameter, _many(parameter.annotation))
-    if parameter.shape == "structured" or is_pydantic_model(parameter.annotation):
-        return functools.partial(_read_model, parameter, _model_converter(parameter))
-    convert = _converter(parameter)
-    many = parameter.shape == "sequence"
-    return functools.partial(_read_field, parameter, convert, many)
-
-
-def _many(annotation: Any) -> bool:
-    """``list[UploadFile]`` (or ``| None``): every file of that name."""
-    if getattr(annotation, "__origin__", None) in (list, tuple, set, frozenset):
-        return True
-    return any(_many(arg) for arg in getattr(annotation, "__args__", ()) if arg is not type(None))
-
-
-async def _read_field(
-    parameter: Parameter, convert: Any, many: bool, form: FormData, errors: Errors
-) -> Any:
-    alias = parameter.alias
-    raw: Any = form.get_all(alias) if many else form.get(alias)
-    if many and raw and any(isinstance(item, UploadFile) for item in raw):
-        raw = None
-    if isinstance(raw, UploadFile):
-        raw = None
-    if raw is None or raw == "" or (many and not raw):  # an empty field is absent, as in FastAPI
-        if parameter.default is MISSING:
-            errors.append(validation_error(("body", alias), "Field required", "missing"))
-        return parameter.default
-    try:
-        return convert(raw)
-    except msgspec.ValidationError as exc:
-        message, location, kind = _message(exc)
-        errors.append(validation_error(("body", alias, *location), message, kind))
-        return None
-
-
-async def _read_file(parameter: Parameter, many: bool, form: FormData, errors: Errors) -> Any:
-    alias = parameter.alias
-    found = [item for item in form.get_all(alias) if isinstance(item, UploadFile)]
-    if not found:
-        if parameter.default is MISSING:
-            errors.append(validation_error(("body", alias), "Field required", "missing"))
-        return parameter.default
-    wants_bytes = _wants_bytes(parameter.annotation)
-    values: list[Any] = []
-    for upload in found:
-        values.append(await upload.read() if wants_bytes else upload)
-    return values if many else values[0]
-
-
-def _wants_bytes(annotation: Any) -> bool:
-    if annotation is bytes:
-        return True
-    return any(_wants_bytes(arg) for arg in getattr(annotation, "__args__", ()))
-
-
-def _model_converter(parameter: Parameter) -> Any:
-    if is_pydantic_model(parameter.annotation):
-        adapter = pydantic_adapter(parameter.annotation)
-        return ("pydantic", adapter)
-    return ("msgspec", parameter.validated_type)
-
-
-async def _read_model(parameter: Parameter, converter: Any, form: FormData, errors: Errors) -> Any:
-    """A form field model: every field of the form, as the model (lists where it has them)."""
-    data: dict[str, Any] = {}
-    for key in form:
-        values = [value for value in form.get_all(key) if isinstance(value, str)]
-        if values:
-            data[key] = values if len(values) > 1 or _list_field(parameter, key) else values[0]
-    kind, target = converter
-    if kind == "pydantic":
-        try:
-            return target.validate_python(data)
-        except Exception as exc:
-            errors.extend(pydantic_errors(exc, ("body",)))
-            return None
-    try:
-        return msgspec.convert(data, target, strict=False)
-    except msgspec.ValidationError as exc:
-        message, location, kind_ = _message(exc)
-        errors.append(validation_error(("body", *location), message, kind_))
-        return None
-
-
-_SEQUENCE_TYPES = (mi.ListType, mi.SetType, mi.FrozenSetType, mi.VarTupleType)
-
-
-@functools.cache
-def _list_fields(annotation: Any) -> frozenset[str]:
-    """The fields of a form model that hold lists: a form repeats their name."""
-    try:
-        info = mi.type_info(annotation)
-    except (TypeError, ValueError):
-        return frozenset()
-    names = set()
-    for field in getattr(info, "fields", ()):
-        kind = field.type
-        members = kind.types if isinstance(kind, mi.UnionType) else (kind,)
-        if any(isinstance(member, _SEQUENCE_TYPES) for member in members):
-            names.add(field.encode_name)
-    return frozenset(names)
-
-
-def _list_field(parameter: Parameter, key: str) -> bool:
-    annotation = parameter.annotation
-    if is_pydantic_model(annotation):
-        field = annotation.model_fields.get(key)
-        return field is not None and getattr(field.annotation, "__origin__", None) is list
-    return key in _list_fields(annotation)

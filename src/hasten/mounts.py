@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .connection import Connection
 from .endpoints import Endpoint, RouteOptions, RunsOn
+from .paths import PathTemplate
 from .renderers import Renderer
 from .requests import Request
 from .responses import Response
@@ -83,9 +84,10 @@ class MountEndpoint(Endpoint):
         self.options = RouteOptions(include_in_schema=False)  # it documents itself, if at all
         self.name = f"mount {type(mounted).__module__}.{type(mounted).__qualname__}"
         self.parameters = ()
-        self._extractors = ()
-        self._body = None
         self.renderer = _AS_IS
+
+    def under(self, template: PathTemplate) -> MountEndpoint:
+        return self  # the mounted app reads its path itself
 
     @property
     def runs_on(self) -> RunsOn:

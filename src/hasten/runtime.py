@@ -203,9 +203,12 @@ class Runtime:
         try:
             target, request.path_params = self.match(request.method, request.path)
             request._target = target
-            return target.render(await target.invoke(request))
+            response = target.render(await target.invoke(request))
         except Exception as exc:
             return await self.error_response(request, exc)
+        if request._sub_response is not None:
+            _merge(request._sub_response, response)
+        return response
 
     async def serve_websocket(self, websocket: WebSocket) -> None:
         """Serve one WebSocket connection: match, invoke the handler, close what it left open.
@@ -303,6 +306,20 @@ class Runtime:
         logger.error(
             "%s %s %s", what, request.method, request.path[:LOGGED_PATH_LENGTH], exc_info=exc
         )
+
+
+def _merge(sub_response: Response, response: Response) -> None:
+    """What a handler set on the Response it took (headers, cookies, a status) goes on the
+    one sent, as FastAPI does; not when it returned a Response of its own."""
+    if response is sub_response:
+        return
+    extra = sub_response.raw_headers
+    if extra:
+        headers = response.headers
+        for name, value in extra:
+            headers.append(name, value)
+    if sub_response.status:
+        response.status = sub_response.status
 
 
 def _codes(routes: Sequence[Route], middlewares: Sequence[Middleware]) -> dict[CodeType, str]:
