@@ -7,7 +7,7 @@ import contextlib
 import dataclasses
 import inspect
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, Unpack, overload
@@ -76,6 +76,8 @@ class App(Router):
         self._shutdown_hooks: list[Hook] = []
         self._middlewares: list[Middleware] = []
         self._asgi_middlewares: list[tuple[Callable[..., Any], dict[str, Any]]] = []
+        # Under RSGI, every connection goes through the ASGI stack (the RSGI → ASGI bridge).
+        self.through_asgi = False
         self._start_lock = asyncio.Lock()
         self._stopping = False
         self._startup_error: Exception | None = None
@@ -87,11 +89,8 @@ class App(Router):
         self.openapi_schema: dict[str, Any] | None = None
 
     # The protocol entry points: thin adapters into the same core.
-    def __rsgi__(self, scope: Any, proto: Any) -> Awaitable[None]:
-        if self._asgi_middlewares:
-            # Every connection through the ASGI stack, over the RSGI → ASGI bridge.
-            return rsgi.serve_through_asgi(self, scope, proto)
-        return rsgi.serve(self, scope, proto)
+    # perf: Granian calls the adapter itself, with no frame of the App's between.
+    __rsgi__ = rsgi.serve
 
     async def __call__(self, scope: asgi.Scope, receive: asgi.Receive, send: asgi.Send) -> None:
         await self.asgi(scope, receive, send)
@@ -202,6 +201,7 @@ class App(Router):
         self._check_open("add an ASGI middleware")
         self._asgi_middlewares.append((cls, options))
         self.asgi = self._build_asgi()
+        self.through_asgi = True
 
     def _build_asgi(self) -> asgi.ASGIApp:
         handler: asgi.ASGIApp = asgi.ASGIAdapter(self)

@@ -34,7 +34,9 @@ from .validation import (
     ValueValidator,
     entry,
     missing,
+    msgspec_validates,
     sequence_item,
+    text_as_is,
 )
 
 if TYPE_CHECKING:
@@ -79,12 +81,12 @@ def _missing_or_default(parameter: Parameter, loc: Loc, values: Values, errors: 
 class ScalarReader(Reader):
     """A path, query, header or cookie value (a list of them for a sequence)."""
 
-    __slots__ = ("_check", "_fetch", "_parameter", "loc")
+    __slots__ = ("_check", "_fetch", "_parameter", "loc", "source")
 
     def __init__(self, parameter: Parameter, path_type: type | None = None) -> None:
         super().__init__(parameter.name)
         self._parameter = parameter
-        source = parameter.source
+        self.source = source = parameter.source
         self.loc: Loc = (source, parameter.alias)
         self._fetch = _fetcher(source, parameter.alias, _is_sequence(parameter.annotation))
         converted_already = (
@@ -93,6 +95,21 @@ class ScalarReader(Reader):
             and parameter.annotation in (str, path_type)
         )
         self._check = _as_is if converted_already else TextValidator(parameter, self.loc).check
+
+    def quick(self) -> tuple[str, str, Callable[[str], Any] | None] | None:
+        """(name, alias, converter) where a single path or query value is read by the plan
+        itself: a converter that raises ValueError on anything it does not take as pydantic
+        would (None: taken as it is); ``read`` says what is wrong, or the default. None for
+        any other value."""
+        parameter = self._parameter
+        if parameter.source not in ("path", "query") or _is_sequence(parameter.annotation):
+            return None
+        if self._check is _as_is:
+            return self.name, parameter.alias, None
+        fast = getattr(self._check, "__self__", None)
+        if not isinstance(fast, TextValidator) or fast.quick is None:
+            return None
+        return self.name, parameter.alias, None if fast.quick is text_as_is else fast.quick
 
     def read(self, request: Request, values: Values, errors: Errors) -> None:
         raw = self._fetch(request)
@@ -306,6 +323,14 @@ class BodyField:
         self._embedded = embedded
         loc: Loc = ("body", parameter.alias) if embedded else ("body",)
         self._validator = ValueValidator(parameter, loc, lax=False)
+
+    def typed_decoder(self) -> Callable[[bytes], Any] | None:
+        """A JSON decoder straight into this parameter's type, where that is exactly what
+        decoding and then validating the whole body would give (msgspec validates it): one
+        C call for the usual body. None otherwise."""
+        if self._embedded or not msgspec_validates(self._parameter):
+            return None
+        return msgspec.json.Decoder(self._parameter.validated_type).decode
 
     def read_from(self, body: Any, values: Values, errors: Errors) -> None:
         loc = self._validator.loc

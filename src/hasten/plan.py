@@ -21,7 +21,10 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from .background import BackgroundTasks
+from .decoding import decode_json
 from .dependencies import (
     ASYNC,
     ASYNC_GEN,
@@ -30,7 +33,7 @@ from .dependencies import (
     call_kind,
     describe_dependency,
 )
-from .errors import RequestValidationError
+from .errors import HTTPError, RequestValidationError
 from .extractors import (
     UNDEFINED,
     BodyDecoder,
@@ -39,6 +42,7 @@ from .extractors import (
     FormField,
     ModelReader,
     Reader,
+    ScalarReader,
     reader_for,
 )
 from .lifecycle import Exit, cleanup_of, submit
@@ -52,8 +56,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Plan", "Run", "should_embed"]
 
-# Calls the handler with its arguments, where it runs: an awaitable of its result.
-Run = Callable[[dict[str, Any]], Awaitable[Any]]
+# Calls the handler with its arguments (by keyword), where it runs: an awaitable of its
+# result. For a handler on the event loop, the handler itself.
+Run = Callable[..., Awaitable[Any]]
 Invoke = Callable[[Any], Awaitable[Any]]
 
 _SCALAR_SOURCES = ("path", "query", "header", "cookie")
@@ -154,6 +159,13 @@ class _Builder:
                 self.body_parameters.append(parameter)
             else:
                 node.args.append((parameter.name, _special(parameter, scopes)))
+        # FastAPI reads (and reports) path values first, then query, header, cookie.
+        node.readers.sort(key=lambda reader: _SCALAR_SOURCES.index(_source(reader)))
+
+
+def _source(reader: Reader) -> str:
+    assert isinstance(reader, ScalarReader | ModelReader)
+    return reader.source
 
 
 def _special(parameter: Parameter, scopes: tuple[str, ...]) -> Callable[[Connection], Any]:
@@ -239,28 +251,31 @@ class Plan:
         self.invoke: Invoke = self._fast_form(builder) or self._solve_and_call
 
     def _fast_form(self, builder: _Builder) -> Invoke | None:
-        """The plan without dependencies, for the shapes most handlers have."""
+        """The plan without dependencies, for the shapes most handlers have: the same
+        steps, without the solver's state. A value that does not read at once is left to
+        its reader, which says what is wrong (or gives the default)."""
         root = self._root
-        if builder.has_dependencies:
+        if builder.has_dependencies or root.args:
             return None
         run = self._run
-        if not root.readers and not root.args and self._body is None:
-            return lambda request: run({})
-        if self._body is None and not root.args:
-            readers = tuple(root.readers)
+        if not root.readers and self._body is None:
+            return lambda request: run()
+        read = _ValueReading(root.readers)
+        if self._body is None:
+            values_of = read.values
 
             def invoke_with_values(request: Any) -> Awaitable[Any]:
                 # perf: a plain function handing back the handler's own coroutine.
-                values: dict[str, Any] = {}
-                errors: Errors = []
-                for reader in readers:
-                    reader.read(request, values, errors)
+                values, errors = values_of(request)
                 if errors:
                     raise RequestValidationError(errors)
-                return run(values)
+                return run(**values)
 
             return invoke_with_values
-        return None
+        if not isinstance(self._body, BodyDecoder):
+            return None
+        bodies = tuple(body for body in root.bodies if isinstance(body, BodyField))
+        return _invoke_with_body(self._body, bodies, read, run)
 
     async def _solve_and_call(self, request: Any) -> Any:
         state = _State()
@@ -272,7 +287,7 @@ class Plan:
                 raise RequestValidationError(
                     state.errors, body=None if state.body is UNDEFINED else state.body
                 )
-            result = await self._run(values)
+            result = await self._run(**values)
         except BaseException as exc:
             await self._close_function_scoped(state, exc)
             cleanup = request._cleanup
@@ -351,6 +366,101 @@ class Plan:
                     raise
                 continue
             await done.close(self._threads)
+
+
+def _invoke_with_body(
+    decoder: BodyDecoder, bodies: tuple[BodyField, ...], read: _ValueReading, run: Run
+) -> Invoke:
+    """The fast form of a plan that reads a JSON body (and maybe path, query, header and
+    cookie values), without dependencies."""
+    only = bodies[0] if len(bodies) == 1 and read.is_empty() else None
+    typed = only.typed_decoder() if only is not None else None
+    name = bodies[0].name
+
+    async def invoke_with_body(request: Any) -> Any:
+        if typed is not None:
+            # perf: the usual body decoded straight into its type, in one C call; a body
+            # that does not decode so is read again below, which says what is wrong.
+            whole = await request.body()
+            if whole and request._header("content-type") == "application/json":
+                try:
+                    value = decode_json(typed, whole, request.context.max_json_depth)
+                except (msgspec.ValidationError, HTTPError):
+                    pass
+                else:
+                    return await run(**{name: value})
+        body = await decoder.decode(request)
+        values, errors = read.values(request)
+        for field in bodies:
+            field.read_from(body, values, errors)
+        if errors:
+            raise RequestValidationError(errors, body=None if body is UNDEFINED else body)
+        return await run(**values)
+
+    return invoke_with_body
+
+
+class _ValueReading:
+    """A dependant's path, query, header and cookie values read for one request.
+
+    Path and query values with a fast converter are read here, one dict lookup and at most
+    one conversion each; the rest, and any value that is missing or does not convert at
+    once, by its reader (which gives the default, or FastAPI's error).
+    """
+
+    __slots__ = ("_path", "_query", "_readers")
+
+    def __init__(self, readers: Sequence[Reader]) -> None:
+        self._path: list[_Quick] = []
+        self._query: list[_Quick] = []
+        self._readers: list[Reader] = []  # headers and cookies
+        for reader in readers:  # in FastAPI's order: path, query, header, cookie
+            source = _source(reader)
+            if source not in ("path", "query"):
+                self._readers.append(reader)
+                continue
+            quick = reader.quick() if isinstance(reader, ScalarReader) else None
+            entry = (reader.name, None, None, reader) if quick is None else (*quick, reader)
+            (self._path if source == "path" else self._query).append(entry)
+
+    def is_empty(self) -> bool:
+        return not (self._path or self._query or self._readers)
+
+    def values(self, request: Any) -> tuple[dict[str, Any], Errors]:
+        values: dict[str, Any] = {}
+        errors: Errors = []
+        if self._path:
+            _take(request.path_params, self._path, request, values, errors)
+        if self._query:
+            # perf: the parsed query's last values, as QueryParams.get reads them.
+            _take(request.query._last, self._query, request, values, errors)
+        for reader in self._readers:
+            reader.read(request, values, errors)
+        return values, errors
+
+
+# (name, alias, converter, reader): the value read by the plan (alias None: by its reader).
+_Quick = tuple[str, str | None, Callable[[str], Any] | None, Reader]
+
+
+def _take(
+    found: Any, quick: list[_Quick], request: Any, values: dict[str, Any], errors: Errors
+) -> None:
+    for name, alias, convert, reader in quick:
+        if alias is None:
+            reader.read(request, values, errors)
+            continue
+        raw = found.get(alias)
+        if raw is not None:
+            if convert is None:
+                values[name] = raw
+                continue
+            try:
+                values[name] = convert(raw)
+                continue
+            except ValueError:
+                pass
+        reader.read(request, values, errors)
 
 
 class _State:

@@ -20,7 +20,7 @@ from .datastructures import MutableHeaders
 from .errors import one_status
 from .protocols import CLIENT_GONE
 from .transport import Outbound, StreamWriter
-from .wire import HeaderList, allows_body, frame
+from .wire import BODY_STATUSES, HeaderList, allows_body, frame
 
 if TYPE_CHECKING:
     from .requests import Request
@@ -33,6 +33,7 @@ __all__ = [
     "Response",
     "StreamingResponse",
 ]
+
 
 _content_type_lists: dict[str | None, HeaderList] = {None: []}
 
@@ -109,7 +110,7 @@ class Response:
         conditional and range headers, a stream watches for the client leaving)."""
         status = self.status
         head = request.method == "HEAD"
-        if self._headers is None and not head and allows_body(status):
+        if self._headers is None and not head and status in BODY_STATUSES:
             # perf: the common response goes out as built; the server adds Content-Length.
             sent = outbound.response_bytes(status, self.raw_headers, self.body)
         else:
@@ -137,7 +138,8 @@ def build_response(body: bytes, status: int, media_type: str) -> Response:
     response.status = status
     response.media_type = media_type
     response._headers = None
-    response.raw_headers = content_type_headers(media_type)
+    # perf: the list is made once per media type; a dict lookup finds it after that.
+    response.raw_headers = _content_type_lists.get(media_type) or content_type_headers(media_type)
     return response
 
 

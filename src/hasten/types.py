@@ -49,6 +49,9 @@ class Served(Protocol):
     @property
     def runtime(self) -> Runtime | None: ...
 
+    # ASGI middleware wraps the app: an RSGI connection goes through ``asgi`` too.
+    through_asgi: bool
+
     @property
     def asgi(self) -> Callable[..., Awaitable[None]]:
         """The app's ASGI callable, with any ASGI middleware around it."""

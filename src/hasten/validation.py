@@ -89,7 +89,7 @@ def missing(loc: Loc) -> dict[str, Any]:
 
 # Fast converters: each takes a str and returns what pydantic would make of it, or raises
 # ValueError where pydantic might do otherwise (the error path then decides).
-def _as_is(text: str) -> str:
+def text_as_is(text: str) -> str:
     return text
 
 
@@ -115,7 +115,7 @@ def _text_to_bool(text: str) -> bool:
 
 # perf: plain ints, floats, booleans and strings skip msgspec.convert (0.5 us a value).
 _FAST: Final[dict[Any, Callable[[str], Any]]] = {
-    str: _as_is,
+    str: text_as_is,
     int: _text_to_int,
     float: _text_to_float,
     bool: _text_to_bool,
@@ -126,13 +126,16 @@ class TextValidator:
     """Turns one parameter's raw value (a str, or a list of str for a sequence) into its
     typed value, or raises Invalid with FastAPI's entries located at ``loc``."""
 
-    __slots__ = ("_fast", "_slow", "check", "loc")
+    __slots__ = ("_fast", "_slow", "check", "loc", "quick")
 
     def __init__(self, parameter: Parameter, loc: Loc) -> None:
         self.loc = loc
         self._slow = ValueValidator(parameter, loc, lax=True)
         self._fast = None if parameter.needs_pydantic else _fast_converter(parameter)
         self.check = self._checked if self._fast is not None else self._slow.validate
+        # The fast converter of a single value without constraints (it raises only
+        # ValueError): what a plan may call itself, leaving every failure to ``check``.
+        self.quick = self._fast if self._fast in _FAST.values() else None
 
     def _checked(self, raw: Any) -> Any:
         assert self._fast is not None
@@ -219,10 +222,17 @@ class ValueValidator:
         return self._validate(value)
 
 
+def msgspec_validates(parameter: Parameter) -> bool:
+    """Whether msgspec alone validates this parameter (no pydantic rule applies to it)."""
+    if parameter.needs_pydantic:
+        return False
+    return not _pydantic_installed() or _msgspec_only(parameter)
+
+
 def _validator(parameter: Parameter, loc: Loc, lax: bool) -> Callable[[Any], Any]:
     if parameter.needs_pydantic:
         return _pydantic_validator(parameter, loc)
-    if _pydantic_installed() and not _msgspec_only(parameter):
+    if not msgspec_validates(parameter):
         try:
             return _pydantic_validator(parameter, loc)
         except Exception as exc:  # a type pydantic refuses (typing.TypedDict before 3.12)

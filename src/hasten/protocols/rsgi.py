@@ -149,7 +149,7 @@ class RSGIWebSocket(WebSocket):
 def serve(served: Served, scope: Any, proto: Any) -> Awaitable[None]:
     """``App.__rsgi__``: serve one RSGI connection scope."""
     runtime = served.runtime
-    if runtime is not None and scope.proto == "http":
+    if runtime is not None and scope.proto == "http" and not served.through_asgi:
         # perf: a plain function handing back the serve step's coroutine (no frame of ours).
         path: str = scope.path  # Granian has percent-decoded it, as ASGI servers do
         return runtime.serve(
@@ -159,7 +159,11 @@ def serve(served: Served, scope: Any, proto: Any) -> Awaitable[None]:
 
 
 async def _serve_unstarted(served: Served, scope: Any, proto: Any) -> None:
-    """A WebSocket, or any connection before the app has started: start it first."""
+    """A WebSocket, any connection before the app has started, or every connection once
+    ASGI middleware wraps the app."""
+    if served.through_asgi:
+        await serve_through_asgi(served, scope, proto)
+        return
     runtime = await served.start_for(scope.path)
     path: str = scope.path
     if scope.proto != "http":
