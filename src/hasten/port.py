@@ -72,7 +72,7 @@ _DOTTED = re.compile(r"\b(?:fastapi|starlette)(?:\.[A-Za-z_]\w*)+")
 
 def hasten_module(module: str) -> str | None:
     """The hasten module for a FastAPI or Starlette one; None for any other module."""
-    if module.split(".")[0] not in _ROOTS:
+    if module.split(".", maxsplit=1)[0] not in _ROOTS:
         return None
     found = MODULES.get(module)
     if found is not None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..connection import NO_PATH_PARAMS, ASGICallable, PathParams
 from ..datastructures import Address
+from ..errors import report_unhandled
 from ..requests import ClientDisconnected, Request
 from ..websockets import ABNORMAL, NO_STATUS, WebSocket, WebSocketDisconnect
 from ..websockets import Message as WebSocketMessage
@@ -393,6 +394,7 @@ class ASGIAdapter:
                 try:
                     await self.app.startup()
                 except Exception as exc:
+                    report_unhandled(exc)  # a TestClient raises it, as Starlette's does
                     await send({"type": "lifespan.startup.failed", "message": repr(exc)})
                     return
                 await send({"type": "lifespan.startup.complete"})
@@ -400,6 +402,7 @@ class ASGIAdapter:
                 try:
                     await self.app.shutdown()
                 except Exception as exc:
+                    report_unhandled(exc)  # a TestClient raises it, as Starlette's does
                     await send({"type": "lifespan.shutdown.failed", "message": repr(exc)})
                     return
                 await send({"type": "lifespan.shutdown.complete"})
