@@ -12,7 +12,7 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 
 from hasten import App, FileResponse, Request, Response
-from hasten.protocols.asgi import ASGITransport, Receive, Scope, Send
+from hasten.protocols.asgi import ASGIChannel, Receive, Scope, Send
 from hasten.testing import TestClient
 from hasten.testing.asgi import HTTPExchange
 from hasten.testing.exchange import Result
@@ -239,7 +239,7 @@ def test_files_go_through_both_adapters_whole_and_in_ranges(
     assert response.headers["content-length"] == "100000"
 
 
-def test_the_asgi_transport_sends_a_file_range() -> None:
+def test_the_asgi_channel_sends_a_file_range() -> None:
     sent: list[dict[str, Any]] = []
 
     async def send(message: Any) -> None:
@@ -249,9 +249,9 @@ def test_the_asgi_transport_sends_a_file_range() -> None:
         raise AssertionError("not called")
 
     async def range_of(path: str) -> None:
-        transport = ASGITransport(receive, send)
-        await transport.response_file_range(206, [("content-range", "x")], path, 2, 5)
-        await transport.finish()
+        channel = ASGIChannel(receive, send)
+        await channel.response_file_range(206, [("content-range", "x")], path, 2, 5)
+        await channel.finish()
 
     import tempfile
 

@@ -12,7 +12,15 @@ import msgspec
 
 from .errors import HTTPError
 
-__all__ = ["decode_json"]
+__all__ = ["MalformedJSON", "decode_json"]
+
+
+class MalformedJSON(HTTPError):
+    """A 400: the body is not JSON (msgspec's reason in the detail)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(400, f"Malformed JSON body: {reason}")
+
 
 # A JSON string, escapes and all: the brackets inside it do not nest anything.
 _STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
@@ -38,7 +46,7 @@ def decode_json(decode: Callable[[bytes], Any], body: bytes, max_depth: int) -> 
     except msgspec.ValidationError:
         raise
     except msgspec.DecodeError as exc:
-        raise HTTPError(400, f"Malformed JSON body: {_reason(exc, body)}") from None
+        raise MalformedJSON(_reason(exc, body)) from None
     except UnicodeDecodeError:
         raise HTTPError(400, "Malformed JSON body: invalid UTF-8 in a string") from None
     except RecursionError:  # max_depth set past what the interpreter's stack allows

@@ -8,8 +8,12 @@ API's is a no-op, and the app keeps the plain request path.
 from __future__ import annotations
 
 from contextvars import Token
+from typing import TYPE_CHECKING
 
 from .observe import Exchange, RouteTag
+
+if TYPE_CHECKING:
+    from .requests import Request
 
 try:
     from opentelemetry import context, trace
@@ -19,6 +23,8 @@ except ImportError as exc:  # pragma: no cover - the dev install has it
 __all__ = ["Tracing", "configured"]
 
 LOGGED_PATH_LENGTH = 200  # as in error logs: a long path must not make a long span
+# A span, the token that made it current, and the method it was named by.
+Started = tuple["trace.Span", Token["context.Context"], str]
 
 
 def configured() -> bool:
@@ -29,32 +35,30 @@ def configured() -> bool:
 
 class Tracing:
     """Starts and ends each request's span; the span is current while the handler runs, so
-    the handler's own spans (on the loop, or on a thread) are its children."""
+    the handler's own spans (on the loop, or on a thread) are its children. It is started
+    before the request is routed, named by the method, and renamed by its route at the end,
+    as the HTTP semantic conventions allow."""
 
     def __init__(self) -> None:
         from . import __version__
 
         self.tracer = trace.get_tracer("hasten", __version__)
 
-    def start(
-        self, method: str, tag: RouteTag, path: str
-    ) -> tuple[trace.Span, Token[context.Context]]:
+    def start(self, method: str, request: Request) -> Started:
         attributes: dict[str, str] = {
             "http.request.method": method,
-            "url.path": path[:LOGGED_PATH_LENGTH],
-            "hasten.runs_on": tag.runs_on,
+            "url.path": request.path[:LOGGED_PATH_LENGTH],
         }
-        if tag.matched:
-            attributes["http.route"] = tag.template
-            name = f"{method} {tag.template}"
-        else:
-            name = method  # the conventions' name when there is no route
-        span = self.tracer.start_span(name, kind=trace.SpanKind.SERVER, attributes=attributes)
-        return span, context.attach(trace.set_span_in_context(span))
+        span = self.tracer.start_span(method, kind=trace.SpanKind.SERVER, attributes=attributes)
+        return span, context.attach(trace.set_span_in_context(span)), method
 
-    def end(self, started: tuple[trace.Span, Token[context.Context]], exchange: Exchange) -> None:
-        span, token = started
+    def end(self, started: Started, tag: RouteTag, exchange: Exchange) -> None:
+        span, token, method = started
         context.detach(token)
+        span.set_attribute("hasten.runs_on", tag.runs_on)
+        if tag.matched:
+            span.set_attribute("http.route", tag.template)
+            span.update_name(f"{method} {tag.template}")
         if exchange.status:
             span.set_attribute("http.response.status_code", exchange.status)
             span.set_attribute("http.response.body.size", exchange.sent)

@@ -9,7 +9,7 @@ from typing import Any
 from ..files import FileResponse
 from ..mounts import MountResponse
 from ..requests import Request
-from ..responses import InThreads, Response, StreamingResponse, close_chunks, threads
+from ..responses import InThreads, Response, StreamingResponse, close_chunks
 from ..types import CallNext
 from ..wire import allows_body
 from .headers import add_vary
@@ -59,7 +59,7 @@ class GZipMiddleware:
             source = (
                 content
                 if isinstance(content, AsyncIterable)
-                else InThreads(content, threads(request))
+                else InThreads(content, request.context.threads)
             )
             response.content = _compressed(source, self.compresslevel)
         else:
