@@ -13,7 +13,7 @@ from openapi_spec_validator import validate
 from examples import conduit
 from hasten.openapi import openapi_30
 from hasten.servers import Interface
-from hasten.testing import TestClient, WebSocketDenied
+from hasten.testing import TestClient, WebSocketDenialResponse
 
 ANN = {"username": "ann", "email": "ann@example.com", "password": "correct horse"}
 BOB = {"username": "bob", "email": "bob@example.com", "password": "battery staple"}
@@ -195,9 +195,9 @@ def test_live_comments_over_a_websocket(app: Conduit) -> None:
     comments = app.client.get(f"/articles/{slug}/comments")
     assert comments.json() == [{"id": 1, "body": "Nice post", "author": "ann"}]
     for path, status in [(f"/articles/{slug}/live?token=forged", 403), ("/articles/no/live", 422)]:
-        with pytest.raises(WebSocketDenied) as denied:
+        with pytest.raises(WebSocketDenialResponse) as denied:
             app.client.websocket_connect(path)
-        assert denied.value.status == status
+        assert denied.value.status_code == status
 
 
 def test_cors_and_the_request_id_middleware(app: Conduit) -> None:

@@ -278,7 +278,7 @@ def test_a_dependency_that_does_not_yield_is_a_500(
         return value
 
     with caplog.at_level(logging.ERROR, logger="hasten.error"):
-        response = serve(app).get("/")
+        response = serve(app, raise_server_exceptions=False).get("/")
     assert response.status_code == 500
     assert "did not yield" in caplog.text
 

@@ -158,7 +158,7 @@ def test_the_response_model_keeps_out_what_it_does_not_declare(serve: ClientFact
     async def checked() -> Any:
         return {"name": 3}
 
-    client = serve(app)
+    client = serve(app, raise_server_exceptions=False)
     assert client.get("/struct").json() == {"name": "ann", "bio": None}
     assert client.get("/dict").json() == {"name": "ann", "bio": None}
     assert client.get("/pydantic").json() == {"name": "ann"}
@@ -252,7 +252,7 @@ def test_the_most_specific_handler_wins_and_a_failing_handler_is_a_logged_500(
         }
         raise errors[kind]
 
-    client = serve(app)
+    client = serve(app, raise_server_exceptions=False)
     assert client.get("/app").json() == {"kind": "app"}
     assert client.get("/missing").json() == {"kind": "missing"}
     assert client.get("/teapot").json() == {"kind": "teapot"}

@@ -62,7 +62,7 @@ def test_request_attributes(serve: ClientFactory) -> None:
         "header_case": "t0k",
         "accept_all": ["text/html", "application/json"],
         "cookies": {"session": "abc", "theme": "dark"},
-        "client": ["127.0.0.1", 50000],
+        "client": ["testclient", 50000],
         "scheme": "http",
         "url": "http://testserver/echo/ada?tag=a&tag=b&x=%2F",
         "content_type": "text/plain",

@@ -89,7 +89,7 @@ def test_a_thread_handler_is_a_child_and_its_wait_is_recorded(
 
 
 def test_errors_and_unmatched_requests(serve: ClientFactory, spans: InMemorySpanExporter) -> None:
-    client = serve(build_app())
+    client = serve(build_app(), raise_server_exceptions=False)
     assert client.get("/fail").status_code == 500
     assert client.get("/nowhere").status_code == 404
     failed, missing = server_spans(spans)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import http
 import traceback
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeAlias, overload
 
 if TYPE_CHECKING:
@@ -27,14 +28,30 @@ __all__ = [
     "http_error_handler",
     "http_exception_handler",
     "one_status",
+    "report_unhandled",
     "request_validation_error_handler",
     "request_validation_exception_handler",
     "server_error_response",
+    "unhandled_exceptions",
     "websocket_request_validation_exception_handler",
 ]
 
 # ``handler(request, exc) -> Response``, sync or async: what ``app.exception_handler`` takes.
 ExceptionHandler: TypeAlias = "Callable[[Request, Any], Response | Awaitable[Response]]"
+
+# The exceptions the app did not handle while serving a TestClient's request (each became a
+# 500, a closed WebSocket or a failed startup), which the TestClient raises in the test as
+# Starlette's does; None outside a TestClient, so servers pay nothing for it.
+unhandled_exceptions: ContextVar[list[BaseException] | None] = ContextVar(
+    "hasten_unhandled_exceptions", default=None
+)
+
+
+def report_unhandled(exc: BaseException) -> None:
+    """Hand ``exc``, which the app did not handle, to the TestClient serving it, if one is."""
+    found = unhandled_exceptions.get()
+    if found is not None:
+        found.append(exc)
 
 
 def one_status(status: int | None, status_code: int | None, default: int | None) -> int:

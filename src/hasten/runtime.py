@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING, Any
 from .body_wait import BodyWait
 from .context import ServeContext
 from .dependencies import AppDependencies
-from .errors import ExceptionHandler, ExceptionHandlers, HTTPError, server_error_response
+from .errors import (
+    ExceptionHandler,
+    ExceptionHandlers,
+    HTTPError,
+    report_unhandled,
+    server_error_response,
+)
 from .matcher import Matcher
 from .middleware import build_chain
 from .monitor import BlockStats, LoopMonitor
@@ -226,14 +232,15 @@ class Runtime:
         self.sockets[websocket] = asyncio.current_task()
         try:
             await target.invoke(websocket)
-        except WebSocketDisconnect:
-            pass
+        except WebSocketDisconnect as exc:
+            report_unhandled(exc)  # a TestClient raises it in the test, as Starlette's does
         except HTTPError as exc:
             await self._end_websocket(websocket, exc.status, POLICY_VIOLATION)
         except Exception as exc:
             logger.error(
                 "Unhandled exception in WebSocket %s", path[:LOGGED_PATH_LENGTH], exc_info=exc
             )
+            report_unhandled(exc)
             await self._end_websocket(websocket, 500, INTERNAL_ERROR)
         finally:
             del self.sockets[websocket]
@@ -271,6 +278,7 @@ class Runtime:
         handler = self.exception_handlers.lookup(exc)
         if handler is None:
             self._log(request, "Unhandled exception while serving", exc)
+            report_unhandled(exc)
             return server_error_response(exc, self.context.debug)
         try:
             response = handler(request, exc)
@@ -284,6 +292,7 @@ class Runtime:
             return response
         except Exception as failure:
             self._log(request, f"The exception handler for {exc!r} failed while serving", failure)
+            report_unhandled(failure)
             return server_error_response(failure, self.context.debug)
 
     def stats(self) -> dict[str, Any]:

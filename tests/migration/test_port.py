@@ -356,7 +356,7 @@ def test_an_empty_path_serves_the_prefix(serve: ClientFactory) -> None:
     app = App()
     app.include_router(router)
     app.include_router(inner, prefix="/tags")
-    client = serve(app)
+    client = serve(app, follow_redirects=False)
     assert [route.path for route in app.routes] == ["/items", "/tags"]
     assert (client.get("/items").status_code, client.get("/items").json()) == (200, [1])
     assert (client.get("/tags").status_code, client.get("/tags").json()) == (200, ["a"])

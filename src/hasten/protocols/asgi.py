@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..connection import ASGICallable
 from ..context import UNSERVED
 from ..datastructures import Address
+from ..errors import report_unhandled
 from ..requests import ClientDisconnected, Request
 from ..responses import Response
 from ..websockets import ABNORMAL, NO_STATUS, WebSocket, WebSocketDisconnect
@@ -413,6 +414,7 @@ class ASGIAdapter:
                 try:
                     await self.served.startup()
                 except Exception as exc:
+                    report_unhandled(exc)  # a TestClient raises it, as Starlette's does
                     await send({"type": "lifespan.startup.failed", "message": repr(exc)})
                     return
                 await send({"type": "lifespan.startup.complete"})
@@ -420,6 +422,7 @@ class ASGIAdapter:
                 try:
                     await self.served.shutdown()
                 except Exception as exc:
+                    report_unhandled(exc)  # a TestClient raises it, as Starlette's does
                     await send({"type": "lifespan.shutdown.failed", "message": repr(exc)})
                     return
                 await send({"type": "lifespan.shutdown.complete"})
