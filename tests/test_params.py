@@ -334,6 +334,26 @@ def test_json_sent_as_another_content_type_is_not_read_as_json(serve: ClientFact
     )
 
 
+def test_a_body_that_is_not_utf8_is_echoed_in_the_422_not_a_500(serve: ClientFactory) -> None:
+    # FastAPI's encoder raises on such bytes, and answers 500: hasten keeps the 422.
+    response = serve(make_app()).post(
+        "/orders", content=b"\xa7<", headers={"content-type": "text/plain"}
+    )
+    assert (response.status_code, response.json()) == (
+        422,
+        {
+            "detail": [
+                {
+                    "type": "model_attributes_type",
+                    "loc": ["body"],
+                    "msg": "Input should be a valid dictionary or object to extract fields from",
+                    "input": "\ufffd<",
+                }
+            ]
+        },
+    )
+
+
 def test_json_suffix_and_charset_are_accepted(serve: ClientFactory) -> None:
     client = serve(make_app())
     for content_type in ("application/json; charset=utf-8", "application/vnd.api+json"):

@@ -190,8 +190,16 @@ def error_response(exc: HTTPError) -> Response:
     if isinstance(exc, RequestValidationError):
         from .encoders import jsonable_encoder
 
-        return JSONResponse({"detail": jsonable_encoder(exc.errors())}, 422, exc.headers)
+        # A body that is not UTF-8 is echoed with U+FFFD for what is not: FastAPI's encoder
+        # raises on it, and the client's bad bytes become a 500.
+        detail = jsonable_encoder(exc.errors(), custom_encoder=_LENIENT_BYTES)
+        return JSONResponse({"detail": detail}, 422, exc.headers)
     return JSONResponse({"detail": exc.detail}, exc.status, exc.headers)
+
+
+_LENIENT_BYTES: dict[Any, Callable[[Any], Any]] = {
+    bytes: lambda value: value.decode(errors="replace")
+}
 
 
 def server_error_response(exc: BaseException, debug: bool) -> Response:
