@@ -165,7 +165,7 @@ async def delete_item(item_id: ItemId) -> None:
 @catalogue.patch("/items/{item_id}/stock", responses=NOT_FOUND)
 async def restock(
     item_id: ItemId,
-    change: Annotated[int, Body(embed=True, ge=-1000, le=1000)],
+    change: Annotated[int, Body(embed=True, ge=-1000, le=1000, strict=True)],
     reason: Annotated[str, Body(embed=True, max_length=100)] = "",
 ) -> Item:
     """Change an item's stock.

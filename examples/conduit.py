@@ -340,7 +340,7 @@ async def feed(
 async def read_article(
     slug: Slug,
     store: StoreDep,
-    lang: Annotated[Literal["en", "fr"] | None, Cookie()] = None,
+    lang: Annotated[Literal["en", "fr"], Cookie()] = "en",
 ) -> ArticleEnvelope:
     """One article; the ``lang`` cookie would pick a translation (there is only English)."""
     return ArticleEnvelope(find(store, slug))

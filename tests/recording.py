@@ -1,10 +1,15 @@
-"""A Transport that records what a response sends, for unit tests of the send step."""
+"""An Outbound that records what a response sends, for unit tests of the send step, and the
+Request such a response answers."""
 
 from __future__ import annotations
 
 import asyncio
+import types
 from dataclasses import dataclass, field
 
+from hasten.context import UNSERVED
+from hasten.protocols.rsgi import RSGIRequest
+from hasten.requests import Request
 from hasten.wire import HeaderList
 
 
@@ -49,3 +54,20 @@ class RecordingTransport:
         self, status: int, headers: HeaderList, file: str, start: int, end: int
     ) -> None:
         self.sent = Sent("file", status, headers, file=(file, start, end))
+
+
+def request_for(
+    transport: RecordingTransport, method: str = "GET", headers: dict[str, str] | None = None
+) -> Request:
+    """A Request, as Granian's scope would give it, whose client is ``transport``'s."""
+    scope = types.SimpleNamespace(
+        proto="http",
+        method=method,
+        path="/",
+        query_string="",
+        headers=headers or {},
+        client="127.0.0.1:50000",
+        server="127.0.0.1:8000",
+        scheme="http",
+    )
+    return RSGIRequest(UNSERVED, None, scope, transport, method, "/")

@@ -175,7 +175,7 @@ def test_middleware_sees_error_responses(serve: ClientFactory) -> None:
     async def teapot() -> None:
         raise HTTPError(418)
 
-    client = serve(app)
+    client = serve(app, raise_server_exceptions=False)
     client.get("/boom")
     client.get("/teapot")
     assert seen == [500, 418]
@@ -193,7 +193,7 @@ def test_middleware_exception_is_a_500(serve: ClientFactory) -> None:
         raise HTTPError(403, "forbidden")
 
     app.add_route("/", lambda: "x")
-    response = serve(app).get("/")
+    response = serve(app, raise_server_exceptions=False).get("/")
     assert response.status_code == 500
     assert response.json() == {"detail": "Internal Server Error"}
 
@@ -229,7 +229,7 @@ def make_failing_app(debug: bool) -> App:
 def test_handler_exception_is_500_without_details(
     serve: ClientFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
-    client = serve(make_failing_app(debug=False))
+    client = serve(make_failing_app(debug=False), raise_server_exceptions=False)
     with caplog.at_level(logging.ERROR, logger="hasten.error"):
         for path in ("/fail", "/fail-sync"):
             response = client.get(path)
@@ -246,7 +246,7 @@ def test_handler_exception_is_500_without_details(
 
 
 def test_debug_mode_shows_the_traceback(serve: ClientFactory) -> None:
-    response = serve(make_failing_app(debug=True)).get("/fail")
+    response = serve(make_failing_app(debug=True), raise_server_exceptions=False).get("/fail")
     assert response.status_code == 500
     body: dict[str, Any] = response.json()
     assert body["detail"] == "Internal Server Error"

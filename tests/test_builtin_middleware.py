@@ -371,7 +371,8 @@ def test_trusted_host_any_and_invalid_patterns(serve: ClientFactory) -> None:
         TrustedHostMiddleware(allowed_hosts=["ex*ample.com"])
 
 
-# ProxyHeaders.
+# ProxyHeaders: the TestClient's peer is a proxy on the same host.
+PROXY = ("127.0.0.1", 50000)
 FORWARDED = {
     "x-forwarded-for": "203.0.113.7, 10.0.0.2",
     "x-forwarded-proto": "https",
@@ -380,7 +381,9 @@ FORWARDED = {
 
 
 def test_proxy_headers_from_a_trusted_proxy(serve: ClientFactory) -> None:
-    client = serve(app_with(ProxyHeadersMiddleware, trusted_hosts=["127.0.0.1", "10.0.0.0/8"]))
+    client = serve(
+        app_with(ProxyHeadersMiddleware, trusted_hosts=["127.0.0.1", "10.0.0.0/8"]), client=PROXY
+    )
     response = client.get("/who?x=1", headers=FORWARDED).json()
     assert response == {
         "client": ["203.0.113.7", 0],
@@ -391,7 +394,7 @@ def test_proxy_headers_from_a_trusted_proxy(serve: ClientFactory) -> None:
 
 
 def test_proxy_headers_from_an_untrusted_peer_are_ignored(serve: ClientFactory) -> None:
-    client = serve(app_with(ProxyHeadersMiddleware, trusted_hosts="10.0.0.1"))
+    client = serve(app_with(ProxyHeadersMiddleware, trusted_hosts="10.0.0.1"), client=PROXY)
     response = client.get("/who", headers=FORWARDED).json()
     assert response["client"] == ["127.0.0.1", 50000]
     assert response["scheme"] == "http"
@@ -399,7 +402,7 @@ def test_proxy_headers_from_an_untrusted_peer_are_ignored(serve: ClientFactory) 
 
 
 def test_proxy_headers_all_hops_trusted_and_star(serve: ClientFactory) -> None:
-    client = serve(app_with(ProxyHeadersMiddleware, trusted_hosts="*"))
+    client = serve(app_with(ProxyHeadersMiddleware, trusted_hosts="*"), client=PROXY)
     response = client.get("/who", headers={"x-forwarded-for": "10.0.0.5, 10.0.0.6"}).json()
     assert response["client"] == ["10.0.0.5", 0]  # every hop trusted: the first
     middleware = ProxyHeadersMiddleware(trusted_hosts=["127.0.0.1, 10.0.0.0/8", "unix:sock"])
@@ -407,7 +410,7 @@ def test_proxy_headers_all_hops_trusted_and_star(serve: ClientFactory) -> None:
     assert middleware.trusts("unix:sock")
     assert not middleware.trusts("not-an-ip")
     assert not middleware.trusts("192.168.0.1")
-    everything = serve(app_with(ProxyHeadersMiddleware, trusted_hosts=["127.0.0.1"]))
+    everything = serve(app_with(ProxyHeadersMiddleware, trusted_hosts=["127.0.0.1"]), client=PROXY)
     trusted = everything.get("/who", headers={"x-forwarded-for": "127.0.0.1"}).json()
     assert trusted["client"] == ["127.0.0.1", 0]
     odd = everything.get("/who", headers={"x-forwarded-proto": "gopher"}).json()

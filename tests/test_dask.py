@@ -37,7 +37,7 @@ def test_handler_runs_on_the_dask_cluster(serve: ClientFactory, cluster_executor
     app.add_route("/fibo/{n}", handlers.compute, executor=cluster_executor)
     app.add_route("/fibo-async/{n}", handlers.compute_async, executor=cluster_executor)
     app.add_route("/crash/{code}", handlers.crash, executor=cluster_executor)
-    client = serve(app)
+    client = serve(app, raise_server_exceptions=False)
     for path in ("/fibo/22", "/fibo-async/22"):
         body = client.get(path).json()
         assert body["fibo"] == 17711

@@ -16,6 +16,7 @@ from hasten.endpoints import Endpoint, RouteOptions
 from hasten.params import MISSING
 from hasten.paths import PathTemplate
 from hasten.testing import TestClient
+from hasten.testing.loop import LOOP_THREAD_NAME
 from tests.conftest import ClientFactory
 
 
@@ -118,20 +119,11 @@ def test_def_handlers_run_on_the_thread_pool(serve: ClientFactory) -> None:
     assert in_pool.text.startswith("hasten-thread")
     on_loop = client.get("/loop")
     assert on_loop.status_code == 200
-    assert on_loop.text == loop_thread_name(client)
+    assert on_loop.text == LOOP_THREAD_NAME
     body = client.get("/thread/5").json()
     assert body["n"] == 5
     assert body["path"] == "/thread/5"
     assert body["thread"].startswith("hasten-thread")
-
-
-def loop_thread_name(client: TestClient) -> str:
-    """The name of the thread that runs the client's event loop (the app's loop)."""
-    return client._loop_thread.run(_current_thread_name())
-
-
-async def _current_thread_name() -> str:
-    return threading.current_thread().name
 
 
 def test_thread_pool_is_bounded_by_max_threads(serve: ClientFactory) -> None:
@@ -234,4 +226,4 @@ def test_partial_of_async_function_runs_on_the_loop() -> None:
     with TestClient(app) as client:
         response = client.get("/p")
         assert response.status_code == 200
-        assert response.text == "on " + loop_thread_name(client)
+        assert response.text == "on " + LOOP_THREAD_NAME

@@ -14,6 +14,7 @@ import msgspec
 import pytest
 
 from hasten import App, Depends, File, Form, OAuth2PasswordRequestForm, Request, UploadFile
+from hasten.context import UNSERVED, ServeContext
 from hasten.datastructures import Headers
 from hasten.errors import HTTPError
 from hasten.forms import read_form
@@ -109,8 +110,19 @@ def test_urlencoded_fields_are_converted_and_checked(serve: ClientFactory) -> No
     assert response.status_code == 422
     assert response.json() == {
         "detail": [
-            {"loc": ["body", "username"], "msg": "Field required", "type": "missing"},
-            {"loc": ["body", "age"], "msg": "Expected `int` >= 0", "type": "invalid"},
+            {
+                "type": "missing",
+                "loc": ["body", "username"],
+                "msg": "Field required",
+                "input": None,
+            },
+            {
+                "type": "greater_than_equal",
+                "loc": ["body", "age"],
+                "msg": "Input should be greater than or equal to 0",
+                "input": "-1",
+                "ctx": {"ge": 0},
+            },
         ]
     }
 
@@ -144,7 +156,9 @@ def test_lists_of_files_bytes_and_the_oauth2_form(serve: ClientFactory) -> None:
     response = client.post("/many", content=multipart(field("x", "1")), headers=MULTIPART)
     assert response.status_code == 422
     assert response.json() == {
-        "detail": [{"loc": ["body", "files"], "msg": "Field required", "type": "missing"}]
+        "detail": [
+            {"type": "missing", "loc": ["body", "files"], "msg": "Field required", "input": None}
+        ]
     }
     response = client.post(
         "/token", data={"username": "ann", "password": "pw", "scope": "read write"}
@@ -162,7 +176,14 @@ def test_a_form_model_takes_the_whole_form(serve: ClientFactory) -> None:
     response = client.post("/profile", data={"name": "ann", "age": "old"})
     assert response.status_code == 422
     assert response.json() == {
-        "detail": [{"loc": ["body", "age"], "msg": "Expected `int`, got `str`", "type": "invalid"}]
+        "detail": [
+            {
+                "type": "int_parsing",
+                "loc": ["body", "age"],
+                "msg": "Input should be a valid integer, unable to parse string as an integer",
+                "input": "old",
+            }
+        ]
     }
 
 
@@ -263,14 +284,15 @@ class _StreamedRequest(Request):
     """A Request whose body is made as it is read: nothing holds the whole upload."""
 
     def __init__(self, app: App, headers: list[tuple[str, str]], chunks: AsyncIterator[bytes]):
-        super().__init__(app, "POST", "/", "", {}, body_limit=app.settings.max_body_size)
+        context = ServeContext.of(app.settings, UNSERVED.body_wait, None)
+        super().__init__(context, app, None, None, "POST", "/")
         self._raw = headers
         self._source = chunks
 
     def _raw_headers(self) -> list[tuple[str, str]]:
         return self._raw
 
-    def _body_chunks(self) -> AsyncIterator[bytes]:
+    def _chunks_from_server(self) -> AsyncIterator[bytes]:
         return self._source
 
 
@@ -289,7 +311,7 @@ def test_memory_stays_bounded_while_a_large_upload_streams_past_its_limit() -> N
     async def read() -> None:
         request = _StreamedRequest(app, list(MULTIPART.items()), fifty_megabytes())
         with pytest.raises(HTTPError) as raised:
-            await read_form(request, app.settings)
+            await read_form(request, request.context.form)
         assert raised.value.detail == "File 'big' exceeds 1048576 bytes (max_file_size)"
 
     tracemalloc.start()
@@ -314,7 +336,7 @@ def test_uploads_past_the_spool_size_stream_to_disk_with_bounded_memory() -> Non
 
     async def read() -> UploadFile:
         request = _StreamedRequest(app, list(MULTIPART.items()), twenty_megabytes())
-        form = await read_form(request, app.settings)
+        form = await read_form(request, request.context.form)
         file = form["file"]
         assert isinstance(file, UploadFile)
         return file

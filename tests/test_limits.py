@@ -173,35 +173,44 @@ def test_a_truncated_json_body_still_says_truncated(serve: ClientFactory) -> Non
     assert response.content == b'{"detail":"Malformed JSON body: Input data was truncated"}'
 
 
-OUT_OF_RANGE = (
-    b'{"detail":[{"loc":["%s","%s"],"msg":"Integer value out of range","type":"invalid"}]}'
-)
+def out_of_range(source: str, name: str, digits: str) -> dict[str, Any]:
+    """pydantic's answer (FastAPI's) to an integer past Python's 4,300 digits."""
+    return {
+        "detail": [
+            {
+                "type": "int_parsing_size",
+                "loc": [source, name],
+                "msg": "Unable to parse input string as an integer, exceeded maximum size",
+                "input": digits,
+            }
+        ]
+    }
 
 
 def test_an_int_past_4300_digits_in_the_path_is_a_422(serve: ClientFactory) -> None:
     response = serve(make_app()).get("/items/" + "9" * 4301)
-    assert response.status_code == 422
-    assert response.content == OUT_OF_RANGE % (b"path", b"item_id")
+    assert (response.status_code, response.json()) == (
+        422,
+        out_of_range("path", "item_id", "9" * 4301),
+    )
 
 
 def test_an_int_past_4300_digits_in_the_query_is_a_422(serve: ClientFactory) -> None:
     response = serve(make_app()).get("/search?limit=-" + "9" * 4301)
-    assert response.status_code == 422
-    assert response.content == OUT_OF_RANGE % (b"query", b"limit")
+    assert (response.status_code, response.json()) == (
+        422,
+        out_of_range("query", "limit", "-" + "9" * 4301),
+    )
 
 
-def test_an_int_past_4300_digits_in_json_is_a_422_or_400(serve: ClientFactory) -> None:
+def test_an_int_past_4300_digits_in_json_is_a_400(serve: ClientFactory) -> None:
+    # Python's json module refuses it too: FastAPI's 400, here saying why.
     client = serve(make_app())
     big = b"9" * 4301
-    response = client.post("/orders", content=b'{"id": %s, "name": "x"}' % big, headers=JSON)
-    assert response.status_code == 422
-    assert response.content == OUT_OF_RANGE % (b"body", b"id")
-    response = client.post("/echo", content=b"[%s]" % big, headers=JSON)
-    assert response.status_code == 400
-    assert (
-        response.content
-        == b'{"detail":"Malformed JSON body: Integer value out of range - at `$[0]`"}'
-    )
+    for path, body in (("/orders", b'{"id": %s, "name": "x"}' % big), ("/echo", b"[%s]" % big)):
+        response = client.post(path, content=body, headers=JSON)
+        assert response.status_code == 400
+        assert response.json()["detail"].startswith("Malformed JSON body: Integer value out of")
 
 
 @pytest.mark.parametrize(

@@ -33,13 +33,13 @@ def test_process_handler_runs_in_another_process(serve: ClientFactory) -> None:
 
 
 def test_exception_in_the_child_is_a_500(serve: ClientFactory) -> None:
-    response = serve(make_app()).get("/crash/7")
+    response = serve(make_app(), raise_server_exceptions=False).get("/crash/7")
     assert response.status_code == 500
     assert response.json()["exception"] == "ValueError('child failed with 7')"
 
 
 def test_a_dead_worker_process_is_replaced(serve: ClientFactory) -> None:
-    client = serve(make_app())
+    client = serve(make_app(), raise_server_exceptions=False)
     first = client.get("/pid").json()
     assert client.get("/die").status_code == 500
     second = client.get("/pid").json()

@@ -87,7 +87,7 @@ def test_timeout_is_504(serve: ClientFactory) -> None:
     async def own_timeout() -> str:
         raise TimeoutError("the handler's own")
 
-    client = serve(app)
+    client = serve(app, raise_server_exceptions=False)
     for path in ("/slow", "/slow-thread"):
         response = client.get(path)
         assert response.status_code == 504

@@ -17,6 +17,8 @@ from hasten import App, Body, Cookie, Header, Path, Query, Request
 from hasten.params import Marker, MarkerOptions
 from tests.conftest import ClientFactory
 
+INT = "Input should be a valid integer, unable to parse string as an integer"
+
 
 class Order(msgspec.Struct):
     id: int
@@ -123,9 +125,7 @@ def test_bad_path_value_is_422_naming_it(serve: ClientFactory) -> None:
     response = serve(make_app()).get("/items/abc")
     assert response.status_code == 422
     assert response.json() == {
-        "detail": [
-            {"loc": ["path", "item_id"], "msg": "Expected `int`, got `str`", "type": "invalid"}
-        ]
+        "detail": [{"type": "int_parsing", "loc": ["path", "item_id"], "msg": INT, "input": "abc"}]
     }
 
 
@@ -165,7 +165,7 @@ def test_missing_required_query_is_422(serve: ClientFactory) -> None:
     response = serve(make_app()).get("/search")
     assert response.status_code == 422
     assert response.json()["detail"] == [
-        {"loc": ["query", "term"], "msg": "Field required", "type": "missing"}
+        {"type": "missing", "loc": ["query", "term"], "msg": "Field required", "input": None}
     ]
 
 
@@ -176,22 +176,48 @@ def test_missing_required_list_is_422(serve: ClientFactory) -> None:
 
 
 @pytest.mark.parametrize(
-    ("query", "loc", "msg"),
+    ("query", "error"),
     [
-        ("term=t&ids=1&ids=x", ["query", "ids", 1], "Expected `int`, got `str`"),
-        ("term=t&exact=maybe", ["query", "exact"], "Expected `bool`, got `str`"),
-        ("term=t&color=green", ["query", "color"], "Invalid enum value 'green'"),
-        ("term=t&ref=nope", ["query", "ref"], "Invalid UUID"),
+        (
+            "term=t&ids=1&ids=x",
+            {"type": "int_parsing", "loc": ["query", "ids", 1], "msg": INT, "input": "x"},
+        ),
+        (
+            "term=t&exact=maybe",
+            {
+                "type": "bool_parsing",
+                "loc": ["query", "exact"],
+                "msg": "Input should be a valid boolean, unable to interpret input",
+                "input": "maybe",
+            },
+        ),
+        (
+            "term=t&color=green",
+            {
+                "type": "enum",
+                "loc": ["query", "color"],
+                "msg": "Input should be 'red' or 'blue'",
+                "input": "green",
+                "ctx": {"expected": "'red' or 'blue'"},
+            },
+        ),
+        (
+            "term=t&ref=nope",
+            {
+                "type": "uuid_parsing",
+                "loc": ["query", "ref"],
+                "msg": "Input should be a valid UUID, invalid character: found `n` at 0",
+                "input": "nope",
+                "ctx": {"error": "invalid character: found `n` at 0"},
+            },
+        ),
     ],
 )
-def test_bad_query_values_are_422(
-    serve: ClientFactory, query: str, loc: list[Any], msg: str
+def test_bad_query_values_are_422_as_in_fastapi(
+    serve: ClientFactory, query: str, error: dict[str, Any]
 ) -> None:
     response = serve(make_app()).get(f"/search?{query}")
-    assert response.status_code == 422
-    [error] = response.json()["detail"]
-    assert error["loc"] == loc
-    assert error["msg"] == msg
+    assert (response.status_code, response.json()) == (422, {"detail": [error]})
 
 
 def test_unannotated_parameters_are_strings(serve: ClientFactory) -> None:
@@ -229,7 +255,7 @@ def test_invalid_body_field_is_422_with_location(serve: ClientFactory) -> None:
     response = serve(make_app()).post("/orders", json={"id": "one", "name": "pen"})
     assert response.status_code == 422
     assert response.json()["detail"] == [
-        {"loc": ["body", "id"], "msg": "Expected `int`, got `str`", "type": "invalid"}
+        {"type": "int_parsing", "loc": ["body", "id"], "msg": INT, "input": "one"}
     ]
 
 
@@ -242,7 +268,7 @@ def test_missing_body_field_is_422(serve: ClientFactory) -> None:
     response = serve(make_app()).post("/orders", json={"id": 1})
     assert response.status_code == 422
     assert response.json()["detail"] == [
-        {"loc": ["body", "name"], "msg": "Field required", "type": "missing"}
+        {"type": "missing", "loc": ["body", "name"], "msg": "Field required", "input": {"id": 1}}
     ]
 
 
@@ -250,31 +276,81 @@ def test_missing_body_is_422(serve: ClientFactory) -> None:
     response = serve(make_app()).post("/orders")
     assert response.status_code == 422
     assert response.json()["detail"] == [
-        {"loc": ["body"], "msg": "Field required", "type": "missing"}
+        {"type": "missing", "loc": ["body"], "msg": "Field required", "input": None}
     ]
 
 
 def test_body_of_wrong_json_type_is_422(serve: ClientFactory) -> None:
     response = serve(make_app()).post("/orders", json=[1, 2])
-    assert response.status_code == 422
-    assert response.json()["detail"][0]["msg"] == "Expected `object`, got `array`"
+    assert response.json() == {
+        "detail": [
+            {
+                "type": "model_attributes_type",
+                "loc": ["body"],
+                "msg": "Input should be a valid dictionary or object to extract fields from",
+                "input": [1, 2],
+            }
+        ]
+    }
 
 
-def test_malformed_json_is_400(serve: ClientFactory) -> None:
+def test_malformed_json_is_422_json_invalid_as_in_fastapi(serve: ClientFactory) -> None:
     response = serve(make_app()).post(
         "/orders", content=b'{"id": 1,', headers={"content-type": "application/json"}
     )
-    assert response.status_code == 400
-    assert response.json()["detail"].startswith("Malformed JSON body: ")
+    assert (response.status_code, response.json()) == (
+        422,
+        {
+            "detail": [
+                {
+                    "type": "json_invalid",
+                    "loc": ["body", 9],
+                    "msg": "JSON decode error",
+                    "input": {},
+                    "ctx": {"error": "Expecting property name enclosed in double quotes"},
+                }
+            ]
+        },
+    )
 
 
-def test_json_sent_as_another_content_type_is_415(serve: ClientFactory) -> None:
+def test_json_sent_as_another_content_type_is_not_read_as_json(serve: ClientFactory) -> None:
+    # FastAPI's rule: the body is JSON only when its content type says so.
     response = serve(make_app()).post(
         "/orders", content=b'{"id": 1, "name": "x"}', headers={"content-type": "text/plain"}
     )
-    assert response.status_code == 415
-    assert response.json()["detail"] == (
-        "Expected a JSON body (Content-Type: application/json), got 'text/plain'"
+    assert (response.status_code, response.json()) == (
+        422,
+        {
+            "detail": [
+                {
+                    "type": "model_attributes_type",
+                    "loc": ["body"],
+                    "msg": "Input should be a valid dictionary or object to extract fields from",
+                    "input": '{"id": 1, "name": "x"}',
+                }
+            ]
+        },
+    )
+
+
+def test_a_body_that_is_not_utf8_is_echoed_in_the_422_not_a_500(serve: ClientFactory) -> None:
+    # FastAPI's encoder raises on such bytes, and answers 500: hasten keeps the 422.
+    response = serve(make_app()).post(
+        "/orders", content=b"\xa7<", headers={"content-type": "text/plain"}
+    )
+    assert (response.status_code, response.json()) == (
+        422,
+        {
+            "detail": [
+                {
+                    "type": "model_attributes_type",
+                    "loc": ["body"],
+                    "msg": "Input should be a valid dictionary or object to extract fields from",
+                    "input": "\ufffd<",
+                }
+            ]
+        },
     )
 
 
@@ -349,7 +425,9 @@ def test_two_body_parameters_are_members_of_one_object(serve: ClientFactory) -> 
     missing = client.post("/two", json={"a": order})
     assert missing.status_code == 422
     assert missing.json() == {
-        "detail": [{"loc": ["body", "b"], "msg": "Field required", "type": "missing"}]
+        "detail": [
+            {"type": "missing", "loc": ["body", "b"], "msg": "Field required", "input": None}
+        ]
     }
 
 
@@ -446,14 +524,40 @@ def test_annotated_constraints_hold_on_path_and_query(serve: ClientFactory) -> N
     assert response.status_code == 422
     assert response.json() == {
         "detail": [
-            {"loc": ["path", "n"], "msg": "Expected `int` <= 100", "type": "invalid"},
-            {"loc": ["query", "size"], "msg": "Expected `int` >= 1", "type": "invalid"},
-            {"loc": ["query", "name"], "msg": "Expected `str` of length >= 2", "type": "invalid"},
+            {
+                "type": "less_than_equal",
+                "loc": ["path", "n"],
+                "msg": "Input should be less than or equal to 100",
+                "input": "100000",
+                "ctx": {"le": 100},
+            },
+            {
+                "type": "greater_than_equal",
+                "loc": ["query", "size"],
+                "msg": "Input should be greater than or equal to 1",
+                "input": "0",
+                "ctx": {"ge": 1},
+            },
+            {
+                "type": "string_too_short",
+                "loc": ["query", "name"],
+                "msg": "String should have at least 2 characters",
+                "input": "x",
+                "ctx": {"min_length": 2},
+            },
         ]
     }
     assert client.get("/typed/9").json() == 9
     assert client.get("/typed/3").json() == {
-        "detail": [{"loc": ["path", "n"], "msg": "Expected `int` >= 6", "type": "invalid"}]
+        "detail": [
+            {
+                "type": "greater_than",
+                "loc": ["path", "n"],
+                "msg": "Input should be greater than 5",
+                "input": 3,
+                "ctx": {"gt": 5},
+            }
+        ]
     }
 
 
@@ -466,20 +570,32 @@ def test_constraints_hold_on_headers_cookies_and_body(serve: ClientFactory) -> N
     assert bad.json() == {
         "detail": [
             {
+                "type": "string_pattern_mismatch",
                 "loc": ["header", "token"],
-                "msg": "Expected `str` matching regex '^t[0-9]+$'",
-                "type": "invalid",
+                "msg": "String should match pattern '^t[0-9]+$'",
+                "input": "nope",
+                "ctx": {"pattern": "^t[0-9]+$"},
             },
             {
+                "type": "string_too_short",
                 "loc": ["cookie", "session"],
-                "msg": "Expected `str` of length >= 3",
-                "type": "invalid",
+                "msg": "String should have at least 3 characters",
+                "input": "ab",
+                "ctx": {"min_length": 3},
             },
         ]
     }
     assert client.post("/bounded", json=4).json() == 4
     assert client.post("/bounded", json=10).json() == {
-        "detail": [{"loc": ["body"], "msg": "Expected `int` <= 9", "type": "invalid"}]
+        "detail": [
+            {
+                "type": "less_than_equal",
+                "loc": ["body"],
+                "msg": "Input should be less than or equal to 9",
+                "input": 10,
+                "ctx": {"le": 9},
+            }
+        ]
     }
 
 
@@ -494,9 +610,7 @@ def test_headers_by_name_alias_and_as_lists(serve: ClientFactory) -> None:
     assert missing.json() == {"ua": "", "ids": [], "raw": "none"}
     absent = serve(constrained_app())
     assert absent.get("/headers", headers={"User-Agent": "x", "x-ids": "z"}).json() == {
-        "detail": [
-            {"loc": ["header", "x-ids", 0], "msg": "Expected `int`, got `str`", "type": "invalid"}
-        ]
+        "detail": [{"type": "int_parsing", "loc": ["header", "x-ids", 0], "msg": INT, "input": "z"}]
     }
 
 
@@ -514,7 +628,14 @@ def test_embedded_body_parameters(serve: ClientFactory) -> None:
     body = {"order": {"id": 1, "name": "pen"}, "note": "fast"}
     assert client.post("/embedded", json=body).json() == ["pen", "fast"]
     assert client.post("/embedded", json={"order": {"id": 1}}).json() == {
-        "detail": [{"loc": ["body", "order", "name"], "msg": "Field required", "type": "missing"}]
+        "detail": [
+            {
+                "type": "missing",
+                "loc": ["body", "order", "name"],
+                "msg": "Field required",
+                "input": {"id": 1},
+            }
+        ]
     }
 
 
@@ -524,7 +645,7 @@ class Plain:
 
 @pytest.mark.parametrize(
     ("annotation", "source"),
-    [(Plain, "query"), (list[Plain], "query"), (Plain | None, "query")],
+    [(Plain, "body"), (list[Plain], "body"), (Plain | None, "body"), (Plain, "cookie")],
 )
 def test_a_parameter_no_request_can_fill_is_refused_at_registration(
     annotation: Any, source: str
@@ -533,7 +654,9 @@ def test_a_parameter_no_request_can_fill_is_refused_at_registration(
 
     async def handler(thing: Any) -> None: ...
 
-    handler.__annotations__["thing"] = annotation  # a local type, resolvable
+    handler.__annotations__["thing"] = (
+        annotation if source == "body" else Annotated[annotation, Cookie()]
+    )  # a local type, resolvable
     with pytest.raises(TypeError) as raised:
         app.add_route("/x", handler)
     message = str(raised.value)
@@ -563,14 +686,14 @@ def test_markers_must_agree_with_the_route() -> None:
 
     async def request_marked(request: Annotated[Request, Query()]) -> None: ...
 
-    with pytest.raises(TypeError, match="is the Request; it takes no marker"):
+    with pytest.raises(TypeError, match="'request' is given by hasten; it takes no marker"):
         app.add_route("/r", request_marked)
 
 
 def test_constraints_that_fit_no_value_are_refused_at_registration() -> None:
     async def handler(n: Annotated[int, Query(pattern="x")]) -> None: ...
 
-    with pytest.raises(TypeError, match="the constraints of parameter 'n' do not fit its type"):
+    with pytest.raises(TypeError, match="the type or constraints of parameter 'n' cannot be read"):
         App().add_route("/x", handler)
 
 
@@ -592,7 +715,6 @@ def test_marker_options_mirror_the_marker() -> None:
         "application/json; charset=utf-8",
         "Application/JSON",
         "application/x+json",
-        "",
     ],
 )
 def test_json_media_types_taken_as_json(serve: ClientFactory, content_type: str) -> None:

@@ -12,8 +12,11 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 
 from hasten import App, FileResponse, Request, Response
-from hasten.protocols.asgi import ASGITransport, Receive, Scope, Send
-from hasten.testing import TestClient, _ASGIExchange, _Result, _RSGIProto
+from hasten.protocols.asgi import ASGIChannel, Receive, Scope, Send
+from hasten.testing import TestClient
+from hasten.testing.asgi import HTTPExchange
+from hasten.testing.exchange import Result
+from hasten.testing.rsgi import HTTPProto
 from tests.conftest import ClientFactory
 
 
@@ -85,7 +88,7 @@ def body_app() -> App:
 def test_reading_a_streamed_body_again_is_a_500_that_says_why(
     serve: ClientFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
-    client = serve(body_app())
+    client = serve(body_app(), raise_server_exceptions=False)
     response = client.post("/stream-then-body", content=b"payload")
     assert (response.status_code, response.json()) == (500, {"detail": "Internal Server Error"})
     assert "already read by request.stream(), which does not keep it" in caplog.text
@@ -94,7 +97,7 @@ def test_reading_a_streamed_body_again_is_a_500_that_says_why(
 
 # The doubles themselves.
 def test_the_rsgi_double_hands_the_body_over_once() -> None:
-    proto = _RSGIProto([b"ab", b"c"], _Result())
+    proto = HTTPProto([b"ab", b"c"], Result())
 
     async def read_twice() -> None:
         assert await proto() == b"abc"
@@ -102,7 +105,7 @@ def test_the_rsgi_double_hands_the_body_over_once() -> None:
             await proto()
         with pytest.raises(RSGIProtocolError):
             proto.__aiter__()
-        streamed = _RSGIProto([b"ab", b"c"], _Result())
+        streamed = HTTPProto([b"ab", b"c"], Result())
         iterator = streamed.__aiter__()
         assert iterator is streamed  # as Granian's: iterating it again is a second read
         with pytest.raises(RSGIProtocolError):
@@ -112,8 +115,8 @@ def test_the_rsgi_double_hands_the_body_over_once() -> None:
 
 
 def test_the_rsgi_double_adds_nothing_and_answers_once() -> None:
-    result = _Result()
-    proto = _RSGIProto([], result)
+    result = Result()
+    proto = HTTPProto([], result)
     proto.response_bytes(200, [("content-type", "text/plain")], b"body")
     assert (result.status, result.headers, result.body) == (
         200,
@@ -161,7 +164,7 @@ def test_an_app_that_does_not_answer_gets_an_empty_500_from_the_rsgi_double() ->
 def test_the_asgi_double_refuses_messages_out_of_order(
     messages: list[dict[str, Any]], error: str
 ) -> None:
-    exchange = _ASGIExchange([])
+    exchange = HTTPExchange([], Result())
 
     async def send_all() -> None:
         for message in messages:
@@ -172,7 +175,7 @@ def test_the_asgi_double_refuses_messages_out_of_order(
 
 
 def test_the_asgi_double_waits_after_the_body_as_a_server_does() -> None:
-    exchange = _ASGIExchange([b"x"])
+    exchange = HTTPExchange([b"x"], Result())
 
     async def receive_past_the_body() -> list[str]:
         first = await exchange.receive()
@@ -236,7 +239,7 @@ def test_files_go_through_both_adapters_whole_and_in_ranges(
     assert response.headers["content-length"] == "100000"
 
 
-def test_the_asgi_transport_sends_a_file_range() -> None:
+def test_the_asgi_channel_sends_a_file_range() -> None:
     sent: list[dict[str, Any]] = []
 
     async def send(message: Any) -> None:
@@ -246,9 +249,9 @@ def test_the_asgi_transport_sends_a_file_range() -> None:
         raise AssertionError("not called")
 
     async def range_of(path: str) -> None:
-        transport = ASGITransport(receive, send)
-        await transport.response_file_range(206, [("content-range", "x")], path, 2, 5)
-        await transport.finish()
+        channel = ASGIChannel(receive, send)
+        await channel.response_file_range(206, [("content-range", "x")], path, 2, 5)
+        await channel.finish()
 
     import tempfile
 

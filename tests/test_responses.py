@@ -6,7 +6,7 @@ import asyncio
 import pathlib
 import types
 import typing
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
+from collections.abc import AsyncGenerator, AsyncIterator
 
 import pytest
 
@@ -20,7 +20,7 @@ from hasten import (
     Response,
     StreamingResponse,
 )
-from tests.recording import RecordingTransport, Sent
+from tests.recording import RecordingTransport, Sent, request_for
 
 
 def test_bytes_body_has_no_content_type_by_default() -> None:
@@ -84,15 +84,9 @@ def test_redirect_response() -> None:
 # Sending: what each kind hands its transport (the wire itself: tests/e2e/test_sending.py).
 def send(response: Response, head: bool = False) -> Sent:
     transport = RecordingTransport()
-    sending = response.send(transport, head, None)
-    if sending is not None:
-        asyncio.run(_wait(sending))
+    asyncio.run(response.send(transport, request_for(transport, "HEAD" if head else "GET")))
     assert transport.sent is not None
     return transport.sent
-
-
-async def _wait(sending: Awaitable[None]) -> None:
-    await sending
 
 
 def test_a_plain_response_goes_out_as_built() -> None:

@@ -4,6 +4,7 @@ of the in-flight slot, and how it answers a handler or middleware that misbehave
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import threading
 from collections.abc import AsyncIterator
@@ -84,9 +85,13 @@ def wire(response: httpx.Response) -> tuple[int, list[tuple[str, str]], bytes]:
 def test_with_or_without_middleware_every_byte_is_the_same(interface: Interface) -> None:
     # Without middleware a result goes to the transport without a Response object: that
     # shortcut must put on the wire exactly what the Response would.
+    # As a server puts them on the wire: no exception raised in the test, no redirect followed.
+    as_sent = functools.partial(
+        TestClient, interface=interface, raise_server_exceptions=False, follow_redirects=False
+    )
     with (
-        TestClient(build(middleware=False), interface=interface) as direct,
-        TestClient(build(middleware=True), interface=interface) as through,
+        as_sent(build(middleware=False)) as direct,
+        as_sent(build(middleware=True)) as through,
     ):
         for method, path, options in REQUESTS:
             expected = wire(through.request(method, path, **options))
@@ -151,7 +156,7 @@ def test_a_result_that_contradicts_the_annotation_is_a_500_middleware_sees(
     async def wrong() -> str:
         return 42  # type: ignore[return-value]
 
-    response = serve(app).get("/wrong")
+    response = serve(app, raise_server_exceptions=False).get("/wrong")
     assert response.status_code == 500
     assert response.json() == {"detail": "Internal Server Error"}
     assert seen == [500]
@@ -167,7 +172,7 @@ def test_the_same_mistake_without_middleware_is_a_500_too(
     async def wrong() -> bytes:
         return "text"  # type: ignore[return-value]
 
-    response = serve(app).get("/wrong")
+    response = serve(app, raise_server_exceptions=False).get("/wrong")
     assert (response.status_code, response.json()) == (500, {"detail": "Internal Server Error"})
     assert "wrong is annotated -> bytes but returned str 'text'" in caplog.text
 
@@ -195,7 +200,7 @@ def test_a_middleware_that_returns_nothing_is_a_500_naming_it(
         await call_next(request)  # and no return
 
     app.add_route("/", lambda: "x")
-    response = serve(app).get("/")
+    response = serve(app, raise_server_exceptions=False).get("/")
     assert (response.status_code, response.json()) == (500, {"detail": "Internal Server Error"})
     assert "Middleware tests.test_runtime" in caplog.text
     assert "forgetful returned NoneType None, not a Response" in caplog.text
@@ -234,6 +239,6 @@ def test_an_error_while_logging_the_request_path_is_bounded(
     async def fail(rest: str) -> None:
         raise RuntimeError("x")
 
-    serve(app).get("/" + "a" * 5000)
+    serve(app, raise_server_exceptions=False).get("/" + "a" * 5000)
     (record,) = [r for r in caplog.records if r.levelno == logging.ERROR]
     assert len(record.getMessage()) < 300

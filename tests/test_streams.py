@@ -15,7 +15,7 @@ import pytest
 from hasten import App, EventSourceResponse, Header, Request, ServerSentEvent, StreamingResponse
 from hasten.responses import InThreads
 from tests.conftest import ClientFactory
-from tests.recording import RecordingTransport
+from tests.recording import RecordingTransport, request_for
 
 
 def test_a_sync_source_runs_on_the_apps_thread_pool(serve: ClientFactory) -> None:
@@ -48,7 +48,9 @@ def test_a_stream_stops_and_its_generator_closes_when_the_client_leaves() -> Non
     async def scenario() -> None:
         transport = RecordingTransport()
         baseline = len(asyncio.all_tasks())
-        sending = asyncio.ensure_future(StreamingResponse(forever()).send(transport, False, None))
+        sending = asyncio.ensure_future(
+            StreamingResponse(forever()).send(transport, request_for(transport))
+        )
         await asyncio.sleep(0.05)
         assert transport.gone is not None
         transport.gone.set()  # the client leaves
@@ -74,7 +76,9 @@ def test_a_sync_generator_is_closed_after_its_running_step_when_the_client_leave
 
     async def scenario() -> None:
         transport = RecordingTransport()
-        sending = asyncio.ensure_future(StreamingResponse(slow()).send(transport, False, None))
+        sending = asyncio.ensure_future(
+            StreamingResponse(slow()).send(transport, request_for(transport))
+        )
         await asyncio.sleep(0.1)
         assert transport.gone is not None
         transport.gone.set()
@@ -94,8 +98,9 @@ def test_a_failing_source_propagates_its_error() -> None:
         raise ValueError("boom")
 
     async def scenario() -> None:
+        transport = RecordingTransport()
         with pytest.raises(ValueError, match="boom"):
-            await StreamingResponse(broken()).send(RecordingTransport(), False, None)
+            await StreamingResponse(broken()).send(transport, request_for(transport))
 
     asyncio.run(scenario())
 
@@ -103,7 +108,7 @@ def test_a_failing_source_propagates_its_error() -> None:
 def test_a_sync_source_without_close_and_an_unrun_one() -> None:
     async def scenario() -> None:
         transport = RecordingTransport()
-        await StreamingResponse([b"a", "b"]).send(transport, False, None)
+        await StreamingResponse([b"a", "b"]).send(transport, request_for(transport))
         assert transport.chunks == [b"a", b"b"]
         closed: list[bool] = []
 
@@ -171,7 +176,7 @@ def test_a_quiet_source_gets_keep_alive_pings() -> None:
 
     async def scenario() -> None:
         transport = RecordingTransport()
-        await EventSourceResponse(quiet(), ping=0.1).send(transport, False, None)
+        await EventSourceResponse(quiet(), ping=0.1).send(transport, request_for(transport))
         assert transport.chunks == [b": ping\n\n", b": ping\n\n", b"data: late\n\n"]
 
     asyncio.run(scenario())

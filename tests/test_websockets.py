@@ -18,7 +18,7 @@ from hasten import (
     WebSocket,
     WebSocketDisconnect,
 )
-from hasten.testing import WebSocketDenied
+from hasten.testing import WebSocketDenialResponse, WebSocketTestSession
 from tests.conftest import ClientFactory
 
 
@@ -100,7 +100,7 @@ def test_binary_json_and_a_close_code(serve: ClientFactory) -> None:
         ws.send_json({"a": [1]})
         assert ws.receive_bytes() == b'{"a":[1]}'
         with pytest.raises(WebSocketDisconnect) as closed:
-            ws.receive()
+            ws.receive_text()
     # Granian's RSGI sends no close code: the client sees 1005.
     expected = (4000, "done") if client.interface == "asgi" else (1005, "")
     assert (closed.value.code, closed.value.reason) == expected
@@ -108,17 +108,19 @@ def test_binary_json_and_a_close_code(serve: ClientFactory) -> None:
 
 def test_a_client_close_raises_in_receive(serve: ClientFactory) -> None:
     app = echo_app()
-    with serve(app).websocket_connect("/raises") as ws:
+    client = serve(app)
+    # The handler lets the WebSocketDisconnect out: the test gets it, as with Starlette's.
+    with pytest.raises(WebSocketDisconnect), client.websocket_connect("/raises") as ws:
         ws.close(4001, "bye")
-    code = 4001 if serve(app).interface == "asgi" else 1005
+    code = 4001 if client.interface == "asgi" else 1005
     assert app.state.events == [code]
 
 
 def test_invalid_parameters_refuse_the_handshake(serve: ClientFactory) -> None:
     client = serve(echo_app())
-    with pytest.raises(WebSocketDenied) as denied:
+    with pytest.raises(WebSocketDenialResponse) as denied:
         client.websocket_connect("/ws/lobby?limit=many")
-    assert denied.value.status == 422
+    assert denied.value.status_code == 422
 
 
 @pytest.mark.parametrize(
@@ -132,9 +134,9 @@ def test_invalid_parameters_refuse_the_handshake(serve: ClientFactory) -> None:
     ],
 )
 def test_refusals(serve: ClientFactory, path: str, status: int) -> None:
-    with pytest.raises(WebSocketDenied) as denied:
-        serve(echo_app()).websocket_connect(path)
-    assert denied.value.status == status
+    with pytest.raises(WebSocketDenialResponse) as denied:
+        serve(echo_app(), raise_server_exceptions=False).websocket_connect(path)
+    assert denied.value.status_code == status
 
 
 ALLOWED = ["https://app.example", "http://localhost:5173"]
@@ -157,15 +159,17 @@ def test_allowed_origins_refuse_other_sites_pages(
     serve: ClientFactory, origin: str | None, opens: bool
 ) -> None:
     app = echo_app(websocket_allowed_origins=ALLOWED)
-    client = serve(app)
+    # The refused accept() raises WebSocketDisconnect(1008) in the handler, which lets it out:
+    # the denial, not that, is what this test looks at.
+    client = serve(app, raise_server_exceptions=False)
     headers = {} if origin is None else {"origin": origin}
     if opens:
         with client.websocket_connect("/ws/lobby", headers=headers) as ws:
             assert ws.receive_json()["room"] == "lobby"
         return
-    with pytest.raises(WebSocketDenied) as denied:
+    with pytest.raises(WebSocketDenialResponse) as denied:
         client.websocket_connect("/ws/lobby", headers=headers)
-    assert denied.value.status == 403
+    assert denied.value.status_code == 403
     assert app.state.events == []  # the handler stopped at accept(): nothing was served
 
 
@@ -183,9 +187,9 @@ def test_allowed_origins_must_be_origins(origin: str) -> None:
 
 def test_a_handler_that_does_not_close_is_closed_for_it(serve: ClientFactory) -> None:
     client = serve(echo_app())
-    with client.websocket_connect("/forgets") as ws, pytest.raises(WebSocketDisconnect) as gone:
-        ws.receive()
-    assert gone.value.code == (1000 if client.interface == "asgi" else 1005)
+    with client.websocket_connect("/forgets") as ws:
+        code = 1000 if client.interface == "asgi" else 1005
+        assert ws.receive() == {"type": "websocket.close", "code": code, "reason": ""}
 
 
 def test_http_to_a_websocket_route_is_404(serve: ClientFactory) -> None:
@@ -202,7 +206,7 @@ def test_max_size_closes_with_1009(serve: ClientFactory) -> None:
         assert ws.receive_text() == "echo: short"
         ws.send_text("x" * 11)
         with pytest.raises(WebSocketDisconnect) as closed:
-            ws.receive()
+            ws.receive_text()
     assert closed.value.code == (1009 if client.interface == "asgi" else 1005)
 
 
@@ -211,7 +215,7 @@ def test_idle_timeout_closes_with_1001(serve: ClientFactory) -> None:
     with client.websocket_connect("/ws/x") as ws:
         ws.receive_json()
         with pytest.raises(WebSocketDisconnect) as closed:
-            ws.receive()
+            ws.receive_text()
     assert closed.value.code == (1001 if client.interface == "asgi" else 1005)
 
 
@@ -221,19 +225,35 @@ def test_wrong_message_kinds_and_bad_json_close_the_socket(serve: ClientFactory)
         ws.receive_json()
         ws.send_bytes(b"binary")
         with pytest.raises(WebSocketDisconnect) as closed:
-            ws.receive()
+            ws.receive_text()
     assert closed.value.code == (1003 if client.interface == "asgi" else 1005)
-    with client.websocket_connect("/bytes") as ws:
-        ws.send_text("text, not bytes")
-        with pytest.raises(WebSocketDisconnect):
-            ws.receive()
-    with client.websocket_connect("/bytes") as ws:
-        ws.send_bytes(b"x")
-        ws.receive_bytes()
-        ws.send_text("{not json")
-        with pytest.raises(WebSocketDisconnect) as closed:
-            ws.receive()
-    assert closed.value.code == (1007 if client.interface == "asgi" else 1005)
+    # The handler's receive_bytes() and receive_json() raise the close they caused; let out,
+    # it reaches the test as the session ends.
+    seen: list[tuple[list[bytes], int]] = []
+    with pytest.raises(WebSocketDisconnect) as let_out, client.websocket_connect("/bytes") as ws:
+        seen.append(replies_until_closed(ws, "text, not bytes"))
+    assert (let_out.value.code, let_out.value.reason) == (1003, "expected a binary message")
+    with pytest.raises(WebSocketDisconnect) as let_out, client.websocket_connect("/bytes") as ws:
+        seen.append(replies_until_closed(ws, b"x", "{not json"))
+    assert let_out.value.code == 1007
+    asgi = client.interface == "asgi"
+    assert seen == [([], 1003 if asgi else 1005), ([b"x"], 1007 if asgi else 1005)]
+
+
+def replies_until_closed(
+    ws: WebSocketTestSession, *messages: str | bytes
+) -> tuple[list[bytes], int]:
+    """Send ``messages``: the app's binary replies, and the code it closed with."""
+    for message in messages:
+        if isinstance(message, bytes):
+            ws.send_bytes(message)
+        else:
+            ws.send_text(message)
+    replies: list[bytes] = []
+    while (reply := ws.receive())["type"] == "websocket.send":
+        replies.append(reply["bytes"])
+    code: int = reply["code"]
+    return replies, code
 
 
 def test_subprotocols_over_asgi_and_what_rsgi_refuses(serve: ClientFactory) -> None:
@@ -255,7 +275,7 @@ def test_subprotocols_over_asgi_and_what_rsgi_refuses(serve: ClientFactory) -> N
         assert ws.receive_json() == ["v1.chat", "v2.chat"]
         if client.interface == "asgi":
             assert ws.accepted_subprotocol == "v2.chat"
-            assert ws.accept_headers == [("x-room", "1")]
+            assert ws.extra_headers == [(b"x-room", b"1")]
             assert failures == []
         else:
             assert ws.accepted_subprotocol is None
@@ -284,7 +304,7 @@ def test_accept_checks_the_offer_and_the_state(serve: ClientFactory) -> None:
             await websocket.send_text("late")
 
     with serve(app).websocket_connect("/strict") as ws, pytest.raises(WebSocketDisconnect):
-        ws.receive()
+        ws.receive_text()
     assert seen == ["<WebSocket /strict connected>"]
 
 
@@ -329,7 +349,7 @@ def test_shutdown_closes_open_sockets_with_1001(serve: ClientFactory) -> None:
     ws = client.websocket_connect("/wait")
     client.shutdown()
     with pytest.raises(WebSocketDisconnect) as closed:
-        ws.receive()
+        ws.receive_text()
     assert closed.value.code == (1001 if client.interface == "asgi" else 1005)
     assert ended == ["ended"]
 
@@ -358,7 +378,7 @@ def test_iter_bytes_and_iter_json(serve: ClientFactory) -> None:
     with client.websocket_connect("/bytes") as ws:
         ws.send_text("not bytes")
         with pytest.raises(WebSocketDisconnect):
-            ws.receive()
+            ws.receive_text()
     with client.websocket_connect("/json") as ws:
         ws.send_json([1, 2])
         assert ws.receive_json() == {"got": [1, 2]}
@@ -402,11 +422,11 @@ def test_dependencies_on_a_websocket_route(serve: ClientFactory) -> None:
         assert ws.receive_json() == {"room": "r1", "user": "user-good", "agent": "t"}
         ws.send_text("bye")
         with pytest.raises(WebSocketDisconnect):
-            ws.receive()
+            ws.receive_text()
     assert SESSION_EVENTS == ["opened", "handler done", "closed"]
-    with pytest.raises(WebSocketDenied) as denied:
+    with pytest.raises(WebSocketDenialResponse) as denied:
         client.websocket_connect("/dep/r1?token=bad")
-    assert denied.value.status == 401
-    with pytest.raises(WebSocketDenied) as denied:
+    assert denied.value.status_code == 401
+    with pytest.raises(WebSocketDenialResponse) as denied:
         client.websocket_connect("/dep/r1")
-    assert denied.value.status == 422
+    assert denied.value.status_code == 422

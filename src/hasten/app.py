@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import functools
 import inspect
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -20,10 +19,10 @@ from .errors import ExceptionHandler, error_response, server_error_response
 from .monitor import BlockStats
 from .overload import overloaded
 from .protocols import asgi, rsgi
+from .responses import Response
 from .routing import Router
-from .runtime import RequestReader, Runtime
+from .runtime import Runtime
 from .settings import Settings, SettingsKeywords
-from .transport import Transport
 from .types import Hook, Middleware
 
 __all__ = ["App", "RouteInfo"]
@@ -69,7 +68,7 @@ class App(Router):
         self.exception_handlers: dict[type[BaseException] | int, ExceptionHandler] = dict(
             exception_handlers or {}
         )
-        self._dependency_overrides = DependencyOverrides(self)
+        self._dependency_overrides = DependencyOverrides(lambda: self.started)
         self.state = State()
         self._lifespan = lifespan
         self._lifespan_stack: contextlib.AsyncExitStack | None = None
@@ -77,6 +76,8 @@ class App(Router):
         self._shutdown_hooks: list[Hook] = []
         self._middlewares: list[Middleware] = []
         self._asgi_middlewares: list[tuple[Callable[..., Any], dict[str, Any]]] = []
+        # Under RSGI, every connection goes through the ASGI stack (the RSGI → ASGI bridge).
+        self.through_asgi = False
         self._start_lock = asyncio.Lock()
         self._stopping = False
         self._startup_error: Exception | None = None
@@ -88,6 +89,7 @@ class App(Router):
         self.openapi_schema: dict[str, Any] | None = None
 
     # The protocol entry points: thin adapters into the same core.
+    # perf: Granian calls the adapter itself, with no frame of the App's between.
     __rsgi__ = rsgi.serve
 
     async def __call__(self, scope: asgi.Scope, receive: asgi.Receive, send: asgi.Send) -> None:
@@ -199,9 +201,7 @@ class App(Router):
         self._check_open("add an ASGI middleware")
         self._asgi_middlewares.append((cls, options))
         self.asgi = self._build_asgi()
-        # perf: the instance attribute Granian looks up (getattr(app, "__rsgi__")) before it
-        # serves: an app without ASGI middleware keeps the direct RSGI path, at no cost.
-        setattr(self, "__rsgi__", functools.partial(rsgi.serve_through_asgi, self))  # noqa: B010
+        self.through_asgi = True
 
     def _build_asgi(self) -> asgi.ASGIApp:
         handler: asgi.ASGIApp = asgi.ASGIAdapter(self)
@@ -221,11 +221,15 @@ class App(Router):
                 return
             self._freeze()
             # Imported here, not with hasten: only a process that starts an app pays for it.
-            from .health import health_routes
             from .openapi.docs import docs_routes
 
-            routes = [*self.routes, *docs_routes(self), *health_routes(self)]
-            runtime = Runtime(self, routes, self._middlewares)
+            runtime = Runtime(
+                self.settings,
+                [*self.routes, *docs_routes(self)],
+                self._middlewares,
+                self.exception_handlers,
+                self.dependency_overrides,
+            )
             stack = contextlib.AsyncExitStack()
             try:
                 for hook in self._startup_hooks:
@@ -284,43 +288,26 @@ class App(Router):
         finally:
             await self.shutdown()
 
-    async def start_for_request(self) -> Runtime | None:
-        """Start the app for a connection that came before any startup; None when it cannot
-        start (or is stopping). A failed start is logged once and not retried."""
-        if not self._stopping and self._startup_error is None:
-            try:
-                await self.startup()
-            except Exception as exc:
-                self._startup_error = exc
-                logger.error("The app failed to start", exc_info=exc)
-        return self.runtime
-
-    async def serve_before_start(
-        self, method: str, path: str, scope: Any, transport: Transport, reader: RequestReader
-    ) -> None:
-        """Serve a request that came before any startup (a server without lifespan): start the
-        app first. An app that failed to start answers 500, and is not started again."""
-        response = None
+    async def start_for(self, path: str) -> Runtime | Response:
+        """Start the app for a connection to ``path`` that came before any startup (a server
+        without lifespan): its runtime, or the response refusing the connection. An app that
+        failed to start answers 500, and is not started again; readiness answers 503 while
+        it starts."""
         if self._stopping:
-            response = error_response(overloaded("The server is shutting down"))
-        elif path == self.settings.ready_url and self._start_lock.locked():
-            response = error_response(overloaded("The app is starting"))  # not ready yet
-        elif self._startup_error is None:
+            return error_response(overloaded("The server is shutting down"))
+        if path == self.settings.ready_url and self._start_lock.locked():
+            return error_response(overloaded("The app is starting"))  # not ready yet
+        if self._startup_error is None:
             try:
                 await self.startup()
             except Exception as exc:
                 self._startup_error = exc
                 logger.error("The app failed to start", exc_info=exc)
-        runtime = self.runtime
-        if runtime is not None:
-            await runtime.serve(method, path, scope, transport, reader)
-            return
-        if response is None:
-            assert self._startup_error is not None
-            response = server_error_response(self._startup_error, self.settings.debug)
-        sending = response.send(transport, method == "HEAD", None)
-        if sending is not None:
-            await sending
+        if self.runtime is not None:
+            return self.runtime
+        if self._startup_error is None:  # stopped while starting
+            return error_response(overloaded("The server is shutting down"))
+        return server_error_response(self._startup_error, self.settings.debug)
 
     # Inspection.
     def openapi(self) -> dict[str, Any]:
@@ -350,21 +337,12 @@ class App(Router):
     def stats(self) -> dict[str, Any]:
         """What the running app has seen: requests in flight, refused, and event-loop stalls
         by route (``{"GET /x": {"count": 2, "total_ms": 350.0, "max_ms": 190.0}}``)."""
-        runtime = self.runtime
-        return {
-            "in_flight": runtime.in_flight.count if runtime else 0,
-            "refused": runtime.in_flight.refused if runtime else 0,
-            "blocked": {
-                label: {"count": item.count, "total_ms": item.total_ms, "max_ms": item.max_ms}
-                for label, item in self._block_stats().items()
-            },
-        }
+        if self.runtime is None:
+            return {"in_flight": 0, "refused": 0, "blocked": {}}
+        return self.runtime.stats()
 
     def _block_stats(self) -> dict[str, BlockStats]:
-        runtime = self.runtime
-        if runtime is None or runtime.monitor is None:
-            return {}
-        return dict(runtime.monitor.stats)
+        return {} if self.runtime is None else self.runtime.block_stats()
 
 
 async def _run_hook(hook: Hook) -> None:

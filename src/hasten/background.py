@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
 import functools
-import inspect
-import logging
 from collections.abc import Callable
-from concurrent.futures import Executor
 from typing import Any, ParamSpec
 
-__all__ = ["BackgroundTasks", "run_tasks", "task_name"]
+__all__ = ["BackgroundTasks", "task_name"]
 
 P = ParamSpec("P")
-logger = logging.getLogger("hasten.error")
 
 
 class BackgroundTasks:
@@ -44,18 +38,3 @@ def task_name(func: Callable[..., Any]) -> str:
     target = func.func if isinstance(func, functools.partial) else func
     name = getattr(target, "__qualname__", None) or repr(target)
     return f"{getattr(target, '__module__', '?')}.{name}"
-
-
-async def run_tasks(tasks: BackgroundTasks, threads: Executor) -> None:
-    """Run every task in order; a failure is logged, never raised."""
-    for func, args, kwargs in tasks.tasks:
-        try:
-            if inspect.iscoroutinefunction(func):
-                await func(*args, **kwargs)
-            else:
-                call = functools.partial(contextvars.copy_context().run, func, *args, **kwargs)
-                result = await asyncio.wrap_future(threads.submit(call))
-                if inspect.isawaitable(result):
-                    await result
-        except Exception as exc:
-            logger.error("Background task %s failed", task_name(func), exc_info=exc)

@@ -6,12 +6,13 @@ from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from .context import ServeContext
 from .datastructures import Address, Headers, QueryParams, State
 from .errors import HTTPError
 
 if TYPE_CHECKING:
-    from .app import App
-    from .dependencies import Cleanup
+    from .lifecycle import Cleanup
+    from .responses import Response
 
 __all__ = ["NO_PATH_PARAMS", "Connection", "PathParams"]
 
@@ -28,38 +29,41 @@ NO_PATH_PARAMS: PathParams = MappingProxyType({})
 class Connection:
     """The scope of a request or WebSocket: path, query, headers, cookies, client, state.
 
-    Everything is read from the server's scope on first use, then kept. The protocol adapters
-    subclass it (through Request) to say where headers and the client address come from.
+    It holds the server's own objects (``scope``, and ``channel``: what the request's body or
+    the socket's messages come through) and reads each part from them on first use, then keeps
+    it. The protocol adapters subclass it to say where each part is in their server's objects;
+    nothing else knows which protocol carried the connection.
     """
 
-    __slots__ = (
-        "_cleanup",
-        "_cookies",
-        "_forwarded",
-        "_headers",
-        "_query",
-        "_state",
-        "app",
-        "path",
-        "path_params",
-        "query_string",
-    )
+    # Parsed on first use, per connection: until then these class defaults stand.
+    path_params: PathParams = NO_PATH_PARAMS
+    _headers: Headers | None = None
+    _query: QueryParams | None = None
+    _cookies: dict[str, str] | None = None
+    _state: State | None = None
+    _forwarded: tuple[Address | None, str] | None = None
+    # What runs once the connection is answered (yield dependencies, background tasks,
+    # uploaded files): set only where there is any; the serve step checks it.
+    _cleanup: Cleanup | None = None
+    # The Response a handler or dependency takes to set headers, cookies or the status on.
+    _sub_response: Response | None = None
 
-    def __init__(self, app: App, path: str, query_string: str, path_params: PathParams) -> None:
-        self.app = app
+    def __init__(  # noqa: PLR0917 - perf: made per request by the adapters, positionally
+        self, context: ServeContext, app: Any, scope: Any, channel: Any, method: str, path: str
+    ) -> None:
+        self.context = context
+        self.app = app  # for the handler's own use (``request.app.state``); hasten never reads it
+        self.method = method  # a WebSocket's is its handshake's: GET
         self.path = path  # percent-decoded; what the app routes on, without the root path
-        self.query_string = query_string  # as sent, without the "?"
-        self.path_params = path_params
-        self._headers: Headers | None = None
-        self._query: QueryParams | None = None
-        self._cookies: dict[str, str] | None = None
-        self._state: State | None = None
-        self._forwarded: tuple[Address | None, str] | None = None
-        # What runs once the connection is answered (yield dependencies, background tasks):
-        # set only where there is any; the runtime checks it.
-        self._cleanup: Cleanup | None = None
+        self._scope = scope
+        self._channel = channel
 
     # The protocol adapters implement these.
+    @property
+    def query_string(self) -> str:
+        """The query string as sent, without the ``?``."""
+        raise NotImplementedError
+
     def _raw_headers(self) -> list[tuple[str, str]]:
         raise NotImplementedError
 
@@ -72,13 +76,6 @@ class Connection:
         raise NotImplementedError
 
     def _scheme(self) -> str:
-        raise NotImplementedError
-
-    def call_asgi(
-        self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]]
-    ) -> Awaitable[None]:
-        """Hand this connection to the ASGI ``app``, mounted at ``root_path``; ``headers`` are
-        added to its response (a mount's: what middleware set on it)."""
         raise NotImplementedError
 
     @property
@@ -109,14 +106,13 @@ class Connection:
         """The prefix the app is mounted under ('' when it is not); ``path`` comes after it."""
         return ""
 
-    # Parsed on first use.
     @property
     def headers(self) -> Headers:
         """The request headers, looked up case-insensitively; more than ``max_headers`` of
         them is a 431."""
         if self._headers is None:
             items = self._raw_headers()
-            limit = self.app.settings.max_headers
+            limit = self.context.max_headers
             if len(items) > limit:
                 raise HTTPError(431, f"The request has more than {limit} headers")
             self._headers = Headers(items)
@@ -127,7 +123,7 @@ class Connection:
         """The parsed query string; more than ``max_query_params`` parameters is a 414."""
         if self._query is None:
             query_string = self.query_string
-            limit = self.app.settings.max_query_params
+            limit = self.context.max_query_params
             # perf: a count in C rules out almost every query before any split.
             if query_string.count("&") >= limit and _parameters(query_string) > limit:
                 raise HTTPError(414, f"The query string has more than {limit} parameters")
@@ -157,6 +153,13 @@ class Connection:
         query = self.query_string
         path = self.root_path + self.path
         return f"{self.scheme}://{host}{path}{'?' if query else ''}{query}"
+
+    def call_asgi(
+        self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]], outbound: Any
+    ) -> Awaitable[None]:
+        """Hand this connection to the ASGI ``app``, mounted at ``root_path``; its response
+        goes out through ``outbound`` with ``headers`` added (what middleware set on it)."""
+        raise NotImplementedError
 
 
 def _parameters(query_string: str) -> int:

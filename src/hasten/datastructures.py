@@ -131,33 +131,37 @@ def parse_query(query_string: str) -> list[tuple[str, str]]:
 
 
 class QueryParams(Mapping[str, str]):
-    """The query string's parameters; ``get_all`` returns repeated ones (``?tag=a&tag=b``)."""
+    """The query string's parameters: ``query["tag"]`` is the last value given (Starlette's
+    rule), ``get_all`` returns every one (``?tag=a&tag=b``)."""
 
-    __slots__ = ("_first", "_pairs")
+    __slots__ = ("_last", "_pairs")
 
     def __init__(self, pairs: list[tuple[str, str]]) -> None:
         self._pairs = pairs
-        first: dict[str, str] = {}
-        for name, value in pairs:
-            first.setdefault(name, value)  # the first value of a repeated name wins
-        self._first = first
+        self._last = dict(pairs)
 
     @classmethod
     def from_string(cls, query_string: str) -> QueryParams:
         return cls(parse_query(query_string))
 
     def __getitem__(self, name: str) -> str:
-        return self._first[name]
+        return self._last[name]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        # perf: Mapping.get goes through __getitem__ and a KeyError for a missing name.
+        return self._last.get(name, default)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._first)
+        return iter(self._last)
 
     def __len__(self) -> int:
-        return len(self._first)
+        return len(self._last)
 
     def get_all(self, name: str) -> list[str]:
         """Every value given for ``name``, in order."""
         return [value for key, value in self._pairs if key == name]
+
+    getlist = get_all  # Starlette's name
 
     def multi_items(self) -> list[tuple[str, str]]:
         return list(self._pairs)

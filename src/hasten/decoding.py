@@ -19,17 +19,24 @@ import msgspec
 
 from .errors import HTTPError
 
-__all__ = ["JSONLimits", "decode_json"]
+__all__ = ["JSONLimits", "MalformedJSON", "decode_json"]
 
 
 class JSONLimits(Protocol):
-    """The settings a JSON body is held to (an app's Settings)."""
+    """The limits a JSON body is held to (a started app's ServeContext)."""
 
     @property
     def max_json_depth(self) -> int: ...
 
     @property
     def max_json_size(self) -> int: ...
+
+
+class MalformedJSON(HTTPError):
+    """A 400: the body is not JSON (msgspec's reason in the detail)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(400, f"Malformed JSON body: {reason}")
 
 
 # A JSON string, escapes and all: the brackets inside it do not nest anything.
@@ -60,7 +67,7 @@ def decode_json(decode: Callable[[bytes], Any], body: bytes, limits: JSONLimits)
     except msgspec.ValidationError:
         raise
     except msgspec.DecodeError as exc:
-        raise HTTPError(400, f"Malformed JSON body: {_reason(exc, body)}") from None
+        raise MalformedJSON(_reason(exc, body)) from None
     except UnicodeDecodeError:
         raise HTTPError(400, "Malformed JSON body: invalid UTF-8 in a string") from None
     except RecursionError:  # max_depth set past what the interpreter's stack allows

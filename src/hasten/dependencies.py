@@ -1,61 +1,43 @@
-"""Dependency injection, compiled: a handler's ``Depends()`` tree becomes one plan at startup.
+"""Dependencies described: ``Security()``, the tree OpenAPI documents, the overrides and the
+``scope="app"`` dependencies of one app. ``plan.py`` compiles the tree a request runs.
 
-Each dependency is described once (``params.describe``, cached), like a handler. A plan lists
-the request values the whole tree reads (extracted first, so that one 422 names every bad
-one, and before any dependency runs), then the dependencies to call in order (each once per
-request with ``use_cache``: the cache is decided when the plan is built), then the handler.
-Nothing is inspected per request.
-
-A generator dependency's code after ``yield`` runs after the response is sent (background
-tasks first), in reverse order; when the handler (or a later dependency) raises, the exception
-is thrown into each generator first, as FastAPI does, and the error response comes after. A
-sync dependency runs on the app's thread pool, and a sync generator's setup and teardown are
-two separate thread tasks: no thread is held across the handler (FastAPI #3205).
+Each dependency is described once (``params.describe``, cached), like a handler. A generator
+dependency's code after ``yield`` runs after the response is sent (background tasks first),
+in reverse order; when the handler (or a later dependency) raises, the exception is thrown
+into each generator first, as FastAPI does, and the error response comes after. A sync
+dependency runs on the app's thread pool, and a sync generator's setup and teardown are two
+separate thread tasks: no thread is held across the handler (FastAPI #3205).
 
 ``scope="app"`` dependencies are created once when the app starts and closed when it stops.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
-import functools
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from concurrent.futures import Executor
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
-from .background import BackgroundTasks, run_tasks
-from .errors import RequestValidationError
-from .extractors import BodyReader, Errors, Extractor, extractor
-from .params import Dependency, Parameter, describe, describe_handler, unwrap
-
-if TYPE_CHECKING:
-    from .app import App
-    from .forms import FormData
-    from .requests import Request
+from .lifecycle import Exit, submit
+from .params import REQUEST_SOURCES, Dependency, Parameter, describe, describe_handler, unwrap
 
 __all__ = [
+    "ASYNC",
+    "ASYNC_GEN",
+    "SYNC",
+    "SYNC_GEN",
     "AppDependencies",
-    "Cleanup",
     "DependencyOverrides",
-    "Plan",
     "Security",
+    "call_kind",
     "collect",
     "describe_dependency",
 ]
 
 logger = logging.getLogger("hasten.error")
 
-Run = Callable[[dict[str, Any]], Awaitable[Any]]
-# A body reader: every body (or form) parameter, read at once; ``read(request, errors)``.
-BodyReaders = Callable[[list[Parameter]], Any]
-
-REQUEST_SOURCES: Final = frozenset({"path", "query", "header", "cookie", "body", "form", "file"})
-
-# How a step is called.
-_ASYNC, _SYNC, _ASYNC_GEN, _SYNC_GEN = range(4)
+# How a dependency is called.
+ASYNC, SYNC, ASYNC_GEN, SYNC_GEN = range(4)
 
 _described: dict[tuple[Any, frozenset[str]], tuple[Parameter, ...]] = {}
 
@@ -82,15 +64,16 @@ def describe_dependency(
     return found
 
 
-def _kind(func: Callable[..., Any]) -> int:
+def call_kind(func: Callable[..., Any]) -> int:
+    """How a dependency is called: ASYNC, SYNC (on a thread), ASYNC_GEN or SYNC_GEN."""
     target = unwrap(func)
     if inspect.isasyncgenfunction(target):
-        return _ASYNC_GEN
+        return ASYNC_GEN
     if inspect.isgeneratorfunction(target):
-        return _SYNC_GEN
+        return SYNC_GEN
     if inspect.iscoroutinefunction(target):
-        return _ASYNC
-    return _SYNC
+        return ASYNC
+    return SYNC
 
 
 def collect(
@@ -129,140 +112,6 @@ def collect(
     return tuple(found.values()), schemes
 
 
-class Step:
-    """One dependency called per request: its arguments are slots of the values list."""
-
-    __slots__ = ("args", "func", "index", "kind", "name")
-
-    def __init__(self, func: Callable[..., Any], args: tuple[tuple[str, int], ...], index: int):
-        self.func = func
-        self.args = args
-        self.index = index
-        self.kind = _kind(func)
-        self.name = describe_handler(func)
-
-
-class Cleanup:
-    """What a request leaves for after its response: the generators of its ``yield``
-    dependencies, and its background tasks. ``Runtime.serve`` runs it once the response is
-    sent; a request without any never has one."""
-
-    __slots__ = ("exits", "form", "tasks", "threads")
-
-    def __init__(self, threads: Executor | None) -> None:
-        self.threads = threads
-        self.exits: list[tuple[Any, Step]] = []
-        self.tasks: BackgroundTasks | None = None
-        self.form: FormData | None = None  # its uploaded files are closed last
-
-    async def after_response(self) -> None:
-        """Background tasks, then each generator's code after ``yield`` (last first), then
-        the uploaded files are closed; every failure is logged, none raised."""
-        try:
-            await self._after_response()
-        finally:
-            if self.form is not None:
-                await self.form.close()
-
-    async def _after_response(self) -> None:
-        if self.tasks is not None:
-            assert self.threads is not None
-            await run_tasks(self.tasks, self.threads)
-        while self.exits:
-            generator, step = self.exits.pop()
-            try:
-                if step.kind == _ASYNC_GEN:
-                    await generator.__anext__()
-                else:
-                    await _resume(self.threads, generator)
-            except StopAsyncIteration:
-                continue
-            except Exception as exc:
-                logger.error("The cleanup of dependency %s failed", step.name, exc_info=exc)
-                continue
-            logger.error("Dependency %s yielded more than once", step.name)
-            await _close(generator, step, self.threads)
-
-    async def unwind(self, exc: BaseException) -> BaseException:
-        """The request failed with ``exc``: throw it into each generator (last first). A
-        generator may replace it by raising another; the one left is what the client sees."""
-        self.tasks = None  # a failed request runs no background task
-        while self.exits:
-            generator, step = self.exits.pop()
-            try:
-                if step.kind == _ASYNC_GEN:
-                    await generator.athrow(exc)
-                else:
-                    await _resume(self.threads, generator, exc)
-            except StopAsyncIteration:
-                continue  # it handled the exception; the request still failed
-            except BaseException as raised:
-                exc = raised
-                continue
-            logger.error("Dependency %s yielded again after an exception", step.name)
-            await _close(generator, step, self.threads)
-        return exc
-
-
-async def _close(generator: Any, step: Step, threads: Executor | None) -> None:
-    try:
-        if step.kind == _ASYNC_GEN:
-            await generator.aclose()
-        else:
-            await (
-                asyncio.to_thread(generator.close)
-                if threads is None
-                else _in_thread(threads, generator.close)
-            )
-    except Exception as exc:
-        logger.error("Closing dependency %s failed", step.name, exc_info=exc)
-
-
-_DONE = object()
-
-
-def _step(generator: Any, exc: BaseException | None) -> Any:
-    # StopIteration cannot cross into a Future: it comes back as _DONE, and is raised here.
-    try:
-        return generator.throw(exc) if exc is not None else next(generator)
-    except StopIteration:
-        return _DONE
-
-
-async def _resume(
-    threads: Executor | None, generator: Any, exc: BaseException | None = None
-) -> Any:
-    """Run a sync generator to its next ``yield`` on a thread (``threads``, or asyncio's at
-    startup and shutdown), throwing ``exc`` in if given. Its end raises StopAsyncIteration,
-    which, unlike StopIteration, may leave a coroutine."""
-    if threads is None:
-        value = await asyncio.to_thread(_step, generator, exc)
-    else:
-        value = await _in_thread(threads, _step, generator, exc)
-    if value is _DONE:
-        raise StopAsyncIteration
-    return value
-
-
-def _in_thread(threads: Executor, func: Callable[..., Any], *args: Any) -> Awaitable[Any]:
-    call = functools.partial(contextvars.copy_context().run, func, *args)
-    return asyncio.wrap_future(threads.submit(call))
-
-
-def _call_in_thread(threads: Executor, func: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
-    call = functools.partial(contextvars.copy_context().run, func, **kwargs)
-    return asyncio.wrap_future(threads.submit(call))
-
-
-def _cleanup(request: Request, threads: Executor) -> Cleanup:
-    cleanup = request._cleanup
-    if cleanup is None:
-        cleanup = request._cleanup = Cleanup(threads)
-    elif cleanup.threads is None:  # made by request.form(), for its files
-        cleanup.threads = threads
-    return cleanup
-
-
 class AppDependencies:
     """What the dependencies of one started app share: the overrides in force, and the
     values of its ``scope="app"`` dependencies, created at startup and closed at shutdown."""
@@ -272,7 +121,7 @@ class AppDependencies:
         self.values: dict[Any, Any] = {}
         self._order: list[tuple[Callable[..., Any], tuple[tuple[str, Any], ...]]] = []
         self._registered: set[Any] = set()
-        self._exits: list[tuple[Any, bool, str]] = []
+        self._exits: list[Exit] = []
 
     def resolve(self, func: Callable[..., Any]) -> Callable[..., Any]:
         found: Callable[..., Any] = self.overrides.get(func, func)
@@ -305,37 +154,29 @@ class AppDependencies:
             raise
 
     async def _create(self, func: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
-        kind = _kind(func)
+        kind = call_kind(func)
         name = describe_handler(func)
-        if kind == _ASYNC_GEN:
-            generator = func(**kwargs)
-            value = await generator.__anext__()
-            self._exits.append((generator, True, name))
+        if kind in (ASYNC_GEN, SYNC_GEN):
+            started = Exit(func(**kwargs), kind == ASYNC_GEN, name)
+            value = await started.resume(None)
+            self._exits.append(started)
             return value
-        if kind == _SYNC_GEN:
-            generator = func(**kwargs)
-            value = await _resume(None, generator)
-            self._exits.append((generator, False, name))
-            return value
-        if kind == _ASYNC:
+        if kind == ASYNC:
             return await func(**kwargs)
-        return await asyncio.to_thread(functools.partial(func, **kwargs))
+        return await submit(None, func, **kwargs)
 
     async def close(self) -> None:
         """Close the app dependencies (last created first); failures are logged."""
         while self._exits:
-            generator, is_async, name = self._exits.pop()
+            done = self._exits.pop()
             try:
-                if is_async:
-                    await generator.__anext__()
-                else:
-                    await _resume(None, generator)
+                await done.resume(None)
             except StopAsyncIteration:
                 continue
             except Exception as exc:
-                logger.error("Closing app dependency %s failed", name, exc_info=exc)
+                logger.error("Closing app dependency %s failed", done.name, exc_info=exc)
                 continue
-            logger.error("App dependency %s yielded more than once", name)
+            logger.error("App dependency %s yielded more than once", done.name)
         self.values.clear()
 
 
@@ -353,195 +194,16 @@ def app_dependency_parameters(func: Callable[..., Any]) -> tuple[Parameter, ...]
     return described
 
 
-class _Builder:
-    """Walks a handler's tree once: each request value gets a slot (shared where two
-    parameters read the same), each dependency a step (one per callable with ``use_cache``)."""
-
-    def __init__(
-        self, path_types: Mapping[str, type], app: AppDependencies, background: Extractor
-    ) -> None:
-        self.path_types = path_types
-        self.path_names = frozenset(path_types)
-        self.app = app
-        self.background = background
-        self.size = 0
-        self.leaves: list[tuple[int, Extractor]] = []
-        self.steps: list[Step] = []
-        self.bodies: dict[str, tuple[Parameter, int]] = {}
-        self._by_key: dict[Any, int] = {}
-
-    def slot(self) -> int:
-        self.size += 1
-        return self.size - 1
-
-    def leaf(self, key: Any, make: Callable[[], Extractor]) -> int:
-        index = self._by_key.get(key)
-        if index is None:
-            index = self._by_key[key] = self.slot()
-            self.leaves.append((index, make()))
-        return index
-
-    def arguments(
-        self, items: tuple[Parameter, ...], chain: tuple[Any, ...]
-    ) -> tuple[tuple[str, int], ...]:
-        return tuple((item.name, self.value_of(item, chain)) for item in items)
-
-    def value_of(self, item: Parameter, chain: tuple[Any, ...]) -> int:
-        source = item.source
-        if source == "dependency":
-            assert item.dependency is not None
-            return self.call_of(item.dependency, chain)
-        if source == "background":
-            return self.leaf(("background",), lambda: self.background)
-        if source in ("body", "form", "file"):
-            if item.name not in self.bodies:
-                self.bodies[item.name] = (item, self.slot())
-            return self.bodies[item.name][1]
-        path_type = self.path_types.get(item.name)
-        key: Any = item
-        try:
-            hash(item)
-        except TypeError:  # an unhashable default: not shared
-            key = id(item)
-        return self.leaf(key, lambda: extractor(item, path_type))
-
-    def call_of(self, dependency: Dependency, chain: tuple[Any, ...]) -> int:
-        assert dependency.dependency is not None
-        func = self.app.resolve(dependency.dependency)
-        if dependency.scope == "app":
-            self.app.register(func)
-            values = self.app.values
-            return self.leaf(("app", func), lambda: lambda request, errors: values[func])
-        key = ("call", func, dependency.scopes)
-        if dependency.use_cache and key in self._by_key:
-            return self._by_key[key]
-        if func in chain:
-            raise TypeError(f"Dependency cycle through {describe_handler(func)}")
-        args = self.arguments(describe_dependency(func, self.path_names), (*chain, func))
-        step = Step(func, args, self.slot())
-        self.steps.append(step)
-        if dependency.use_cache:
-            self._by_key[key] = step.index
-        return step.index
-
-
-class Plan:
-    """One endpoint's dependency tree, compiled for one started app (its overrides, app
-    dependencies and thread pool): request values first, then the dependencies, then the
-    handler."""
-
-    __slots__ = (
-        "_body",
-        "_body_slots",
-        "_handler_args",
-        "_leaves",
-        "_run",
-        "_size",
-        "_steps",
-        "_threads",
-    )
-
-    def __init__(
-        self,
-        parameters: tuple[Parameter, ...],
-        dependencies: Iterable[Dependency],
-        *,
-        path_types: Mapping[str, type],
-        app: AppDependencies,
-        threads: Executor,
-        body_reader: BodyReaders,
-        run: Run,
-    ) -> None:
-        self._threads = threads
-        self._run = run
-        builder = _Builder(path_types, app, self._background_tasks)
-        for dependency in dependencies:
-            builder.call_of(dependency, ())
-        self._handler_args = builder.arguments(parameters, ())
-        self._leaves = tuple(builder.leaves)
-        self._steps = tuple(builder.steps)
-        self._size = builder.size
-        read = [item for item, _ in builder.bodies.values()]
-        self._body = body_reader(read) if read else None
-        self._body_slots = tuple((name, index) for name, (_, index) in builder.bodies.items())
-
-    def _background_tasks(self, request: Request, errors: Errors) -> BackgroundTasks:
-        cleanup = _cleanup(request, self._threads)
-        if cleanup.tasks is None:
-            cleanup.tasks = BackgroundTasks()
-        return cleanup.tasks
-
-    async def invoke(self, request: Request) -> Any:
-        """Read every request value, call the dependencies, then the handler: its result."""
-        values = await self._read(request)
-        try:
-            for step in self._steps:
-                kwargs = {}
-                for name, index in step.args:
-                    kwargs[name] = values[index]
-                if step.kind == _ASYNC:
-                    values[step.index] = await step.func(**kwargs)
-                else:
-                    values[step.index] = await self._call(step, kwargs, request)
-            kwargs = {}
-            for name, index in self._handler_args:
-                kwargs[name] = values[index]
-            return await self._run(kwargs)
-        except BaseException as exc:
-            cleanup = request._cleanup
-            if cleanup is None:
-                raise
-            final = await cleanup.unwind(exc)  # no task nor generator is left after it
-            if final is exc:
-                raise
-            raise final from exc
-
-    async def _read(self, request: Request) -> list[Any]:
-        """Every request value of the tree, in its slot; one 422 names every bad one."""
-        values: list[Any] = [None] * self._size
-        errors: Errors = []
-        # perf: plain loops, no comprehension (a call of its own on Python 3.11).
-        for index, extract in self._leaves:
-            values[index] = extract(request, errors)
-        if self._body is not None:
-            read = await self._body.read(request, errors)
-            for name, index in self._body_slots:
-                values[index] = read[name]
-        if errors:
-            raise RequestValidationError(errors)
-        return values
-
-    async def _call(self, step: Step, kwargs: dict[str, Any], request: Request) -> Any:
-        kind = step.kind
-        if kind == _SYNC:
-            return await _call_in_thread(self._threads, step.func, kwargs)
-        generator = step.func(**kwargs)
-        try:
-            if kind == _ASYNC_GEN:
-                value = await generator.__anext__()
-            else:
-                value = await _resume(self._threads, generator)
-        except StopAsyncIteration:
-            raise RuntimeError(f"Dependency {step.name} did not yield a value") from None
-        _cleanup(request, self._threads).exits.append((generator, step))
-        return value
-
-
-def read_bodies(parameters: list[Parameter]) -> BodyReader:
-    """The JSON body reader of a plan's body parameters."""
-    return BodyReader(parameters)
-
-
 class DependencyOverrides(dict[Any, Callable[..., Any]]):
-    """``app.dependency_overrides``: a dict that refuses changes while the app runs, since
-    the plans that apply it were compiled when the app started."""
+    """``app.dependency_overrides``: a dict that refuses changes while its app runs
+    (``started()`` says when), since the plans that apply it were compiled at startup."""
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, started: Callable[[], bool]) -> None:
         super().__init__()
-        self._app = app
+        self._started = started
 
     def _check(self) -> None:
-        if self._app.started:
+        if self._started():
             raise RuntimeError(
                 "dependency_overrides apply when the app starts, and it has started: set them "
                 "before the first request (or stop the app, e.g. close the TestClient, first)"

@@ -1,16 +1,14 @@
-"""Endpoint: a handler compiled once, from its parameter descriptions to its renderer.
+"""Endpoint: a handler described once, from its parameters to its renderer.
 
-At registration the signature becomes ``Parameter`` descriptions, the descriptions become
-extractors, the executor is chosen and the renderer picked from the return annotation. At
-startup ``bind`` attaches one app's pools and the route's limits, giving the Target the router
-serves; per request only extraction, the call and rendering remain.
+At registration the signature becomes ``Parameter`` descriptions, the executor is chosen and
+the renderer picked from the return annotation. At startup ``bind`` compiles the handler's
+plan (``plan.py``) for one app, with its pools and the route's limits, giving the Target the
+router serves; per request only reading values, the call and rendering remain.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import dataclasses
 import functools
 import inspect
 import pickle
@@ -20,17 +18,15 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .dependencies import AppDependencies, Plan, collect, describe_dependency
-from .errors import RequestValidationError
-from .extractors import BodyReader, Errors, Extractor, extractor
-from .forms import FormReader
+from .dependencies import AppDependencies, collect, describe_dependency
+from .lifecycle import submit
 from .models import response_model_for
 from .overload import ConcurrencyLimit, Deadline
 from .params import Dependency, Parameter, describe, describe_handler, unwrap
 from .paths import PathTemplate
+from .plan import Plan, Run
 from .pools import Pools, call_in_child
 from .renderers import ModelRenderer, Renderer, renderer_for
-from .requests import Request
 from .responses import Response
 from .types import Invoke, Target
 
@@ -41,7 +37,6 @@ UNSET: Any = type("Unset", (), {"__repr__": lambda self: "UNSET"})()
 
 RunsOn = Literal["event loop", "thread pool", "process pool", "executor"]
 Offload = Literal["process"]
-Run = Callable[[dict[str, Any]], Awaitable[Any]]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -89,10 +84,7 @@ class Endpoint:
     """A route's handler, described and compiled; shared by every app that includes it."""
 
     __slots__ = (
-        "_body",
         "_dependencies",
-        "_extractors",
-        "_needs_plan",
         "_path_types",
         "func",
         "name",
@@ -102,6 +94,7 @@ class Endpoint:
         "request_parameters",
         "response_model",
         "security",
+        "template",
     )
 
     def __init__(
@@ -109,6 +102,7 @@ class Endpoint:
     ) -> None:
         self.func = func
         self.options = options
+        self.template = template
         self.name = describe_handler(func)
         path_types = {param.name: param.converter.python_type for param in template.params}
         self._path_types = path_types
@@ -121,20 +115,6 @@ class Endpoint:
             self.parameters, self._dependencies, path_names
         )
         _check_tree(self.name, self.parameters, self.request_parameters, path_names)
-        self._needs_plan = bool(self._dependencies) or any(
-            parameter.source in ("dependency", "background") for parameter in self.parameters
-        )
-        # Without dependencies, the handler's own readers (else the plan has them).
-        self._extractors: tuple[tuple[str, Extractor], ...] = ()
-        self._body: BodyReader | FormReader | None = None
-        if not self._needs_plan:
-            self._extractors = tuple(
-                (parameter.name, extractor(parameter, path_types.get(parameter.name)))
-                for parameter in self.parameters
-                if parameter.source not in _BODY_SOURCES
-            )
-            bodies = [item for item in self.parameters if item.source in _BODY_SOURCES]
-            self._body = body_reader(bodies) if bodies else None
         if self.runs_on == "process pool":
             _check_offloadable(func, self.parameters)
         returns = _returns(func)
@@ -146,6 +126,13 @@ class Endpoint:
             self.renderer: Renderer = ModelRenderer(options.status, response)
         else:
             self.renderer = renderer_for(returns, options.status, self.name)
+
+    def under(self, template: PathTemplate) -> Endpoint:
+        """This endpoint at ``template`` (its path under a prefix): described again where
+        the prefix brings path parameters, which change where values come from."""
+        if template.names == self.template.names:
+            return self
+        return Endpoint(self.func, template, self.options)
 
     def request_parameters_with(self, dependencies: Sequence[Dependency]) -> tuple[Parameter, ...]:
         """``request_parameters`` with ``dependencies`` (a router's, the app's) run first."""
@@ -181,111 +168,40 @@ class Endpoint:
         app: AppDependencies | None = None,
     ) -> Target:
         """The Target that serves this endpoint in one started app: its pools attached, its
-        dependency plan compiled (``dependencies``: its routers' and the app's, run first;
-        ``app``: the app's overrides and app-scoped values), the route's timeout and
-        concurrency limit (``label`` names it in a 503) wrapped around."""
+        plan compiled (``dependencies``: its routers' and the app's, run first; ``app``: the
+        app's overrides and app-scoped values), the route's timeout and concurrency limit
+        (``label`` names it in a 503) wrapped around."""
         if self.runs_on == "process pool":
             _check_picklable(self.func)
-        if self._needs_plan or dependencies:
-            plan = Plan(
-                self.parameters,
-                (*dependencies, *self._dependencies),
-                path_types=self._path_types,
-                app=app if app is not None else AppDependencies({}),
-                threads=pools.threads,
-                body_reader=body_reader,
-                run=self._runner(pools),
-            )
-            return self._limited(plan.invoke, label, True)
-        return self._limited(self._invoker(self._runner(pools)), label, bool(self.parameters))
-
-    def _limited(self, invoke: Invoke, label: str, takes_request: bool) -> Target:
-        if not takes_request and (
-            type(self.renderer) is Renderer or self.options.timeout is not None
-        ):
-            # It may return a Response, which is sent with the Request it answers (a file
-            # reads the conditional headers), or its deadline watches the client: it gets the
-            # Request. A handler that returns data needs none.
-            invoke = _ignoring_request(invoke)
-            takes_request = True
+        plan = Plan(
+            self.parameters,
+            (*dependencies, *self._dependencies),
+            path_types=self._path_types,
+            app=app if app is not None else AppDependencies({}),
+            threads=pools.threads,
+            run=self._runner(pools),
+        )
+        invoke: Invoke = plan.invoke
         if self.options.timeout is not None:
             invoke = Deadline(invoke, self.options.timeout)
         if self.options.max_concurrency is not None:
             invoke = ConcurrencyLimit(invoke, self.options.max_concurrency, label)
-        return Target(self.name, invoke, self.renderer, takes_request)
+        return Target(self.name, invoke, self.renderer.render)
 
     def _runner(self, pools: Pools) -> Run:
         func = self.func
         runs_on = self.runs_on
         if runs_on == "event loop":
-            return lambda kwargs: func(**kwargs)
+            return func  # perf: the plan calls the handler itself, no frame of ours between
         if runs_on == "thread pool":
-            threads = pools.threads
-
-            def in_thread(kwargs: dict[str, Any]) -> Awaitable[Any]:
-                call = functools.partial(contextvars.copy_context().run, func, **kwargs)
-                return asyncio.wrap_future(threads.submit(call))
-
-            return in_thread
+            return functools.partial(submit, pools.threads, func)
         executor = pools.processes if runs_on == "process pool" else self.options.executor
         assert executor is not None
-        return lambda kwargs: asyncio.wrap_future(executor.submit(call_in_child, func, kwargs))
 
-    def _invoker(self, run: Run) -> Invoke:
-        # perf: for the common shapes invoke is a plain function handing back the handler's
-        # own coroutine or future: no coroutine of ours per request (benchmarks/overhead.py).
-        func = self.func
-        body = self._body
-        if body is not None:
-            collect = self._collect
+        def run_elsewhere(**kwargs: Any) -> Awaitable[Any]:
+            return asyncio.wrap_future(executor.submit(call_in_child, func, kwargs))
 
-            async def invoke_with_body(request: Request) -> Any:
-                # perf: the arguments gathered here, not in a coroutine of their own.
-                # Every argument, the body included; one 422 names every bad value.
-                errors: Errors = []
-                kwargs = collect(request, errors)
-                kwargs.update(await body.read(request, errors))
-                if errors:
-                    raise RequestValidationError(errors)
-                return await run(kwargs)
-
-            return invoke_with_body
-        if not self.parameters:
-            # perf: a handler without parameters is called with nothing: an async one is its
-            # own invoke.
-            return func if self.runs_on == "event loop" else lambda: run({})
-        arguments_now = self._arguments
-        if self.runs_on == "event loop":
-            return lambda request: func(**arguments_now(request))
-        return lambda request: run(arguments_now(request))
-
-    def _collect(self, request: Request, errors: Errors) -> dict[str, Any]:
-        # perf: a loop, not a comprehension (a function call of its own on Python 3.11).
-        kwargs = {}
-        for name, extract in self._extractors:
-            kwargs[name] = extract(request, errors)
-        return kwargs
-
-    def _arguments(self, request: Request) -> dict[str, Any]:
-        """Every argument of a handler without a body; one 422 names every bad value."""
-        errors: Errors = []
-        kwargs = self._collect(request, errors)
-        if errors:
-            raise RequestValidationError(errors)
-        return kwargs
-
-
-_BODY_SOURCES = ("body", "form", "file")
-
-
-def body_reader(parameters: list[Parameter]) -> BodyReader | FormReader:
-    """One reader for every body parameter: a form's (form and file parameters), else the
-    JSON body's (as members of one object when there are several)."""
-    if any(parameter.source != "body" for parameter in parameters):
-        return FormReader(parameters)
-    if len(parameters) > 1:
-        parameters = [dataclasses.replace(parameter, embed=True) for parameter in parameters]
-    return BodyReader(parameters)
+        return run_elsewhere
 
 
 def check_dependencies(items: Sequence[Any], where: str) -> tuple[Dependency, ...]:
@@ -311,7 +227,7 @@ def _check_tree(
             f"{where} and its dependencies read both a JSON body and a form: a request has "
             "one body. Read the JSON members as Form() fields, or the form's as Body() members."
         )
-    taken = {item.name for item in requested if item.source == "path"}
+    taken = {item.alias for item in requested if item.source == "path"}
     missing = path_names - taken
     if missing and not any(item.source == "request" for item in parameters):
         raise TypeError(f"{where} takes no parameter for path parameter(s) {sorted(missing)}")
@@ -322,13 +238,6 @@ def _renders_json(returns: Any) -> bool:
     if returns in (str, bytes):
         return False
     return not (isinstance(returns, type) and issubclass(returns, Response))
-
-
-def _ignoring_request(invoke: Invoke) -> Invoke:
-    def invoke_without_request(request: Request) -> Awaitable[Any]:
-        return invoke()
-
-    return invoke_without_request
 
 
 def _returns(func: Callable[..., Any]) -> Any:

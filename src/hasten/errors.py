@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import http
 import traceback
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeAlias, overload
 
 if TYPE_CHECKING:
@@ -14,18 +15,43 @@ if TYPE_CHECKING:
 __all__ = [
     "ExceptionHandler",
     "ExceptionHandlers",
+    "FastAPIDeprecationWarning",
+    "FastAPIError",
     "HTTPError",
     "HTTPException",
     "RequestValidationError",
+    "ResponseValidationError",
+    "ValidationException",
+    "WebSocketException",
+    "WebSocketRequestValidationError",
     "error_response",
     "http_error_handler",
+    "http_exception_handler",
     "one_status",
+    "report_unhandled",
     "request_validation_error_handler",
+    "request_validation_exception_handler",
     "server_error_response",
+    "unhandled_exceptions",
+    "websocket_request_validation_exception_handler",
 ]
 
 # ``handler(request, exc) -> Response``, sync or async: what ``app.exception_handler`` takes.
 ExceptionHandler: TypeAlias = "Callable[[Request, Any], Response | Awaitable[Response]]"
+
+# The exceptions the app did not handle while serving a TestClient's request (each became a
+# 500, a closed WebSocket or a failed startup), which the TestClient raises in the test as
+# Starlette's does; None outside a TestClient, so servers pay nothing for it.
+unhandled_exceptions: ContextVar[list[BaseException] | None] = ContextVar(
+    "hasten_unhandled_exceptions", default=None
+)
+
+
+def report_unhandled(exc: BaseException) -> None:
+    """Hand ``exc``, which the app did not handle, to the TestClient serving it, if one is."""
+    found = unhandled_exceptions.get()
+    if found is not None:
+        found.append(exc)
 
 
 def one_status(status: int | None, status_code: int | None, default: int | None) -> int:
@@ -87,28 +113,93 @@ class HTTPError(Exception):
 HTTPException = HTTPError
 
 
-class RequestValidationError(HTTPError):
-    """A 422: one entry per request value that failed, each naming where (``loc``), why
-    (``msg``) and what kind of failure (``type``): ``exc.errors()``, as FastAPI's."""
+class FastAPIError(RuntimeError):
+    """An app is put together wrongly (FastAPI's name, for what it raises at registration)."""
 
-    def __init__(self, errors: list[dict[str, Any]]) -> None:
-        super().__init__(422, errors)
+
+class FastAPIDeprecationWarning(UserWarning):
+    """A FastAPI keyword hasten takes but that FastAPI deprecated (``regex=``, ...)."""
+
+
+class ValidationException(Exception):
+    """Values failed validation: ``errors()`` lists them, each ``{"type", "loc", "msg",
+    "input"[, "ctx"]}`` with ``loc`` a tuple, as FastAPI's."""
+
+    def __init__(self, errors: Sequence[Any]) -> None:
+        Exception.__init__(self, errors)
         self._errors = errors
 
-    def errors(self) -> list[dict[str, Any]]:
+    def errors(self) -> Sequence[Any]:
         return self._errors
+
+    def __str__(self) -> str:
+        count = len(self._errors)
+        lines = [f"{count} validation error{'s' if count != 1 else ''}:"]
+        lines.extend(f"  {error}" for error in self._errors)
+        return "\n".join(lines)
+
+
+class RequestValidationError(ValidationException, HTTPError):
+    """A 422: one entry per request value that failed, each naming where (``loc``), why
+    (``msg``, ``type``) and what was given (``input``); ``body`` is the request's decoded
+    body. The default handler answers ``{"detail": [...]}``, as FastAPI's."""
+
+    def __init__(self, errors: Sequence[Any], *, body: Any = None) -> None:
+        HTTPError.__init__(self, 422, errors)
+        self._errors = errors
+        self.body = body
+
+
+class WebSocketRequestValidationError(ValidationException):
+    """A WebSocket handler's values failed: the socket is closed with 1008."""
+
+
+class ResponseValidationError(ValidationException):
+    """A handler's result does not fit its response model: a 500, logged."""
+
+    def __init__(self, errors: Sequence[Any], *, body: Any = None) -> None:
+        super().__init__(errors)
+        self.body = body
+
+
+class WebSocketException(Exception):
+    """Raise from a WebSocket handler to close the socket with ``code`` and ``reason``."""
+
+    def __init__(self, code: int, reason: str | None = None) -> None:
+        super().__init__(code, reason)
+        self.code = code
+        self.reason = reason or ""
+
+    def __repr__(self) -> str:
+        return f"WebSocketException(code={self.code!r}, reason={self.reason!r})"
 
 
 def validation_error(loc: tuple[str | int, ...], msg: str, kind: str) -> dict[str, Any]:
-    """One entry of a 422's ``detail`` list, shaped as FastAPI's so clients can reuse parsers."""
-    return {"loc": list(loc), "msg": msg, "type": kind}
+    """One entry of a 422's ``detail`` list, in FastAPI's shape."""
+    return {"type": kind, "loc": loc, "msg": msg, "input": None}
 
 
 def error_response(exc: HTTPError) -> Response:
-    """The JSON ``{"detail": ...}`` response for an HTTPError."""
-    from .responses import JSONResponse
+    """The JSON ``{"detail": ...}`` response for an HTTPError (a status that has no body, as
+    204 or 304, gets none), as FastAPI's."""
+    from .responses import JSONResponse, Response
+    from .wire import allows_body
 
+    if not allows_body(exc.status):
+        return Response(b"", exc.status, exc.headers)
+    if isinstance(exc, RequestValidationError):
+        from .encoders import jsonable_encoder
+
+        # A body that is not UTF-8 is echoed with U+FFFD for what is not: FastAPI's encoder
+        # raises on it, and the client's bad bytes become a 500.
+        detail = jsonable_encoder(exc.errors(), custom_encoder=_LENIENT_BYTES)
+        return JSONResponse({"detail": detail}, 422, exc.headers)
     return JSONResponse({"detail": exc.detail}, exc.status, exc.headers)
+
+
+_LENIENT_BYTES: dict[Any, Callable[[Any], Any]] = {
+    bytes: lambda value: value.decode(errors="replace")
+}
 
 
 def server_error_response(exc: BaseException, debug: bool) -> Response:
@@ -130,6 +221,28 @@ def http_error_handler(request: Request, exc: HTTPError) -> Response:
 
 
 request_validation_error_handler = http_error_handler
+
+
+async def http_exception_handler(request: Request, exc: HTTPError) -> Response:
+    """FastAPI's default handler of HTTPException (``fastapi.exception_handlers``), to call
+    from an app's own."""
+    return error_response(exc)
+
+
+async def request_validation_exception_handler(
+    request: Request, exc: RequestValidationError
+) -> Response:
+    """FastAPI's default handler of RequestValidationError: 422 ``{"detail": [...]}``."""
+    return error_response(exc)
+
+
+async def websocket_request_validation_exception_handler(
+    websocket: Any, exc: WebSocketRequestValidationError
+) -> None:
+    """FastAPI's default handler of a WebSocket's failed values: close with 1008."""
+    from .encoders import jsonable_encoder
+
+    await websocket.close(code=1008, reason=str(jsonable_encoder(exc.errors())))
 
 
 class ExceptionHandlers:

@@ -1,248 +1,443 @@
-"""Extractors: per-request readers compiled once from parameter descriptions.
+"""Extractors: the readers of a request's values, compiled once from parameter descriptions.
 
-Each reads one value from the path, query, headers or cookies, or every body parameter from
-the JSON body, converting and checking it as its description says. Failures are collected, so
-that one 422 names every bad value.
+Each reader takes its values from the path, the query, the headers, the cookies, the JSON
+body or the form, converts and checks them as FastAPI does (``validation.py``), and puts them
+in ``values`` under the handler's argument names; what fails goes to ``errors``, so that one
+422 names every bad value, in FastAPI's order and shape.
+
+The body is read and decoded once per request (``BodyDecoder`` for JSON, ``FormDecoder`` for
+forms) before any body parameter is read from it, as FastAPI does.
 """
 
 from __future__ import annotations
 
-import functools
-import re
+import email.message
+import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
+import msgspec.inspect as mi
 
-from .decoding import decode_json
-from .errors import HTTPError, validation_error
-from .models import pydantic_adapter, pydantic_errors, uses_pydantic
-from .params import MISSING, Parameter
-from .requests import Request
+from .datastructures import Headers, QueryParams
+from .decoding import MalformedJSON, decode_json
+from .errors import HTTPError, RequestValidationError
+from .forms import FORM_MEDIA_TYPES, FormData
+from .models import is_pydantic_model
+from .params import Parameter
+from .uploads import UploadFile
+from .validation import (
+    Errors,
+    Invalid,
+    Loc,
+    TextValidator,
+    ValueValidator,
+    entry,
+    missing,
+    msgspec_validates,
+    sequence_item,
+    text_as_is,
+)
 
-__all__ = ["BodyReader", "Errors", "Extractor", "extractor"]
+if TYPE_CHECKING:
+    from .requests import Request
 
-Errors = list[dict[str, Any]]
-Extractor = Callable[[Request, Errors], Any]
+__all__ = [
+    "UNDEFINED",
+    "BodyDecoder",
+    "BodyField",
+    "FormDecoder",
+    "FormField",
+    "ModelReader",
+    "Reader",
+    "ScalarReader",
+    "reader_for",
+]
 
-_convert = msgspec.convert
-_PATH_PART = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
-_MISSING_FIELD = re.compile(r"Object missing required field `(.+)`")
-_DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?")
-_BOOLEANS = {"true": True, "false": False, "1": True, "0": False}
-_JSON = "application/json"
-
-
-def _message(exc: msgspec.ValidationError) -> tuple[str, tuple[str | int, ...], str]:
-    """Split msgspec's 'Expected `int`, got `str` - at `$.tags[0]`' into message and location."""
-    message, _, where = str(exc).partition(" - at `")
-    location: list[str | int] = []
-    for key, index in _PATH_PART.findall(where.rstrip("`")):
-        location.append(key if key else int(index))
-    missing = _MISSING_FIELD.fullmatch(message)
-    if missing:
-        location.append(missing.group(1))
-        return "Field required", tuple(location), "missing"
-    return message, tuple(location), "invalid"
+Values = dict[str, Any]
+# A body the request does not have (FastAPI's Undefined): not the same as JSON ``null``.
+UNDEFINED: Final[Any] = type("Undefined", (), {"__repr__": lambda self: "UNDEFINED"})()
 
 
-def _text_to_int(text: str) -> Any:
-    digits = text[1:] if text[:1] == "-" else text
-    if digits.isascii() and digits.isdigit():
+class Reader:
+    """Reads one parameter's value from a request into ``values``; failures to ``errors``."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def read(self, request: Request, values: Values, errors: Errors) -> None:
+        raise NotImplementedError
+
+
+def _missing_or_default(parameter: Parameter, loc: Loc, values: Values, errors: Errors) -> None:
+    if parameter.required:
+        errors.append(missing(loc))
+    else:
+        values[parameter.name] = parameter.default_value()
+
+
+class ScalarReader(Reader):
+    """A path, query, header or cookie value (a list of them for a sequence)."""
+
+    __slots__ = ("_check", "_fetch", "_parameter", "loc", "source")
+
+    def __init__(self, parameter: Parameter, path_type: type | None = None) -> None:
+        super().__init__(parameter.name)
+        self._parameter = parameter
+        self.source = source = parameter.source
+        self.loc: Loc = (source, parameter.alias)
+        self._fetch = _fetcher(source, parameter.alias, _is_sequence(parameter.annotation))
+        converted_already = (
+            source == "path"
+            and not parameter.constraints
+            and parameter.annotation in (str, path_type)
+        )
+        self._check = _as_is if converted_already else TextValidator(parameter, self.loc).check
+
+    def quick(self) -> tuple[str, str, Callable[[str], Any] | None] | None:
+        """(name, alias, converter) where a single path or query value is read by the plan
+        itself: a converter that raises ValueError on anything it does not take as pydantic
+        would (None: taken as it is); ``read`` says what is wrong, or the default. None for
+        any other value."""
+        parameter = self._parameter
+        if parameter.source not in ("path", "query") or _is_sequence(parameter.annotation):
+            return None
+        if self._check is _as_is:
+            return self.name, parameter.alias, None
+        fast = getattr(self._check, "__self__", None)
+        if not isinstance(fast, TextValidator) or fast.quick is None:
+            return None
+        return self.name, parameter.alias, None if fast.quick is text_as_is else fast.quick
+
+    def read(self, request: Request, values: Values, errors: Errors) -> None:
+        raw = self._fetch(request)
+        if raw is None or raw == []:
+            _missing_or_default(self._parameter, self.loc, values, errors)
+            return
         try:
-            return int(text)
-        except ValueError:  # past Python's 4,300 digits: msgspec says "out of range"
-            pass
-    return _convert(text, int, strict=False)
+            values[self.name] = self._check(raw)
+        except Invalid as exc:
+            errors.extend(exc.errors)
 
 
-def _text_to_float(text: str) -> Any:
-    return float(text) if _DECIMAL.fullmatch(text) else _convert(text, float, strict=False)
+def _as_is(value: Any) -> Any:
+    return value
 
 
-def _text_to_bool(text: str) -> Any:
-    value = _BOOLEANS.get(text)
-    return value if value is not None else _convert(text, bool, strict=False)
+def _is_sequence(annotation: Any) -> bool:
+    return sequence_item(annotation) is not None
 
 
-def _as_is(text: Any) -> Any:
-    return text
+def _fetcher(source: str, alias: str, many: bool) -> Callable[[Request], Any]:
+    if source == "path":
+        return lambda request: request.path_params.get(alias)
+    if source == "query":
+        if many:
+            return lambda request: request.query.get_all(alias)
+        return lambda request: request.query.get(alias)
+    if source == "header":
+        if many:
+            return lambda request: request.headers.get_all(alias)
+        return lambda request: request.headers.get(alias)
+    return lambda request: request.cookies.get(alias)
 
 
-# perf: plain ints, floats and booleans skip msgspec.convert (0.5 us a value); anything
-# unusual still goes through it, so values and error messages stay msgspec's.
-_FAST_CONVERTERS: dict[Any, Callable[[str], Any]] = {
-    str: _as_is,
-    int: _text_to_int,
-    float: _text_to_float,
-    bool: _text_to_bool,
-}
+class ModelReader(Reader):
+    """A parameter model: the query, headers, cookies or form as one model's fields
+    (``Annotated[Filters, Query()]``), extra names given to the model to judge."""
+
+    __slots__ = ("_fields", "_optional", "_parameter", "_validator", "source")
+
+    def __init__(self, parameter: Parameter) -> None:
+        super().__init__(parameter.name)
+        self._parameter = parameter
+        self.source = "body" if parameter.source == "form" else parameter.source
+        convert = parameter.source == "header" and (
+            parameter.marker is None or parameter.marker.convert_underscores
+        )
+        self._fields = model_fields(parameter.annotation, header=convert)
+        self._optional = not parameter.required
+        self._validator = ValueValidator(parameter, (self.source,), lax=True)
+
+    def gather(self, found: Any) -> dict[str, Any] | None:
+        """The model's input from ``found`` (query, headers, cookies or form): each field by
+        its name on the wire, then every other name; None when none of its own is there."""
+        data: dict[str, Any] = {}
+        own = False
+        taken = set()
+        for key, wire, many in self._fields:
+            taken.add(wire)
+            if wire not in found:
+                continue
+            own = True
+            value = _all_of(found, wire) if many else _one_of(found, wire)
+            if value is None or (value == "" and isinstance(found, FormData)) or value == []:
+                continue
+            data[key] = value
+        for wire, value in _extras(found, taken):
+            data[wire] = value
+        if not own and not data and self._optional:
+            return None
+        return data
+
+    def read(self, request: Request, values: Values, errors: Errors) -> None:
+        self.read_from(_source_of(request, self.source), values, errors)
+
+    def read_from(self, found: Any, values: Values, errors: Errors) -> None:
+        data = self.gather(found)
+        if data is None:
+            values[self.name] = self._parameter.default_value()
+            return
+        try:
+            values[self.name] = self._validator.validate(data)
+        except Invalid as exc:
+            errors.extend(exc.errors)
 
 
-def _converter(parameter: Parameter) -> Callable[[Any], Any]:
-    """Turns the raw value into the parameter's type; raises msgspec.ValidationError."""
-    if not parameter.constraints:
-        fast = _FAST_CONVERTERS.get(parameter.annotation)
-        if fast is not None:
-            return fast
-    return functools.partial(_convert, type=parameter.validated_type, strict=False)
+def _source_of(request: Request, source: str) -> Any:
+    if source == "query":
+        return request.query
+    if source == "header":
+        return request.headers
+    return request.cookies
 
 
-def extractor(parameter: Parameter, path_type: type | None = None) -> Extractor:
-    """The reader of one path, query, header or cookie parameter, or of the Request itself.
+def _one_of(found: Any, wire: str) -> Any:
+    if isinstance(found, QueryParams | FormData):
+        values = found.get_all(wire)
+        return values[-1] if values else None
+    return found.get(wire)
 
-    ``path_type`` is what the route's converter already made of a path value.
+
+def _all_of(found: Any, wire: str) -> Any:
+    if isinstance(found, QueryParams | Headers | FormData):
+        return found.get_all(wire)
+    value = found.get(wire)
+    return None if value is None else [value]
+
+
+def _extras(found: Any, taken: set[str]) -> list[tuple[str, Any]]:
+    """Every other name of ``found``: one value, or a list when it repeats."""
+    grouped: dict[str, list[Any]] = {}
+    if isinstance(found, QueryParams | FormData):
+        items = found.multi_items()
+    elif isinstance(found, Headers):
+        items = found.raw()
+    else:
+        items = list(found.items())
+    for key, value in items:
+        if key not in taken:
+            grouped.setdefault(key, []).append(value)
+    return [(key, found[0] if len(found) == 1 else found) for key, found in grouped.items()]
+
+
+def model_fields(model: Any, *, header: bool = False) -> list[tuple[str, str, bool]]:
+    """Each field of a parameter model: the key the model validates it by, its name on the
+    wire (a header's with ``_`` as ``-``), and whether it holds a list."""
+    fields = []
+    if is_pydantic_model(model):
+        for name, field in model.model_fields.items():
+            key = field.validation_alias if isinstance(field.validation_alias, str) else None
+            key = key or field.alias or name
+            wire = key if field.alias or not header else name.replace("_", "-")
+            many = sequence_item(field.annotation) is not None
+            fields.append((key, wire.lower() if header else wire, many))
+        return fields
+    info = mi.type_info(model)
+    for item in getattr(info, "fields", ()):
+        key = item.encode_name
+        wire = key.replace("_", "-") if header else key
+        many = isinstance(item.type, mi.ListType | mi.SetType | mi.FrozenSetType)
+        fields.append((key, wire.lower() if header else wire, many))
+    return fields
+
+
+class BodyDecoder:
+    """Reads and decodes a JSON body once per request, as FastAPI does before any body
+    parameter is read: JSON where the content type says so (``application/json``,
+    ``+json``), the bytes otherwise (the model then refuses them), UNDEFINED when empty.
+
+    Malformed JSON is a 422 at once (``json_invalid``, located at the character).
     """
-    if parameter.source == "request":
-        return _the_request
-    if parameter.source == "path":
-        return _path_extractor(parameter, path_type)
-    return _text_extractor(parameter)
 
+    __slots__ = ("_decode",)
 
-def _the_request(request: Request, errors: Errors) -> Any:
-    return request
+    def __init__(self) -> None:
+        self._decode = msgspec.json.Decoder().decode
 
-
-def _path_extractor(parameter: Parameter, path_type: type | None) -> Extractor:
-    name = parameter.name
-    as_is = not parameter.constraints and parameter.annotation in (str, path_type)
-    convert = _converter(parameter)
-
-    def from_path(request: Request, errors: Errors) -> Any:
-        value = request.path_params[name]
-        if as_is:
-            return value
-        try:
-            return convert(value)
-        except msgspec.ValidationError as exc:
-            message, _, kind = _message(exc)
-            errors.append(validation_error(("path", name), message, kind))
-            return None
-
-    return from_path
-
-
-def _text_extractor(parameter: Parameter) -> Extractor:
-    source, alias, default = parameter.source, parameter.alias, parameter.default
-    many = parameter.shape == "sequence"
-    convert = _converter(parameter)
-    read = _READERS[source]
-
-    def from_text(request: Request, errors: Errors) -> Any:
-        raw = read(request, alias, many)
-        if raw is None or (many and not raw):
-            if default is MISSING:
-                errors.append(validation_error((source, alias), "Field required", "missing"))
-            return default
-        try:
-            return convert(raw)
-        except msgspec.ValidationError as exc:
-            message, location, kind = _message(exc)
-            errors.append(validation_error((source, alias, *location), message, kind))
-            return None
-
-    return from_text
-
-
-def _from_query(request: Request, alias: str, many: bool) -> Any:
-    query = request.query
-    return query.get_all(alias) if many else query.get(alias)
-
-
-def _from_header(request: Request, alias: str, many: bool) -> Any:
-    headers = request.headers
-    return headers.get_all(alias) if many else headers.get(alias)
-
-
-def _from_cookie(request: Request, alias: str, many: bool) -> Any:
-    return request.cookies.get(alias)
-
-
-_READERS: dict[str, Callable[[Request, str, bool], Any]] = {
-    "query": _from_query,
-    "header": _from_header,
-    "cookie": _from_cookie,
-}
-
-
-class BodyReader:
-    """Every body parameter of a handler, read from one JSON body by a decoder built once:
-    the whole body for one parameter, or a member each (``embed``). A pydantic model is
-    validated by its own ``TypeAdapter``, built here, once."""
-
-    __slots__ = ("_adapters", "_decoder", "_embedded", "_names", "_pydantic", "default")
-
-    def __init__(self, parameters: list[Parameter]) -> None:
-        self._embedded = any(parameter.embed for parameter in parameters)
-        self._names = [parameter.name for parameter in parameters]
-        # Pydantic-typed parameters: decoded as JSON by msgspec, then validated by pydantic.
-        self._adapters = {
-            parameter.name: pydantic_adapter(parameter.annotation)
-            for parameter in parameters
-            if uses_pydantic(parameter.annotation)
-        }
-        self._pydantic = None
-        if self._embedded:
-            fields = [
-                (parameter.name, self._member_type(parameter))
-                if parameter.required
-                else (parameter.name, self._member_type(parameter), parameter.default)
-                for parameter in parameters
-            ]
-            rename = {parameter.name: parameter.alias for parameter in parameters}
-            body_type: Any = msgspec.defstruct("Body", fields, kw_only=True, rename=rename)
-            self.default: Any = MISSING
-        else:
-            (parameter,) = parameters
-            body_type = parameter.validated_type
-            self.default = parameter.default
-            self._pydantic = self._adapters.get(parameter.name)
-            if self._pydantic is not None:
-                body_type = Any
-        self._decoder = msgspec.json.Decoder(body_type)
-
-    def _member_type(self, parameter: Parameter) -> Any:
-        return Any if parameter.name in self._adapters else parameter.validated_type
-
-    async def read(self, request: Request, errors: Errors) -> dict[str, Any]:
-        """The body parameters by handler name; a body missing or invalid goes to ``errors``."""
-        # perf: the usual Content-Type is taken as it is, without parsing it.
-        if request._header("content-type") != _JSON:
-            media_type = request.content_type
-            if media_type and media_type != _JSON and not media_type.endswith("+json"):
-                raise HTTPError(
-                    415,
-                    f"Expected a JSON body (Content-Type: application/json), got {media_type!r}",
-                )
+    async def decode(self, request: Request) -> Any:
         body = await request.body()
         if not body:
-            if self.default is MISSING:
-                errors.append(validation_error(("body",), "Field required", "missing"))
-                return dict.fromkeys(self._names)
-            return dict.fromkeys(self._names, self.default)
+            return UNDEFINED
+        content_type = request._header("content-type")
+        # perf: the usual Content-Type is taken as it is, without parsing it.
+        if content_type != "application/json" and not _is_json(content_type):
+            return body
         try:
-            value = decode_json(self._decoder.decode, body, request.app.settings)
-        except msgspec.ValidationError as exc:
-            message, location, kind = _message(exc)
-            errors.append(validation_error(("body", *location), message, kind))
-            return dict.fromkeys(self._names)
-        if self._embedded:
-            members = {name: getattr(value, name) for name in self._names}
-            for name, adapter in self._adapters.items():
-                members[name] = _validated(adapter, members[name], ("body", name), errors)
-            return members
-        if self._pydantic is not None:
-            value = _validated(self._pydantic, value, ("body",), errors)
-        return {self._names[0]: value}
+            return decode_json(self._decode, body, request.context)
+        except msgspec.ValidationError as exc:  # valid JSON msgspec cannot hold: a huge int
+            raise HTTPError(400, f"Malformed JSON body: {exc}") from None
+        except MalformedJSON:
+            # What Python's json module cannot parse either is FastAPI's 422 (json_invalid);
+            # what only msgspec refuses (a lone surrogate escape) stays a 400 that says why.
+            invalid = _json_invalid(body)
+            if invalid is None:
+                raise
+            raise RequestValidationError([invalid], body=body) from None
 
 
-def _validated(adapter: Any, value: Any, where: tuple[str, ...], errors: Errors) -> Any:
-    """``value`` validated by a pydantic TypeAdapter; its errors go to ``errors``."""
+def _is_json(content_type: str | None) -> bool:
+    if not content_type:
+        return False  # FastAPI's strict content type: no content type, no JSON
+    message = email.message.Message()
+    message["content-type"] = content_type
+    if message.get_content_maintype() != "application":
+        return False
+    subtype = message.get_content_subtype()
+    return subtype == "json" or subtype.endswith("+json")
+
+
+def _json_invalid(body: bytes) -> dict[str, Any] | None:
+    """FastAPI's entry for malformed JSON: where, and what, as Python's json module says;
+    None where Python's json module takes the body (then it is not malformed to FastAPI)."""
     try:
-        return adapter.validate_python(value)
-    except ValueError as exc:  # pydantic's ValidationError is a ValueError
-        if not hasattr(exc, "errors"):
-            raise
-        errors.extend(pydantic_errors(exc, where))
+        json.loads(body)
+    except json.JSONDecodeError as exc:
+        return entry("json_invalid", ("body", exc.pos), "JSON decode error", {}, {"error": exc.msg})
+    except ValueError:
         return None
+    return None
+
+
+class BodyField:
+    """One body parameter, read from the decoded body: the whole of it, or (``embedded``)
+    the member named after it."""
+
+    __slots__ = ("_embedded", "_parameter", "_validator", "name")
+
+    def __init__(self, parameter: Parameter, embedded: bool) -> None:
+        self.name = parameter.name
+        self._parameter = parameter
+        self._embedded = embedded
+        loc: Loc = ("body", parameter.alias) if embedded else ("body",)
+        self._validator = ValueValidator(parameter, loc, lax=False)
+
+    def typed_decoder(self) -> Callable[[bytes], Any] | None:
+        """A JSON decoder straight into this parameter's type, where that is exactly what
+        decoding and then validating the whole body would give (msgspec validates it): one
+        C call for the usual body. None otherwise."""
+        if self._embedded or not msgspec_validates(self._parameter):
+            return None
+        return msgspec.json.Decoder(self._parameter.validated_type).decode
+
+    def read_from(self, body: Any, values: Values, errors: Errors) -> None:
+        loc = self._validator.loc
+        value = body
+        if self._embedded and body is not UNDEFINED:
+            if isinstance(body, bytes) or not hasattr(body, "get"):
+                errors.append(missing(loc))  # members need an object
+                return
+            value = body.get(self._parameter.alias, UNDEFINED)
+        if value is UNDEFINED:
+            _missing_or_default(self._parameter, loc, values, errors)
+            return
+        try:
+            values[self.name] = self._validator.validate(value)
+        except Invalid as exc:
+            errors.extend(exc.errors)
+
+
+class FormDecoder:
+    """Parses a form body once per request, within the app's form limits; any other body
+    reads as an empty form (its required fields are then missing, as in FastAPI)."""
+
+    __slots__ = ()
+
+    async def decode(self, request: Request) -> FormData:
+        if request.content_type not in FORM_MEDIA_TYPES:
+            return FormData([])
+        return await request.form()
+
+
+class FormField:
+    """One form or file parameter, read from the parsed form: a field's text (an empty
+    field is absent, as in FastAPI), a list of them, or a file (its bytes, if asked)."""
+
+    __slots__ = ("_bytes", "_check", "_file", "_many", "_parameter", "loc", "name")
+
+    def __init__(self, parameter: Parameter) -> None:
+        self.name = parameter.name
+        self._parameter = parameter
+        self.loc: Loc = ("body", parameter.alias)
+        self._many = _is_sequence(parameter.annotation)
+        self._file = parameter.source == "file" or _holds_upload(parameter.annotation)
+        self._bytes = self._file and _holds_bytes(parameter.annotation)
+        self._check = TextValidator(parameter, self.loc).check if not self._file else _as_is
+
+    async def read_from(self, form: FormData, values: Values, errors: Errors) -> None:
+        alias = self._parameter.alias
+        found = [item for item in form.get_all(alias) if not _empty(item)]
+        if not found:
+            _missing_or_default(self._parameter, self.loc, values, errors)
+            return
+        if self._file:
+            uploads = [item for item in found if isinstance(item, UploadFile)]
+            if len(uploads) != len(found):
+                errors.append(_expected_file(self.loc, found[0]))
+                return
+            files: list[Any] = uploads
+            if self._bytes:
+                files = [await _bytes_of(upload) for upload in uploads]
+            values[self.name] = files if self._many else files[-1]
+            return
+        raw: Any = found if self._many else found[-1]
+        if any(isinstance(item, UploadFile) for item in found):
+            errors.append(entry("string_type", self.loc, "Input should be a valid string", raw))
+            return
+        try:
+            values[self.name] = self._check(raw)
+        except Invalid as exc:
+            errors.extend(exc.errors)
+
+
+def _empty(item: Any) -> bool:
+    # Browsers send an empty field, or a file without name nor content, for nothing chosen.
+    if isinstance(item, UploadFile):
+        return item.filename == "" and item.size == 0
+    return bool(item == "")
+
+
+def _expected_file(loc: Loc, value: Any) -> dict[str, Any]:
+    return entry(
+        "value_error", loc, f"Value error, Expected UploadFile, received: {type(value)}", value
+    )
+
+
+async def _bytes_of(upload: UploadFile) -> bytes:
+    # The file may be read by another parameter too: leave it where it was.
+    position = upload.file.tell()
+    try:
+        return await upload.read()
+    finally:
+        await upload.seek(position)
+
+
+def _holds_upload(annotation: Any) -> bool:
+    from .params import _members
+
+    return any(isinstance(m, type) and issubclass(m, UploadFile) for m in _members(annotation))
+
+
+def _holds_bytes(annotation: Any) -> bool:
+    from .params import _members
+
+    return any(member is bytes for member in _members(annotation))
+
+
+def reader_for(parameter: Parameter, path_type: type | None = None) -> Reader:
+    """The reader of a path, query, header or cookie parameter (or parameter model)."""
+    if parameter.is_model:
+        return ModelReader(parameter)
+    return ScalarReader(parameter, path_type)

@@ -17,8 +17,9 @@ from email.utils import formatdate, parsedate_to_datetime
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from .lifecycle import submit
 from .responses import Response
-from .transport import Sending, Transport
+from .transport import Outbound, Sent
 from .wire import HeaderList, allows_body, frame
 
 if TYPE_CHECKING:
@@ -66,13 +67,21 @@ class FileResponse(Response):
     def __repr__(self) -> str:
         return f"<FileResponse {self.status} {self.media_type} {self.path!r}>"
 
-    def send(self, transport: Transport, head: bool, request: Request | None) -> Sending:
-        stat = self.stat_result or os.stat(self.path)
+    async def send(self, outbound: Outbound, request: Request) -> None:
+        # The file's status comes from the disk: asked on a thread, not on the event loop.
+        stat = self.stat_result or await submit(request.context.threads, os.stat, self.path)
+        sent = self._hand_over(outbound, request, stat)
+        if sent is not None:
+            await sent
+
+    def _hand_over(self, outbound: Outbound, request: Request, stat: os.stat_result) -> Sent:
         size = stat.st_size
         status = self.status
+        method = request.method
+        head = method == "HEAD"
         headers = self.raw_headers.copy()
         etag = _add_validators(headers, stat)
-        if status == 200 and request is not None and request.method in ("GET", "HEAD"):
+        if status == 200 and method in ("GET", "HEAD"):
             decided = _decide(request.headers, etag, int(stat.st_mtime), size, head)
             if decided is not None:
                 status, extra, span = decided
@@ -80,12 +89,12 @@ class FileResponse(Response):
                 if span is not None:
                     start, end = span
                     headers = frame(status, headers, end - start)
-                    return transport.response_file_range(status, headers, self.path, start, end)
-                return transport.response_bytes(status, frame(status, headers, 0), b"")
+                    return outbound.response_file_range(status, headers, self.path, start, end)
+                return outbound.response_bytes(status, frame(status, headers, 0), b"")
         headers = frame(status, headers, size)
         if head or not allows_body(status) or size == 0:
-            return transport.response_bytes(status, headers, b"")
-        return transport.response_file(status, headers, self.path)
+            return outbound.response_bytes(status, headers, b"")
+        return outbound.response_file(status, headers, self.path)
 
 
 @functools.lru_cache(maxsize=1024)

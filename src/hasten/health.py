@@ -10,28 +10,34 @@ from .errors import HTTPError
 from .requests import Request
 from .responses import JSONResponse, Response
 from .routing import Route, Router
+from .settings import Settings
 
 if TYPE_CHECKING:
-    from .app import App
     from .runtime import Runtime
 
-__all__ = ["health_routes"]
+__all__ = ["control_routes"]
 
 
-def health_routes(app: App) -> list[Route]:
-    """The routes ``app``'s settings ask for (none by default)."""
-    settings = app.settings
+def control_routes(settings: Settings, runtime: Runtime) -> list[Route]:
+    """The routes ``settings`` ask for (none by default), answering about ``runtime``."""
     router = Router()
     if settings.health_url is not None:
         router.add_route(settings.health_url, alive, include_in_schema=False)
     if settings.ready_url is not None:
         # Once shutdown begins the gate answers every request 503, this one included, while
         # requests in flight finish (see App.shutdown); before startup, so does
-        # serve_before_start.
+        # App.start_for.
         router.add_route(settings.ready_url, ready, include_in_schema=False)
-    if settings.metrics_url is not None:
-        router.add_route(settings.metrics_url, metrics, include_in_schema=False)
+    metrics = runtime.metrics
+    if settings.metrics_url is not None and metrics is not None:
+
+        async def exposition() -> Response:
+            """The Prometheus exposition."""
+            return metrics.respond()
+
+        router.add_route(settings.metrics_url, exposition, include_in_schema=False)
     if settings.stats_token is not None:
+        stats = Stats(settings.stats_token, runtime)
         router.add_route(settings.stats_url, stats, include_in_schema=False)
     return router.routes
 
@@ -46,30 +52,21 @@ async def ready() -> dict[str, str]:
     return {"status": "ready"}
 
 
-async def metrics(request: Request) -> Response:
-    """The Prometheus exposition."""
-    runtime = _runtime(request)
-    assert runtime.metrics is not None
-    return runtime.metrics.respond()
-
-
-async def stats(request: Request) -> Response:
+class Stats:
     """Requests by route and status class, event-loop stalls by route, in flight, refused,
     summed over the workers: for the bearer of ``stats_token`` only (401 without a token, 403
     with another)."""
-    token = request.app.settings.stats_token
-    assert token is not None
-    scheme, _, given = (request.headers.get("authorization") or "").partition(" ")
-    if scheme.lower() != "bearer" or not given:
-        raise HTTPError(401, "A bearer token is required", {"www-authenticate": "Bearer"})
-    if not hmac.compare_digest(given.encode(), token.encode()):
-        raise HTTPError(403, "The token is not the stats token")
-    runtime = _runtime(request)
-    assert runtime.route_counts is not None
-    return JSONResponse(runtime.route_counts.summed())
 
+    def __init__(self, token: str, runtime: Runtime) -> None:
+        self.token = token
+        self.runtime = runtime
 
-def _runtime(request: Request) -> Runtime:
-    runtime = request.app.runtime
-    assert runtime is not None  # a route is served by a started app
-    return runtime
+    async def __call__(self, request: Request) -> Response:
+        scheme, _, given = (request.headers.get("authorization") or "").partition(" ")
+        if scheme.lower() != "bearer" or not given:
+            raise HTTPError(401, "A bearer token is required", {"www-authenticate": "Bearer"})
+        if not hmac.compare_digest(given.encode(), self.token.encode()):
+            raise HTTPError(403, "The token is not the stats token")
+        counts = self.runtime.route_counts
+        assert counts is not None  # counted whenever stats_token is set
+        return JSONResponse(counts.summed())

@@ -20,7 +20,7 @@ __all__ = ["CompiledRoute", "Matcher", "RouteConflict"]
 _Entry = tuple[Target, tuple[str, ...]]  # the target and its path parameters' names
 # What may stand unescaped in a path (RFC 3986 pchar and "/"): the rest is percent-encoded.
 _PATH_SAFE = "/:@!$&'()*+,;=-._~"
-_RENDER_AS_IS = Renderer(200)
+_RENDER_AS_IS = Renderer(200).render
 _WEBSOCKET = frozenset({"WEBSOCKET"})
 
 
@@ -79,14 +79,14 @@ def _not_allowed(methods: Iterable[str]) -> Target:
     async def method_not_allowed(request: Request) -> Any:
         raise HTTPError(405, f"Method {request.method} not allowed", {"allow": allow})
 
-    return Target("method not allowed", method_not_allowed, _RENDER_AS_IS, takes_request=True)
+    return Target("method not allowed", method_not_allowed, _RENDER_AS_IS)
 
 
-async def _raise_not_found() -> Any:
+async def _raise_not_found(request: Request) -> Any:
     raise HTTPError(404, "Not Found")
 
 
-_NOT_FOUND = Target("not found", _raise_not_found, _RENDER_AS_IS, takes_request=False)
+_NOT_FOUND = Target("not found", _raise_not_found, _RENDER_AS_IS)
 
 
 class Matcher:
@@ -184,7 +184,7 @@ def _redirect(path: str) -> Target:
         query = f"?{request.query_string}" if request.query_string else ""
         return RedirectResponse(request.root_path + location + query)
 
-    return Target("trailing slash redirect", redirect_slash, _RENDER_AS_IS, takes_request=True)
+    return Target("trailing slash redirect", redirect_slash, _RENDER_AS_IS)
 
 
 def _walk_greedy(node: _Node, segments: list[str], method: str, values: list[Any]) -> _Node | None:

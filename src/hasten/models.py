@@ -12,7 +12,9 @@ validated, unless the route asks for it (``validate_response=True``).
 
 from __future__ import annotations
 
+import dataclasses
 import sys
+import typing
 from collections.abc import Callable
 from typing import Any
 
@@ -47,6 +49,27 @@ def uses_pydantic(annotation: Any) -> bool:
     if is_pydantic_model(annotation):
         return True
     return any(uses_pydantic(arg) for arg in getattr(annotation, "__args__", ()))
+
+
+def uses_msgspec(annotation: Any, seen: frozenset[int] = frozenset()) -> bool:
+    """Whether ``annotation`` holds, anywhere (dataclass and TypedDict fields included),
+    what only msgspec reads: a Struct, an attrs class, or a ``msgspec.Meta`` constraint."""
+    if id(annotation) in seen:
+        return False
+    seen = seen | {id(annotation)}
+    if isinstance(annotation, msgspec.Meta):
+        return True
+    if isinstance(annotation, type):
+        if issubclass(annotation, msgspec.Struct) or hasattr(annotation, "__attrs_attrs__"):
+            return True
+        if dataclasses.is_dataclass(annotation) or typing.is_typeddict(annotation):
+            try:
+                hints = typing.get_type_hints(annotation, include_extras=True)
+            except Exception:
+                return False
+            return any(uses_msgspec(hint, seen) for hint in hints.values())
+    arguments = getattr(annotation, "__metadata__", ()) + getattr(annotation, "__args__", ())
+    return any(uses_msgspec(arg, seen) for arg in arguments)
 
 
 def pydantic_adapter(annotation: Any) -> Any:

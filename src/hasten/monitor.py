@@ -168,7 +168,10 @@ class _LoopWatch:
         monitors = self._monitors
         frame: FrameType | None = sys._current_frames().get(self._loop_thread)
         while frame is not None:
-            for monitor in monitors:
+            # Newest first: where two apps on the loop own the same code (a test serving one
+            # handler again while an app mounted earlier was never stopped), the app started
+            # last is the one serving it.
+            for monitor in reversed(monitors):
                 label = monitor.codes.get(frame.f_code)
                 if label is not None:
                     return monitor, label

@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .connection import Connection
 from .endpoints import Endpoint, RouteOptions, RunsOn
+from .paths import PathTemplate
 from .renderers import Renderer
 from .requests import Request
 from .responses import Response
-from .transport import Sending, Transport
+from .transport import Outbound
 from .types import Target
 from .websockets import WebSocket
 
@@ -63,10 +64,9 @@ class MountResponse(Response):
     def __repr__(self) -> str:
         return f"<MountResponse {self.root_path}>"
 
-    def send(self, transport: Transport, head: bool, request: Request | None) -> Sending:
-        assert request is not None  # a mount's target takes the request
+    async def send(self, outbound: Outbound, request: Request) -> None:
         extra = self.raw_headers if self._headers is not None else []
-        return request.call_asgi(self.asgi_app, self.root_path, extra)
+        await request.call_asgi(self.asgi_app, self.root_path, extra, outbound)
 
 
 _AS_IS = Renderer(200)
@@ -84,9 +84,10 @@ class MountEndpoint(Endpoint):
         self.options = RouteOptions(include_in_schema=False)  # it documents itself, if at all
         self.name = f"mount {type(mounted).__module__}.{type(mounted).__qualname__}"
         self.parameters = ()
-        self._extractors = ()
-        self._body = None
         self.renderer = _AS_IS
+
+    def under(self, template: PathTemplate) -> MountEndpoint:
+        return self  # the mounted app reads its path itself
 
     @property
     def runs_on(self) -> RunsOn:
@@ -102,7 +103,7 @@ class MountEndpoint(Endpoint):
         # As in FastAPI, a router's dependencies are not run for the apps mounted on it.
         mounted: Any = self.mounted
         invoke = _native(mounted) if is_native(mounted) else _asgi(mounted)
-        return Target(self.name, invoke, _AS_IS, takes_request=True)
+        return Target(self.name, invoke, _AS_IS.render)
 
 
 # The name of the catch-all path parameter of a mount's routes: what follows the prefix.
@@ -131,7 +132,7 @@ def _asgi(mounted: ASGIApp) -> Callable[[Connection], Awaitable[Any]]:
     async def forward(connection: Connection) -> Any:
         root_path = connection.root_path + _prefix(connection)
         if isinstance(connection, WebSocket):
-            await connection.call_asgi(mounted, root_path, [])
+            await connection.call_asgi(mounted, root_path, [], None)
             connection.connection_state = "closed"  # the mounted app ended it
             return None
         return MountResponse(mounted, root_path)

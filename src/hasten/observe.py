@@ -1,34 +1,33 @@
-"""Observation: the request path an app takes when metrics, tracing, the access log or the
-live stats are on, chosen once at startup. With all of them off, no request comes here.
+"""Observation: what an app does for each request when metrics, tracing, the access log or
+the live stats are on, chosen once at startup. With all of them off, no request comes here.
 
-The Observer wraps the one serve step: it names the request by the route it matches (never by
-its raw path), hands the serve step an Exchange that notes the status and bytes of whatever is
-sent, and, once the response is out, gives the sinks the route, status, bytes, duration and
-time spent queued for a thread or a worker process.
+The serve step begins an Observation before it handles a request and ends it once the
+response is sent: the Observation wraps the request's Outbound in an Exchange that notes the
+status and bytes of whatever is sent, and tells the sinks the route the request matched (the
+tag on its route's Target, never its raw path), the status, bytes, duration and time spent
+queued for a thread or a worker process.
 """
 
 from __future__ import annotations
 
 import contextvars
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .connection import NO_PATH_PARAMS
 from .wire import HeaderList
 
 if TYPE_CHECKING:
-    from .matcher import Matcher
-    from .runtime import RequestReader
-    from .transport import Sending, StreamWriter, Transport
-    from .types import Target
+    from .requests import Request
+    from .transport import Outbound, Sent, StreamWriter
 
 __all__ = [
     "UNMATCHED",
     "Exchange",
+    "Observation",
     "Observer",
     "QueueTimer",
     "RouteTag",
@@ -68,68 +67,47 @@ UNMATCHED_TAG = RouteTag(UNMATCHED, "loop", matched=False)
 
 
 class Exchange:
-    """One observed request: the Transport the serve step sends to, which notes the status and
-    the body bytes on their way to the server's transport (``inner``), and the seconds its
-    handler waited for a thread or worker process (``queued``)."""
+    """One observed request's Outbound: it notes the status and the body bytes on their way
+    to the server's (``inner``), and the seconds its handler waited for a thread or worker
+    process (``queued``)."""
 
     __slots__ = ("inner", "queued", "sent", "status")
 
-    def __init__(self, inner: Transport) -> None:
-        # The server's transport, as Any: Granian's protocol object is also how a Request
-        # reads its body, and an ASGI transport has send() and receive().
-        self.inner: Any = inner
+    def __init__(self, inner: Outbound) -> None:
+        self.inner = inner
         self.status = 0  # 0 until a response starts (the client may leave first)
         self.sent = 0
         self.queued = 0.0
 
-    def response_bytes(self, status: int, headers: HeaderList, body: bytes) -> Sending:
+    def response_bytes(self, status: int, headers: HeaderList, body: bytes) -> Sent:
         self.status = status
         self.sent = len(body)
-        sending: Sending = self.inner.response_bytes(status, headers, body)
-        return sending
+        return self.inner.response_bytes(status, headers, body)
 
     def response_stream(self, status: int, headers: HeaderList) -> StreamWriter:
         self.status = status
-        writer: StreamWriter = self.inner.response_stream(status, headers)
-        return _CountingWriter(self, writer)
+        return _CountingWriter(self, self.inner.response_stream(status, headers))
 
-    def response_file(self, status: int, headers: HeaderList, file: str) -> Sending:
+    def response_file(self, status: int, headers: HeaderList, file: str) -> Sent:
         self.status = status
         self.sent = _content_length(headers)
-        sending: Sending = self.inner.response_file(status, headers, file)
-        return sending
+        return self.inner.response_file(status, headers, file)
 
     def response_file_range(
         self, status: int, headers: HeaderList, file: str, start: int, end: int
-    ) -> Sending:
+    ) -> Sent:
         self.status = status
         self.sent = end - start
-        sending: Sending = self.inner.response_file_range(status, headers, file, start, end)
-        return sending
-
-    def client_disconnect(self) -> Awaitable[None]:
-        done: Awaitable[None] = self.inner.client_disconnect()
-        return done
-
-    # A Request reads its body from the transport it is given: Granian's protocol object is
-    # called, or iterated; an ASGI transport has receive() (found through __getattr__).
-    def __call__(self) -> Awaitable[bytes]:
-        reading: Awaitable[bytes] = self.inner()
-        return reading
-
-    def __aiter__(self) -> Any:
-        return self.inner.__aiter__()
+        return self.inner.response_file_range(status, headers, file, start, end)
 
     async def send(self, message: dict[str, Any]) -> None:
-        """ASGI ``send``, which a mounted ASGI app answers through under ASGI."""
+        """ASGI ``send``: what a mounted ASGI app answers through under ASGI."""
         if message["type"] == "http.response.start":
             self.status = message["status"]
         elif message["type"] == "http.response.body":
             self.sent += len(message.get("body", b""))
-        await self.inner.send(message)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
+        inner: Any = self.inner
+        await inner.send(message)
 
 
 class _CountingWriter:
@@ -211,68 +189,50 @@ class Sink(Protocol):
 
 
 class Tracer(Protocol):
-    """Wraps each observed request in a span (hasten.tracing); ``headers`` gives the
-    request's headers, where an upstream trace's context comes from."""
+    """Wraps each observed request in a span (hasten.tracing): started before the request is
+    routed, named by its route once it is."""
 
-    def start(
-        self, method: str, tag: RouteTag, path: str, headers: Callable[[], list[tuple[str, str]]]
-    ) -> Any: ...
+    def start(self, method: str, request: Request) -> Any: ...
 
-    def end(self, started: Any, exchange: Exchange) -> None: ...
+    def end(self, started: Any, tag: RouteTag, exchange: Exchange) -> None: ...
 
 
-Serve = Callable[[str, str, Any, "Transport", "RequestReader"], Awaitable[None]]
+class Observation:
+    """One request under observation, from before it is handled to after its response."""
+
+    __slots__ = ("exchange", "method", "span", "started", "token")
+
+    def __init__(self, method: str, outbound: Outbound, span: Any) -> None:
+        self.method = method
+        self.exchange = Exchange(outbound)
+        self.span = span
+        # QueueTimer notes this request's waits for a thread or a worker process.
+        self.token = _current.set(self.exchange)
+        self.started = perf_counter()
 
 
 class Observer:
-    """The instrumented serve step: ``serve`` wraps the plain one (``inner``)."""
+    """What observes an app's requests: the sinks told of each, and the tracer, if any."""
 
-    def __init__(
-        self,
-        inner: Serve,
-        matcher: Matcher,
-        *,
-        app: Any,  # the App: what a Request is read for
-        tags: dict[Target, RouteTag],
-        sinks: list[Sink],
-        tracer: Tracer | None,
-    ) -> None:
-        self.inner = inner
-        self.app = app
-        self.static_targets = matcher.static_targets
-        self.match_dynamic = matcher.match_dynamic
-        self.tags = tags
+    def __init__(self, sinks: list[Sink], tracer: Tracer | None) -> None:
         self.sinks = sinks
         self.tracer = tracer
 
-    async def serve(
-        self, method: str, path: str, scope: Any, transport: Transport, reader: RequestReader
-    ) -> None:
-        """``Runtime.serve``, observed: same arguments, same behaviour."""
-        # Matched once more here, so that the plain path carries no observation at all.
-        # perf: a static path is looked up without a call into the matcher, as serve does.
-        targets = self.static_targets.get(path)
-        target = targets.get(method) if targets is not None else None
-        if target is None:
-            target = self.match_dynamic(method, path)[0]
-        tag = self.tags.get(target, UNMATCHED_TAG)
+    def begin(self, request: Request, method: str, outbound: Outbound) -> Observation:
+        """A request is about to be handled (its response goes to ``outbound``)."""
         label = method if method in KNOWN_METHODS else OTHER_METHOD
-        exchange = Exchange(transport)
-        # perf: only a handler on a pool can wait in a queue (QueueTimer reads this).
-        token = _current.set(exchange) if tag.pooled else None
-        span = None
-        if self.tracer is not None:
-            headers = reader(self.app, 0, scope, exchange, NO_PATH_PARAMS)._raw_headers
-            span = self.tracer.start(label, tag, path, headers)
-        started = perf_counter()
-        try:
-            await self.inner(method, path, scope, exchange, reader)
-        finally:
-            seconds = perf_counter() - started
-            if token is not None:
-                _current.reset(token)
-            if span is not None:
-                assert self.tracer is not None
-                self.tracer.end(span, exchange)
-            for sink in self.sinks:
-                sink.record(label, path, tag, exchange, seconds)
+        span = None if self.tracer is None else self.tracer.start(label, request)
+        return Observation(label, outbound, span)
+
+    def end(self, observation: Observation, request: Request) -> None:
+        """The request's response is sent (or failed): tell the sinks and the tracer."""
+        seconds = perf_counter() - observation.started
+        _current.reset(observation.token)
+        target = request._target
+        tag = UNMATCHED_TAG if target is None or target.tag is None else target.tag
+        exchange = observation.exchange
+        if observation.span is not None:
+            assert self.tracer is not None
+            self.tracer.end(observation.span, tag, exchange)
+        for sink in self.sinks:
+            sink.record(observation.method, request.path, tag, exchange, seconds)

@@ -76,12 +76,12 @@ class ConcurrencyLimit:
         self.label = label
         self.active = 0
 
-    async def __call__(self, *request: Request) -> Any:
+    async def __call__(self, request: Request) -> Any:
         if self.active >= self.limit:
             raise overloaded(f"{self.label} is at its limit of {self.limit} concurrent requests")
         self.active += 1
         try:
-            return await self.invoke(*request)
+            return await self.invoke(request)
         finally:
             self.active -= 1
 

@@ -1,21 +1,26 @@
 """Parameter descriptions: where each argument of a handler comes from, and what it must be.
 
 A handler's signature is read once, at registration, into ``Parameter`` descriptions (name,
-source, type, default, constraints, ``Annotated`` metadata). Extractors are compiled from them
-(``extractors.py``), and OpenAPI and dependency injection read them: one description, so they
+source, type, default, constraints, ``Annotated`` metadata). The plan that reads a request
+(``plan.py``), OpenAPI and dependency injection all start from them: one description, so they
 cannot disagree. ``Query``, ``Path``, ``Header``, ``Cookie``, ``Body``, ``Form`` and ``File``
 say where a value comes from when its type alone does not, and ``Depends`` names a dependency,
-as in FastAPI.
+as in FastAPI, with FastAPI's keywords.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime
+import decimal
+import enum
 import functools
 import inspect
 import types
 import typing
-from collections.abc import Callable
+import uuid
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, Literal, TypedDict, Unpack, get_args, get_origin
 
 import msgspec
@@ -57,43 +62,131 @@ Source = Literal[
     "request",
     "dependency",
     "background",
+    "response",
+    "security_scopes",
 ]
-DependencyScope = Literal["request", "app"]
+# Where a request value is read from (the others are made per request, or called).
+REQUEST_SOURCES: Final = frozenset({"path", "query", "header", "cookie", "body", "form", "file"})
+DependencyScope = Literal["function", "request", "app"]
 Shape = Literal["scalar", "sequence", "structured", "unsupported"]
 
 _UNIONS = (typing.Union, types.UnionType)
+# What msgspec enforces itself; every other validation keyword is pydantic's alone.
 _CONSTRAINTS = ("gt", "ge", "lt", "le", "multiple_of", "min_length", "max_length", "pattern")
+_PYDANTIC_ONLY = (
+    "strict",
+    "allow_inf_nan",
+    "max_digits",
+    "decimal_places",
+    "discriminator",
+    "union_mode",
+    "fail_fast",
+    "validation_alias",
+)
 _DOCS = ("title", "description", "examples")
+
+
+class MarkerOptions(TypedDict, total=False):
+    """The keywords every marker takes, FastAPI's (``Marker``'s fields; a test holds them)."""
+
+    default_factory: Callable[[], Any] | None
+    alias: str | None
+    alias_priority: int | None
+    validation_alias: str | None
+    serialization_alias: str | None
+    title: str | None
+    description: str | None
+    gt: float | None
+    ge: float | None
+    lt: float | None
+    le: float | None
+    min_length: int | None
+    max_length: int | None
+    pattern: str | None
+    regex: str | None
+    discriminator: str | None
+    strict: bool | None
+    validate_default: bool | None
+    union_mode: Literal["smart", "left_to_right"] | None
+    fail_fast: bool | None
+    multiple_of: float | None
+    allow_inf_nan: bool | None
+    max_digits: int | None
+    decimal_places: int | None
+    examples: list[Any] | None
+    example: Any
+    openapi_examples: dict[str, Any] | None
+    deprecated: bool | str | None
+    include_in_schema: bool
+    json_schema_extra: dict[str, Any] | None
+    media_type: str | None
 
 
 @dataclasses.dataclass(frozen=True)
 class Marker:
-    """Where a parameter comes from, with its constraints (msgspec's, as ``msgspec.Meta``)
-    and documentation: what ``Query()``, ``Path()``, ``Header()``, ``Cookie()``, ``Body()``,
-    ``Form()`` and ``File()`` return."""
+    """Where a parameter comes from, with its constraints and documentation: what
+    ``Query()``, ``Path()``, ``Header()``, ``Cookie()``, ``Body()``, ``Form()`` and ``File()``
+    return. Its keywords are FastAPI's."""
 
     source: Source
     default: Any = MISSING
     _: dataclasses.KW_ONLY
+    default_factory: Callable[[], Any] | None = None
     alias: str | None = None
+    alias_priority: int | None = None
+    validation_alias: str | None = None
+    serialization_alias: str | None = None
+    title: str | None = None
+    description: str | None = None
     gt: float | None = None
     ge: float | None = None
     lt: float | None = None
     le: float | None = None
-    multiple_of: float | None = None
     min_length: int | None = None
     max_length: int | None = None
     pattern: str | None = None
-    title: str | None = None
-    description: str | None = None
+    regex: str | None = None  # FastAPI's old name for ``pattern``
+    discriminator: str | None = None
+    strict: bool | None = None
+    validate_default: bool | None = None
+    union_mode: Literal["smart", "left_to_right"] | None = None
+    fail_fast: bool | None = None
+    multiple_of: float | None = None
+    allow_inf_nan: bool | None = None
+    max_digits: int | None = None
+    decimal_places: int | None = None
     examples: list[Any] | None = None
-    deprecated: bool = False
+    example: Any = MISSING  # FastAPI's old name for one of ``examples``
+    openapi_examples: dict[str, Any] | None = None
+    deprecated: bool | str | None = None
     include_in_schema: bool = True
+    json_schema_extra: dict[str, Any] | None = None
+    media_type: str | None = None  # body and forms: the media type OpenAPI documents
     convert_underscores: bool = True  # headers: ``user_agent`` reads ``User-Agent``
-    embed: bool = False  # body: read from the member of a JSON object named after it
+    embed: bool | None = None  # body: read from the member of a JSON object named after it
+
+    def __post_init__(self) -> None:
+        if self.default is not MISSING and self.default_factory is not None:
+            raise TypeError("Give a default or a default_factory, not both")
+        if self.regex is not None:
+            from .errors import FastAPIDeprecationWarning
+
+            warnings.warn(
+                "`regex` has been deprecated, please use `pattern` instead",
+                FastAPIDeprecationWarning,
+                stacklevel=4,
+            )
+            if self.pattern is None:
+                object.__setattr__(self, "pattern", self.regex)
+        if self.example is not MISSING:
+            warnings.warn(
+                "`example` has been deprecated, please use `examples` instead",
+                DeprecationWarning,
+                stacklevel=4,
+            )
 
     def meta(self) -> msgspec.Meta | None:
-        """The constraints and documentation given, as msgspec enforces and documents them."""
+        """The constraints and documentation msgspec enforces and documents itself."""
         given = {
             name: getattr(self, name)
             for name in (*_CONSTRAINTS, *_DOCS)
@@ -101,60 +194,62 @@ class Marker:
         }
         return msgspec.Meta(**given) if given else None
 
+    def field_options(self) -> dict[str, Any]:
+        """Every validation keyword given, as ``pydantic.Field`` takes it."""
+        options = {
+            name: getattr(self, name)
+            for name in (*_CONSTRAINTS, *_PYDANTIC_ONLY)
+            if getattr(self, name) is not None
+        }
+        options.pop("validation_alias", None)  # the alias is read by hasten, not pydantic
+        return options
+
+    @property
+    def pydantic_only(self) -> bool:
+        """Whether a keyword asks for what only pydantic enforces."""
+        return any(getattr(self, name) is not None for name in _PYDANTIC_ONLY)
+
     def wire_name(self, name: str) -> str:
         """The name the value has on the wire."""
+        alias = self.validation_alias or self.alias
         if self.source != "header":
-            return self.alias or name
-        if self.alias:
-            return self.alias.lower()
+            return alias or name
+        if alias:
+            return alias.lower()
         return name.replace("_", "-") if self.convert_underscores else name
-
-
-class MarkerOptions(TypedDict, total=False):
-    """The keywords every marker takes (``Marker``'s fields; a test holds them to it)."""
-
-    alias: str | None
-    gt: float | None
-    ge: float | None
-    lt: float | None
-    le: float | None
-    multiple_of: float | None
-    min_length: int | None
-    max_length: int | None
-    pattern: str | None
-    title: str | None
-    description: str | None
-    examples: list[Any] | None
-    deprecated: bool
-    include_in_schema: bool
 
 
 # The markers are functions typed ``-> Any``, as FastAPI's are, so that ``x: int = Query(3)``
 # type-checks; each returns a Marker.
 def Query(default: Any = MISSING, **options: Unpack[MarkerOptions]) -> Any:
-    """A query-string parameter (the default for a plain type not in the path)."""
+    """A query-string parameter (the default for a plain type not in the path); on a model
+    (``Annotated[Filters, Query()]``), the query parameters as that model's fields."""
     return Marker("query", default, **options)
 
 
 def Path(default: Any = MISSING, **options: Unpack[MarkerOptions]) -> Any:
     """A path parameter (the default for a name in the route's path)."""
-    return Marker("path", default, **options)
+    if default is not MISSING and default is not ...:
+        raise AssertionError("Path parameters cannot have a default value")
+    return Marker("path", MISSING, **options)
 
 
 def Header(
     default: Any = MISSING, *, convert_underscores: bool = True, **options: Unpack[MarkerOptions]
 ) -> Any:
     """A request header: ``user_agent`` reads ``User-Agent``, unless ``convert_underscores``
-    is False or an ``alias`` is given."""
+    is False or an ``alias`` is given; on a model, the headers as that model's fields."""
     return Marker("header", default, convert_underscores=convert_underscores, **options)
 
 
 def Cookie(default: Any = MISSING, **options: Unpack[MarkerOptions]) -> Any:
-    """A cookie from the ``Cookie`` header."""
+    """A cookie from the ``Cookie`` header; on a model, the cookies as its fields."""
     return Marker("cookie", default, **options)
 
 
-def Body(default: Any = MISSING, *, embed: bool = False, **options: Unpack[MarkerOptions]) -> Any:
+def Body(
+    default: Any = MISSING, *, embed: bool | None = None, **options: Unpack[MarkerOptions]
+) -> Any:
     """The JSON body; with ``embed=True`` (or beside other body parameters), the member of a
     JSON object named after the parameter."""
     return Marker("body", default, embed=embed, **options)
@@ -178,19 +273,22 @@ class Dependency:
 
     ``scope="request"`` (the default): called once per request (once in all, with
     ``use_cache``, however many parameters ask for it); a generator's code after ``yield``
-    runs after the response is sent. ``scope="app"``: created once when the app starts and
-    closed when it stops; it cannot take request parameters.
+    runs after the response is sent. ``scope="function"``: that code runs as soon as the
+    handler returns, before the response is sent. ``scope="app"``: created once when the app
+    starts and closed when it stops; it cannot take request parameters.
     """
 
     dependency: Callable[..., Any] | None = None
     _: dataclasses.KW_ONLY
     use_cache: bool = True
-    scope: DependencyScope = "request"
+    scope: DependencyScope | None = None
     scopes: tuple[str, ...] = ()  # OAuth2 scopes a ``Security()`` dependency requires
 
     def __post_init__(self) -> None:
-        if self.scope not in ("request", "app"):
-            raise ValueError(f"Depends scope must be 'request' or 'app', not {self.scope!r}")
+        if self.scope not in (None, "function", "request", "app"):
+            raise ValueError(
+                f"Depends scope must be 'function', 'request' or 'app', not {self.scope!r}"
+            )
         if self.dependency is not None and not callable(self.dependency):
             raise TypeError(f"Depends() takes a callable, not {self.dependency!r}")
 
@@ -199,7 +297,7 @@ def Depends(
     dependency: Callable[..., Any] | None = None,
     *,
     use_cache: bool = True,
-    scope: DependencyScope = "request",
+    scope: DependencyScope | None = None,
 ) -> Any:
     """The parameter's value is what ``dependency`` returns (or yields); without one, the
     parameter's annotation is called. ``dependency`` takes parameters as a handler does."""
@@ -214,7 +312,7 @@ class Parameter:
     name: str  # the handler's argument
     source: Source
     annotation: Any  # the declared type, ``Annotated`` metadata removed
-    default: Any = MISSING  # MISSING: required
+    default: Any = MISSING  # MISSING: required (unless ``default_factory``)
     alias: str = ""  # the name on the wire: query key, header or cookie name, body member
     constraints: tuple[msgspec.Meta, ...] = ()  # enforced wherever the value comes from
     metadata: tuple[Any, ...] = ()  # every other ``Annotated`` extra, as declared
@@ -224,7 +322,22 @@ class Parameter:
 
     @property
     def required(self) -> bool:
-        return self.default is MISSING
+        return self.default is MISSING and self.default_factory is None
+
+    @property
+    def default_factory(self) -> Callable[[], Any] | None:
+        return None if self.marker is None else self.marker.default_factory
+
+    def default_value(self) -> Any:
+        """The value of a parameter the request does not give (a fresh one from a factory,
+        or a copy of a mutable default, as FastAPI's)."""
+        factory = self.default_factory
+        if factory is not None:
+            return factory()
+        default = self.default
+        if isinstance(default, list | dict | set):
+            return type(default)(default)
+        return default
 
     @property
     def validated_type(self) -> Any:
@@ -243,25 +356,54 @@ class Parameter:
     def shape(self) -> Shape:
         return shape_of(self.annotation)
 
+    @property
+    def is_model(self) -> bool:
+        """A parameter model: query, header, cookie or form values read as one model's
+        fields (``Annotated[Filters, Query()]``)."""
+        return self.source in ("query", "header", "cookie", "form") and _is_record(self.annotation)
+
+    @property
+    def needs_pydantic(self) -> bool:
+        """Whether only pydantic can validate it: a pydantic model or type in its
+        annotation, pydantic's own metadata, or keywords only pydantic enforces."""
+        from .models import uses_pydantic
+
+        if uses_pydantic(self.annotation):
+            return True
+        if self.marker is not None and self.marker.pydantic_only:
+            return True
+        return any(_is_pydantic_metadata(extra) for extra in self.metadata)
+
+
+def _is_pydantic_metadata(extra: Any) -> bool:
+    module = type(extra).__module__.split(".")[0]
+    return module in ("pydantic", "pydantic_core", "annotated_types")
+
 
 def unwrap(handler: Callable[..., Any]) -> Callable[..., Any]:
-    """The function that carries a handler's annotations: through partials, to ``__call__``."""
-    while isinstance(handler, functools.partial):
-        handler = handler.func
-    if inspect.isfunction(handler) or inspect.ismethod(handler):
-        return handler
-    if inspect.isclass(handler):  # a class as a dependency: its __init__ takes the values
-        init: Callable[..., Any] = handler.__init__
-        return init
-    call: Callable[..., Any] = type(handler).__call__
-    return call
+    """The function that carries a handler's annotations: through partials and decorators
+    that keep ``__wrapped__`` (``functools.wraps``, ``lru_cache``), to ``__call__``."""
+    while True:
+        if isinstance(handler, functools.partial):
+            handler = handler.func
+        elif hasattr(handler, "__wrapped__"):
+            handler = handler.__wrapped__
+        elif inspect.isfunction(handler) or inspect.ismethod(handler):
+            return handler
+        elif inspect.isclass(handler):  # a class as a dependency: its __init__ takes values
+            init: Callable[..., Any] = handler.__init__
+            return init
+        else:
+            call: Callable[..., Any] = type(handler).__call__
+            return call
 
 
 def describe_handler(handler: Callable[..., Any]) -> str:
     """``module.qualname`` of a handler, for messages and ``hasten routes``."""
     target = unwrap(handler)
-    name = target.__qualname__.removesuffix(".__call__").removesuffix(".__init__")
-    return f"{target.__module__}.{name}"
+    qualname = getattr(target, "__qualname__", type(target).__qualname__)
+    name = qualname.removesuffix(".__call__").removesuffix(".__init__")
+    return f"{getattr(target, '__module__', '?')}.{name}"
 
 
 def describe(
@@ -283,14 +425,7 @@ def describe(
         for name, parameter in inspect.signature(handler).parameters.items()
     ]
     _check_one_body_kind(where, described)
-    bodies = [item for item in described if item.source == "body"]
-    if len(bodies) > 1:
-        # Several body parameters: each is a member of one JSON object, as in FastAPI.
-        described = [
-            dataclasses.replace(item, embed=True) if item.source == "body" else item
-            for item in described
-        ]
-    taken = {item.name for item in described if item.source == "path"}
+    taken = {item.alias for item in described if item.source == "path"}
     missing = path_names - taken
     if takes_path and missing and not any(item.source == "request" for item in described):
         raise TypeError(f"{where} takes no parameter for path parameter(s) {sorted(missing)}")
@@ -318,10 +453,8 @@ def _describe_one(
     source = _source(where, name, annotation, marker, path_names)
     if annotation is MISSING or annotation is Any:
         annotation = str if source in ("path", "query", "header", "cookie") else Any
-    if default is MISSING and source != "body" and _accepts_none(annotation):
-        default = None  # ``x: int | None`` may be absent, as in FastAPI
     alias = marker.wire_name(name) if marker is not None else name
-    embed = marker is not None and marker.embed
+    embed = marker is not None and bool(marker.embed)
     described = Parameter(
         name, source, annotation, default, alias, constraints, metadata, marker, embed
     )
@@ -364,7 +497,8 @@ def _marker_and_default(
         return None, default
     marker = markers[0]
     if marker is default:
-        return marker, marker.default
+        # ``Query(...)``: Ellipsis is FastAPI's way to say "required".
+        return marker, MISSING if marker.default is Ellipsis else marker.default
     if marker.default is not MISSING:
         raise TypeError(
             f"{where}: parameter {name!r} gives its default inside {marker.source.title()}() "
@@ -384,29 +518,47 @@ def _split_annotated(hint: Any) -> tuple[Any, tuple[Any, ...]]:
 def _source(
     where: str, name: str, annotation: Any, marker: Marker | None, path_names: frozenset[str]
 ) -> Source:
-    if _is_request(annotation):
+    special = _special_source(annotation)
+    if special is not None:
         if marker is not None:
-            raise TypeError(f"{where}: parameter {name!r} is the Request; it takes no marker")
-        return "request"
-    if isinstance(annotation, type) and issubclass(annotation, BackgroundTasks):
-        return "background"
+            raise TypeError(f"{where}: parameter {name!r} is given by hasten; it takes no marker")
+        return special
     if marker is None and _is_upload(annotation):
         return "file"
     if marker is not None:
-        if (marker.source == "path") != (name in path_names) and marker.alias is None:
-            route_has = "has a" if name in path_names else "has no"
+        in_path = marker.wire_name(name) in path_names
+        if marker.source == "path" and not in_path:
             raise TypeError(
-                f"{where}: parameter {name!r} is declared {marker.source.title()}() but the "
-                f"route {route_has} path parameter of that name"
+                f"{where}: parameter {name!r} is declared Path() but the route has no path "
+                f"parameter {marker.wire_name(name)!r}"
             )
         return marker.source
     if name in path_names:
         return "path"
-    if annotation is not MISSING and (
-        shape_of(annotation) == "structured" or _is_model(annotation)
-    ):
-        return "body"
-    return "query"
+    if annotation is MISSING or _is_scalar(annotation):
+        return "query"
+    return "body"
+
+
+def _special_source(annotation: Any) -> Source | None:
+    """The parameters hasten fills itself: the connection, background tasks, the response
+    to add headers to, the security scopes."""
+    from .responses import Response
+    from .security import SecurityScopes
+
+    if _is_request(annotation):
+        return "request"
+    if _subclass(annotation, BackgroundTasks):
+        return "background"
+    if _subclass(annotation, Response):
+        return "response"
+    if _subclass(annotation, SecurityScopes):
+        return "security_scopes"
+    return None
+
+
+def _subclass(annotation: Any, kind: type) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, kind)
 
 
 def _check_one_body_kind(where: str, described: list[Parameter]) -> None:
@@ -419,7 +571,7 @@ def _check_one_body_kind(where: str, described: list[Parameter]) -> None:
 
 
 def _check_readable(where: str, parameter: Parameter) -> None:
-    if parameter.source in ("request", "dependency", "background"):
+    if parameter.source not in REQUEST_SOURCES:
         return
     if parameter.source == "file":
         if not _is_file_type(parameter.annotation):
@@ -428,15 +580,17 @@ def _check_readable(where: str, parameter: Parameter) -> None:
                 "bytes, or a list of either (| None when optional)"
             )
         return
-    if _is_model(parameter.annotation) and parameter.source in ("body", "form"):
-        return  # a pydantic model: validated by pydantic
+    if parameter.needs_pydantic:
+        _check_pydantic_v2(where, parameter)
+        return  # validated by pydantic
     try:
         mi.type_info(parameter.validated_type)
     except (TypeError, ValueError) as exc:
         raise TypeError(
-            f"{where}: the constraints of parameter {parameter.name!r} do not fit its type: {exc}"
+            f"{where}: the type or constraints of parameter {parameter.name!r} cannot be "
+            f"read: {exc}"
         ) from None
-    if parameter.annotation is Any:
+    if parameter.annotation is Any or parameter.is_model:
         return
     shape = parameter.shape
     if parameter.source in {"body", "form"}:
@@ -452,10 +606,25 @@ def _check_readable(where: str, parameter: Parameter) -> None:
         f"{where}: parameter {parameter.name!r} of type {kind} cannot be read from the "
         f"{parameter.source}. hasten reads path, query, header and cookie values as str, int, "
         "float, bool, UUID, Decimal, dates and times, enums or Literal (query and header "
-        "values also as lists of them), and a JSON body as a msgspec Struct, dataclass, attrs "
-        "class, TypedDict, dict or list. Use one of these types, or take the Request and read "
-        "the value yourself."
+        "values also as lists of them, or as a model's fields: Annotated[Model, Query()]), "
+        "and a JSON body as a msgspec Struct, dataclass, attrs class, TypedDict, pydantic "
+        "model, dict or list. Use one of these types, or take the Request and read the value "
+        "yourself."
     )
+
+
+def _check_pydantic_v2(where: str, parameter: Parameter) -> None:
+    """A pydantic v1 model (``pydantic.v1``) cannot be validated: say what to do."""
+    for member in _members(parameter.annotation):
+        if isinstance(member, type) and any(
+            base.__module__.startswith("pydantic.v1") for base in member.__mro__
+        ):
+            raise TypeError(
+                f"{where}: parameter {parameter.name!r} is a pydantic v1 model "
+                f"({member.__qualname__}); hasten validates pydantic v2 models only, as "
+                "FastAPI does: declare it with `from pydantic import BaseModel`, not "
+                "`from pydantic.v1 import BaseModel`"
+            )
 
 
 _SCALARS = (
@@ -481,6 +650,19 @@ _STRUCTURED = (
     mi.NamedTupleType,
     mi.DictType,
     mi.TupleType,
+)
+_SCALAR_CLASSES = (
+    str,
+    int,
+    float,
+    bool,
+    bytes,
+    uuid.UUID,
+    decimal.Decimal,
+    datetime.date,
+    datetime.time,
+    datetime.timedelta,
+    enum.Enum,
 )
 
 
@@ -509,6 +691,51 @@ def _shape(info: mi.Type) -> Shape:
         if "unsupported" not in shapes and "structured" in shapes:
             return "structured"
     return "unsupported"
+
+
+def _is_scalar(annotation: Any) -> bool:
+    """Whether a parameter of this type is read from the query by default: a scalar, or a
+    sequence of scalars, as FastAPI decides (a model, a dict, or a list of models is a body)."""
+    if get_origin(annotation) is typing.Annotated:
+        return _is_scalar(get_args(annotation)[0])
+    origin = get_origin(annotation)
+    if origin in _UNIONS:
+        return all(_is_scalar(arg) for arg in get_args(annotation) if arg is not type(None))
+    if origin is Literal:
+        return True
+    if origin in (list, set, frozenset, tuple, Sequence):
+        return all(_is_plain_scalar(arg) for arg in get_args(annotation) if arg is not ...)
+    return _is_plain_scalar(annotation)
+
+
+def _is_plain_scalar(annotation: Any) -> bool:
+    if get_origin(annotation) is typing.Annotated:
+        return _is_plain_scalar(get_args(annotation)[0])
+    origin = get_origin(annotation)
+    if origin in _UNIONS:
+        return all(_is_plain_scalar(arg) for arg in get_args(annotation) if arg is not type(None))
+    if origin is Literal or annotation is Any:
+        return True
+    if origin is not None or not isinstance(annotation, type):
+        return False
+    if _is_record(annotation) or issubclass(annotation, Mapping):
+        return False
+    if issubclass(annotation, _SCALAR_CLASSES):
+        return True
+    # A type of pydantic's that is a string (EmailStr, HttpUrl, ...): it travels as one.
+    return hasattr(annotation, "__get_pydantic_core_schema__")
+
+
+def _is_record(annotation: Any) -> bool:
+    """A class with named fields: a pydantic model, Struct, dataclass, attrs class,
+    TypedDict or NamedTuple."""
+    if _is_model(annotation):
+        return True
+    try:
+        info = mi.type_info(annotation)
+    except (TypeError, ValueError):
+        return False
+    return isinstance(info, mi.StructType | mi.DataclassType | mi.TypedDictType | mi.NamedTupleType)
 
 
 def _members(annotation: Any) -> tuple[Any, ...]:

@@ -107,10 +107,17 @@ class PathTemplate:
     def params(self) -> tuple[Param, ...]:
         return tuple(segment for segment in self.segments if isinstance(segment, Param))
 
+    @property
+    def names(self) -> frozenset[str]:
+        """The names of its parameters."""
+        return frozenset(param.name for param in self.params)
+
     def with_prefix(self, prefix: str) -> PathTemplate:
-        """This template under a static ``prefix`` (a router's, say), without parsing again."""
+        """This template under ``prefix`` (a router's, say; it may hold parameters)."""
         if not prefix:
             return self
+        if "{" in prefix:
+            return PathTemplate.parse(prefix + self.path)
         return PathTemplate(prefix + self.path, (*prefix.split("/")[1:], *self.segments))
 
 

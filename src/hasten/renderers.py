@@ -1,8 +1,4 @@
-"""Renderers: how a handler's result becomes a response, chosen once from its annotation.
-
-``render(result)`` builds the Response a middleware sees; ``send(result, transport, head,
-request)`` puts the same bytes on the wire, without building a Response where nothing needs one.
-"""
+"""Renderers: how a handler's result becomes a Response, chosen once from its annotation."""
 
 from __future__ import annotations
 
@@ -13,19 +9,14 @@ from typing import Any
 import msgspec
 
 from .models import ResponseModel, encode_hook
-from .responses import Response, build_response, content_type_headers
-from .transport import Sending, Transport
+from .responses import Response, build_response
 from .wire import allows_body
-
-if typing.TYPE_CHECKING:
-    from .requests import Request
 
 __all__ = ["ModelRenderer", "Renderer", "renderer_for"]
 
 # enc_hook is called only for what msgspec cannot encode itself (a pydantic model).
 _json_encode = msgspec.json.Encoder(enc_hook=encode_hook).encode
 _JSON = "application/json"
-_JSON_HEADERS = content_type_headers(_JSON)
 
 
 class Renderer:
@@ -46,33 +37,16 @@ class Renderer:
             return build_response(result, self.status, "application/octet-stream")
         return build_response(_json_encode(result), self.status, _JSON)
 
-    def send(
-        self, result: Any, transport: Transport, head: bool, request: Request | None
-    ) -> Sending:
-        return self.render(result).send(transport, head, request)
-
 
 class JSONRenderer(Renderer):
     """A handler annotated with a JSON type: its result is encoded by msgspec."""
 
-    __slots__ = ("_plain",)
-
-    def __init__(self, status: int) -> None:
-        super().__init__(status)
-        self._plain = allows_body(status)
+    __slots__ = ()
 
     def render(self, result: Any) -> Response:
         if isinstance(result, Response):
             return result
         return build_response(_json_encode(result), self.status, _JSON)
-
-    def send(
-        self, result: Any, transport: Transport, head: bool, request: Request | None
-    ) -> Sending:
-        if head or not self._plain or isinstance(result, Response):
-            return self.render(result).send(transport, head, request)
-        # perf: what render(result).send() would do, without the Response object.
-        return transport.response_bytes(self.status, _JSON_HEADERS, _json_encode(result))
 
 
 class ModelRenderer(JSONRenderer):
@@ -95,16 +69,6 @@ class ModelRenderer(JSONRenderer):
         if isinstance(result, Response):
             return result
         return build_response(self._encode(result), self.status, _JSON)
-
-    def send(
-        self, result: Any, transport: Transport, head: bool, request: Request | None
-    ) -> Sending:
-        if type(result) is self._exact and self._plain and not head:
-            # perf: a result of the model's own class is JSONRenderer's fast path.
-            return transport.response_bytes(self.status, _JSON_HEADERS, _json_encode(result))
-        if head or not self._plain or isinstance(result, Response):
-            return self.render(result).send(transport, head, request)
-        return transport.response_bytes(self.status, _JSON_HEADERS, self._encode(result))
 
 
 class TypedRenderer(Renderer):

@@ -3,33 +3,24 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable
+from collections.abc import AsyncIterator
 from time import monotonic
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from .body_wait import BodyWait, Cancellable
-from .connection import Connection, PathParams
+from .connection import Connection
 from .decoding import decode_json
 from .errors import HTTPError
-from .overload import InFlight
 
 if TYPE_CHECKING:
-    from .app import App
     from .forms import FormData
-    from .transport import StreamWriter
+    from .transport import Inbound, StreamWriter
+    from .types import Target
 
 __all__ = ["ClientDisconnected", "Request"]
 
 _json_decode = msgspec.json.decode
-# A Request made outside the serve step (a test's, or one before any startup) holds no
-# in-flight slot: its reads are counted here, where nothing looks.
-_UNSERVED = BodyWait(InFlight(1), None)
-
-
-class Reading(Cancellable, Awaitable[bytes], Protocol):
-    """The server's future for a whole body."""
 
 
 class ClientDisconnected(HTTPError):
@@ -46,44 +37,22 @@ def _incomplete(received: int, declared: int) -> HTTPError:
 class Request(Connection):
     """An HTTP request. The body is read once: ``body()`` keeps it, ``stream()`` does not.
 
-    The protocol adapters subclass it to say where headers, the client address and the body
-    come from; nothing else knows which protocol served the request.
+    Its body comes through the ``Inbound`` the adapter gives it (Granian's protocol object,
+    or the ASGI adapter's channel over ``receive``). The adapters subclass it to say where the
+    method, headers and client address are in their server's scope.
     """
 
-    __slots__ = ("_body", "_body_limit", "_form", "_streamed", "method")
-
+    _channel: Inbound
+    _target: Target | None = None  # the route's, once matched
+    _body: bytes | None = None
+    _streamed = False
+    _form: FormData | None = None
     # What the server raises when the client has gone mid-body (the adapters say).
     _gone: tuple[type[BaseException], ...] = ()
 
-    def __init__(
-        self,
-        app: App,
-        method: str,
-        path: str,
-        query_string: str,
-        path_params: PathParams,
-        *,
-        body_limit: int,
-    ) -> None:
-        super().__init__(app, path, query_string, path_params)
-        self.method = method
-        self._body_limit = body_limit
-        self._body: bytes | None = None
-        self._streamed = False
-        self._form: FormData | None = None
-
-    # The protocol adapters implement these.
-    def _read_whole(self) -> Reading | None:
-        """The reading of a Content-Length body in one call, where the server allows it (a
-        future: the body timeout cancels it); None: read it in chunks."""
-        return None
-
-    def _body_chunks(self) -> AsyncIterable[bytes]:
-        raise NotImplementedError
-
-    def _client_disconnect(self) -> Awaitable[None]:
-        """Done when the client has gone away."""
-        raise NotImplementedError
+    def _chunks_from_server(self) -> AsyncIterator[bytes]:
+        """The body's chunks as the server hands them over."""
+        return aiter(self._channel)
 
     async def is_disconnected(self) -> bool:
         """Whether the client has gone away, so that a long handler can stop early.
@@ -101,7 +70,7 @@ class Request(Connection):
 
     def disconnected(self) -> asyncio.Future[None]:
         """A future done when the client has gone away; cancel it when no longer needed."""
-        return asyncio.ensure_future(self._client_disconnect())
+        return asyncio.ensure_future(self._channel.client_disconnect())
 
     def _paced(self, writer: StreamWriter) -> StreamWriter:
         """``writer``, held back while its client lags: an adapter whose server does not
@@ -121,55 +90,18 @@ class Request(Connection):
         if self._body is None:
             self._start_reading()
             declared = self._allowed_length()
-            # perf: a Content-Length body comes in one read where the adapter can, without
-            # the async generators of stream() (the usual JSON body).
-            reading = self._read_whole() if declared is not None else None
-            if reading is not None:
-                assert declared is not None
-                # perf: _whole's steps, inline: no coroutine, no call to enter or leave
-                # (the usual JSON body, benchmarks/overhead.py)
-                wait = self._wait()
-                reads = wait.reads
-                reads[reading] = monotonic()
-                try:
-                    whole = await reading
-                except asyncio.CancelledError:
-                    timeout = wait.timed_out(reading)
-                    if timeout is None:
-                        raise
-                    raise timeout from None
-                except self._gone:
-                    raise ClientDisconnected from None
-                finally:
-                    del reads[reading]
-                    if wait.out:
-                        wait.back(reading)
-                if len(whole) != declared:
-                    raise _incomplete(len(whole), declared)
-                self._body = whole
+            if declared is not None:
+                # perf: a Content-Length body comes in one read, without the async
+                # generators of stream() (the usual JSON body).
+                self._body = await self._whole(declared)
             else:
-                chunks = [chunk async for chunk in self._limited_chunks(declared)]
+                chunks = [chunk async for chunk in self._limited_chunks(None)]
                 self._body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
         return self._body
 
     async def stream(self) -> AsyncIterator[bytes]:
-        """The body in chunks as they arrive, held to ``max_body_size``; not kept."""
-        if self._body is not None:
-            yield self._body
-            return
-        self._start_reading()
-        declared = self._allowed_length()
-        reading = self._read_whole() if declared is not None else None
-        if reading is not None:
-            assert declared is not None
-            yield await self._whole(reading, declared)
-            return
-        async for chunk in self._limited_chunks(declared):
-            yield chunk
-
-    async def _chunks(self) -> AsyncIterator[bytes]:
-        """The body in chunks as the server hands them over, never in one read (a form
-        streams through its parser), held to ``max_body_size``; not kept."""
+        """The body in chunks as the server hands them over, held to ``max_body_size``; not
+        kept (a form streams through its parser this way)."""
         if self._body is not None:
             yield self._body
             return
@@ -179,17 +111,15 @@ class Request(Connection):
 
     async def form(self) -> FormData:
         """The body as a form (urlencoded or multipart), parsed once within the app's form
-        limits; files are ``UploadFile``s."""
+        limits; files are ``UploadFile``s, closed once the response is sent."""
         if self._form is None:
             from .forms import read_form
 
-            form = self._form = await read_form(self, self.app.settings)
-            if form.has_files:  # closed once the response is sent
-                from .dependencies import Cleanup
+            form = self._form = await read_form(self, self.context.form)
+            if form.has_files:
+                from .lifecycle import cleanup_of
 
-                if self._cleanup is None:
-                    self._cleanup = Cleanup(None)
-                self._cleanup.form = form
+                cleanup_of(self).form = form
         return self._form
 
     async def json(self) -> Any:
@@ -197,7 +127,7 @@ class Request(Connection):
         is a 400."""
         body = await self.body()
         try:
-            return decode_json(_json_decode, body, self.app.settings)
+            return decode_json(_json_decode, body, self.context)
         except msgspec.ValidationError as exc:  # an integer past msgspec's range
             raise HTTPError(400, f"Malformed JSON body: {exc}") from None
 
@@ -210,8 +140,10 @@ class Request(Connection):
             )
         self._streamed = True
 
-    async def _whole(self, reading: Reading, declared: int) -> bytes:
-        wait = self._wait()
+    async def _whole(self, declared: int) -> bytes:
+        """A Content-Length body in one read, which the body timeout may cancel."""
+        reading = self._channel()
+        wait = self.context.body_wait
         wait.enter(reading, monotonic())
         try:
             whole = await reading
@@ -229,11 +161,11 @@ class Request(Connection):
         return whole
 
     async def _limited_chunks(self, declared: int | None) -> AsyncIterator[bytes]:
-        limit = self._body_limit
+        limit = self.context.body_limit
         received = 0
-        wait = self._wait()
+        wait = self.context.body_wait
         since = monotonic()
-        chunks = aiter(self._body_chunks())
+        chunks = self._chunks_from_server()
         while True:
             # Each wait for bytes, not the consumer's work between them, is out of flight.
             task = asyncio.current_task()
@@ -259,10 +191,6 @@ class Request(Connection):
         if declared is not None and received != declared:
             raise _incomplete(received, declared)
 
-    def _wait(self) -> BodyWait:
-        runtime = self.app.runtime
-        return runtime.body_wait if runtime is not None else _UNSERVED
-
     def _allowed_length(self) -> int | None:
         """The Content-Length, if any; over ``max_body_size`` it is a 413 before any read."""
         value = self._header("content-length")
@@ -271,10 +199,10 @@ class Request(Connection):
         if not (value.isascii() and value.isdigit()):
             raise HTTPError(400, f"Invalid Content-Length header: {value!r}")
         declared = int(value)
-        if declared > self._body_limit:
+        limit = self.context.body_limit
+        if declared > limit:
             raise HTTPError(
-                413,
-                f"Request body of {declared} bytes exceeds the limit of {self._body_limit} bytes",
+                413, f"Request body of {declared} bytes exceeds the limit of {limit} bytes"
             )
         return declared
 

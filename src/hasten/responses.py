@@ -1,7 +1,8 @@
-"""Response kinds, each sending itself through a Transport: a whole body, or a stream.
+"""Response kinds, each sending itself through an Outbound transport: a whole body, or a
+stream.
 
 Files are in ``files.py``, Server-Sent Events in ``sse.py``; all send themselves the same way:
-``response.send(transport, head, request)``.
+``await response.send(outbound, request)``.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ import msgspec
 
 from .datastructures import MutableHeaders
 from .errors import one_status
-from .transport import CLIENT_GONE, Sending, StreamWriter, Transport
-from .wire import HeaderList, allows_body, frame
+from .protocols import CLIENT_GONE
+from .transport import Outbound, StreamWriter
+from .wire import BODY_STATUSES, HeaderList, allows_body, frame
 
 if TYPE_CHECKING:
     from .requests import Request
@@ -31,6 +33,7 @@ __all__ = [
     "Response",
     "StreamingResponse",
 ]
+
 
 _content_type_lists: dict[str | None, HeaderList] = {None: []}
 
@@ -102,22 +105,23 @@ class Response:
             self.raw_headers = self._headers._items
         return self._headers
 
-    def send(self, transport: Transport, head: bool, request: Request | None) -> Sending:
-        """Send this response; ``head``: the request was HEAD, so headers only.
-
-        ``request`` is what it answers, when the serve step built one: a file reads its
-        conditional and range headers, a stream the app's thread pool.
-        """
+    async def send(self, outbound: Outbound, request: Request) -> None:
+        """Send this response to ``request`` (a HEAD gets the headers only; a file reads its
+        conditional and range headers, a stream watches for the client leaving)."""
         status = self.status
-        if self._headers is None and not head and allows_body(status):
+        head = request.method == "HEAD"
+        if self._headers is None and not head and status in BODY_STATUSES:
             # perf: the common response goes out as built; the server adds Content-Length.
-            return transport.response_bytes(status, self.raw_headers, self.body)
-        body = self.body
-        # A HEAD answered with an empty body by hand keeps the Content-Length it gave.
-        headers = frame(status, self.raw_headers, len(body) if body or not head else None)
-        if head or not allows_body(status):
-            body = b""
-        return transport.response_bytes(status, headers, body)
+            sent = outbound.response_bytes(status, self.raw_headers, self.body)
+        else:
+            body = self.body
+            # A HEAD answered with an empty body by hand keeps the Content-Length it gave.
+            headers = frame(status, self.raw_headers, len(body) if body or not head else None)
+            if head or not allows_body(status):
+                body = b""
+            sent = outbound.response_bytes(status, headers, body)
+        if sent is not None:
+            await sent
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.status} {self.media_type} {len(self.body)} bytes>"
@@ -134,7 +138,8 @@ def build_response(body: bytes, status: int, media_type: str) -> Response:
     response.status = status
     response.media_type = media_type
     response._headers = None
-    response.raw_headers = content_type_headers(media_type)
+    # perf: the list is made once per media type; a dict lookup finds it after that.
+    response.raw_headers = _content_type_lists.get(media_type) or content_type_headers(media_type)
     return response
 
 
@@ -238,19 +243,21 @@ class StreamingResponse(Response):
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.status} {self.media_type}>"
 
-    async def send(self, transport: Transport, head: bool, request: Request | None) -> None:
+    async def send(self, outbound: Outbound, request: Request) -> None:
         status = self.status
-        writer = transport.response_stream(status, frame(status, self.raw_headers, None))
-        if request is not None:
-            writer = request._paced(writer)
+        writer = request._paced(
+            outbound.response_stream(status, frame(status, self.raw_headers, None))
+        )
         content = self.content
         chunks = (
-            content if isinstance(content, AsyncIterable) else InThreads(content, threads(request))
+            content
+            if isinstance(content, AsyncIterable)
+            else InThreads(content, request.context.threads)
         )
         try:
-            if head or not allows_body(status):
+            if request.method == "HEAD" or not allows_body(status):
                 return
-            await until_disconnect(self.pump(chunks, writer), transport)
+            await until_disconnect(self.pump(chunks, writer), request)
         finally:
             await close_chunks(chunks)
 
@@ -263,19 +270,11 @@ class StreamingResponse(Response):
             return  # the client left between two chunks: the stream ends here
 
 
-def threads(request: Request | None) -> Executor | None:
-    """The app's thread pool, for blocking work a response does (None: the loop's default)."""
-    if request is None:
-        return None
-    runtime = request.app.runtime
-    return runtime.pools.threads if runtime is not None else None
-
-
-async def until_disconnect(work: Coroutine[Any, Any, None], transport: Transport) -> None:
-    """Run ``work`` until it ends or the client goes away, whichever comes first; after it,
-    nothing of ``work`` is left running. Its own exceptions propagate."""
+async def until_disconnect(work: Coroutine[Any, Any, None], request: Request) -> None:
+    """Run ``work`` until it ends or the client of ``request`` goes away, whichever comes
+    first; after it, nothing of ``work`` is left running. Its own exceptions propagate."""
     task = asyncio.ensure_future(work)
-    gone = asyncio.ensure_future(transport.client_disconnect())
+    gone = request.disconnected()
     try:
         await asyncio.wait((task, gone), return_when=asyncio.FIRST_COMPLETED)
     finally:

@@ -84,7 +84,7 @@ class Route:
         return Route(
             template,
             self.methods,
-            self.endpoint,
+            self.endpoint.under(template),
             (*tags, *self.tags),
             (*dependencies, *self.dependencies),
         )
@@ -127,8 +127,6 @@ class Router:
     ) -> None:
         if prefix and (not prefix.startswith("/") or prefix.endswith("/")):
             raise ValueError(f"Router prefix {prefix!r} must start with '/' and not end with it")
-        if "{" in prefix:
-            raise ValueError(f"Router prefix {prefix!r} cannot hold path parameters")
         self.prefix = prefix
         self.tags = tuple(tags)  # OpenAPI tags of every route here, before the route's own
         # Depends() run before every route's own, for each request (their values unused).
@@ -174,7 +172,8 @@ class Router:
         if unknown or not wanted:
             raise ValueError(f"Route {path!r}: unknown HTTP method(s) {sorted(unknown) or '[]'}")
         template = PathTemplate.parse(path)
-        endpoint = Endpoint(func, template, route_options(**options))
+        # Described under the router's own prefix: a parameter in it is a path parameter.
+        endpoint = Endpoint(func, template.with_prefix(self.prefix), route_options(**options))
         _check_connection_types(endpoint, websocket=False)
         route = Route(template, wanted, endpoint)
         self._routes.append(route)
@@ -197,7 +196,7 @@ class Router:
         """Register ``func`` for WebSocket connections to ``path``."""
         self._check_open(f"add the WebSocket route {path!r}")
         template = PathTemplate.parse(path)
-        endpoint = Endpoint(func, template, RouteOptions())
+        endpoint = Endpoint(func, template.with_prefix(self.prefix), RouteOptions())
         if endpoint.runs_on != "event loop":
             raise TypeError(f"WebSocket handler {endpoint.name} must be an async def")
         _check_connection_types(endpoint, websocket=True)

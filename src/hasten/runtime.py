@@ -1,8 +1,11 @@
 """Runtime: what an app builds when it starts, and the one request path both adapters call.
 
 The compiled matcher, the pools bound to each endpoint, the middleware chain, the blocking
-monitor and the gate on requests in flight depend only on the app, so they are decided once.
-``serve`` is the request path: gate, match, invoke, render, error handling and send.
+monitor, the gate on requests in flight and the serve context depend only on the app, so they
+are decided once. ``serve`` is the request path:
+
+    gate → handle (the middleware chain, whose innermost link is ``dispatch``: match → invoke
+    → render; errors become their responses) → send → after-response cleanup → gate
 """
 
 from __future__ import annotations
@@ -11,24 +14,31 @@ import asyncio
 import contextlib
 import inspect
 import logging
-from collections.abc import Callable
+from collections.abc import Mapping, Sequence
 from types import CodeType
 from typing import TYPE_CHECKING, Any
 
 from .body_wait import BodyWait
-from .connection import NO_PATH_PARAMS, PathParams
+from .context import ServeContext
 from .dependencies import AppDependencies
-from .errors import ExceptionHandlers, HTTPError, server_error_response
+from .errors import (
+    ExceptionHandler,
+    ExceptionHandlers,
+    HTTPError,
+    report_unhandled,
+    server_error_response,
+)
 from .matcher import Matcher
 from .middleware import build_chain
-from .monitor import LoopMonitor
+from .monitor import BlockStats, LoopMonitor
 from .observe import WHERE, Observer, QueueTimer, RouteTag, Sink, Tracer
 from .overload import InFlight
 from .params import describe_handler, unwrap
 from .pools import Pools
 from .requests import Request
 from .responses import Response
-from .transport import Sending, Transport
+from .settings import Settings
+from .transport import Outbound
 from .websockets import (
     GOING_AWAY,
     INTERNAL_ERROR,
@@ -38,20 +48,15 @@ from .websockets import (
 )
 
 if TYPE_CHECKING:
-    from .app import App
     from .metrics import Metrics
     from .routing import Route
-    from .settings import Settings
     from .stats import RouteCounts
     from .types import Middleware
 
-__all__ = ["RequestReader", "Runtime"]
+__all__ = ["Runtime"]
 
 logger = logging.getLogger("hasten.error")
 LOGGED_PATH_LENGTH = 200
-
-# An adapter's Request class: built from the server's objects only when something reads it.
-RequestReader = Callable[["App", int, Any, Transport, PathParams], Request]
 
 
 class Runtime:
@@ -60,51 +65,56 @@ class Runtime:
     metrics: Metrics | None  # with metrics_url
     route_counts: RouteCounts | None  # with stats_token
 
-    def __init__(self, app: App, routes: list[Route], middlewares: list[Middleware]) -> None:
-        settings = app.settings
-        self.app = app
-        self.body_limit = settings.max_body_size
-        self.debug = settings.debug
+    def __init__(
+        self,
+        settings: Settings,
+        routes: Sequence[Route],
+        middlewares: Sequence[Middleware],
+        exception_handlers: Mapping[type[BaseException] | int, ExceptionHandler],
+        overrides: Mapping[Any, Any],
+    ) -> None:
+        from .health import control_routes
+
+        self.settings = settings
         needs_processes = any(route.endpoint.runs_on == "process pool" for route in routes)
         self.pools = Pools(
             settings.max_threads, settings.max_processes, settings.process_threads, needs_processes
         )
-        self.exception_handlers = ExceptionHandlers(app.exception_handlers)
+        self.exception_handlers = ExceptionHandlers(exception_handlers)
         # The overrides in force and the values of scope="app" dependencies, for this run.
-        self.dependencies = AppDependencies(app.dependency_overrides)
+        self.dependencies = AppDependencies(overrides)
         self.in_flight = InFlight(settings.max_in_flight)
+        self.context = ServeContext.of(
+            settings,
+            BodyWait(self.in_flight, settings.body_timeout),
+            self.pools.threads,
+            self.dependencies,
+        )
         sinks, tracer = self._observers(settings)
-        observed = bool(sinks) or tracer is not None
+        self.observer = Observer(sinks, tracer) if sinks or tracer is not None else None
         # Observed, the handlers' pools note how long each call waited for a thread.
-        pools = self.pools.timed(QueueTimer) if observed else self.pools
+        pools = self.pools.timed(QueueTimer) if self.observer is not None else self.pools
+        routes = [*routes, *control_routes(settings, self)]
         try:
             compiled = [route.compile(pools, self.dependencies) for route in routes]
             self.matcher = Matcher(compiled)
         except BaseException:
             self.pools.shutdown()
             raise
+        if self.observer is not None:
+            for route, done in zip(routes, compiled, strict=True):
+                done.target.tag = RouteTag(route.path, WHERE[route.endpoint.runs_on])
         self.match = self.matcher.match
-        self.match_dynamic = self.matcher.match_dynamic
-        self.static_targets = self.matcher.static_targets
-        self.body_wait = BodyWait(self.in_flight, settings.body_timeout)
         # Open WebSockets and the tasks serving them: shutdown closes those left with 1001.
         self.sockets: dict[WebSocket, asyncio.Task[Any] | None] = {}
-        self.chain = build_chain(middlewares, self.dispatch) if middlewares else None
+        # The middleware chain, the first registered outermost, ``dispatch`` innermost (it is
+        # ``dispatch`` itself without middleware).
+        self.handle = build_chain(middlewares, self.dispatch)
         self.monitor: LoopMonitor | None = None
         if settings.block_threshold is not None:
             self.monitor = LoopMonitor(settings.block_threshold, _codes(routes, middlewares))
             if self.metrics is not None:
                 self.monitor.listener = self.metrics.stalled
-        if observed:
-            tags = {
-                done.target: RouteTag(route.path, WHERE[route.endpoint.runs_on])
-                for route, done in zip(routes, compiled, strict=True)
-            }
-            observer = Observer(
-                self.serve, self.matcher, app=app, tags=tags, sinks=sinks, tracer=tracer
-            )
-            # Decided once: this instance serves every request through the observer.
-            setattr(self, "serve", observer.serve)  # noqa: B010
 
     def _observers(self, settings: Settings) -> tuple[list[Sink], Tracer | None]:
         """What observes each request, as the settings ask: nothing by default. Each module
@@ -119,7 +129,7 @@ class Runtime:
         if settings.stats_token is not None:
             from .stats import RouteCounts
 
-            self.route_counts = RouteCounts(self.app.stats)
+            self.route_counts = RouteCounts(self.stats)
             sinks.append(self.route_counts)
         if settings.access_log is not None:
             from .access_log import AccessLog
@@ -135,84 +145,84 @@ class Runtime:
 
     def start(self) -> None:
         """Start what needs the running loop (call from the loop's thread)."""
-        self.body_wait.start()
+        self.context.body_wait.start()
         if self.monitor is not None:
             self.monitor.start()
         if self.metrics is not None:
             self.metrics.start()
-        settings = self.app.settings
-        if settings.ready_url is not None:
+        if self.settings.ready_url is not None:
             from .drain import drain_on_sigterm
 
-            drain_on_sigterm(self.in_flight, settings.shutdown_timeout)
+            drain_on_sigterm(self.in_flight, self.settings.shutdown_timeout)
 
     def stop(self) -> None:
-        self.body_wait.stop()
+        self.context.body_wait.stop()
         if self.monitor is not None:
             self.monitor.stop()
         if self.metrics is not None:
             self.metrics.close()
         self.pools.shutdown()
 
-    async def serve(
-        self, method: str, path: str, scope: Any, transport: Transport, reader: RequestReader
-    ) -> None:
+    async def serve(self, request: Request, outbound: Outbound) -> None:
         """Serve one request: the adapters' only call into the core. Never raises, unless
         sending itself fails (the server then drops the connection).
 
-        ``path`` is what the app routes on; ``scope`` and ``transport`` are the server's
-        objects, which ``reader`` turns into a Request when the handler or a middleware needs
-        one. The in-flight slot is held until the response is sent.
+        The request is handled (middleware, then ``dispatch``), its response sent to
+        ``outbound``, then what it left for after its response runs; the in-flight slot is
+        held until all of that is done, so that shutdown drains it too.
         """
+        observation = None
+        if self.observer is not None:
+            observation = self.observer.begin(request, request.method, outbound)
+            outbound = observation.exchange
         gate = self.in_flight
-        head = method == "HEAD"
-        if gate.count >= gate.limit:
-            await _sent(gate.refuse().send(transport, head, None))
-            return
-        gate.count += 1
-        request = None
         try:
+            if gate.count >= gate.limit:
+                # Observation names a refused request by its route too.
+                request._target = self.match(request.method, request.path)[0]
+                await gate.refuse().send(outbound, request)
+                return
+            gate.count += 1
             try:
-                if self.chain is None:
-                    # perf: without middleware nothing needs the Response object, nor a
-                    # Request unless the handler takes arguments; a static path is looked up
-                    # here without a call into the matcher (benchmarks/overhead.py).
-                    targets = self.static_targets.get(path)
-                    target = targets.get(method) if targets is not None else None
-                    if target is None:
-                        target, params = self.match_dynamic(method, path)
-                    else:
-                        params = NO_PATH_PARAMS
-                    if target.takes_request:
-                        request = reader(self.app, self.body_limit, scope, transport, params)
-                        result = await target.invoke(request)
-                    else:
-                        result = await target.invoke()
-                    sending = target.send(result, transport, head, request)
-                else:
-                    request = reader(self.app, self.body_limit, scope, transport, NO_PATH_PARAMS)
-                    sending = (await self.chain(request)).send(transport, head, request)
-            except Exception as exc:
-                if request is None:
-                    request = reader(self.app, self.body_limit, scope, transport, NO_PATH_PARAMS)
-                sending = (await self.error_response(request, exc)).send(transport, head, request)
-            if sending is not None:
-                await sending
+                try:
+                    response = await self.handle(request)
+                except Exception as exc:  # from a middleware: dispatch answers its own
+                    response = await self.error_response(request, exc)
+                await response.send(outbound, request)
+            finally:
+                # Yield dependencies' exits, background tasks and uploaded files hang on the
+                # requests that have any: for every other request this is one check.
+                if request._cleanup is not None:
+                    cleanup, request._cleanup = request._cleanup, None
+                    await cleanup.after_response()
+                gate.count -= 1
         finally:
-            # After-send work (yield dependencies' cleanup, background tasks) hangs on the
-            # Request of the routes that have any: for every other request this is one
-            # check. It runs with the in-flight slot still held, so shutdown drains it too.
-            if request is not None and request._cleanup is not None:
-                cleanup, request._cleanup = request._cleanup, None
-                await cleanup.after_response()
-            gate.count -= 1
+            if observation is not None:
+                assert self.observer is not None
+                self.observer.end(observation, request)
 
-    async def serve_websocket(self, path: str, websocket: WebSocket) -> None:
+    async def dispatch(self, request: Request) -> Response:
+        """Route, run the handler, render: the innermost link of the middleware chain.
+
+        Middleware sees a handler's error as the response it becomes on the wire.
+        """
+        try:
+            target, request.path_params = self.match(request.method, request.path)
+            request._target = target
+            response = target.render(await target.invoke(request))
+        except Exception as exc:
+            return await self.error_response(request, exc)
+        if request._sub_response is not None:
+            _merge(request._sub_response, response)
+        return response
+
+    async def serve_websocket(self, websocket: WebSocket) -> None:
         """Serve one WebSocket connection: match, invoke the handler, close what it left open.
 
         A path without a WebSocket route refuses the handshake (404, or 403 where an HTTP route
         has the path); a handler's HTTPError before ``accept()`` refuses it with its status.
         """
+        path = websocket.path
         target, params = self.match("WEBSOCKET", path)
         if not target.websocket:
             status = 403 if self.matcher.allowed_methods(path) else 404
@@ -221,18 +231,16 @@ class Runtime:
         websocket.path_params = params
         self.sockets[websocket] = asyncio.current_task()
         try:
-            if target.takes_request:
-                await target.invoke(websocket)
-            else:
-                await target.invoke()
-        except WebSocketDisconnect:
-            pass
+            await target.invoke(websocket)
+        except WebSocketDisconnect as exc:
+            report_unhandled(exc)  # a TestClient raises it in the test, as Starlette's does
         except HTTPError as exc:
             await self._end_websocket(websocket, exc.status, POLICY_VIOLATION)
         except Exception as exc:
             logger.error(
                 "Unhandled exception in WebSocket %s", path[:LOGGED_PATH_LENGTH], exc_info=exc
             )
+            report_unhandled(exc)
             await self._end_websocket(websocket, 500, INTERNAL_ERROR)
         finally:
             del self.sockets[websocket]
@@ -263,19 +271,6 @@ class Runtime:
             if task is not None:
                 task.cancel()
 
-    async def dispatch(self, request: Request) -> Response:
-        """Route, run the handler, render: the innermost link of the middleware chain.
-
-        Middleware sees a handler's error as the response it becomes on the wire.
-        """
-        try:
-            target, request.path_params = self.match(request.method, request.path)
-            if target.takes_request:
-                return target.render(await target.invoke(request))
-            return target.render(await target.invoke())
-        except Exception as exc:
-            return await self.error_response(request, exc)
-
     async def error_response(self, request: Request, exc: Exception) -> Response:
         """The response for an exception: its exception handler's (the app's, else the
         default for HTTPError and RequestValidationError), else a logged 500. A handler that
@@ -283,7 +278,8 @@ class Runtime:
         handler = self.exception_handlers.lookup(exc)
         if handler is None:
             self._log(request, "Unhandled exception while serving", exc)
-            return server_error_response(exc, self.debug)
+            report_unhandled(exc)
+            return server_error_response(exc, self.context.debug)
         try:
             response = handler(request, exc)
             if inspect.isawaitable(response):
@@ -296,7 +292,23 @@ class Runtime:
             return response
         except Exception as failure:
             self._log(request, f"The exception handler for {exc!r} failed while serving", failure)
-            return server_error_response(failure, self.debug)
+            report_unhandled(failure)
+            return server_error_response(failure, self.context.debug)
+
+    def stats(self) -> dict[str, Any]:
+        """Requests in flight, refused, and event-loop stalls by route."""
+        return {
+            "in_flight": self.in_flight.count,
+            "refused": self.in_flight.refused,
+            "blocked": {
+                label: {"count": item.count, "total_ms": item.total_ms, "max_ms": item.max_ms}
+                for label, item in self.block_stats().items()
+            },
+        }
+
+    def block_stats(self) -> dict[str, BlockStats]:
+        """How often each route blocked the event loop (empty without the monitor)."""
+        return {} if self.monitor is None else dict(self.monitor.stats)
 
     @staticmethod
     def _log(request: Request, what: str, exc: BaseException) -> None:
@@ -305,12 +317,21 @@ class Runtime:
         )
 
 
-async def _sent(sending: Sending) -> None:
-    if sending is not None:
-        await sending
+def _merge(sub_response: Response, response: Response) -> None:
+    """What a handler set on the Response it took (headers, cookies, a status) goes on the
+    one sent, as FastAPI does; not when it returned a Response of its own."""
+    if response is sub_response:
+        return
+    extra = sub_response.raw_headers
+    if extra:
+        headers = response.headers
+        for name, value in extra:
+            headers.append(name, value)
+    if sub_response.status:
+        response.status = sub_response.status
 
 
-def _codes(routes: list[Route], middlewares: list[Middleware]) -> dict[CodeType, str]:
+def _codes(routes: Sequence[Route], middlewares: Sequence[Middleware]) -> dict[CodeType, str]:
     """The code objects that run on the event loop, and what to call them in a report."""
     codes: dict[CodeType, str] = {}
     for route in routes:

@@ -30,6 +30,7 @@ __all__ = [
     "OAuth2PasswordBearer",
     "OAuth2PasswordRequestForm",
     "SecurityScheme",
+    "SecurityScopes",
 ]
 
 
@@ -203,7 +204,8 @@ class APIKeyQuery(_APIKey):
     where = "query"
 
     def _read(self, request: Request) -> str | None:
-        return request.query.get(self.name)
+        value: str | None = request.query.get(self.name)
+        return value
 
 
 class APIKeyCookie(_APIKey):
@@ -249,6 +251,18 @@ class OAuth2PasswordBearer(SecurityScheme):
             self._refuse()
             return None
         return token
+
+
+class SecurityScopes:
+    """Take it as a parameter of a dependency used with ``Security(..., scopes=[...])``: the
+    OAuth2 scopes required along the way to it, from the route down (FastAPI's)."""
+
+    def __init__(self, scopes: list[str] | None = None) -> None:
+        self.scopes: list[str] = scopes or []
+        self.scope_str = " ".join(self.scopes)
+
+    def __repr__(self) -> str:
+        return f"SecurityScopes({self.scopes!r})"
 
 
 class OAuth2PasswordRequestForm:

@@ -16,8 +16,9 @@ from typing import Any
 
 import msgspec
 
+from .protocols import CLIENT_GONE
 from .responses import StreamingResponse
-from .transport import CLIENT_GONE, StreamWriter
+from .transport import StreamWriter
 
 __all__ = ["DEFAULT_PING_SECONDS", "EventSourceResponse", "ServerSentEvent"]
 

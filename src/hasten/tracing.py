@@ -9,10 +9,13 @@ set by then (an SDK's), the API's is a no-op, and the app keeps the plain reques
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from contextvars import Token
+from typing import TYPE_CHECKING
 
 from .observe import Exchange, RouteTag
+
+if TYPE_CHECKING:
+    from .requests import Request
 
 try:
     from opentelemetry import context, propagate, trace
@@ -22,6 +25,8 @@ except ImportError as exc:  # pragma: no cover - the dev install has it
 __all__ = ["Tracing", "configured"]
 
 LOGGED_PATH_LENGTH = 200  # as in error logs: a long path must not make a long span
+# A span, the token that made it current, and the method it was named by.
+Started = tuple["trace.Span", Token["context.Context"], str]
 
 
 def configured() -> bool:
@@ -32,35 +37,33 @@ def configured() -> bool:
 
 class Tracing:
     """Starts and ends each request's span; the span is current while the handler runs, so
-    the handler's own spans (on the loop, or on a thread) are its children."""
+    the handler's own spans (on the loop, or on a thread) are its children. It is started
+    before the request is routed, named by the method, and renamed by its route at the end,
+    as the HTTP semantic conventions allow."""
 
     def __init__(self) -> None:
         from . import __version__
 
         self.tracer = trace.get_tracer("hasten", __version__)
 
-    def start(
-        self, method: str, tag: RouteTag, path: str, headers: Callable[[], list[tuple[str, str]]]
-    ) -> tuple[trace.Span, Token[context.Context]]:
-        parent = _upstream(headers)
+    def start(self, method: str, request: Request) -> Started:
         attributes: dict[str, str] = {
             "http.request.method": method,
-            "url.path": path[:LOGGED_PATH_LENGTH],
-            "hasten.runs_on": tag.runs_on,
+            "url.path": request.path[:LOGGED_PATH_LENGTH],
         }
-        if tag.matched:
-            attributes["http.route"] = tag.template
-            name = f"{method} {tag.template}"
-        else:
-            name = method  # the conventions' name when there is no route
+        parent = _upstream(request)
         span = self.tracer.start_span(
-            name, parent, kind=trace.SpanKind.SERVER, attributes=attributes
+            method, parent, kind=trace.SpanKind.SERVER, attributes=attributes
         )
-        return span, context.attach(trace.set_span_in_context(span, parent))
+        return span, context.attach(trace.set_span_in_context(span, parent)), method
 
-    def end(self, started: tuple[trace.Span, Token[context.Context]], exchange: Exchange) -> None:
-        span, token = started
+    def end(self, started: Started, tag: RouteTag, exchange: Exchange) -> None:
+        span, token, method = started
         context.detach(token)
+        span.set_attribute("hasten.runs_on", tag.runs_on)
+        if tag.matched:
+            span.set_attribute("http.route", tag.template)
+            span.update_name(f"{method} {tag.template}")
         if exchange.status:
             span.set_attribute("http.response.status_code", exchange.status)
             span.set_attribute("http.response.body.size", exchange.sent)
@@ -71,9 +74,10 @@ class Tracing:
         span.end()
 
 
-def _upstream(headers: Callable[[], list[tuple[str, str]]]) -> context.Context | None:
+def _upstream(request: Request) -> context.Context | None:
     """The caller's trace context, from the headers the global propagator reads; None when
     the request carries none (the span then starts a trace)."""
     fields = propagate.get_global_textmap().fields
-    carrier = {name.lower(): value for name, value in headers() if name.lower() in fields}
+    headers = request.headers
+    carrier = {name: value for name in fields if (value := headers.get(name)) is not None}
     return propagate.extract(carrier) if carrier else None

@@ -1,30 +1,56 @@
-"""Transport: where a response goes, in words that do not depend on the protocol.
+"""Transports: what a request's body comes in through, and what its response goes out through.
 
-The words are RSGI's, hasten's native protocol: under Granian the transport *is* the server's
-protocol object, so a response costs no object of ours to send; the ASGI adapter implements
-the same calls over ``send`` and ``receive``. The server frames what it is given: it adds
-Content-Length to a whole body unless the headers carry one, and ends a stream when the
-request's serve step returns. Everything else on the wire (HEAD, 204/304, one Content-Length)
-is decided before the transport is called, by ``hasten.wire``.
+The words are RSGI's, hasten's native protocol, so that under Granian both transports *are*
+the server's protocol object and a request costs no object of ours to read or answer. The
+ASGI adapter implements the same words over ``receive`` and ``send``.
+
+A whole body or a file is handed over in one call: an RSGI server takes it at once (the call
+returns None), the ASGI transport returns what sends it, and ``Response.send``, the only
+caller, awaits that (``Sent``). A stream is written chunk by chunk through the
+``StreamWriter`` it starts. The server frames what it is given: it adds
+Content-Length to a whole body unless the headers carry one, and ends a stream when the serve
+step returns. Everything else on the wire (HEAD, 204/304, one Content-Length) is decided
+before the transport is called, by ``hasten.wire``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
-from typing import Protocol
-
-from granian._granian import RSGIProtocolClosed
+from collections.abc import AsyncIterator, Awaitable
+from typing import Any, Protocol
 
 from .wire import HeaderList
 
-__all__ = ["CLIENT_GONE", "Sending", "StreamWriter", "Transport"]
+__all__ = ["Inbound", "Outbound", "Reading", "Sent", "StreamWriter"]
 
-# What sending to a client that left raises: OSError from ASGI servers (ASGI 2.4), Granian's
-# RSGIProtocolClosed under RSGI.
-CLIENT_GONE = (OSError, RSGIProtocolClosed)
+# What handing over a whole body returns: None from an RSGI server, which took it; from the
+# ASGI transport, what sends it.
+Sent = Awaitable[None] | None
 
-# An RSGI server takes a whole body at once and returns None; an ASGI send must be awaited.
-Sending = Awaitable[None] | None
+
+class Reading(Awaitable[bytes], Protocol):
+    """A read of a whole body under way: a future, which the body timeout may cancel."""
+
+    def cancel(self, msg: Any = None) -> bool: ...
+
+
+class Inbound(Protocol):
+    """Where a request's body comes from, and how the serve step learns the client left.
+
+    The body is handed over once: either whole (``__call__``) or in chunks (``__aiter__``).
+    """
+
+    def __call__(self) -> Reading:
+        """The whole body of a request with a Content-Length, in one read (a future, so that
+        the body timeout can cancel it)."""
+        ...
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        """The body in chunks as they arrive; an empty chunk ends it."""
+        ...
+
+    def client_disconnect(self) -> Awaitable[None]:
+        """Done when the client has gone away (an awaitable, created on each call)."""
+        ...
 
 
 class StreamWriter(Protocol):
@@ -33,19 +59,15 @@ class StreamWriter(Protocol):
     async def send_bytes(self, data: bytes) -> None: ...
 
 
-class Transport(Protocol):
-    """How a Response reaches the client, and how the serve step learns that it left."""
+class Outbound(Protocol):
+    """Where a response goes: its status, headers and body, in one of four forms."""
 
-    def response_bytes(self, status: int, headers: HeaderList, body: bytes) -> Sending: ...
+    def response_bytes(self, status: int, headers: HeaderList, body: bytes) -> Sent: ...
 
-    def response_stream(self, status: int, headers: HeaderList) -> StreamWriter: ...
-
-    def response_file(self, status: int, headers: HeaderList, file: str) -> Sending: ...
+    def response_file(self, status: int, headers: HeaderList, file: str) -> Sent: ...
 
     def response_file_range(
         self, status: int, headers: HeaderList, file: str, start: int, end: int
-    ) -> Sending: ...
+    ) -> Sent: ...
 
-    def client_disconnect(self) -> Awaitable[None]:
-        """Done when the client has gone away (an awaitable, created on each call)."""
-        ...
+    def response_stream(self, status: int, headers: HeaderList) -> StreamWriter: ...

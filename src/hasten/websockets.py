@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Mapping
-from typing import TYPE_CHECKING, Any, Literal, NoReturn
+from typing import Any, Literal, NoReturn
 
 import msgspec
 
-from .connection import Connection, PathParams
-
-if TYPE_CHECKING:
-    from .app import App
+from .connection import Connection
 
 __all__ = ["WebSocket", "WebSocketDisconnect", "WebSocketState"]
 
@@ -61,14 +58,7 @@ class WebSocket(Connection):
     ``websocket_idle_timeout`` with 1001.
     """
 
-    __slots__ = ("_idle_timeout", "_max_size", "connection_state")
-
-    def __init__(self, app: App, path: str, query_string: str, path_params: PathParams) -> None:
-        super().__init__(app, path, query_string, path_params)
-        settings = app.settings
-        self._max_size = settings.websocket_max_size
-        self._idle_timeout = settings.websocket_idle_timeout
-        self.connection_state: WebSocketState = "connecting"
+    connection_state: WebSocketState = "connecting"
 
     def _origin_allowed(self) -> bool:
         """Whether ``websocket_allowed_origins`` lets this handshake's Origin in (a client
@@ -136,18 +126,18 @@ class WebSocket(Connection):
                 f"Cannot receive on a WebSocket that is {self.connection_state}: accept it"
             )
         try:
-            if self._idle_timeout is None:
+            if self.context.websocket_idle_timeout is None:
                 message = await self._receive()
             else:
-                async with asyncio.timeout(self._idle_timeout):
+                async with asyncio.timeout(self.context.websocket_idle_timeout):
                     message = await self._receive()
         except WebSocketDisconnect:
             self.connection_state = "closed"
             raise
         except TimeoutError:
             await self._fail(GOING_AWAY, "idle timeout")
-        if len(message) > self._max_size:
-            await self._fail(TOO_BIG, f"message over {self._max_size} bytes")
+        if len(message) > self.context.websocket_max_size:
+            await self._fail(TOO_BIG, f"message over {self.context.websocket_max_size} bytes")
         return message
 
     async def receive_text(self) -> str:

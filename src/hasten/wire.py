@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["HeaderList", "allows_body", "frame"]
+__all__ = ["BODY_STATUSES", "HeaderList", "allows_body", "frame"]
 
 HeaderList = list[tuple[str, str]]
 
@@ -10,6 +10,11 @@ HeaderList = list[tuple[str, str]]
 def allows_body(status: int) -> bool:
     """False for the statuses that never carry a body: 1xx, 204 and 304 (RFC 9110)."""
     return status >= 200 and status not in (204, 304)
+
+
+# perf: the statuses a response's body goes out with, for a check without a call; a status
+# past 599 is not in it, and takes the way of the rare statuses (``allows_body``).
+BODY_STATUSES = frozenset(status for status in range(200, 600) if allows_body(status))
 
 
 def frame(status: int, headers: HeaderList, length: int | None) -> HeaderList:

@@ -81,19 +81,41 @@ def test_missing_query_param_is_422(client: httpx.Client) -> None:
     assert error["msg"] == "Field required"
 
 
-def test_malformed_json_is_400(client: httpx.Client) -> None:
+def test_malformed_json_is_fastapis_422(client: httpx.Client) -> None:
     response = client.post("/orders", content=b'{"id": 1,', headers=JSON)
-    assert response.status_code == 400
-    assert "Malformed JSON" in response.json()["detail"]
+    assert (response.status_code, response.json()) == (
+        422,
+        {
+            "detail": [
+                {
+                    "type": "json_invalid",
+                    "loc": ["body", 9],
+                    "msg": "JSON decode error",
+                    "input": {},
+                    "ctx": {"error": "Expecting property name enclosed in double quotes"},
+                }
+            ]
+        },
+    )
     assert_healthy(client)
 
 
-def test_json_sent_as_text_is_415(client: httpx.Client) -> None:
-    response = client.post(
-        "/orders", content=b'{"id": 1, "name": "tea"}', headers={"content-type": "text/plain"}
+def test_json_sent_as_text_is_not_json(client: httpx.Client) -> None:
+    body = b'{"id": 1, "name": "tea"}'
+    response = client.post("/orders", content=body, headers={"content-type": "text/plain"})
+    assert (response.status_code, response.json()) == (
+        422,
+        {
+            "detail": [
+                {
+                    "type": "model_attributes_type",
+                    "loc": ["body"],
+                    "msg": "Input should be a valid dictionary or object to extract fields from",
+                    "input": body.decode(),
+                }
+            ]
+        },
     )
-    assert response.status_code == 415
-    assert "application/json" in response.json()["detail"]
 
 
 def test_body_at_the_limit_is_accepted(client: httpx.Client) -> None:

@@ -81,7 +81,11 @@ CASES: list[Case] = [
         request(
             "/orders",
             method="POST",
-            headers=(("Content-Length", "22"), ("Transfer-Encoding", "chunked")),
+            headers=(
+                ("Content-Type", "application/json"),
+                ("Content-Length", "22"),
+                ("Transfer-Encoding", "chunked"),
+            ),
             body=b"16\r\n" + ORDER + b"\r\n0\r\n\r\n",
         ),
     ),

@@ -36,12 +36,12 @@ THROUGH_THE_APP = settings(
 )
 
 
-async def _nothing() -> None:
+async def _nothing(request: object) -> None:
     return None
 
 
 def target(name: str) -> Target:
-    return Target(name, _nothing, Renderer(200), False)
+    return Target(name, _nothing, Renderer(200).render)
 
 
 def matcher(*templates: str) -> Matcher:

@@ -184,25 +184,28 @@ def test_the_same_requests_get_the_same_answers(
     ]
 
 
-def test_a_422_has_the_same_status_and_locations_but_its_own_messages(
-    twin: tuple[TestClient, Any],
-) -> None:
+def test_a_422_is_fastapis_byte_for_byte(twin: tuple[TestClient, Any]) -> None:
     client, _ = twin
     calls: list[Call] = [
         ("GET", "/todos?limit=0", {}, None),
+        ("GET", "/todos?limit=x&done=maybe", {}, None),
         ("POST", "/todos", KEY, {"done": "maybe"}),
+        ("POST", "/todos", KEY, None),
     ]
     for call, theirs in zip(calls, ask_fastapi(calls), strict=True):
         method, path, headers, body = call
         ours = client.request(method, path, headers=headers, json=body)
-        assert theirs.status_code == ours.status_code == 422
-        # FastAPI lists every error with pydantic's type, msg, input and ctx; hasten gives
-        # loc, msg and type, and for a pydantic body, pydantic's errors too.
-        their_locs = [error["loc"] for error in theirs.json()["detail"]]
-        our_locs = [error["loc"] for error in ours.json()["detail"]]
-        assert our_locs == their_locs
+        assert (ours.status_code, ours.content) == (theirs.status_code, theirs.content), call
     assert client.get("/todos?limit=0").json() == {
-        "detail": [{"loc": ["query", "limit"], "msg": "Expected `int` >= 1", "type": "invalid"}]
+        "detail": [
+            {
+                "type": "greater_than_equal",
+                "loc": ["query", "limit"],
+                "msg": "Input should be greater than or equal to 1",
+                "input": "0",
+                "ctx": {"ge": 1},
+            }
+        ]
     }
 
 
@@ -353,7 +356,7 @@ def test_an_empty_path_serves_the_prefix(serve: ClientFactory) -> None:
     app = App()
     app.include_router(router)
     app.include_router(inner, prefix="/tags")
-    client = serve(app)
+    client = serve(app, follow_redirects=False)
     assert [route.path for route in app.routes] == ["/items", "/tags"]
     assert (client.get("/items").status_code, client.get("/items").json()) == (200, [1])
     assert (client.get("/tags").status_code, client.get("/tags").json()) == (200, ["a"])

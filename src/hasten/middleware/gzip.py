@@ -11,7 +11,7 @@ from typing import Any
 from ..files import FileResponse
 from ..mounts import MountResponse
 from ..requests import Request
-from ..responses import InThreads, Response, StreamingResponse, close_chunks, threads
+from ..responses import InThreads, Response, StreamingResponse, close_chunks
 from ..types import CallNext
 from ..wire import allows_body
 from .headers import add_vary
@@ -87,12 +87,12 @@ class GZipMiddleware:
             source = (
                 content
                 if isinstance(content, AsyncIterable)
-                else InThreads(content, threads(request))
+                else InThreads(content, request.context.threads)
             )
-            response.content = _compressed(source, self.compresslevel, threads(request))
+            response.content = _compressed(source, self.compresslevel, request.context.threads)
         else:
             compressor = zlib.compressobj(self.compresslevel, zlib.DEFLATED, _GZIP)
-            response.body = await _run(_whole, compressor, response.body, threads(request))
+            response.body = await _run(_whole, compressor, response.body, request.context.threads)
         return response
 
     def _compressible(self, response: Response) -> bool:

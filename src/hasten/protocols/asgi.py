@@ -1,5 +1,5 @@
-"""The ASGI 3 adapter: HTTP and lifespan scopes in, the serve step out, and a Transport that
-speaks RSGI's response calls over ``send``."""
+"""The ASGI 3 adapter: HTTP, WebSocket and lifespan scopes in, the serve step out, and a
+channel that speaks RSGI's words over ``receive`` and ``send``."""
 
 from __future__ import annotations
 
@@ -10,17 +10,20 @@ from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
-from ..connection import NO_PATH_PARAMS, ASGICallable, PathParams
+from ..connection import ASGICallable
+from ..context import UNSERVED
 from ..datastructures import Address
+from ..errors import report_unhandled
 from ..requests import ClientDisconnected, Request
+from ..responses import Response
 from ..websockets import ABNORMAL, NO_STATUS, WebSocket, WebSocketDisconnect
 from ..websockets import Message as WebSocketMessage
 from ..wire import HeaderList, allows_body, frame
 
 if TYPE_CHECKING:
-    from ..app import App
+    from ..types import Served
 
-__all__ = ["ASGIAdapter", "ASGIRequest", "ASGITransport", "ASGIWebSocket", "route_path"]
+__all__ = ["ASGIAdapter", "ASGIChannel", "ASGIRequest", "ASGIWebSocket", "route_path"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -41,61 +44,38 @@ def route_path(scope: Scope) -> str:
     return path
 
 
+def _decoded(scope: Scope) -> list[tuple[str, str]]:
+    return [(name.decode("latin-1"), value.decode("latin-1")) for name, value in scope["headers"]]
+
+
+def _peer(scope: Scope) -> Address | None:
+    client = scope.get("client")
+    # int(): Granian's ASGI scope carries the port as a string.
+    return Address(client[0], int(client[1])) if client else None
+
+
 class ASGIRequest(Request):
-    """A Request read from an ASGI scope and its ``receive`` channel."""
+    """A Request read from an ASGI scope; its body comes through an ASGIChannel."""
 
-    __slots__ = ("_receive", "_scope", "_transport")
+    _channel: ASGIChannel
 
-    def __init__(  # perf: slots set directly, without super().__init__
-        self, app: App, body_limit: int, scope: Scope, transport: Any, path_params: PathParams
-    ) -> None:
-        self.app = app
-        self.path = route_path(scope)
-        self.query_string = scope["query_string"].decode("latin-1")
-        self.path_params = path_params
-        self.method = scope["method"]
-        self._body_limit = body_limit
-        self._body = self._headers = self._query = self._cookies = self._state = None
-        self._cleanup = self._form = None
-        self._forwarded = None
-        self._streamed = False
-        self._scope = scope
-        self._transport: ASGITransport = transport
-        self._receive: Receive = transport.receive
+    @property
+    def query_string(self) -> str:
+        return str(self._scope["query_string"].decode("latin-1"))
 
     def _raw_headers(self) -> list[tuple[str, str]]:
-        return [
-            (name.decode("latin-1"), value.decode("latin-1"))
-            for name, value in self._scope["headers"]
-        ]
-
-    async def _body_chunks(self) -> AsyncIterator[bytes]:
-        more_body = True
-        while more_body:
-            message = await self._receive()
-            if message["type"] == "http.disconnect":
-                raise ClientDisconnected
-            more_body = message.get("more_body", False)
-            chunk = message.get("body", b"")
-            if chunk:
-                yield chunk
-
-    def _client_disconnect(self) -> Awaitable[None]:
-        return self._transport.client_disconnect()
+        return _decoded(self._scope)
 
     async def call_asgi(
-        self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]]
+        self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]], outbound: Any
     ) -> None:
         scope = dict(self._scope)
         scope["root_path"] = root_path
-        transport = self._transport
-        send = transport.send if not headers else _adding(transport.send, headers)
-        await app(scope, transport.receive, send)
+        send = outbound.send if not headers else _adding(outbound.send, headers)
+        await app(scope, self._channel.receive, send)
 
     def _peer(self) -> Address | None:
-        client = self._scope.get("client")
-        # int(): Granian's ASGI scope carries the port as a string.
-        return Address(client[0], int(client[1])) if client else None
+        return _peer(self._scope)
 
     def _scheme(self) -> str:
         return str(self._scope.get("scheme", "http"))
@@ -121,33 +101,42 @@ def _adding(send: Send, headers: HeaderList) -> Send:
     return send_with_headers
 
 
-class ASGITransport:
-    """The Transport of one ASGI request: each call becomes ``http.response.*`` messages.
+class ASGIChannel:
+    """One ASGI request's ``receive`` and ``send``, in the words of hasten's transports.
 
-    As an RSGI server does, it adds Content-Length to a whole body unless the headers carry
-    one; a stream is ended by ``finish()`` once the serve step returns. A file goes out as
-    ``http.response.pathsend`` where the server offers that extension, else in chunks read
-    on ``threads``. ``client_disconnect()`` listens on ``receive`` for ``http.disconnect``;
-    from then on the body's messages reach ``receive()`` through the listener.
+    Inbound: the body whole (a task reading every ``http.request``) or in chunks, and the
+    client's departure (``http.disconnect``, listened for once asked about; from then on the
+    body's messages reach ``receive()`` through the listener). Outbound: a whole body or a
+    file, and a stream, which ``finish()`` ends when the serve step returns, as an RSGI
+    server does. As an RSGI server does too, it adds Content-Length to a whole body unless
+    the headers carry one. A file goes out as ``http.response.pathsend`` where the server
+    offers that extension, else in chunks read on ``threads``.
     """
 
-    __slots__ = ("_inbox", "_listener", "_pathsend", "_receive", "_stream", "_threads", "send")
+    __slots__ = (
+        "_inbox",
+        "_listener",
+        "_pathsend",
+        "_receive",
+        "_responded",
+        "_stream",
+        "_threads",
+        "send",
+    )
 
     def __init__(
-        self,
-        receive: Receive,
-        send: Send,
-        pathsend: bool = False,
-        threads: Executor | None = None,
+        self, receive: Receive, send: Send, pathsend: bool = False, threads: Executor | None = None
     ) -> None:
         self._receive = receive
         self.send = send
         self._pathsend = pathsend
         self._threads = threads
         self._stream: ASGIStreamWriter | None = None
+        self._responded = False
         self._inbox: asyncio.Queue[Message] | None = None
         self._listener: asyncio.Task[None] | None = None
 
+    # Inbound.
     async def receive(self) -> Message:
         """The client's next message: the body's, then ``http.disconnect``."""
         inbox = self._inbox
@@ -157,6 +146,24 @@ class ASGITransport:
         if inbox.empty() and self._listener.done():
             return {"type": "http.disconnect"}
         return await inbox.get()
+
+    def __call__(self) -> asyncio.Task[bytes]:
+        # A task, as Granian's read is a future: the body timeout cancels it.
+        return asyncio.ensure_future(self._whole())
+
+    async def _whole(self) -> bytes:
+        return b"".join([chunk async for chunk in self])
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        more_body = True
+        while more_body:
+            message = await self.receive()
+            if message["type"] == "http.disconnect":
+                raise ClientDisconnected
+            more_body = message.get("more_body", False)
+            chunk = message.get("body", b"")
+            if chunk:
+                yield chunk
 
     def client_disconnect(self) -> Awaitable[None]:
         if self._listener is None:
@@ -171,22 +178,34 @@ class ASGITransport:
             if message["type"] == "http.disconnect":
                 return
 
+    # Outbound: each call hands back what sends it (the serve step awaits it).
+    def _respond(self) -> None:
+        if self._responded:
+            raise RuntimeError("A response was already sent for this request")
+        self._responded = True
+
     def response_bytes(self, status: int, headers: HeaderList, body: bytes) -> Awaitable[None]:
+        self._respond()
+        if allows_body(status) and not any(name == "content-length" for name, _ in headers):
+            headers = frame(status, headers, len(body))
         return self._send_whole(status, headers, body)
 
     async def _send_whole(self, status: int, headers: HeaderList, body: bytes) -> None:
-        if allows_body(status) and not any(name == "content-length" for name, _ in headers):
-            headers = frame(status, headers, len(body))
+        await self._start(status, headers)
+        await self.send({"type": "http.response.body", "body": body})
+
+    async def _start(self, status: int, headers: HeaderList) -> None:
         await self.send(
             {"type": "http.response.start", "status": status, "headers": _encoded(headers)}
         )
-        await self.send({"type": "http.response.body", "body": body})
 
     def response_stream(self, status: int, headers: HeaderList) -> ASGIStreamWriter:
+        self._respond()
         self._stream = ASGIStreamWriter(self.send, status, headers)
         return self._stream
 
     def response_file(self, status: int, headers: HeaderList, file: str) -> Awaitable[None]:
+        self._respond()
         if self._pathsend:
             return self._path_send(status, headers, file)
         return self._send_file(status, headers, file, 0, None)
@@ -194,18 +213,17 @@ class ASGITransport:
     def response_file_range(
         self, status: int, headers: HeaderList, file: str, start: int, end: int
     ) -> Awaitable[None]:
+        self._respond()
         return self._send_file(status, headers, file, start, end)
 
     async def _path_send(self, status: int, headers: HeaderList, file: str) -> None:
-        await self.send(
-            {"type": "http.response.start", "status": status, "headers": _encoded(headers)}
-        )
+        await self._start(status, headers)
         await self.send({"type": "http.response.pathsend", "path": os.path.abspath(file)})
 
     async def _send_file(
         self, status: int, headers: HeaderList, file: str, start: int, end: int | None
     ) -> None:
-        writer = self.response_stream(status, headers)
+        writer = ASGIStreamWriter(self.send, status, headers)
         loop = asyncio.get_running_loop()
         with open(file, "rb") as handle:  # reads go to the thread pool below
             handle.seek(start)
@@ -218,6 +236,7 @@ class ASGITransport:
                 await writer.send_bytes(chunk)
                 if left is not None:
                     left -= len(chunk)
+        await writer.close()
 
     async def finish(self) -> None:
         """End a stream the response started (RSGI servers do it when the app returns), and
@@ -263,28 +282,23 @@ class ASGIStreamWriter:
 
 class ASGIWebSocket(WebSocket):
     """A WebSocket over ASGI: ``websocket.*`` messages. A refusal carries its HTTP status
-    where the server offers ``websocket.http.response``, else the server answers 403."""
+    where the server offers ``websocket.http.response``, else the server answers 403.
 
-    __slots__ = ("_connected", "_receive_message", "_scope", "_send_message")
+    Its channel is the ASGI ``(receive, send)`` pair.
+    """
 
-    def __init__(self, app: App, scope: Scope, receive: Receive, send: Send) -> None:
-        super().__init__(
-            app, route_path(scope), scope["query_string"].decode("latin-1"), NO_PATH_PARAMS
-        )
-        self._scope = scope
-        self._receive_message = receive
-        self._send_message = send
-        self._connected = False
+    _channel: tuple[Receive, Send]
+    _connected = False
+
+    @property
+    def query_string(self) -> str:
+        return str(self._scope["query_string"].decode("latin-1"))
 
     def _raw_headers(self) -> list[tuple[str, str]]:
-        return [
-            (name.decode("latin-1"), value.decode("latin-1"))
-            for name, value in self._scope["headers"]
-        ]
+        return _decoded(self._scope)
 
     def _peer(self) -> Address | None:
-        client = self._scope.get("client")
-        return Address(client[0], int(client[1])) if client else None
+        return _peer(self._scope)
 
     def _scheme(self) -> str:
         return str(self._scope.get("scheme", "ws"))
@@ -294,67 +308,67 @@ class ASGIWebSocket(WebSocket):
         return str(self._scope.get("root_path", ""))
 
     async def call_asgi(
-        self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]]
+        self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]], outbound: Any
     ) -> None:
         scope = dict(self._scope)
         scope["root_path"] = root_path
-        await app(scope, self._receive_message, self._send_message)
+        receive, send = self._channel
+        await app(scope, receive, send)
 
     async def _connect(self) -> None:
         """Take the server's ``websocket.connect``, which comes before anything else."""
         if not self._connected:
-            message = await self._receive_message()
+            message = await self._channel[0]()
             if message["type"] == "websocket.disconnect":
                 raise WebSocketDisconnect(message.get("code", NO_STATUS))
             self._connected = True
 
     async def _accept(self, subprotocol: str | None, headers: list[tuple[str, str]]) -> None:
         await self._connect()
-        await self._send_message(
+        await self._channel[1](
             {"type": "websocket.accept", "subprotocol": subprotocol, "headers": _encoded(headers)}
         )
 
     async def _receive(self) -> WebSocketMessage:
-        message = await self._receive_message()
+        message = await self._channel[0]()
         if message["type"] == "websocket.receive":
             text: str | None = message.get("text")
             return text if text is not None else bytes(message["bytes"])
         raise WebSocketDisconnect(message.get("code", NO_STATUS), message.get("reason") or "")
 
     async def _send_text(self, data: str) -> None:
-        try:
-            await self._send_message({"type": "websocket.send", "text": data})
-        except OSError:
-            self.connection_state = "closed"
-            raise WebSocketDisconnect(ABNORMAL) from None
+        await self._send({"type": "websocket.send", "text": data})
 
     async def _send_bytes(self, data: bytes) -> None:
+        await self._send({"type": "websocket.send", "bytes": data})
+
+    async def _send(self, message: Message) -> None:
         try:
-            await self._send_message({"type": "websocket.send", "bytes": data})
+            await self._channel[1](message)
         except OSError:
             self.connection_state = "closed"
             raise WebSocketDisconnect(ABNORMAL) from None
 
     async def _close(self, code: int, reason: str) -> None:
-        await self._send_message({"type": "websocket.close", "code": code, "reason": reason})
+        await self._channel[1]({"type": "websocket.close", "code": code, "reason": reason})
 
     async def _refuse(self, status: int) -> None:
         await self._connect()
+        send = self._channel[1]
         if "websocket.http.response" in self._scope.get("extensions", {}):
-            start = {"type": "websocket.http.response.start", "status": status, "headers": []}
-            await self._send_message(start)
-            await self._send_message({"type": "websocket.http.response.body", "body": b""})
+            await send({"type": "websocket.http.response.start", "status": status, "headers": []})
+            await send({"type": "websocket.http.response.body", "body": b""})
         else:
-            await self._send_message({"type": "websocket.close", "code": 1000, "reason": ""})
+            await send({"type": "websocket.close", "code": 1000, "reason": ""})
 
 
 class ASGIAdapter:
     """The app's ASGI 3 entry point, before any ASGI middleware wraps it."""
 
-    __slots__ = ("app",)
+    __slots__ = ("served",)
 
-    def __init__(self, app: App) -> None:
-        self.app = app
+    def __init__(self, served: Served) -> None:
+        self.served = served
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -365,41 +379,50 @@ class ASGIAdapter:
         elif kind == "lifespan":
             await self._serve_lifespan(receive, send)
 
-    async def _serve_websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
-        websocket = ASGIWebSocket(self.app, scope, receive, send)
-        runtime = self.app.runtime or await self.app.start_for_request()
-        if runtime is None:
-            await websocket.refuse(503)
-            return
-        await runtime.serve_websocket(websocket.path, websocket)
-
     async def _serve_http(self, scope: Scope, receive: Receive, send: Send) -> None:
-        runtime = self.app.runtime
+        served = self.served
+        path = route_path(scope)
+        runtime = served.runtime or await served.start_for(path)
         extensions = scope.get("extensions")
-        transport = ASGITransport(
-            receive,
-            send,
-            extensions is not None and "http.response.pathsend" in extensions,
-            runtime.pools.threads if runtime is not None else None,
-        )
-        serve = runtime.serve if runtime is not None else self.app.serve_before_start
-        await serve(scope["method"], route_path(scope), scope, transport, ASGIRequest)
-        await transport.finish()
+        pathsend = extensions is not None and "http.response.pathsend" in extensions
+        if isinstance(runtime, Response):
+            channel = ASGIChannel(receive, send, pathsend)
+            await runtime.send(
+                channel, ASGIRequest(UNSERVED, served, scope, channel, scope["method"], path)
+            )
+        else:
+            channel = ASGIChannel(receive, send, pathsend, runtime.context.threads)
+            request = ASGIRequest(runtime.context, served, scope, channel, scope["method"], path)
+            await runtime.serve(request, channel)
+        await channel.finish()
+
+    async def _serve_websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        served = self.served
+        path = route_path(scope)
+        runtime = served.runtime or await served.start_for(path)
+        if isinstance(runtime, Response):
+            websocket = ASGIWebSocket(UNSERVED, served, scope, (receive, send), "GET", path)
+            await websocket.refuse(runtime.status)
+            return
+        websocket = ASGIWebSocket(runtime.context, served, scope, (receive, send), "GET", path)
+        await runtime.serve_websocket(websocket)
 
     async def _serve_lifespan(self, receive: Receive, send: Send) -> None:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
                 try:
-                    await self.app.startup()
+                    await self.served.startup()
                 except Exception as exc:
+                    report_unhandled(exc)  # a TestClient raises it, as Starlette's does
                     await send({"type": "lifespan.startup.failed", "message": repr(exc)})
                     return
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 try:
-                    await self.app.shutdown()
+                    await self.served.shutdown()
                 except Exception as exc:
+                    report_unhandled(exc)  # a TestClient raises it, as Starlette's does
                     await send({"type": "lifespan.shutdown.failed", "message": repr(exc)})
                     return
                 await send({"type": "lifespan.shutdown.complete"})

@@ -16,8 +16,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import quote
 
-from granian._granian import RSGIProtocolClosed, RSGIProtocolError
+from granian.rsgi import ProtocolClosed, ProtocolError
 
+from ..transport import Outbound, StreamWriter
 from ..wire import HeaderList
 
 __all__ = ["HTTPBridge", "WebSocketBridge", "asgi_scope"]
@@ -29,7 +30,7 @@ ASGIApp = Callable[
 ]
 _PATH_SAFE = "/:@!$&'()*+,;=-._~"
 _UNSAFE = re.compile(r"[^A-Za-z0-9/:@!$&'()*+,;=\-._~]")
-_RSGI_GONE = (RSGIProtocolClosed, RSGIProtocolError)
+_RSGI_GONE = (ProtocolClosed, ProtocolError)
 
 
 class _Ended:
@@ -86,18 +87,34 @@ def asgi_scope(scope: Any, root_path: str) -> dict[str, Any]:
 
 
 class HTTPBridge:
-    """One HTTP request: ASGI ``receive`` and ``send`` over an RSGI protocol object.
+    """One HTTP request: ASGI ``receive`` over an RSGI protocol object (``proto``), and ASGI
+    ``send`` over the request's Outbound (the same object, unless observation wraps it).
 
     ``extra`` headers are added to the response the app starts (what hasten middleware set
     on a mounted app's response); ``pace`` holds a streamed body back to its client's pace.
     """
 
-    __slots__ = ("_body", "_extra", "_headers", "_more", "_pace", "_proto", "_status", "_stream")
+    __slots__ = (
+        "_body",
+        "_extra",
+        "_headers",
+        "_more",
+        "_outbound",
+        "_pace",
+        "_proto",
+        "_status",
+        "_stream",
+    )
 
     def __init__(
-        self, proto: Any, extra: HeaderList, pace: Callable[[Any], Any] = lambda writer: writer
+        self,
+        proto: Any,
+        outbound: Outbound,
+        extra: HeaderList,
+        pace: Callable[[StreamWriter], StreamWriter] = lambda writer: writer,
     ) -> None:
         self._proto = proto
+        self._outbound = outbound
         self._extra = extra
         self._pace = pace
         self._body: AsyncIterator[bytes] | None = None
@@ -132,9 +149,11 @@ class HTTPBridge:
             body = message.get("body", b"")
             if self._stream is None:
                 if not message.get("more_body", False):
-                    self._proto.response_bytes(self._status, self._headers, body)
+                    self._outbound.response_bytes(self._status, self._headers, body)
                     return
-                self._stream = self._pace(self._proto.response_stream(self._status, self._headers))
+                self._stream = self._pace(
+                    self._outbound.response_stream(self._status, self._headers)
+                )
             stream = self._stream
             if not message.get("more_body", False):
                 # Granian ends a stream when its transport is released: release it now, as
@@ -146,7 +165,7 @@ class HTTPBridge:
                 except _RSGI_GONE:
                     raise OSError("The client has gone away") from None  # ASGI 2.4
         elif kind == "http.response.pathsend":
-            self._proto.response_file(self._status, self._headers, message["path"])
+            self._outbound.response_file(self._status, self._headers, message["path"])
 
 
 class WebSocketBridge:

@@ -1,0 +1,162 @@
+"""What belongs to a request's life beyond its handler: work on the thread pool, and what is
+left for after its response (``yield`` dependencies' exits, background tasks, uploaded files).
+
+``submit`` is the one way hasten hands a call to a thread: the caller's contextvars go with it.
+A ``Cleanup`` hangs on a connection that leaves something behind; the serve step runs it once
+the response is sent, with the request still counted in flight, so shutdown drains it too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import inspect
+import logging
+from collections.abc import Callable
+from concurrent.futures import Executor
+from typing import TYPE_CHECKING, Any
+
+from .background import BackgroundTasks, task_name
+
+if TYPE_CHECKING:
+    from .connection import Connection
+    from .forms import FormData
+
+__all__ = ["Cleanup", "Exit", "cleanup_of", "resume", "run_tasks", "submit"]
+
+logger = logging.getLogger("hasten.error")
+
+
+def submit(threads: Executor | None, func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+    """``func(*args, **kwargs)`` on ``threads`` (None: asyncio's default pool), with the
+    caller's contextvars: an awaitable of its result."""
+    call = functools.partial(contextvars.copy_context().run, func, *args, **kwargs)
+    if threads is None:
+        return asyncio.get_running_loop().run_in_executor(None, call)
+    return asyncio.wrap_future(threads.submit(call))
+
+
+_DONE = object()
+
+
+def _step(generator: Any, exc: BaseException | None) -> Any:
+    # StopIteration cannot cross into a Future: it comes back as _DONE, and is raised later.
+    try:
+        return generator.throw(exc) if exc is not None else next(generator)
+    except StopIteration:
+        return _DONE
+
+
+async def resume(threads: Executor | None, generator: Any, exc: BaseException | None = None) -> Any:
+    """Run a sync generator to its next ``yield`` on a thread, throwing ``exc`` in if given.
+    Its end raises StopAsyncIteration, which, unlike StopIteration, may leave a coroutine."""
+    value = await submit(threads, _step, generator, exc)
+    if value is _DONE:
+        raise StopAsyncIteration
+    return value
+
+
+class Exit:
+    """A started generator dependency: its code after ``yield`` is still to run."""
+
+    __slots__ = ("generator", "is_async", "name")
+
+    def __init__(self, generator: Any, is_async: bool, name: str) -> None:
+        self.generator = generator
+        self.is_async = is_async
+        self.name = name
+
+    async def resume(self, threads: Executor | None, exc: BaseException | None = None) -> Any:
+        """Run to the next ``yield`` (throwing ``exc`` in): StopAsyncIteration at its end."""
+        if self.is_async:
+            return await (self.generator.athrow(exc) if exc else self.generator.__anext__())
+        return await resume(threads, self.generator, exc)
+
+    async def close(self, threads: Executor | None) -> None:
+        try:
+            if self.is_async:
+                await self.generator.aclose()
+            else:
+                await submit(threads, self.generator.close)
+        except Exception as exc:
+            logger.error("Closing dependency %s failed", self.name, exc_info=exc)
+
+
+class Cleanup:
+    """What a request leaves for after its response: the exits of its ``yield``
+    dependencies, its background tasks, and its uploaded files. A request without any never
+    has one."""
+
+    __slots__ = ("exits", "form", "tasks", "threads")
+
+    def __init__(self, threads: Executor | None) -> None:
+        self.threads = threads
+        self.exits: list[Exit] = []
+        self.tasks: BackgroundTasks | None = None
+        self.form: FormData | None = None  # its uploaded files are closed last
+
+    async def after_response(self) -> None:
+        """Background tasks, then each generator's code after ``yield`` (last first), then
+        the uploaded files are closed; every failure is logged, none raised."""
+        try:
+            if self.tasks is not None:
+                await run_tasks(self.tasks, self.threads)
+            await self.finish()
+        finally:
+            if self.form is not None:
+                await self.form.close()
+
+    async def finish(self) -> None:
+        """Run each generator's code after ``yield`` (last first); failures are logged."""
+        while self.exits:
+            done = self.exits.pop()
+            try:
+                await done.resume(self.threads)
+            except StopAsyncIteration:
+                continue
+            except Exception as exc:
+                logger.error("The cleanup of dependency %s failed", done.name, exc_info=exc)
+                continue
+            logger.error("Dependency %s yielded more than once", done.name)
+            await done.close(self.threads)
+
+    async def unwind(self, exc: BaseException) -> BaseException:
+        """The request failed with ``exc``: throw it into each generator (last first). A
+        generator may replace it by raising another; the one left is what the client sees."""
+        self.tasks = None  # a failed request runs no background task
+        while self.exits:
+            done = self.exits.pop()
+            try:
+                await done.resume(self.threads, exc)
+            except StopAsyncIteration:
+                continue  # it handled the exception; the request still failed
+            except BaseException as raised:
+                exc = raised
+                continue
+            logger.error("Dependency %s yielded again after an exception", done.name)
+            await done.close(self.threads)
+        return exc
+
+
+def cleanup_of(connection: Connection) -> Cleanup:
+    """The connection's Cleanup, made on first use."""
+    cleanup = connection._cleanup
+    if cleanup is None:
+        cleanup = connection._cleanup = Cleanup(connection.context.threads)
+    return cleanup
+
+
+async def run_tasks(tasks: BackgroundTasks, threads: Executor | None) -> None:
+    """Run every background task in order: an ``async def`` on the loop, any other on
+    ``threads``; a failure is logged, never raised."""
+    for func, args, kwargs in tasks.tasks:
+        try:
+            if inspect.iscoroutinefunction(func):
+                await func(*args, **kwargs)
+            else:
+                result = await submit(threads, func, *args, **kwargs)
+                if inspect.isawaitable(result):
+                    await result
+        except Exception as exc:
+            logger.error("Background task %s failed", task_name(func), exc_info=exc)

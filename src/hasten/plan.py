@@ -1,0 +1,489 @@
+"""Plan: one handler's parameters and dependencies, compiled once into how a request is read.
+
+A plan is built when the app starts, from the handler's parameter descriptions and those of
+its dependencies (the route's, its routers' and the app's run first), with the app's overrides
+applied. Per request it only executes, in FastAPI's order and with FastAPI's answers:
+
+1. the body is read and decoded once (malformed JSON is a 422 at once);
+2. each dependency, depth first, has its own dependencies solved, then its request values
+   read (path, query, headers, cookies, then body); it is called if none of its values
+   failed (once per request with ``use_cache``), its ``yield`` kept for after the response;
+3. the handler's own values are read; if any value anywhere failed, one 422 names them all;
+4. the handler is called, where it runs (loop, threads, processes, an executor).
+
+A handler without dependencies gets a fast form of the same steps, and one that reads only
+path, query, header and cookie values is called without a coroutine of ours.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from concurrent.futures import Executor
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from .background import BackgroundTasks
+from .decoding import decode_json
+from .dependencies import (
+    ASYNC,
+    ASYNC_GEN,
+    SYNC,
+    AppDependencies,
+    call_kind,
+    describe_dependency,
+)
+from .errors import HTTPError, RequestValidationError
+from .extractors import (
+    UNDEFINED,
+    BodyDecoder,
+    BodyField,
+    FormDecoder,
+    FormField,
+    ModelReader,
+    Reader,
+    ScalarReader,
+    reader_for,
+)
+from .lifecycle import Exit, cleanup_of, submit
+from .params import Dependency, Parameter, describe_handler
+from .security import SecurityScopes
+from .validation import Errors
+
+if TYPE_CHECKING:
+    from .connection import Connection
+    from .responses import Response
+
+__all__ = ["Plan", "Run", "should_embed"]
+
+# Calls the handler with its arguments (by keyword), where it runs: an awaitable of its
+# result. For a handler on the event loop, the handler itself.
+Run = Callable[..., Awaitable[Any]]
+Invoke = Callable[[Any], Awaitable[Any]]
+
+_SCALAR_SOURCES = ("path", "query", "header", "cookie")
+_BODY_SOURCES = ("body", "form", "file")
+
+
+class Node:
+    """One dependant: the handler (``func`` None: the root), or one dependency."""
+
+    __slots__ = (
+        "app_value",
+        "args",
+        "bodies",
+        "body_parameters",
+        "cache_key",
+        "children",
+        "func",
+        "kind",
+        "name",
+        "readers",
+        "scope",
+    )
+
+    def __init__(self, func: Callable[..., Any] | None, name: str) -> None:
+        self.func = func
+        self.name = name
+        self.kind = ASYNC if func is None else call_kind(func)
+        self.children: list[tuple[str | None, Node]] = []  # (argument, dependency)
+        self.readers: list[Reader] = []  # path, query, header, cookie values, in that order
+        self.body_parameters: list[Parameter] = []
+        self.bodies: list[BodyField | FormField | ModelReader] = []  # see ``_bind_bodies``
+        # Arguments hasten makes per request: (argument, what).
+        self.args: list[tuple[str, Callable[[Connection], Any]]] = []
+        self.cache_key: Any = None  # set where ``use_cache``
+        self.scope = "request"
+        # A scope="app" dependency: its value, made at startup.
+        self.app_value: Callable[[], Any] | None = None
+
+
+class _Builder:
+    """Walks a handler's tree once, turning each dependant into a Node."""
+
+    def __init__(self, path_types: dict[str, type], app: AppDependencies) -> None:
+        self.path_types = path_types
+        self.path_names = frozenset(path_types)
+        self.app = app
+        self.body_parameters: list[Parameter] = []
+        self.has_dependencies = False
+
+    def root(self, parameters: Sequence[Parameter], dependencies: Iterable[Dependency]) -> Node:
+        node = Node(None, "handler")
+        for dependency in dependencies:
+            node.children.append((None, self.dependency(dependency, (), ())))
+        self.fill(node, parameters, (), ())
+        return node
+
+    def dependency(
+        self, dependency: Dependency, chain: tuple[Any, ...], scopes: tuple[str, ...]
+    ) -> Node:
+        assert dependency.dependency is not None
+        self.has_dependencies = True
+        func = self.app.resolve(dependency.dependency)
+        if func in chain:
+            raise TypeError(f"Dependency cycle through {describe_handler(func)}")
+        node = Node(func, describe_handler(func))
+        node.scope = dependency.scope or "request"
+        scopes = (*scopes, *dependency.scopes)
+        if dependency.scope == "app":
+            self.app.register(func)
+            values = self.app.values
+            node.app_value = lambda: values[func]
+            return node
+        if dependency.use_cache:
+            node.cache_key = (func, tuple(sorted(set(scopes))))
+        self.fill(node, describe_dependency(func, self.path_names), (*chain, func), scopes)
+        return node
+
+    def fill(
+        self,
+        node: Node,
+        parameters: Sequence[Parameter],
+        chain: tuple[Any, ...],
+        scopes: tuple[str, ...],
+    ) -> None:
+        for parameter in parameters:
+            source = parameter.source
+            if source == "dependency":
+                assert parameter.dependency is not None
+                child = self.dependency(parameter.dependency, chain, scopes)
+                node.children.append((parameter.name, child))
+            elif source in _SCALAR_SOURCES:
+                path_type = self.path_types.get(parameter.alias)
+                node.readers.append(reader_for(parameter, path_type))
+            elif source in _BODY_SOURCES:
+                # Read per dependant too, once every body parameter of the tree is known
+                # (whether they are embedded depends on all of them): see ``_bind_bodies``.
+                node.body_parameters.append(parameter)
+                self.body_parameters.append(parameter)
+            else:
+                node.args.append((parameter.name, _special(parameter, scopes)))
+        # FastAPI reads (and reports) path values first, then query, header, cookie.
+        node.readers.sort(key=lambda reader: _SCALAR_SOURCES.index(_source(reader)))
+
+
+def _source(reader: Reader) -> str:
+    assert isinstance(reader, ScalarReader | ModelReader)
+    return reader.source
+
+
+def _special(parameter: Parameter, scopes: tuple[str, ...]) -> Callable[[Connection], Any]:
+    source = parameter.source
+    if source == "request":
+        return _connection
+    if source == "background":
+        return _background_tasks
+    if source == "response":
+        return _sub_response
+    if source == "security_scopes":
+        security = SecurityScopes(list(scopes))
+        return lambda connection: security
+    raise TypeError(f"Unknown parameter source {source!r}")  # pragma: no cover
+
+
+def _connection(connection: Connection) -> Connection:
+    return connection
+
+
+def _background_tasks(connection: Connection) -> BackgroundTasks:
+    cleanup = cleanup_of(connection)
+    if cleanup.tasks is None:
+        cleanup.tasks = BackgroundTasks()
+    return cleanup.tasks
+
+
+def _sub_response(connection: Connection) -> Response:
+    """The Response a handler or dependency takes to set headers, cookies or the status on
+    the one sent (FastAPI's): one per request, merged into the response by ``dispatch``."""
+    found = connection._sub_response
+    if found is None:
+        from .responses import Response
+
+        found = Response(status=0)  # 0: no status set
+        connection._sub_response = found
+    return found
+
+
+def should_embed(parameters: Sequence[Parameter]) -> bool:
+    """Whether body parameters are members of one JSON object (or fields of one form)
+    rather than the whole body, as FastAPI decides: several of them, ``embed=True``, or a
+    form field that is not a form model."""
+    names = {parameter.name for parameter in parameters}
+    if not parameters:
+        return False
+    if len(names) > 1:
+        return True
+    first = parameters[0]
+    if first.embed:
+        return True
+    return first.source in ("form", "file") and not first.is_model
+
+
+class Plan:
+    """One endpoint's tree, compiled for one started app: ``invoke(request)`` reads every
+    value, runs the dependencies and calls the handler; the awaitable's result is what the
+    handler returned."""
+
+    __slots__ = ("_body", "_root", "_run", "_threads", "invoke")
+
+    def __init__(
+        self,
+        parameters: Sequence[Parameter],
+        dependencies: Iterable[Dependency],
+        *,
+        path_types: dict[str, type],
+        app: AppDependencies,
+        threads: Executor | None,
+        run: Run,
+    ) -> None:
+        self._threads = threads
+        self._run = run
+        builder = _Builder(path_types, app)
+        self._root = builder.root(parameters, dependencies)
+        bodies = builder.body_parameters
+        embed = should_embed(bodies)
+        form = any(parameter.source in ("form", "file") for parameter in bodies)
+        _bind_bodies(self._root, embed, form)
+        self._body: BodyDecoder | FormDecoder | None = None
+        if bodies:
+            self._body = FormDecoder() if form else BodyDecoder()
+        self.invoke: Invoke = self._fast_form(builder) or self._solve_and_call
+
+    def _fast_form(self, builder: _Builder) -> Invoke | None:
+        """The plan without dependencies, for the shapes most handlers have: the same
+        steps, without the solver's state. A value that does not read at once is left to
+        its reader, which says what is wrong (or gives the default)."""
+        root = self._root
+        if builder.has_dependencies or root.args:
+            return None
+        run = self._run
+        if not root.readers and self._body is None:
+            return lambda request: run()
+        read = _ValueReading(root.readers)
+        if self._body is None:
+            values_of = read.values
+
+            def invoke_with_values(request: Any) -> Awaitable[Any]:
+                # perf: a plain function handing back the handler's own coroutine.
+                values, errors = values_of(request)
+                if errors:
+                    raise RequestValidationError(errors)
+                return run(**values)
+
+            return invoke_with_values
+        if not isinstance(self._body, BodyDecoder):
+            return None
+        bodies = tuple(body for body in root.bodies if isinstance(body, BodyField))
+        return _invoke_with_body(self._body, bodies, read, run)
+
+    async def _solve_and_call(self, request: Any) -> Any:
+        state = _State()
+        if self._body is not None:
+            state.body = await self._body.decode(request)
+        try:
+            values = await self._solve(self._root, request, state)
+            if state.errors:
+                raise RequestValidationError(
+                    state.errors, body=None if state.body is UNDEFINED else state.body
+                )
+            result = await self._run(**values)
+        except BaseException as exc:
+            await self._close_function_scoped(state, exc)
+            cleanup = request._cleanup
+            if cleanup is None:
+                raise
+            final = await cleanup.unwind(exc)  # no task nor generator is left after it
+            if final is exc:
+                raise
+            raise final from exc
+        await self._close_function_scoped(state, None)
+        return result
+
+    async def _solve(self, node: Node, request: Any, state: _State) -> dict[str, Any]:
+        """The arguments of ``node``: its dependencies solved (each called if its own values
+        were all good), then its request values read; errors go to ``state.errors``."""
+        values: dict[str, Any] = {}
+        errors = state.errors
+        for argument, child in node.children:
+            key = child.cache_key
+            if key is not None and key in state.cache:
+                value = state.cache[key]
+            else:
+                before = len(errors)
+                arguments = await self._solve(child, request, state)
+                if len(errors) > before:
+                    continue  # not called: one of its values failed
+                value = await self._call(child, arguments, request, state)
+                if key is not None:
+                    state.cache[key] = value
+            if argument is not None:
+                values[argument] = value
+        for reader in node.readers:
+            reader.read(request, values, errors)
+        for body in node.bodies:
+            if isinstance(body, FormField):
+                await body.read_from(state.body, values, errors)
+            else:
+                body.read_from(state.body, values, errors)
+        for argument, make in node.args:
+            values[argument] = make(request)
+        return values
+
+    async def _call(
+        self, node: Node, arguments: dict[str, Any], request: Any, state: _State
+    ) -> Any:
+        if node.app_value is not None:
+            return node.app_value()
+        kind = node.kind
+        func = node.func
+        assert func is not None  # the root is called by ``run``
+        if kind == ASYNC:
+            return await func(**arguments)
+        if kind == SYNC:
+            return await submit(self._threads, func, **arguments)
+        started = Exit(func(**arguments), kind == ASYNC_GEN, node.name)
+        try:
+            value = await started.resume(self._threads)
+        except StopAsyncIteration:
+            raise RuntimeError(f"Dependency {node.name} did not yield a value") from None
+        if node.scope == "function":
+            state.function_exits.append(started)
+        else:
+            cleanup_of(request).exits.append(started)
+        return value
+
+    async def _close_function_scoped(self, state: _State, exc: BaseException | None) -> None:
+        """``scope="function"`` dependencies end when the handler returns (or fails)."""
+        while state.function_exits:
+            done = state.function_exits.pop()
+            try:
+                await done.resume(self._threads, exc)
+            except StopAsyncIteration:
+                continue
+            except BaseException:
+                if exc is None:
+                    raise
+                continue
+            await done.close(self._threads)
+
+
+def _invoke_with_body(
+    decoder: BodyDecoder, bodies: tuple[BodyField, ...], read: _ValueReading, run: Run
+) -> Invoke:
+    """The fast form of a plan that reads a JSON body (and maybe path, query, header and
+    cookie values), without dependencies."""
+    only = bodies[0] if len(bodies) == 1 and read.is_empty() else None
+    typed = only.typed_decoder() if only is not None else None
+    name = bodies[0].name
+
+    async def invoke_with_body(request: Any) -> Any:
+        if typed is not None:
+            # perf: the usual body decoded straight into its type, in one C call; a body
+            # that does not decode so is read again below, which says what is wrong.
+            whole = await request.body()
+            if whole and request._header("content-type") == "application/json":
+                try:
+                    value = decode_json(typed, whole, request.context)
+                except (msgspec.ValidationError, HTTPError):
+                    pass
+                else:
+                    return await run(**{name: value})
+        body = await decoder.decode(request)
+        values, errors = read.values(request)
+        for field in bodies:
+            field.read_from(body, values, errors)
+        if errors:
+            raise RequestValidationError(errors, body=None if body is UNDEFINED else body)
+        return await run(**values)
+
+    return invoke_with_body
+
+
+class _ValueReading:
+    """A dependant's path, query, header and cookie values read for one request.
+
+    Path and query values with a fast converter are read here, one dict lookup and at most
+    one conversion each; the rest, and any value that is missing or does not convert at
+    once, by its reader (which gives the default, or FastAPI's error).
+    """
+
+    __slots__ = ("_path", "_query", "_readers")
+
+    def __init__(self, readers: Sequence[Reader]) -> None:
+        self._path: list[_Quick] = []
+        self._query: list[_Quick] = []
+        self._readers: list[Reader] = []  # headers and cookies
+        for reader in readers:  # in FastAPI's order: path, query, header, cookie
+            source = _source(reader)
+            if source not in ("path", "query"):
+                self._readers.append(reader)
+                continue
+            quick = reader.quick() if isinstance(reader, ScalarReader) else None
+            entry = (reader.name, None, None, reader) if quick is None else (*quick, reader)
+            (self._path if source == "path" else self._query).append(entry)
+
+    def is_empty(self) -> bool:
+        return not (self._path or self._query or self._readers)
+
+    def values(self, request: Any) -> tuple[dict[str, Any], Errors]:
+        values: dict[str, Any] = {}
+        errors: Errors = []
+        if self._path:
+            _take(request.path_params, self._path, request, values, errors)
+        if self._query:
+            # perf: the parsed query's last values, as QueryParams.get reads them.
+            _take(request.query._last, self._query, request, values, errors)
+        for reader in self._readers:
+            reader.read(request, values, errors)
+        return values, errors
+
+
+# (name, alias, converter, reader): the value read by the plan (alias None: by its reader).
+_Quick = tuple[str, str | None, Callable[[str], Any] | None, Reader]
+
+
+def _take(
+    found: Any, quick: list[_Quick], request: Any, values: dict[str, Any], errors: Errors
+) -> None:
+    for name, alias, convert, reader in quick:
+        if alias is None:
+            reader.read(request, values, errors)
+            continue
+        raw = found.get(alias)
+        if raw is not None:
+            if convert is None:
+                values[name] = raw
+                continue
+            try:
+                values[name] = convert(raw)
+                continue
+            except ValueError:
+                pass
+        reader.read(request, values, errors)
+
+
+class _State:
+    """What one request's solving shares: errors, the decoded body, the per-request cache
+    of dependencies, and the function-scoped generators."""
+
+    __slots__ = ("body", "cache", "errors", "function_exits")
+
+    def __init__(self) -> None:
+        self.errors: Errors = []
+        self.body: Any = UNDEFINED
+        self.cache: dict[Any, Any] = {}
+        self.function_exits: list[Exit] = []
+
+
+def _bind_bodies(node: Node, embed: bool, form: bool) -> None:
+    """Make each body parameter's reader, now that the tree's body parameters are known."""
+    made: list[BodyField | FormField | ModelReader] = []
+    for parameter in node.body_parameters:
+        if form:
+            made.append(ModelReader(parameter) if parameter.is_model else FormField(parameter))
+        else:
+            made.append(BodyField(parameter, embed))
+    node.bodies = made
+    for _, child in node.children:
+        _bind_bodies(child, embed, form)

@@ -1,0 +1,213 @@
+"""An ASGI server's side, in-process: scopes, ``receive`` and ``send`` as strict as uvicorn's,
+and the lifespan protocol that starts and stops the app."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
+
+from ..errors import unhandled_exceptions
+from ..websockets import ABNORMAL
+from .exchange import Message, Pipe, Result, Wire
+
+if TYPE_CHECKING:
+    from ..app import App
+
+__all__ = ["ASGIDriver", "HTTPExchange", "WebSocketChannel"]
+
+
+class HTTPExchange:
+    """One request's ``receive`` and ``send``, as strict as uvicorn's: the body comes once,
+    then ``receive`` waits until the response is complete (as for a client that stays);
+    messages out of order are an error."""
+
+    def __init__(self, chunks: list[bytes], result: Result) -> None:
+        self._incoming = iter(
+            [
+                {"type": "http.request", "body": chunk, "more_body": index < len(chunks) - 1}
+                for index, chunk in enumerate(chunks or [b""])
+            ]
+        )
+        self._done = asyncio.Event()
+        self.result = result
+        self.complete = False
+
+    async def receive(self) -> Message:
+        message = next(self._incoming, None)
+        if message is not None:
+            return message
+        await self._done.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(self, message: Message) -> None:
+        kind = message["type"]
+        if self.complete:
+            raise RuntimeError(f"Unexpected ASGI message {kind!r} after the response completed")
+        if kind == "http.response.start":
+            if self.result.responded:
+                raise RuntimeError("Unexpected ASGI message 'http.response.start' sent twice")
+            self.result.responded = True
+            self.result.status = message["status"]
+            self.result.headers = [
+                (name.decode("latin-1"), value.decode("latin-1"))
+                for name, value in message["headers"]
+            ]
+        elif kind == "http.response.body":
+            if not self.result.responded:
+                raise RuntimeError("Unexpected ASGI message 'http.response.body' before start")
+            self.result.body += message.get("body", b"")
+            if not message.get("more_body", False):
+                self.complete = True
+                self._done.set()
+        else:
+            raise RuntimeError(f"Unexpected ASGI message {kind!r}")
+
+
+# What an app may send on a WebSocket in each state, as uvicorn checks it.
+_ALLOWED = {
+    "connecting": ("websocket.accept", "websocket.close", "websocket.http.response.start"),
+    "accepted": ("websocket.send", "websocket.close"),
+    "denying": ("websocket.http.response.body",),
+    "closed": (),
+}
+_NEXT_STATE = {
+    "websocket.accept": "accepted",
+    "websocket.close": "closed",
+    "websocket.http.response.start": "denying",
+}
+
+
+class WebSocketChannel:
+    """An ASGI server's side of one WebSocket, offering ``websocket.http.response``: it says
+    ``websocket.connect`` first, passes the test's messages on, and holds the app to
+    uvicorn's order. Once the app has taken the client's close, it may send nothing more."""
+
+    def __init__(self, pipe: Pipe) -> None:
+        self._pipe = pipe
+        self._connected = False
+        self._state = "connecting"
+
+    async def receive(self) -> Message:
+        if not self._connected:
+            self._connected = True
+            return {"type": "websocket.connect"}
+        if self._state == "closed":
+            return {"type": "websocket.disconnect", "code": ABNORMAL, "reason": ""}
+        message = await self._pipe.to_app.get()
+        if message["type"] == "websocket.disconnect":
+            self._state = "closed"
+        return message
+
+    async def send(self, message: Message) -> None:
+        kind = message["type"]
+        if kind not in _ALLOWED[self._state]:
+            raise RuntimeError(f"Unexpected ASGI message {kind!r} on a {self._state} WebSocket")
+        if kind == "websocket.close":
+            message = {"code": 1000, "reason": "", **message}
+        if kind == "websocket.http.response.body":
+            if not message.get("more_body", False):
+                self._state = "closed"
+        else:
+            self._state = _NEXT_STATE.get(kind, self._state)
+        await self._pipe.from_app.put(dict(message))
+
+
+class _Lifespan:
+    """One run of the app's ASGI lifespan scope, as a server holds it from startup to
+    shutdown; a failure raises the app's own exception, as Starlette's TestClient does."""
+
+    def __init__(self, app: App) -> None:
+        self._to_app: asyncio.Queue[Message] = asyncio.Queue()
+        self._from_app: asyncio.Queue[Message] = asyncio.Queue()
+        self._failures: list[BaseException] = []
+        scope = {"type": "lifespan", "asgi": {"version": "3.0", "spec_version": "2.0"}}
+        self.task = asyncio.create_task(self._run(app, scope))
+
+    async def _run(self, app: App, scope: Message) -> None:
+        unhandled_exceptions.set(self._failures)  # this task's context only
+        await app(scope, self._to_app.get, self._from_app.put)  # type: ignore[arg-type]
+
+    async def phase(self, phase: str) -> None:
+        await self._to_app.put({"type": f"lifespan.{phase}"})
+        message = await self._from_app.get()
+        if message["type"] != f"lifespan.{phase}.complete":
+            await self.task
+            if self._failures:
+                raise self._failures[0]
+            raise RuntimeError(f"lifespan {phase} failed: {message.get('message')}")
+        if phase == "shutdown":
+            await self.task
+
+    async def cancel(self) -> None:
+        self.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.task
+
+
+class ASGIDriver:
+    """Serves an app as uvicorn does: the lifespan scope starts and stops it, and each
+    connection gets a scope, ``receive`` and ``send``. Under ``root_path`` the app is served
+    as if mounted there by another app (the prefix in both the path and ``root_path``)."""
+
+    def __init__(self, app: App, root_path: str) -> None:
+        self.app = app
+        self.root_path = root_path
+        self._lifespan: _Lifespan | None = None
+
+    async def start(self) -> None:
+        if self._lifespan is not None:  # of a run someone else has stopped
+            await self._lifespan.cancel()
+        self._lifespan = _Lifespan(self.app)
+        try:
+            await self._lifespan.phase("startup")
+        except BaseException:
+            self._lifespan = None
+            raise
+
+    async def stop(self, current: bool) -> None:
+        lifespan, self._lifespan = self._lifespan, None
+        if lifespan is None:
+            if current:
+                await self.app.shutdown()
+        elif current:
+            await lifespan.phase("shutdown")
+        else:
+            await lifespan.cancel()  # its run is over: another run must not be shut down
+
+    def _scope(self, kind: str, wire: Wire) -> dict[str, Any]:
+        return {
+            "type": kind,
+            "asgi": {"version": "3.0", "spec_version": "2.4"},
+            "http_version": "1.1",
+            "scheme": wire.scheme,
+            "path": self.root_path + unquote(wire.raw_path),
+            "raw_path": (self.root_path + wire.raw_path).encode("ascii"),
+            "query_string": wire.query_string.encode("ascii"),
+            "root_path": self.root_path,
+            "headers": [(n.encode("latin-1"), v.encode("latin-1")) for n, v in wire.headers],
+            "client": wire.client,
+            "server": (wire.host, wire.port),
+        }
+
+    async def send(self, wire: Wire, result: Result) -> None:
+        scope = self._scope("http", wire)
+        scope["method"] = wire.method
+        exchange = HTTPExchange(wire.chunks, result)
+        await self.app(scope, exchange.receive, exchange.send)  # type: ignore[arg-type]
+        if not exchange.complete:
+            raise RuntimeError("The app returned without completing its response")
+
+    async def websocket(self, wire: Wire, pipe: Pipe) -> None:
+        scope = self._scope("websocket", wire)
+        offered = [
+            item.strip()
+            for name, value in wire.headers
+            if name == "sec-websocket-protocol"
+            for item in value.split(",")
+        ]
+        scope["subprotocols"] = offered
+        scope["extensions"] = {"websocket.http.response": {}}
+        channel = WebSocketChannel(pipe)
+        await self.app(scope, channel.receive, channel.send)  # type: ignore[arg-type]

@@ -1,0 +1,154 @@
+"""TestClient: Starlette's TestClient, over hasten's RSGI or ASGI adapter."""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from typing import TYPE_CHECKING, Any, Literal
+
+import httpx
+
+from .asgi import ASGIDriver
+from .exchange import Pipe, Wire
+from .loop import shared_loop
+from .rsgi import RSGIDriver
+from .server import Driver, Server
+from .websocket import WebSocketTestSession
+
+if TYPE_CHECKING:
+    from ..app import App
+    from ..servers import Interface
+
+__all__ = ["TestClient"]
+
+REQUEST_TIMEOUT = 60.0  # a request the app never answers fails the test rather than hang it
+
+
+class _Transport(httpx.BaseTransport):
+    def __init__(self, server: Server, client: tuple[str, int], raise_exceptions: bool) -> None:
+        self.server = server
+        self.client = client
+        self.raise_server_exceptions = raise_exceptions
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        wire = Wire(request, self.client)
+        result, failures = self.server.loop.run(self.server.request(wire), REQUEST_TIMEOUT)
+        if failures and self.raise_server_exceptions:
+            raise failures[0]
+        # As the app sent it: a HEAD response's body is the app's to empty, and a stream
+        # (not content=) keeps httpx from adding a Content-Length the app did not send.
+        return httpx.Response(
+            result.status,
+            headers=result.headers,
+            stream=httpx.ByteStream(result.body),
+            request=request,
+        )
+
+
+class TestClient(httpx.Client):
+    """An httpx client that serves ``app`` in-process, as Starlette's TestClient does:
+    ``TestClient(app).get("/items", params={"q": 1}).json()``.
+
+    As Starlette's: redirects are followed, the client is ``("testclient", 50000)`` and its
+    User-Agent ``testclient``, cookies persist between requests, and an exception the app
+    did not handle (the one behind a 500) is raised in the test unless
+    ``raise_server_exceptions=False``. ``with TestClient(app) as client:`` starts the app
+    (a failure to start raises there) and stops it on exit; without ``with``, the first
+    request starts it, and ``close()``, or the client's garbage collection, stops it.
+
+    hasten's own: ``interface`` is the adapter, ``"rsgi"`` (Granian's, the default) or
+    ``"asgi"``, each served as strictly as Granian and uvicorn serve it; ``root_path``
+    (an ASGI notion) serves the app over ASGI as if mounted under that prefix.
+    """
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(
+        self,
+        app: App,
+        *,
+        base_url: str = "http://testserver",
+        raise_server_exceptions: bool = True,
+        root_path: str = "",
+        backend: Literal["asyncio"] = "asyncio",
+        backend_options: dict[str, Any] | None = None,
+        cookies: httpx._types.CookieTypes | None = None,
+        headers: dict[str, str] | None = None,
+        follow_redirects: bool = True,
+        client: tuple[str, int] = ("testclient", 50000),
+        interface: Interface | None = None,
+    ) -> None:
+        if backend != "asyncio" or backend_options:
+            raise ValueError("hasten apps run on asyncio: no other backend, nor its options")
+        if interface is None:
+            interface = "asgi" if root_path else "rsgi"
+        if interface not in ("rsgi", "asgi"):
+            raise ValueError(f"interface must be 'rsgi' or 'asgi', not {interface!r}")
+        if root_path and interface != "asgi":
+            raise ValueError("root_path is an ASGI notion: RSGI has none")
+        self.app = app
+        self.interface = interface
+        self.raise_server_exceptions = raise_server_exceptions
+        driver: Driver = RSGIDriver(app) if interface == "rsgi" else ASGIDriver(app, root_path)
+        self._server = Server(app, driver, shared_loop())
+        self._client_address = client
+        default_headers = httpx.Headers(headers)
+        default_headers.setdefault("user-agent", "testclient")
+        super().__init__(
+            base_url=base_url,
+            headers=default_headers,
+            transport=_Transport(self._server, client, raise_server_exceptions),
+            follow_redirects=follow_redirects,
+            cookies=cookies,
+        )
+        # Unclosed and unreachable, the client still stops the app it started.
+        self._release = weakref.finalize(self, self._server.release)
+        self._release.atexit = False
+
+    def start(self) -> None:
+        """Start the app now rather than on the first request."""
+        self._server.loop.run(self._server.ensure_started())
+
+    def shutdown(self) -> None:
+        """Shut the app down as a server does on SIGTERM, whoever started it, keeping the
+        client usable to see what its open WebSockets get (the next request starts it)."""
+        self._server.loop.run(self._server.stop(whoever_started=True))
+
+    def websocket_connect(
+        self, url: str, subprotocols: list[str] | None = None, **kwargs: Any
+    ) -> WebSocketTestSession:
+        """Open a WebSocket to ``url`` (``headers=``, ``params=``, ``cookies=`` as for a
+        request). A refusal raises ``WebSocketDenialResponse`` (an HTTP response), a close
+        before the handshake ``WebSocketDisconnect``."""
+        headers = httpx.Headers(kwargs.pop("headers", None))
+        headers.setdefault("connection", "upgrade")
+        headers.setdefault("sec-websocket-key", "testserver==")
+        headers.setdefault("sec-websocket-version", "13")
+        if subprotocols is not None:
+            headers.setdefault("sec-websocket-protocol", ", ".join(subprotocols))
+        ws_url = httpx.URL("ws://testserver").join(url)
+        request = self.build_request("GET", ws_url, headers=headers, **kwargs)
+        wire = Wire(request, self._client_address)
+        pipe = Pipe()
+        failures: list[BaseException] = []
+        loop = self._server.loop
+        served: asyncio.Task[None] = loop.run(self._server.websocket(wire, pipe, failures))
+        session = WebSocketTestSession(loop, pipe, served, failures, self.raise_server_exceptions)
+        session.handshake()
+        return session
+
+    def close(self) -> None:
+        """Stop the app if this client started it (or entered it with ``with``)."""
+        try:
+            self._server.loop.run(self._server.stop())
+        finally:
+            super().close()
+
+    def __enter__(self) -> TestClient:
+        self._server.loop.run(self._server.enter())
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        # As Starlette's: the app stops, and the client stays usable (the next request
+        # starts the app again).
+        self._server.loop.run(self._server.stop())

@@ -1,0 +1,123 @@
+"""What a server is to an app, for one TestClient: it starts the app, serves its requests and
+WebSockets on the shared loop, and stops the run of the app it started (or entered with
+``with``) when it closes, or when it is garbage-collected unclosed.
+
+Several clients may serve one app (a test module's client and a test's own): the app runs
+once, whoever started it, and a stop in progress is waited for before the next start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from typing import TYPE_CHECKING, Protocol
+
+from ..errors import unhandled_exceptions
+from .exchange import Pipe, Result, Wire
+from .loop import LoopThread
+
+if TYPE_CHECKING:
+    from ..app import App
+    from ..runtime import Runtime
+
+__all__ = ["Server"]
+
+
+class Driver(Protocol):
+    """How one protocol serves the app: RSGIDriver or ASGIDriver."""
+
+    app: App
+
+    async def start(self) -> None: ...
+
+    async def stop(self, current: bool) -> None:
+        """Stop the app if ``current`` (its run is still the one this driver started), else
+        only let go of what this driver holds of that run."""
+
+    async def send(self, wire: Wire, result: Result) -> None: ...
+
+    async def websocket(self, wire: Wire, pipe: Pipe) -> None: ...
+
+
+# The stop in progress of each app, whichever client began it: a request waits for it and
+# starts the app again, rather than reach a run that is draining.
+_stopping: weakref.WeakKeyDictionary[App, asyncio.Task[object]] = weakref.WeakKeyDictionary()
+
+
+async def _stopped(app: App) -> None:
+    while (stop := _stopping.get(app)) is not None:
+        await asyncio.wait([stop])
+
+
+class Server:
+    """One TestClient's server, on the shared loop (every coroutine here runs there)."""
+
+    def __init__(self, app: App, driver: Driver, loop: LoopThread) -> None:
+        self.app = app
+        self.driver = driver
+        self.loop = loop
+        self.run: Runtime | None = None  # the run this client started or entered
+        self._starting = asyncio.Lock()
+
+    async def ensure_started(self) -> None:
+        """Start the app unless it runs: its first request, as on a server without lifespan."""
+        await _stopped(self.app)
+        if self.app.runtime is not None:
+            return
+        async with self._starting:
+            if self.app.runtime is None:
+                await self.driver.start()
+                self.run = self.app.runtime
+
+    async def enter(self) -> None:
+        """Start the app, and stop it when this client leaves its ``with`` block."""
+        await self.ensure_started()
+        self.run = self.app.runtime
+
+    async def stop(self, whoever_started: bool = False) -> None:
+        """Stop the run this client started or entered, if it still runs; with
+        ``whoever_started``, the app's run whoever started it."""
+        await _stopped(self.app)
+        this = asyncio.current_task()
+        assert this is not None
+        _stopping[self.app] = this
+        try:
+            run, self.run = self.run, None
+            running = self.app.runtime
+            current = running is not None and (whoever_started or running is run)
+            await self.driver.stop(current)
+        finally:
+            if _stopping.get(self.app) is this:
+                del _stopping[self.app]
+
+    def release(self) -> None:
+        """The client was garbage-collected unclosed: stop its run in the background."""
+        if self.run is not None and not self.loop.loop.is_closed():
+            self.loop.spawn(self.stop())
+
+    async def request(self, wire: Wire) -> tuple[Result, list[BaseException]]:
+        """Serve one HTTP request: what the app sent, and what it failed to handle (an
+        exception that escaped it comes last)."""
+        await self.ensure_started()
+        failures: list[BaseException] = []
+        unhandled_exceptions.set(failures)  # this request's task only
+        result = Result()
+        try:
+            await self.driver.send(wire, result)
+        except Exception as exc:
+            failures.append(exc)
+        return result, failures
+
+    async def websocket(
+        self, wire: Wire, pipe: Pipe, failures: list[BaseException]
+    ) -> asyncio.Task[None]:
+        """Start serving one WebSocket; the task ends with the app's side of it."""
+        await self.ensure_started()
+        return asyncio.create_task(self._websocket(wire, pipe, failures))
+
+    async def _websocket(self, wire: Wire, pipe: Pipe, failures: list[BaseException]) -> None:
+        unhandled_exceptions.set(failures)
+        try:
+            await self.driver.websocket(wire, pipe)
+        except Exception as exc:
+            failures.append(exc)
