@@ -334,24 +334,33 @@ def vanishing_client(port: int) -> Seen:
 
 
 # Control endpoints.
+def metric_series(port: int) -> set[str] | None:
+    """The label sets of /metrics' ``http_requests_total`` (None: no metrics)."""
+    outcome = exchange(port, request("/metrics"), wait=5.0)
+    if outcome.status != 200:
+        return None
+    return {
+        line.split("{", 1)[1].split("}", 1)[0]
+        for line in outcome.body.decode().splitlines()
+        if line.startswith("http_requests_total{")
+    }
+
+
 def label_cardinality(port: int) -> Seen:
-    """300 requests to invented paths with 30 invented methods: the series /metrics has."""
+    """300 requests to invented paths with 30 invented methods: the series /metrics adds."""
+    before = metric_series(port) or set()
     rng = random.Random(17)
     methods = [f"M{index}X" for index in range(30)]
     for index in range(300):
         path = f"/{rng.getrandbits(64):x}/{index}"
         exchange(port, request(path, method=rng.choice([*methods, "GET", "POST"])))
-    outcome = exchange(port, request("/metrics"), wait=5.0)
-    if outcome.status != 200:
-        return Seen({"series": None}, f"no metrics ({outcome})")
-    series = {
-        line.split("{", 1)[1].split("}", 1)[0]
-        for line in outcome.body.decode().splitlines()
-        if line.startswith("http_requests_total{")
-    }
-    invented = sum("M" in labels and "X" in labels for labels in series)
-    cell = f"{len(series)} series after 300 invented paths ({invented} with invented methods)"
-    return Seen({"series": len(series), "invented": invented}, cell)
+    series = metric_series(port)
+    if series is None:
+        return Seen({"added": None}, "no metrics")
+    added = series - before
+    invented = sum("M" in labels and "X" in labels for labels in added)
+    cell = f"{len(added)} series added by 300 invented paths ({invented} with invented methods)"
+    return Seen({"added": len(added), "invented": invented}, cell)
 
 
 # Middleware.
