@@ -1,16 +1,27 @@
-"""The app the load and fault tests drive: a blocking route with a small capacity, and a
-route that runs in the process pool."""
+"""The app the load and fault tests drive: a blocking route with a small capacity, held until
+the test lets it go, and a route that runs in the process pool.
+
+``$HOSTILE_GATE`` is a folder the test shares with the server: each ``/held`` request marks
+its arrival in ``entered/`` and blocks its thread until the file ``open`` appears there.
+"""
 
 from __future__ import annotations
 
 import os
+import tempfile
 import time
+import uuid
+from pathlib import Path
 
 from hasten import App
 
 CAPACITY = 20  # requests in flight, and threads for the blocking route
-SLOW_SECONDS = 0.05
 WORK_SECONDS = 0.1
+GATE_ENV = "HOSTILE_GATE"
+HELD_AT_MOST = 30.0  # seconds a held request waits for the gate, should a test never open it
+
+GATE = Path(os.environ.get(GATE_ENV) or tempfile.mkdtemp(prefix="hasten-hostile-gate-"))
+(GATE / "entered").mkdir(exist_ok=True)
 
 app = App(max_in_flight=CAPACITY, max_threads=CAPACITY, max_processes=2, process_threads=4)
 
@@ -20,10 +31,14 @@ async def hello() -> dict[str, str]:
     return {"message": "hello"}
 
 
-@app.get("/slow")
-def slow() -> dict[str, float]:
-    time.sleep(SLOW_SECONDS)
-    return {"slept": SLOW_SECONDS}
+@app.get("/held")
+def held() -> dict[str, bool]:
+    """Holds its thread (and its in-flight slot) until the gate opens."""
+    (GATE / "entered" / uuid.uuid4().hex).touch()
+    deadline = time.monotonic() + HELD_AT_MOST
+    while not (GATE / "open").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return {"released": (GATE / "open").exists()}
 
 
 def work() -> int:
