@@ -4,18 +4,15 @@ middleware, dependencies and background tasks. Every setting that guards them is
 
 Served as ``tests.hostile.surfaces_app:app`` by ``hasten run`` on Granian (RSGI, ASGI) and
 uvicorn; ``benchmarks/apps/fastapi_surfaces.py`` is the same app in FastAPI, for the
-red-team table. ``$HOSTILE_SITE`` is the folder of its files (a test truncates them), and
-``/probe`` tells what is left in the worker: spooled upload files, memory, generators, tasks.
+red-team table; ``tests/hostile/surface_state.py`` holds what the two share: the files they
+serve, and ``/probe``, which tells what is left in the worker (spooled upload files, memory,
+generators, tasks).
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-import resource
-import tempfile
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Annotated
 
 from starlette.applications import Starlette
@@ -44,34 +41,23 @@ from hasten.middleware import (
     ProxyHeadersMiddleware,
     TrustedHostMiddleware,
 )
+from tests.hostile.surface_state import (
+    ALLOWED_HOSTS,
+    ALLOWED_ORIGIN,
+    CHUNK,
+    PROXY,
+    SITE,
+    counted,
+    counting_task,
+    failing_task,
+    fast,
+    live,
+    probe,
+    resource_held,
+    trickle,
+)
 
-SITE_ENV = "HOSTILE_SITE"
 STATS_TOKEN = "hostile-stats-token-7f3a"
-ALLOWED_ORIGIN = "https://app.example"
-PROXY = "127.0.0.2"  # the one trusted proxy: a test connects from it
-ALLOWED_HOSTS = ["127.0.0.1", "localhost", "app.example", "*.app.example"]
-CHUNK = b"x" * 65536
-BIG_FILE_SIZE = 16 * 1024 * 1024
-
-
-def make_site(folder: Path) -> Path:
-    """The files the app serves, under ``folder``: the site, and a secret beside it."""
-    site = folder / "site"
-    site.mkdir(parents=True, exist_ok=True)
-    (site / "small.txt").write_bytes(bytes(range(256)) * 4)  # 1,024 bytes
-    big = site / "big.bin"
-    if not big.exists() or big.stat().st_size != BIG_FILE_SIZE:
-        big.write_bytes(os.urandom(1024) * (BIG_FILE_SIZE // 1024))
-    (folder / "secret.txt").write_text("SECRET")
-    for name, target in (("outside.txt", folder / "secret.txt"), ("up", folder)):
-        link = site / name
-        if not link.is_symlink():
-            link.symlink_to(target)
-    return site
-
-
-FOLDER = Path(os.environ.get(SITE_ENV) or tempfile.mkdtemp(prefix="hasten-hostile-site-"))
-SITE = make_site(FOLDER)
 
 app = App(
     max_body_size=64 * 1024 * 1024,
@@ -93,36 +79,6 @@ app.add_middleware(
 )
 app.add_middleware(GZipMiddleware)
 
-live = {
-    "generators": 0,
-    "closed": 0,
-    "produced": 0,
-    "entered": 0,
-    "cleaned": 0,
-    "websockets": 0,
-    "sent": 0,
-    "background": 0,
-}
-
-
-def spooled_files() -> int:
-    """Upload files open in this worker: descriptors of files under the temporary folder."""
-    folder = tempfile.gettempdir()
-    count = 0
-    for name in os.listdir("/proc/self/fd"):
-        try:
-            target = os.readlink(f"/proc/self/fd/{name}")
-        except OSError:
-            continue
-        count += target.startswith(folder + os.sep)
-    return count
-
-
-def rss() -> int:
-    """This worker's resident memory now, in bytes."""
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * resource.getpagesize()
-
 
 @app.get("/hello")
 async def hello() -> dict[str, str]:
@@ -130,11 +86,8 @@ async def hello() -> dict[str, str]:
 
 
 @app.get("/probe")
-async def probe() -> dict[str, int]:
-    current = asyncio.current_task()
-    others = [task for task in asyncio.all_tasks() if task is not current and not task.done()]
-    spooled = await asyncio.to_thread(spooled_files)
-    return {**live, "tasks": len(others), "spooled": spooled, "rss": rss()}
+async def probed() -> dict[str, int]:
+    return await probe()
 
 
 # Forms and uploads.
@@ -175,28 +128,6 @@ async def file() -> FileResponse:
 
 
 # Streams and Server-Sent Events.
-async def counted(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-    live["generators"] += 1
-    try:
-        async for chunk in chunks:
-            yield chunk
-            live["produced"] += 1
-    finally:
-        live["generators"] -= 1
-        live["closed"] += 1
-
-
-async def fast(count: int) -> AsyncIterator[bytes]:
-    for _ in range(count):
-        yield CHUNK
-
-
-async def trickle() -> AsyncIterator[bytes]:
-    while True:
-        yield b"tick\n"
-        await asyncio.sleep(0.01)
-
-
 @app.get("/stream")
 async def stream(count: int = 1000) -> StreamingResponse:
     live["produced"] = 0
@@ -266,14 +197,6 @@ async def ws_idle(websocket: WebSocket) -> None:
 
 
 # Dependencies, overload and background tasks.
-async def resource_held() -> AsyncIterator[str]:
-    live["entered"] += 1
-    try:
-        yield "resource"
-    finally:
-        live["cleaned"] += 1
-
-
 Held = Annotated[str, Depends(resource_held)]
 
 
@@ -306,14 +229,6 @@ async def refused(request: Request, exc: Refused) -> Response:
 @app.get("/exception-handler-fails")
 async def exception_handler_fails() -> None:
     raise Refused
-
-
-def failing_task() -> None:
-    raise RuntimeError("the first background task fails")
-
-
-async def counting_task() -> None:
-    live["background"] += 1
 
 
 @app.post("/signup")
