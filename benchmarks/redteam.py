@@ -8,17 +8,27 @@ uvicorn (``benchmarks/apps/fastapi_hostile.py``, from .venv-peers). Prints the t
 markdown. Everything runs on 127.0.0.1 and stops by itself::
 
     .venv/bin/python benchmarks/redteam.py > redteam.md
+
+``--surfaces`` prints the second table: ``tests/hostile/surface_cases.py`` and
+``tests/hostile/scenarios.py`` (forms, files, WebSockets, streams, control endpoints,
+middleware, dependencies) against ``tests.hostile.surfaces_app:app`` on the three servers and
+against FastAPI's twin, ``benchmarks/apps/fastapi_surfaces.py``, on uvicorn::
+
+    .venv/bin/python benchmarks/redteam.py --surfaces > surfaces.md
 """
 
 from __future__ import annotations
 
 import contextlib
+import inspect
+import json
 import os
 import resource
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -30,7 +40,9 @@ sys.path.insert(0, str(ROOT))
 
 import psutil  # noqa: E402
 
+from tests.hostile import scenarios  # noqa: E402
 from tests.hostile.cases import CASES, NORMAL, json_post  # noqa: E402
+from tests.hostile.surface_cases import SURFACE_CASES  # noqa: E402
 from tests.hostile.wire import HOST, exchange  # noqa: E402
 
 # The peers' venv (python benchmarks/suite.py builds it), or another one named in the environment.
@@ -42,6 +54,16 @@ PEERS = (
 MAIN = ROOT / ".venv" / "bin" / "python"
 HASTEN = ["-m", "hasten", "run", "tests.hostile.app:app"]
 FASTAPI = ["-m", "uvicorn", "benchmarks.apps.fastapi_hostile:app", "--no-access-log"]
+SURFACES = ["-m", "hasten", "run", "tests.hostile.surfaces_app:app"]
+# uvicorn's WebSocket limit set to the hasten app's websocket_max_size (64 KiB).
+FASTAPI_SURFACES = [
+    "-m",
+    "uvicorn",
+    "benchmarks.apps.fastapi_surfaces:app",
+    "--no-access-log",
+    "--ws-max-size",
+    "65536",
+]
 
 
 @dataclass(frozen=True)
@@ -76,10 +98,12 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving(target: Target, workers: int = 1) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+def serving(
+    target: Target, workers: int = 1, environment: dict[str, str] | None = None
+) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
     port = free_port()
     # This branch's hasten, whichever venv runs it.
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), **(environment or {})}
     process = subprocess.Popen(
         target.command(port, workers),
         cwd=ROOT,
@@ -242,9 +266,77 @@ def verdict(hasten: str, fastapi: str) -> str:
     return "both bad" if hasten_bad else "differs"
 
 
+def surface_targets(peers: Path) -> list[Target]:
+    found = [
+        Target("hasten Granian RSGI", MAIN, [*SURFACES, "--interface", "rsgi"]),
+        Target("hasten Granian ASGI", MAIN, [*SURFACES, "--interface", "asgi"]),
+        Target("hasten uvicorn (h11)", MAIN, [*SURFACES, "--server", "uvicorn"]),
+    ]
+    if peers.exists():
+        found.append(Target("FastAPI uvicorn (httptools)", peers, FASTAPI_SURFACES))
+    else:
+        print(f"<!-- {peers} is missing: no FastAPI column (python benchmarks/suite.py) -->")
+    return found
+
+
+def run_surfaces(target: Target) -> dict[str, str]:
+    """Every surface case and scenario against ``target``, its files in a folder of its own."""
+    cells: dict[str, str] = {}
+    folder = Path(tempfile.mkdtemp(prefix="hasten-redteam-"))
+    spool = folder / "spool"
+    spool.mkdir()
+    site = folder / "files"
+    environment = {"HOSTILE_SITE": str(site), "TMPDIR": str(spool)}
+    with serving(target, environment=environment) as (port, process):
+        for case in SURFACE_CASES:
+            try:
+                outcome = exchange(port, case.data, half_close=case.half_close, wait=case.wait)
+                cell = str(outcome)
+                if outcome.body.startswith(b'{"client":'):  # /who: whom the app believed
+                    cell += f" (client {json.loads(outcome.body)['client']})"
+            except OSError as exc:
+                cell = type(exc).__name__
+            if not next_ok(port) or process.poll() is not None:
+                cell += " (server down!)"
+            cells[case.name] = cell
+        for name, scenario in scenarios.SCENARIOS:
+            arguments: list[object] = [port]
+            if "site" in inspect.signature(scenario).parameters:
+                arguments.append(site / "site")
+            try:
+                cells[name] = str(scenario(*arguments))
+            except (OSError, KeyError, ValueError) as exc:
+                cells[name] = f"{type(exc).__name__}: {exc}"[:80]
+            if not next_ok(port) or process.poll() is not None:
+                cells[name] += " (server down!)"
+    return cells
+
+
+def print_table(header: list[str], rows: list[list[str]]) -> None:
+    """A markdown table: ``header``, then each row (its first cell names it)."""
+    print("| " + " | ".join(header) + " |")
+    print("|" + " --- |" * len(header))
+    for row in rows:
+        print("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
+
+
+def main_surfaces() -> None:
+    columns = surface_targets(PEERS)
+    results = {}
+    for target in columns:
+        print(f"<!-- {target.label} -->", file=sys.stderr, flush=True)
+        results[target.label] = run_surfaces(target)
+    names = [case.name for case in SURFACE_CASES] + [name for name, _ in scenarios.SCENARIOS]
+    header = ["case", *(target.label for target in columns)]
+    print_table(header, [[name, *(results[t.label][name] for t in columns)] for name in names])
+
+
 def main() -> None:
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # room for the scenarios' sockets
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    if "--surfaces" in sys.argv[1:]:
+        main_surfaces()
+        return
     columns = targets(PEERS)
     results = {}
     for target in columns:
@@ -256,13 +348,13 @@ def main() -> None:
     has_peer = all(label in results for label in compare)
     header = ["case", *(target.label for target in columns)]
     header += ["better on uvicorn"] if has_peer else []
-    print("| " + " | ".join(header) + " |")
-    print("|" + " --- |" * len(header))
+    table = []
     for row in rows:
         cells = [results[target.label][row] for target in columns]
         if has_peer:
             cells.append(verdict(results[compare[0]][row], results[compare[1]][row]))
-        print(f"| {row} | " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+        table.append([row, *cells])
+    print_table(header, table)
 
 
 if __name__ == "__main__":

@@ -2,9 +2,7 @@
 
 Each case asserts exactly what comes back (a status, or how the connection ends), who answers
 (the server before the app, or the app), that the server stays up, and that the next normal
-request on a new connection succeeds. A case marked ``phase2`` shows a framework defect that
-is not fixed yet: it is a strict xfail, so that fixing the defect makes it pass and fail the
-suite until the mark is removed.
+request on a new connection succeeds.
 """
 
 from __future__ import annotations
@@ -30,7 +28,6 @@ class Expect:
     by: str = "server"  # who answers: "server" (before the app) or "app"
     body: bytes | None = None  # exactly this body, where it matters
     location: str | None = None  # for a redirect
-    phase2: str = ""  # the framework defect this shows today (then it is an xfail)
 
 
 def everywhere(expect: Expect) -> dict[str, Expect]:
@@ -185,22 +182,14 @@ EXPECTED: dict[str, dict[str, Expect]] = {
 }
 
 
-def xfail_on(request: pytest.FixtureRequest, reason: str) -> None:
-    """Mark the running test a strict xfail: the server's kind is known only at run time."""
-    if reason:
-        marker = pytest.mark.xfail(strict=True, raises=AssertionError, reason=reason)
-        request.applymarker(marker)
-
-
 def test_every_case_has_an_expectation_on_every_server() -> None:
     assert sorted(EXPECTED) == sorted(case.name for case in CASES)
     assert all(sorted(expected) == sorted(KINDS) for expected in EXPECTED.values())
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
-def test_hostile_request(served: Served, case: Case, request: pytest.FixtureRequest) -> None:
+def test_hostile_request(served: Served, case: Case) -> None:
     expect = EXPECTED[case.name][served.kind]
-    xfail_on(request, expect.phase2)
     outcome = exchange(served.port, case.data, half_close=case.half_close, wait=case.wait)
 
     assert str(outcome) == expect.outcome, outcome.body[:300]
