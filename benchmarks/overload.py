@@ -3,7 +3,7 @@
 Serves ``tests.hostile.fault_app:app`` (20 requests in flight, a 50 ms ``def`` route) with
 ``hasten run`` on Granian RSGI, Granian ASGI and uvicorn, and drives ``/slow`` from 200
 keep-alive connections for 3 s; a refused client waits 0.2 s before it sends again. Prints a
-markdown row per server (``tests/hostile/test_faults.py`` asserts the same, with margins)::
+markdown row per server (``tests/hostile/test_faults.py`` asserts the same without a clock)::
 
     .venv/bin/python benchmarks/overload.py
 """

@@ -1,5 +1,6 @@
-"""The app the load and fault tests drive: a blocking route with a small capacity, held until
-the test lets it go, and a route that runs in the process pool.
+"""The app the load and fault tests drive: blocking routes with a small capacity (one of
+50 ms, for ``benchmarks/overload.py``; one held until the test lets it go), and a route that
+runs in the process pool.
 
 ``$HOSTILE_GATE`` is a folder the test shares with the server: each ``/held`` request marks
 its arrival in ``entered/`` and blocks its thread until the file ``open`` appears there.
@@ -15,7 +16,8 @@ from pathlib import Path
 
 from hasten import App
 
-CAPACITY = 20  # requests in flight, and threads for the blocking route
+CAPACITY = 20  # requests in flight, and threads for the blocking routes
+SLOW_SECONDS = 0.05
 WORK_SECONDS = 0.1
 GATE_ENV = "HOSTILE_GATE"
 HELD_AT_MOST = 30.0  # seconds a held request waits for the gate, should a test never open it
@@ -29,6 +31,12 @@ app = App(max_in_flight=CAPACITY, max_threads=CAPACITY, max_processes=2, process
 @app.get("/hello")
 async def hello() -> dict[str, str]:
     return {"message": "hello"}
+
+
+@app.get("/slow")
+def slow() -> dict[str, float]:
+    time.sleep(SLOW_SECONDS)
+    return {"slept": SLOW_SECONDS}
 
 
 @app.get("/held")

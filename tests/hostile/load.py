@@ -7,7 +7,7 @@ import asyncio
 import time
 from dataclasses import dataclass, field
 
-__all__ = ["Answer", "Load", "run_load"]
+__all__ = ["Answer", "Load", "percentile", "run_load"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,13 @@ class Load:
         for answer in self.answers:
             counts[answer.status] = counts.get(answer.status, 0) + 1
         return counts
+
+    def latencies(self, status: int) -> list[float]:
+        return sorted(answer.seconds for answer in self.answers if answer.status == status)
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    return values[min(len(values) - 1, int(len(values) * fraction))]
 
 
 async def _one(
