@@ -60,9 +60,24 @@ class App(Router):
         lifespan: Lifespan | None = None,
         dependencies: Sequence[Any] = (),
         exception_handlers: Mapping[type[BaseException] | int, ExceptionHandler] | None = None,
+        responses: Mapping[int | str, Mapping[str, Any]] | None = None,
+        callbacks: Sequence[Any] = (),
+        deprecated: bool | None = None,
+        include_in_schema: bool = True,
+        default_response_class: Any = None,
+        generate_unique_id_function: Callable[[Any], str] | None = None,
         **settings: Unpack[SettingsKeywords],
     ) -> None:
-        super().__init__(dependencies=dependencies)
+        # Given to every route, as a Router's (FastAPI's keywords).
+        super().__init__(
+            dependencies=dependencies,
+            responses=responses,
+            callbacks=callbacks,
+            deprecated=deprecated,
+            include_in_schema=include_in_schema,
+            default_response_class=default_response_class,
+            generate_unique_id_function=generate_unique_id_function,
+        )
         self.settings = Settings(**settings)
         # handler(request, exc) -> Response, by exception class (or HTTP status).
         self.exception_handlers: dict[type[BaseException] | int, ExceptionHandler] = dict(
@@ -85,6 +100,11 @@ class App(Router):
         self.asgi: asgi.ASGIApp = asgi.ASGIAdapter(self)
         # The OpenAPI document, once ``openapi()`` has generated it (FastAPI's name).
         self.openapi_schema: dict[str, Any] | None = None
+
+    @property
+    def router(self) -> Router:
+        """The app's own router: the app itself (FastAPI's ``app.router``)."""
+        return self
 
     # The protocol entry points: thin adapters into the same core.
     def __rsgi__(self, scope: Any, proto: Any) -> Awaitable[None]:

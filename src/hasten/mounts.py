@@ -86,8 +86,8 @@ class MountEndpoint(Endpoint):
         self.parameters = ()
         self.renderer = _AS_IS
 
-    def under(self, template: PathTemplate) -> MountEndpoint:
-        return self  # the mounted app reads its path itself
+    def under(self, template: PathTemplate, options: RouteOptions | None = None) -> MountEndpoint:
+        return self  # the mounted app reads its path itself, and documents itself
 
     @property
     def runs_on(self) -> RunsOn:
