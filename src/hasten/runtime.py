@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING, Any
 from .body_wait import BodyWait
 from .context import ServeContext
 from .dependencies import AppDependencies
-from .errors import ExceptionHandler, ExceptionHandlers, HTTPError, server_error_response
+from .errors import (
+    ExceptionHandler,
+    ExceptionHandlers,
+    HTTPError,
+    WebSocketException,
+    server_error_response,
+)
 from .matcher import Matcher
 from .middleware import build_chain
 from .monitor import BlockStats, LoopMonitor
@@ -228,6 +234,8 @@ class Runtime:
             await target.invoke(websocket)
         except WebSocketDisconnect:
             pass
+        except WebSocketException as exc:  # before accept(), a refused handshake (403)
+            await self._end_websocket(websocket, 403, exc.code, exc.reason)
         except HTTPError as exc:
             await self._end_websocket(websocket, exc.status, POLICY_VIOLATION)
         except Exception as exc:
@@ -244,12 +252,14 @@ class Runtime:
             await cleanup.after_response()
 
     @staticmethod
-    async def _end_websocket(websocket: WebSocket, status: int, code: int) -> None:
+    async def _end_websocket(
+        websocket: WebSocket, status: int, code: int, reason: str = ""
+    ) -> None:
         with contextlib.suppress(Exception):  # the client may have gone already
             if websocket.connection_state == "connecting":
                 await websocket.refuse(status)
             else:
-                await websocket.close(code)
+                await websocket.close(code, reason)
 
     async def close_websockets(self, timeout: float) -> None:
         """Shutdown: wait up to ``timeout`` seconds for WebSockets to end, then close those
