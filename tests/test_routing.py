@@ -482,3 +482,32 @@ def test_get_route_handler_is_for_the_app_to_call() -> None:
 
     with pytest.raises(RuntimeError, match="called by the app"):
         app.routes[0].get_route_handler()
+
+
+def test_url_path_for_names_each_route_and_mount() -> None:
+    from hasten import StaticFiles
+    from hasten.routing import NoMatchFound
+
+    app = App()
+    users = Router(prefix="/orgs/{org}")
+
+    @users.get("/users/{user_id:int}")
+    async def read_user(org: str, user_id: int) -> str:
+        return org
+
+    @users.get("/files/{rest:path}", name="files")
+    async def read_file(org: str, rest: str) -> str:
+        return rest
+
+    app.include(users, prefix="/v1")
+    app.mount("/static", StaticFiles(directory="."), name="static")
+
+    assert app.url_path_for("read_user", org="acme", user_id=7) == "/v1/orgs/acme/users/7"
+    assert app.url_path_for("files", org="acme", rest="a/b.txt") == "/v1/orgs/acme/files/a/b.txt"
+    assert app.url_path_for("static", path="/css/site.css") == "/static/css/site.css"
+    with pytest.raises(NoMatchFound, match="'read_user' takes the parameters \\['org'\\]"):
+        app.url_path_for("read_user", org="acme")
+    with pytest.raises(NoMatchFound):
+        app.url_path_for("nowhere")
+    with pytest.raises(ValueError, match="'org' cannot be 'a/b'"):
+        app.url_path_for("read_user", org="a/b", user_id=1)

@@ -44,6 +44,8 @@ class RouteOptions:
     ``app.get(...)`` and friends."""
 
     status: int = 200
+    # What url_for calls the route (None: its handler's name), as FastAPI's ``name=``.
+    name: str | None = None
     offload: Offload | None = None
     executor: Executor | None = None
     max_concurrency: int | None = None

@@ -88,10 +88,13 @@ def pydantic_errors(exc: Any, prefix: tuple[str | int, ...]) -> list[dict[str, A
 
 
 def encode_hook(value: Any) -> Any:
-    """What msgspec cannot encode by itself: a pydantic model, as its JSON-mode dump."""
+    """What msgspec cannot encode by itself: a pydantic model, as its JSON-mode dump; a
+    ``str`` subclass (a ``URL``) as its text."""
     dump = getattr(value, "model_dump", None)
     if dump is not None:
         return dump(mode="json")
+    if isinstance(value, str):
+        return str(value)
     raise NotImplementedError(f"Objects of type {type(value).__name__} are not JSON encodable")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -111,6 +111,24 @@ class PathTemplate:
     def names(self) -> frozenset[str]:
         """The names of its parameters."""
         return frozenset(param.name for param in self.params)
+
+    def format(self, values: Mapping[str, Any]) -> str:
+        """The path with each parameter given its value in ``values`` (as Starlette's
+        ``url_path_for``: a ``str`` one may hold no ``/``)."""
+        if set(values) != self.names:
+            raise KeyError(
+                f"{self.path!r} takes the parameters {sorted(self.names)}, not {sorted(values)}"
+            )
+        parts = [""]
+        for segment in self.segments:
+            if isinstance(segment, str):
+                parts.append(segment)
+                continue
+            value = str(values[segment.name])
+            if segment.converter.name != "path" and ("/" in value or not value):
+                raise ValueError(f"Path parameter {segment.name!r} cannot be {value!r}")
+            parts.append(value)
+        return "/".join(parts)
 
     def with_prefix(self, prefix: str) -> PathTemplate:
         """This template under ``prefix`` (a router's, say; it may hold parameters)."""

@@ -22,7 +22,7 @@ from .requests import Request
 from .responses import Response
 from .types import Handler, Target
 
-__all__ = ["Inherited", "Route", "Router"]
+__all__ = ["Inherited", "NoMatchFound", "Route", "Router"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"})
@@ -30,10 +30,15 @@ HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTI
 WEBSOCKET = "WEBSOCKET"
 
 
+class NoMatchFound(LookupError):
+    """``url_path_for``: no route has that name and those parameters (Starlette's name)."""
+
+
 class OptionKeywords(TypedDict, total=False):
     """``RouteOptions``' fields, as keywords."""
 
     status: int
+    name: str | None
     offload: Offload | None
     executor: Executor | None
     max_concurrency: int | None
@@ -171,6 +176,25 @@ class Route:
     def path(self) -> str:
         return self.template.path
 
+    @property
+    def name(self) -> str:
+        """What ``url_for`` calls the route: its ``name=``, else its handler's name."""
+        name = self.endpoint.options.name
+        if name is None:
+            func = self.endpoint.func
+            name = getattr(func, "__name__", type(func).__name__)
+        return name
+
+    def url_path(self, values: Mapping[str, Any]) -> str | None:
+        """This route's path with its parameters given ``values``; None when they are not
+        its parameters. A mount takes the path under it as ``path``, as Starlette's."""
+        if isinstance(self.endpoint, MountEndpoint) and "path" in values:
+            values = {**values, MOUNT_PATH: str(values["path"]).lstrip("/")}
+            del values["path"]
+        if set(values) != self.template.names:
+            return None
+        return self.template.format(values)
+
     def with_prefix(self, prefix: str, inherited: Inherited = Inherited()) -> Route:
         """This route under ``prefix``, with what the routers it is included through give it."""
         template = self.template.with_prefix(prefix)
@@ -252,6 +276,7 @@ class Router:
         self._routes: list[Route] = []
         self._children: list[tuple[str, Router, Inherited]] = []
         self._frozen = False
+        self._names: dict[str, list[Route]] | None = None
 
     @property
     def tags(self) -> tuple[str, ...]:
@@ -351,10 +376,11 @@ class Router:
     def options(self, path: str, **options: Unpack[RouteKeywords]) -> Callable[[F], F]:
         return self.route(path, ("OPTIONS",), **options)
 
-    def mount(self, prefix: str, app: Any) -> None:
+    def mount(self, prefix: str, app: Any, name: str | None = None) -> None:
         """Serve ``app`` under ``prefix``: any ASGI app (a Starlette or FastAPI app, with
         ``root_path`` set to the prefix), or ``StaticFiles``. Routes of this app under the
-        prefix still win; the mount catches the rest."""
+        prefix still win; the mount catches the rest. ``name``: what ``url_for`` calls it
+        (``url_for("static", path="/site.css")``)."""
         self._check_open(f"mount {prefix!r}")
         if not prefix or "{" in prefix:
             raise ValueError(f"Mount prefix {prefix!r} must not be empty or hold path parameters")
@@ -364,7 +390,7 @@ class Router:
         methods: frozenset[str] = (
             frozenset(app.methods) if is_native(app) else HTTP_METHODS | {WEBSOCKET}
         )
-        endpoint = MountEndpoint(app)
+        endpoint = MountEndpoint(app, name)
         for path in (prefix, f"{prefix}/{{{MOUNT_PATH}:path}}"):
             self._routes.append(Route(PathTemplate.parse(path), methods, endpoint))
 
@@ -385,6 +411,26 @@ class Router:
         self._children.append((prefix, router, inherited))
 
     include_router = include  # FastAPI's name
+
+    def url_path_for(self, name: str, /, **values: Any) -> str:
+        """The path of the route called ``name`` (see ``Route.name``), its parameters given
+        ``values``; NoMatchFound if no route has that name and those parameters."""
+        for route in self._named().get(name, ()):
+            path = route.url_path(values)
+            if path is not None:
+                return path
+        raise NoMatchFound(f"No route named {name!r} takes the parameters {sorted(values)}")
+
+    def _named(self) -> dict[str, list[Route]]:
+        # Kept once the routes are frozen: url_for asks for it on requests.
+        if self._names is not None:
+            return self._names
+        names: dict[str, list[Route]] = {}
+        for route in self.routes:
+            names.setdefault(route.name, []).append(route)
+        if self._frozen:
+            self._names = names
+        return names
 
     @property
     def routes(self) -> list[Route]:
