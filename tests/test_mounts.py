@@ -90,11 +90,14 @@ def test_static_html_mode(serve: ClientFactory, site: pathlib.Path) -> None:
     assert index.headers["content-type"] == "text/html; charset=utf-8"
     assert index.headers["cache-control"] == "max-age=60"
     redirect = client.get("/static/docs?x=1", follow_redirects=False)
-    assert (redirect.status_code, redirect.headers["location"]) == (307, "/static/docs/?x=1")
+    assert (redirect.status_code, redirect.headers["location"]) == (
+        307,
+        "http://testserver/static/docs/?x=1",
+    )
     missing = client.get("/static/nothing.html")
     assert (missing.status_code, missing.text) == (404, "<h1>missing</h1>")
     root = client.get("/static", follow_redirects=False)
-    assert (root.status_code, root.headers["location"]) == (307, "/static/")
+    assert (root.status_code, root.headers["location"]) == (307, "http://testserver/static/")
 
 
 def test_static_follow_symlinks(serve: ClientFactory, site: pathlib.Path) -> None:

@@ -151,7 +151,7 @@ def test_trailing_slash_redirects_to_the_known_path(serve: ClientFactory) -> Non
     client = serve(make_app())
     response = client.get("/items/42/?x=1", follow_redirects=False)
     assert response.status_code == 307
-    assert response.headers["location"] == "/items/42?x=1"
+    assert response.headers["location"] == "http://testserver/items/42?x=1"
     followed = client.get("/items/42/", follow_redirects=True)
     assert followed.json() == {"kind": "int", "value": 42}
 

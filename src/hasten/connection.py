@@ -149,8 +149,13 @@ class Connection:
     @property
     def url(self) -> URL:
         """The full URL as the client asked for it."""
+        return self.url_with_path(self.path)
+
+    def url_with_path(self, path: str) -> URL:
+        """The full URL with ``path`` (under the root path) for the path, the query kept:
+        where a redirect sends the client, as Starlette's."""
         query = self.query_string
-        return URL(f"{self._origin()}{self.root_path}{self.path}{'?' if query else ''}{query}")
+        return URL(f"{self._origin()}{self.root_path}{path}{'?' if query else ''}{query}")
 
     @property
     def base_url(self) -> URL:

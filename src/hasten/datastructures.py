@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple, TypeVar, overload
-from urllib.parse import SplitResult, unquote_plus, urlsplit
+from urllib.parse import SplitResult, unquote_plus, urlsplit, urlunsplit
 
 __all__ = ["URL", "Address", "Headers", "MutableHeaders", "QueryParams", "State", "parse_query"]
 
@@ -205,6 +205,11 @@ class URL(str):
     @property
     def fragment(self) -> str:
         return self._parts().fragment
+
+    def replace(self, **parts: str) -> URL:  # type: ignore[override]
+        """This URL with some of its parts (``scheme``, ``netloc``, ``path``, ``query``,
+        ``fragment``) replaced: ``request.url.replace(path="/login")``, as Starlette's."""
+        return URL(urlunsplit(self._parts()._replace(**parts)))
 
 
 class State:

@@ -7,10 +7,19 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
+from urllib.parse import quote
 
-__all__ = ["CONVERTERS", "NO_MATCH", "Converter", "Param", "PathTemplate"]
+__all__ = ["CONVERTERS", "NO_MATCH", "Converter", "Param", "PathTemplate", "encode_path"]
 
 NO_MATCH: Final = object()
+# What may stand unescaped in a path (RFC 3986 pchar and "/"): the rest is percent-encoded.
+_PATH_SAFE = "/:@!$&'()*+,;=-._~"
+
+
+def encode_path(path: str) -> str:
+    """A percent-decoded path encoded again, for a URL: an encoded "?" stays in the path."""
+    return quote(path, safe=_PATH_SAFE)
+
 
 _FLOAT = re.compile(r"[0-9]+(\.[0-9]+)?")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")

@@ -361,7 +361,7 @@ def test_an_empty_path_serves_the_prefix(serve: ClientFactory) -> None:
     assert (client.get("/items").status_code, client.get("/items").json()) == (200, [1])
     assert (client.get("/tags").status_code, client.get("/tags").json()) == (200, ["a"])
     response = client.get("/items/")
-    assert (response.status_code, response.headers["location"]) == (307, "/items")
+    assert (response.status_code, response.headers["location"]) == (307, "http://testserver/items")
 
 
 def test_an_empty_path_without_a_prefix_is_refused_at_startup() -> None:
