@@ -13,6 +13,7 @@ from hasten import App, EventSourceResponse, FileResponse, Request, Response, St
 from hasten.middleware import (
     CORSMiddleware,
     GZipMiddleware,
+    HTTPSRedirectMiddleware,
     ProxyHeadersMiddleware,
     TrustedHostMiddleware,
 )
@@ -312,3 +313,21 @@ def test_proxy_headers_all_hops_trusted_and_star(serve: ClientFactory) -> None:
     assert trusted["client"] == ["127.0.0.1", 0]
     odd = everything.get("/who", headers={"x-forwarded-proto": "gopher"}).json()
     assert odd["scheme"] == "http"
+
+
+# HTTPSRedirect.
+@pytest.mark.parametrize(
+    ("url", "location"),
+    [
+        ("http://example.com/hello?a=1", "https://example.com/hello?a=1"),
+        ("http://example.com:80/hello", "https://example.com/hello"),
+        ("http://example.com:8080/hello", "https://example.com:8080/hello"),
+        ("http://[::1]:80/hello", "https://[::1]/hello"),
+    ],
+)
+def test_https_redirect(serve: ClientFactory, url: str, location: str) -> None:
+    client = serve(app_with(HTTPSRedirectMiddleware))
+    response = client.get(url, follow_redirects=False)
+    assert (response.status_code, response.headers["location"]) == (307, location)
+    assert response.content == b""
+    assert client.get("https://example.com/hello").json() == {"message": "hello"}

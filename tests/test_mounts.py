@@ -254,9 +254,12 @@ def test_a_websocket_to_a_mount_that_refuses(serve: ClientFactory, tmp_path: pat
 
 
 # Third-party ASGI middleware around the whole app.
-def test_starlette_gzip_middleware_around_the_app(serve: ClientFactory) -> None:
+@pytest.mark.parametrize("add", ["add_asgi_middleware", "add_middleware"])
+def test_starlette_gzip_middleware_around_the_app(serve: ClientFactory, add: str) -> None:
+    """Starlette's ``app.add_middleware(cls, **options)`` takes an ASGI middleware class: its
+    first parameter is the app it wraps."""
     app = App()
-    app.add_asgi_middleware(StarletteGZip, minimum_size=10)
+    getattr(app, add)(StarletteGZip, minimum_size=10)
 
     @app.get("/big")
     async def big() -> str:

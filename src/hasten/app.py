@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import inspect
 import logging
+import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -136,7 +137,14 @@ class App(Router):
         return hook
 
     def on_event(self, event: Literal["startup", "shutdown"]) -> Callable[[H], H]:
-        """``@app.on_event("startup")``: FastAPI's older form of ``on_startup``/``on_shutdown``."""
+        """``@app.on_event("startup")``: FastAPI's older form of ``on_startup``/``on_shutdown``,
+        deprecated there (a DeprecationWarning, as FastAPI's)."""
+        warnings.warn(
+            "on_event is deprecated, use lifespan event handlers instead (in hasten: "
+            "App(lifespan=...), or @app.on_startup and @app.on_shutdown).",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         if event == "startup":
             return self.on_startup
         if event == "shutdown":
@@ -201,11 +209,15 @@ class App(Router):
     def dependency_overrides(self, overrides: Mapping[Any, Callable[..., Any]]) -> None:
         self._dependency_overrides.replace(overrides)
 
-    def add_middleware(self, cls: Callable[..., Middleware], **options: Any) -> None:
+    def add_middleware(self, cls: Callable[..., Any], **options: Any) -> None:
         """Add a hasten middleware class (``CORSMiddleware``, ``GZipMiddleware``, ...) built
         with ``options``: ``app.add_middleware(CORSMiddleware, allow_origins=["*"])``. It runs
-        inside the ones added before it. For an ASGI middleware use ``add_asgi_middleware``.
+        inside the ones added before it. A Starlette-style ASGI middleware class (its first
+        parameter is the ``app`` it wraps) is added as ``add_asgi_middleware`` adds it.
         """
+        if _wraps_an_app(cls):
+            self.add_asgi_middleware(cls, **options)
+            return
         self._check_open("add a middleware")
         self._middlewares.append(cls(**options))
 
@@ -363,6 +375,15 @@ class App(Router):
 
     def _block_stats(self) -> dict[str, BlockStats]:
         return {} if self.runtime is None else self.runtime.block_stats()
+
+
+def _wraps_an_app(cls: Callable[..., Any]) -> bool:
+    """Whether ``cls`` is an ASGI middleware: its first parameter is the ``app`` it wraps."""
+    try:
+        parameters = list(inspect.signature(cls).parameters.values())
+    except (TypeError, ValueError):  # a builtin without a signature: not Starlette's shape
+        return False
+    return bool(parameters) and parameters[0].name == "app"
 
 
 async def _run_hook(hook: Hook) -> None:

@@ -382,19 +382,26 @@ def test_on_event_is_on_startup_and_on_shutdown() -> None:
     app = App()
     events: list[str] = []
 
-    @app.on_event("startup")
-    def started() -> None:
-        events.append("startup")
+    with pytest.warns(DeprecationWarning, match="on_event is deprecated, use lifespan"):
 
-    @app.on_event("shutdown")
-    async def stopped() -> None:
-        events.append("shutdown")
+        @app.on_event("startup")
+        def started() -> None:
+            events.append("startup")
+
+    with pytest.warns(DeprecationWarning):
+
+        @app.on_event("shutdown")
+        async def stopped() -> None:
+            events.append("shutdown")
 
     with TestClient(app) as client:
         client.start()
         assert events == ["startup"]
     assert events == ["startup", "shutdown"]
-    with pytest.raises(ValueError, match="Unknown event 'ready': 'startup' or 'shutdown'"):
+    with (
+        pytest.warns(DeprecationWarning),
+        pytest.raises(ValueError, match="Unknown event 'ready': 'startup' or 'shutdown'"),
+    ):
         app.on_event("ready")  # type: ignore[arg-type]
 
 
