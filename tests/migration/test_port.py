@@ -388,7 +388,7 @@ def test_on_event_is_on_startup_and_on_shutdown() -> None:
         def started() -> None:
             events.append("startup")
 
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(DeprecationWarning, match="on_event"):
 
         @app.on_event("shutdown")
         async def stopped() -> None:
@@ -399,7 +399,7 @@ def test_on_event_is_on_startup_and_on_shutdown() -> None:
         assert events == ["startup"]
     assert events == ["startup", "shutdown"]
     with (
-        pytest.warns(DeprecationWarning),
+        pytest.warns(DeprecationWarning, match="on_event"),
         pytest.raises(ValueError, match="Unknown event 'ready': 'startup' or 'shutdown'"),
     ):
         app.on_event("ready")  # type: ignore[arg-type]
