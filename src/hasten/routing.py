@@ -13,6 +13,7 @@ from .dependencies import AppDependencies
 from .endpoints import Endpoint, Offload, RouteOptions, check_dependencies
 from .errors import one_status
 from .matcher import CompiledRoute
+from .models import pydantic_v1_model
 from .mounts import MOUNT_PATH, MountEndpoint, is_native
 from .params import Dependency, Parameter
 from .paths import PathTemplate
@@ -326,6 +327,7 @@ class Router:
         # Described under the router's own prefix: a parameter in it is a path parameter.
         endpoint = Endpoint(func, template.with_prefix(self.prefix), route_options(**options))
         _check_connection_types(endpoint, websocket=False)
+        _check_response_model(endpoint)
         route = self.route_class(template, wanted, endpoint)
         self._routes.append(route)
         return route
@@ -460,6 +462,17 @@ class Router:
 def _check_prefix(prefix: str, what: str) -> None:
     if prefix and (not prefix.startswith("/") or prefix.endswith("/")):
         raise ValueError(f"{what} {prefix!r} must start with '/' and not end with it")
+
+
+def _check_response_model(endpoint: Endpoint) -> None:
+    model = pydantic_v1_model(endpoint.response_model)
+    if model is not None:
+        raise TypeError(
+            f"{endpoint.name}: its response model holds a pydantic v1 model "
+            f"({model.__qualname__}); hasten sends pydantic v2 models only, as FastAPI does: "
+            "declare it with `from pydantic import BaseModel`, not `from pydantic.v1 import "
+            "BaseModel`"
+        )
 
 
 def _check_connection_types(endpoint: Endpoint, *, websocket: bool) -> None:
