@@ -511,3 +511,21 @@ def test_url_path_for_names_each_route_and_mount() -> None:
         app.url_path_for("nowhere")
     with pytest.raises(ValueError, match="'org' cannot be 'a/b'"):
         app.url_path_for("read_user", org="a/b", user_id=1)
+
+
+def test_enum_tags_are_their_values() -> None:
+    import enum
+
+    class Tags(enum.Enum):
+        items = "items"
+        admin = "admin"
+
+    app = App()
+    router = Router(tags=[Tags.admin])
+
+    @router.get("/items", tags=[Tags.items])
+    async def items() -> list[str]:
+        return []
+
+    app.include(router)
+    assert _operation(app, "/items")["tags"] == ["admin", "items"]

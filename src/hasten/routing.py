@@ -7,6 +7,7 @@ import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, TypedDict, TypeVar, Unpack
 
 from .dependencies import AppDependencies
@@ -44,7 +45,7 @@ class OptionKeywords(TypedDict, total=False):
     executor: Executor | None
     max_concurrency: int | None
     timeout: float | None
-    tags: Sequence[str]
+    tags: Sequence[str | Enum]
     summary: str | None
     description: str | None
     response_description: str
@@ -73,13 +74,22 @@ def route_options(
     """A decorator's keywords as ``RouteOptions``: ``status_code=`` is ``status=``."""
     if status_code is not None:
         options["status"] = one_status(options.get("status"), status_code, 200)
-    return RouteOptions(**options)
+    fields: dict[str, Any] = dict(options)  # checked as keywords; tags become text here
+    if "tags" in fields:
+        fields["tags"] = tag_names(fields["tags"])
+    return RouteOptions(**fields)
+
+
+def tag_names(tags: Sequence[str | Enum]) -> tuple[str, ...]:
+    """OpenAPI tags as text: an Enum member (``tags=[Tags.items]``) by its value, as FastAPI
+    writes it."""
+    return tuple(str(tag.value) if isinstance(tag, Enum) else tag for tag in tags)
 
 
 class InheritedKeywords(TypedDict, total=False):
     """What ``Router`` and ``include`` take for every route under them (FastAPI's names)."""
 
-    tags: Sequence[str]
+    tags: Sequence[str | Enum]
     dependencies: Sequence[Any]
     responses: Mapping[int | str, Mapping[str, Any]] | None
     callbacks: Sequence[Any]
@@ -108,7 +118,7 @@ class Inherited:
     def given(cls, where: str, **keywords: Unpack[InheritedKeywords]) -> Inherited:
         """The values given as ``keywords`` (to ``Router`` or ``include``, named ``where``)."""
         return cls(
-            tuple(keywords.get("tags", ())),
+            tag_names(keywords.get("tags", ())),
             check_dependencies(keywords.get("dependencies", ()), where),
             dict(keywords.get("responses") or {}),
             tuple(keywords.get("callbacks", ())),
