@@ -53,12 +53,13 @@ def test_module_names_that_still_clash_are_numbered(document: dict[str, Any]) ->
     }
 
 
-def test_hastens_own_models_give_way_like_any_other(document: dict[str, Any]) -> None:
+def test_a_class_gives_way_to_the_422s_own_components(document: dict[str, Any]) -> None:
     assert ref(document, "/invalid") == "tests_openapi_clash_app__ValidationError"
     schemas = document["components"]["schemas"]
     assert schemas["HTTPValidationError"]["properties"]["detail"]["items"] == {
-        "$ref": "#/components/schemas/hasten_openapi_operations__ValidationError"
+        "$ref": "#/components/schemas/ValidationError"
     }
+    assert schemas["ValidationError"]["title"] == "ValidationError"
 
 
 def test_every_reference_resolves_and_the_document_is_valid(document: dict[str, Any]) -> None:

@@ -27,10 +27,10 @@ from ..wire import allows_body
 from .schemas import Schemas
 
 __all__ = [
+    "HTTP_VALIDATION_ERROR",
+    "VALIDATION_ERROR",
     "HTTPError",
-    "HTTPValidationError",
     "SecurityRequirement",
-    "ValidationError",
     "openapi_path",
     "operation",
     "request_body",
@@ -52,18 +52,34 @@ _RESPONSE_MEDIA = {
 }
 
 
-class ValidationError(msgspec.Struct):
-    """One value that failed: where it was (loc), why (msg) and what kind of failure (type)."""
-
-    loc: list[str | int]
-    msg: str
-    type: str
-
-
-class HTTPValidationError(msgspec.Struct):
-    """A 422: every value of the request that failed."""
-
-    detail: list[ValidationError]
+# The 422 body as FastAPI documents it (errors.py's RequestValidationError writes it).
+VALIDATION_ERROR: dict[str, Any] = {
+    "properties": {
+        "loc": {
+            "items": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+            "type": "array",
+            "title": "Location",
+        },
+        "msg": {"type": "string", "title": "Message"},
+        "type": {"type": "string", "title": "Error Type"},
+        "input": {"title": "Input"},
+        "ctx": {"type": "object", "title": "Context"},
+    },
+    "type": "object",
+    "required": ["loc", "msg", "type"],
+    "title": "ValidationError",
+}
+HTTP_VALIDATION_ERROR: dict[str, Any] = {
+    "properties": {
+        "detail": {
+            "items": {"$ref": "#/components/schemas/ValidationError"},
+            "type": "array",
+            "title": "Detail",
+        }
+    },
+    "type": "object",
+    "title": "HTTPValidationError",
+}
 
 
 class HTTPError(msgspec.Struct):
@@ -271,12 +287,14 @@ def _responses(
         documented = _merge(result.get(str(code), {}), _declared(declared, schemas))
         documented.setdefault("description", _phrase(str(code)))
         result[str(code)] = documented
+    # FastAPI documents the 422 alone: a malformed or too large body's answer is not part of
+    # any one operation's contract, and a client generator reads each documented answer.
     if has_body or any(item.source in _DOCUMENTED_SOURCES for item in parameters):
-        result.setdefault("422", _error("Validation Error", HTTPValidationError, schemas))
-    if has_body:
-        result.setdefault("400", _error("Malformed JSON body", HTTPError, schemas))
-        result.setdefault("413", _error("Request body too large", HTTPError, schemas))
-        result.setdefault("415", _error("Not a JSON body", HTTPError, schemas))
+        schemas.component("ValidationError", VALIDATION_ERROR)
+        invalid = schemas.component("HTTPValidationError", HTTP_VALIDATION_ERROR)
+        result.setdefault(
+            "422", {"description": "Validation Error", "content": {_JSON: {"schema": invalid}}}
+        )
     if options.max_concurrency is not None:
         result.setdefault("503", _error("Too many requests in progress", HTTPError, schemas))
     if options.timeout is not None:
@@ -292,7 +310,7 @@ def _declared(declared: Mapping[str, Any], schemas: Schemas) -> dict[str, Any]:
     """A ``responses=`` entry as FastAPI takes it: a Response Object, ``model`` for its JSON."""
     result = {key: value for key, value in declared.items() if key != "model"}
     if "model" in declared:
-        content = {_JSON: {"schema": schemas.schema(declared["model"])}}
+        content = {_JSON: {"schema": schemas.schema(declared["model"], "serialization")}}
         result["content"] = _merge(content, result.get("content", {}))
     return result
 
@@ -332,7 +350,7 @@ def _content(returns: Any, status: int, schemas: Schemas) -> dict[str, Any]:
             schema: dict[str, Any] = {}
         else:
             whole = as_json[0] if len(as_json) == 1 else typing.Union[tuple(as_json)]  # noqa: UP007
-            schema = schemas.schema(whole)
+            schema = schemas.schema(whole, "serialization")
         content[_JSON] = {"schema": schema}
     return content
 
