@@ -204,7 +204,20 @@ def test_a_path_parameter_the_handler_does_not_take_is_still_declared(full: Docu
 
 
 def json_body(schema: Any, required: bool = True) -> dict[str, Any]:
-    return {"content": {"application/json": {"schema": schema}}, "required": required}
+    body: dict[str, Any] = {"content": {"application/json": {"schema": schema}}}
+    if required:  # FastAPI writes ``required`` only when it is true
+        body["required"] = True
+    return body
+
+
+def body_component(document: Document, path: str, name: str) -> Any:
+    """The object of a route's embedded body members: the component FastAPI names
+    ``Body_`` and the operation's id."""
+    assert operation(document, path, "post")["requestBody"] == json_body(
+        {"$ref": f"#/components/schemas/{name}"},
+        required="required" in document["components"]["schemas"][name],
+    )
+    return document["components"]["schemas"][name]
 
 
 @pytest.mark.parametrize(
@@ -231,33 +244,31 @@ def test_collection_and_embedded_bodies(full: Document) -> None:
         {"type": "array", "items": {"$ref": "#/components/schemas/Node"}}
     )
     # Several body parameters: one object, a member each, as hasten reads them.
-    assert operation(full, "/bodies/embedded", "post")["requestBody"] == json_body(
-        {
-            "type": "object",
-            "properties": {
-                "shipment": {"$ref": "#/components/schemas/Shipment"},
-                "customer": {"$ref": "#/components/schemas/Customer"},
-                "note": {"type": "string", "maxLength": 20, "default": ""},
-            },
-            "required": ["shipment", "customer"],
-        }
-    )
-    assert operation(full, "/bodies/embed-one", "post")["requestBody"] == json_body(
-        {
-            "type": "object",
-            "properties": {"name": {"description": "Who.", "examples": ["Ann"], "type": "string"}},
-            "required": ["name"],
-        }
-    )
+    assert body_component(full, "/bodies/embedded", "Body_embedded_body_bodies_embedded_post") == {
+        "type": "object",
+        "title": "Body_embedded_body_bodies_embedded_post",
+        "properties": {
+            "shipment": {"$ref": "#/components/schemas/Shipment"},
+            "customer": {"$ref": "#/components/schemas/Customer"},
+            "note": {"type": "string", "maxLength": 20, "default": ""},
+        },
+        "required": ["shipment", "customer"],
+    }
+    assert body_component(full, "/bodies/embed-one", "Body_embed_one_bodies_embed_one_post") == {
+        "type": "object",
+        "title": "Body_embed_one_bodies_embed_one_post",
+        "properties": {"name": {"description": "Who.", "examples": ["Ann"], "type": "string"}},
+        "required": ["name"],
+    }
 
 
-def test_an_embedded_body_of_optional_members_is_still_one_object(full: Document) -> None:
-    assert operation(full, "/bodies/embed-optional", "post")["requestBody"] == json_body(
-        {
-            "type": "object",
-            "properties": {"limit": {"type": "integer", "minimum": 1, "default": 1}},
-        }
-    )
+def test_an_embedded_body_of_optional_members_is_not_required(full: Document) -> None:
+    name = "Body_embed_optional_bodies_embed_optional_post"
+    assert body_component(full, "/bodies/embed-optional", name) == {
+        "type": "object",
+        "title": name,
+        "properties": {"limit": {"type": "integer", "minimum": 1, "default": 1}},
+    }
 
 
 def test_an_optional_body_is_not_required(full: Document) -> None:
@@ -487,8 +498,8 @@ def test_examples_and_descriptions_of_body_fields() -> None:
         "examples": ["Teapot"],
         "type": "string",
     }
-    schema = operation(document, "/items", "post")["requestBody"]["content"]["application/json"]
-    assert schema["schema"]["properties"]["note"] == {"examples": ["hi"], "type": "string"}
+    schema = body_component(document, "/items", "Body_create_items_post")
+    assert schema["properties"]["note"] == {"examples": ["hi"], "type": "string"}
     v30 = openapi_30(document)
     assert v30["components"]["schemas"]["Item"]["properties"]["name"]["example"] == "Teapot"
 

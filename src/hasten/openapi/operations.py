@@ -108,57 +108,75 @@ def security(endpoint: Endpoint) -> list[SecurityRequirement]:
     ]
 
 
-def request_body(parameters: tuple[Parameter, ...], schemas: Schemas) -> dict[str, Any] | None:
+def request_body(
+    parameters: tuple[Parameter, ...], schemas: Schemas, unique_id: str
+) -> dict[str, Any] | None:
     """The Request Body Object: the JSON body, or one object of its embedded members, or a
-    form (multipart when it has files)."""
+    form (multipart when it has files). Such an object is the component
+    ``Body_{unique_id}``, as FastAPI names it."""
     forms = [item for item in parameters if item.source in ("form", "file") and _documented(item)]
     if forms:
-        return _form_body(forms, schemas)
+        return _form_body(forms, schemas, unique_id)
     bodies = [item for item in parameters if item.source == "body" and _documented(item)]
     if not bodies:
         return None
     if len(bodies) == 1 and not bodies[0].embed:
         (body,) = bodies
-        schema, required = _schema(body, schemas), body.required
-    else:
-        schema = {
-            "type": "object",
-            "properties": {item.alias: _schema(item, schemas) for item in bodies},
-        }
-        names = [item.alias for item in bodies if item.required]
-        if names:
-            schema["required"] = names
-        required = True  # an embedded body is read as one object, which must be there
-    result: dict[str, Any] = {"content": {_JSON: {"schema": schema}}, "required": required}
-    whole = len(bodies) == 1 and not bodies[0].embed
-    if whole and (description := _description(bodies[0])):
-        result["description"] = description
-    return result
+        result = _body_of(_JSON, _schema(body, schemas), body.required)
+        if description := _description(body):
+            result["description"] = description
+        return result
+    schema, required = _object(bodies, schemas, f"Body_{unique_id}", _schema)
+    return _body_of(_JSON, schema, required)
 
 
-_BINARY = {"type": "string", "format": "binary"}
+# FastAPI's file field: a string of bytes (its pydantic writes no ``format: binary``).
+_BINARY = {"type": "string", "contentMediaType": "application/octet-stream"}
 
 
-def _form_body(forms: list[Parameter], schemas: Schemas) -> dict[str, Any]:
+def _form_body(forms: list[Parameter], schemas: Schemas, unique_id: str) -> dict[str, Any]:
     """A form body: its fields as one object (a form model is that object itself)."""
     files = any(item.source == "file" for item in forms)
     media = "multipart/form-data" if files else "application/x-www-form-urlencoded"
-    if len(forms) == 1 and forms[0].source == "form" and forms[0].shape == "structured":
-        return {"content": {media: {"schema": _schema(forms[0], schemas)}}, "required": True}
-    properties: dict[str, Any] = {}
-    for item in forms:
-        if item.source == "file":
-            many = typing.get_origin(item.annotation) is list or any(
-                typing.get_origin(arg) is list for arg in typing.get_args(item.annotation)
-            )
-            properties[item.alias] = {"type": "array", "items": _BINARY} if many else _BINARY
-        else:
-            properties[item.alias] = _schema(item, schemas)
-    schema: dict[str, Any] = {"type": "object", "properties": properties}
-    required = [item.alias for item in forms if item.required]
-    if required:
-        schema["required"] = required
-    return {"content": {media: {"schema": schema}}, "required": bool(required)}
+    if len(forms) == 1 and forms[0].is_model:
+        return _body_of(media, _schema(forms[0], schemas), True)
+    schema, required = _object(forms, schemas, f"Body_{unique_id}", _form_field)
+    return _body_of(media, schema, required)
+
+
+def _form_field(item: Parameter, schemas: Schemas) -> dict[str, Any]:
+    if item.source != "file":
+        return _schema(item, schemas)
+    many = typing.get_origin(item.annotation) is list or any(
+        typing.get_origin(arg) is list for arg in typing.get_args(item.annotation)
+    )
+    return {"type": "array", "items": dict(_BINARY)} if many else dict(_BINARY)
+
+
+def _object(
+    members: list[Parameter],
+    schemas: Schemas,
+    name: str,
+    schema_of: typing.Callable[[Parameter, Schemas], dict[str, Any]],
+) -> tuple[dict[str, Any], bool]:
+    """A reference to the component ``name``: an object of ``members``; and whether the
+    body is required (a member is)."""
+    names = [item.alias for item in members if item.required]
+    component: dict[str, Any] = {
+        "properties": {item.alias: schema_of(item, schemas) for item in members},
+        "type": "object",
+        "title": name,
+    }
+    if names:
+        component["required"] = names
+    return schemas.component(name, component), bool(names)
+
+
+def _body_of(media: str, schema: dict[str, Any], required: bool) -> dict[str, Any]:
+    result: dict[str, Any] = {"content": {media: {"schema": schema}}}
+    if required:  # FastAPI writes ``required`` only when it is true
+        result["required"] = True
+    return result
 
 
 # The operation.
@@ -178,12 +196,13 @@ def operation(
     result["summary"] = options.summary or summary
     if options.description or description:
         result["description"] = options.description or description
-    result["operationId"] = options.operation_id or _operation_id(endpoint, template, method)
+    unique_id = _operation_id(endpoint, template, method)
+    result["operationId"] = options.operation_id or unique_id
     parameters = request_parameters(endpoint)
     documented = _parameters(parameters, template, schemas)
     if documented:
         result["parameters"] = documented
-    body = request_body(parameters, schemas)
+    body = request_body(parameters, schemas, unique_id)
     if body is not None:
         result["requestBody"] = body
     result["responses"] = _responses(endpoint, parameters, body is not None, schemas)
