@@ -3,14 +3,14 @@ pydantic's own schemas (aliases, serialization, defaults of None left unsaid).""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 import pytest
 from openapi_spec_validator import validate
 from pydantic import BaseModel, Field, computed_field
 
-from hasten import App, Body
+from hasten import App, Body, Cookie, Header, Query
 
 REF = "#/components/schemas/"
 
@@ -127,3 +127,63 @@ def test_msgspec_and_pydantic_types_share_one_document(document: dict[str, Any])
     assert schema["properties"]["note"] == {"anyOf": [{"$ref": REF + "Item"}, {"type": "null"}]}
     assert document["components"]["schemas"]["Point"]["properties"] == {"x": {"type": "integer"}}
     validate(document)
+
+
+class Filters(BaseModel):
+    limit: int = Field(100, gt=0, le=100, description="How many.")
+    tags: list[str] = []
+
+
+class Client(msgspec.Struct):
+    x_client_name: str
+    x_retries: int = 3
+
+
+class Theme(BaseModel):
+    theme: str
+
+
+def test_parameter_models_are_documented_field_by_field() -> None:
+    app = App()
+
+    @app.get("/items/")
+    async def read_items(
+        filters: Annotated[Filters, Query()],
+        client: Annotated[Client, Header()],
+        theme: Annotated[Theme | None, Cookie()] = None,
+    ) -> None:
+        return None
+
+    document = app.openapi()
+    assert document["paths"]["/items/"]["get"]["parameters"] == [
+        {
+            "name": "limit",
+            "in": "query",
+            "description": "How many.",
+            "required": False,
+            "schema": {
+                "default": 100,
+                "description": "How many.",
+                "exclusiveMinimum": 0,
+                "maximum": 100,
+                "type": "integer",
+            },
+        },
+        {
+            "name": "tags",
+            "in": "query",
+            "required": False,
+            "schema": {"default": [], "items": {"type": "string"}, "type": "array"},
+        },
+        {"name": "x-client-name", "in": "header", "required": True, "schema": {"type": "string"}},
+        {
+            "name": "x-retries",
+            "in": "header",
+            "required": False,
+            "schema": {"type": "integer", "default": 3},
+        },
+        # A model that may be absent: none of its fields is required.
+        {"name": "theme", "in": "cookie", "required": False, "schema": {"type": "string"}},
+    ]
+    assert "Filters" not in document["components"]["schemas"]
+    assert "Client" not in document["components"]["schemas"]

@@ -24,6 +24,7 @@ from ..params import MISSING, Parameter, unwrap
 from ..paths import PathTemplate
 from ..responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from ..wire import allows_body
+from .model_fields import documented_fields, model_of
 from .schemas import Schemas
 
 __all__ = [
@@ -255,6 +256,9 @@ def _parameters(
     for parameter in parameters:
         if parameter.source not in _DOCUMENTED_SOURCES or not _documented(parameter):
             continue
+        if model_of(parameter) is not None:
+            result.extend(_model_parameters(parameter, schemas))
+            continue
         in_path = parameter.source == "path"
         name = parameter.name if in_path and parameter.name in path_names else parameter.alias
         path_names.pop(name, None)
@@ -272,6 +276,19 @@ def _parameters(
     return result
 
 
+def _model_parameters(parameter: Parameter, schemas: Schemas) -> list[dict[str, Any]]:
+    """A parameter model's Parameter Objects: one for each of its fields."""
+    result = []
+    for field in documented_fields(parameter):
+        entry: dict[str, Any] = {"name": field.wire, "in": parameter.source}
+        if field.description:
+            entry["description"] = field.description
+        entry["required"] = field.required
+        entry["schema"] = _with_default(schemas.schema(field.annotation), field.default)
+        result.append(entry)
+    return result
+
+
 def _description(parameter: Parameter) -> str | None:
     for meta in parameter.constraints:
         if meta.description:
@@ -280,14 +297,17 @@ def _description(parameter: Parameter) -> str | None:
 
 
 def _schema(parameter: Parameter, schemas: Schemas) -> dict[str, Any]:
-    schema = schemas.schema(parameter.validated_type)
-    default = parameter.default
+    schema = _with_default(schemas.schema(parameter.validated_type), parameter.default)
+    if parameter.marker is not None and parameter.marker.deprecated:
+        schema["deprecated"] = True
+    return schema
+
+
+def _with_default(schema: dict[str, Any], default: Any) -> dict[str, Any]:
     if default is not MISSING and default is not None:
         # A default JSON cannot write is left undocumented.
         with contextlib.suppress(TypeError):
             schema["default"] = msgspec.to_builtins(default, str_keys=True)
-    if parameter.marker is not None and parameter.marker.deprecated:
-        schema["deprecated"] = True
     return schema
 
 

@@ -96,7 +96,7 @@ class Schemas:
         by_pydantic = {
             (annotation, mode): annotation
             for annotation, mode in self._wanted
-            if annotation not in infos or uses_pydantic(split_meta(annotation)[0])
+            if annotation not in infos or _pydantic_only(split_meta(annotation)[0])
         }
         for annotation, _ in by_pydantic:
             infos.pop(annotation, None)
@@ -131,6 +131,16 @@ class Schemas:
             for theirs, schema in found.items():
                 components[ours[theirs]] = _renamed(schema, ours)
         return generated, components
+
+
+def _pydantic_only(annotation: Any) -> bool:
+    """Whether only pydantic says all of ``annotation``: a model in it, or pydantic's
+    metadata on it (a model field's ``FieldInfo``, ``annotated_types`` constraints)."""
+    metadata = getattr(annotation, "__metadata__", ())
+    return uses_pydantic(annotation) or any(
+        type(extra).__module__.split(".")[0] in ("pydantic", "annotated_types")
+        for extra in metadata
+    )
 
 
 def _pydantic(
