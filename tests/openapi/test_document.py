@@ -13,7 +13,7 @@ from openapi_spec_validator import validate
 from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
 
 from examples import api
-from hasten import App, Body, Header, Query, Router, StaticFiles, WebSocket
+from hasten import App, Body, Depends, Header, Query, Router, StaticFiles, WebSocket
 from hasten.openapi import get_openapi, openapi_30
 from hasten.openapi.operations import (
     SecurityRequirement,
@@ -541,14 +541,13 @@ def test_a_schema_hook_describes_other_classes() -> None:
     }
 
 
-def test_the_hooks_read_todays_endpoint() -> None:
+def test_the_hooks_read_todays_route() -> None:
     (route,) = [
         route for route in api.app.routes if route.path == "/orders" and "POST" in route.methods
     ]
-    endpoint = route.endpoint
-    assert request_parameters(endpoint) == endpoint.parameters
-    assert response_type(endpoint) is api.Receipt
-    assert security(endpoint) == []
+    assert request_parameters(route) == route.endpoint.parameters
+    assert response_type(route.endpoint) is api.Receipt
+    assert security(route) == []
 
 
 class Left(msgspec.Struct):
@@ -590,8 +589,8 @@ def test_security_requirements_plug_in_through_the_hook(monkeypatch: pytest.Monk
 
     bearer = {"type": "http", "scheme": "bearer"}
 
-    def requirements(endpoint: Any) -> list[SecurityRequirement]:
-        return [("HTTPBearer", bearer, [])] if endpoint.name.endswith("private") else []
+    def requirements(route: Any) -> list[SecurityRequirement]:
+        return [("HTTPBearer", bearer, [])] if route.path == "/private" else []
 
     monkeypatch.setattr(module, "security", requirements)
     app = App()
@@ -633,3 +632,31 @@ def test_websocket_routes_and_mounts_are_left_out() -> None:
     document = app.openapi()
     assert list(document["paths"]) == ["/items"]
     validate(document)
+
+
+def test_the_apps_and_routers_dependencies_document_their_parameters_and_422() -> None:
+    async def verify_token(x_token: Annotated[str, Header()]) -> None:
+        return None
+
+    async def verify_key(key: str) -> None:
+        return None
+
+    app = App(dependencies=[Depends(verify_token)])
+    router = Router(dependencies=[Depends(verify_key)])
+
+    @app.get("/items/")
+    async def read_items() -> list[str]:
+        return []
+
+    @router.get("/users/")
+    async def read_users() -> list[str]:
+        return []
+
+    app.include_router(router)
+    document = app.openapi()
+    token = {"name": "x-token", "in": "header", "required": True, "schema": {"type": "string"}}
+    key = {"name": "key", "in": "query", "required": True, "schema": {"type": "string"}}
+    assert operation(document, "/items/")["parameters"] == [token]
+    assert operation(document, "/users/")["parameters"] == [token, key]
+    for path in ("/items/", "/users/"):
+        assert list(operation(document, path)["responses"]) == ["200", "422"]

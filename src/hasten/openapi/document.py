@@ -101,7 +101,7 @@ def _paths(
         # A WebSocket route has no HTTP operation, and a mounted app documents itself.
         if WEBSOCKET in route.methods or not endpoint.options.include_in_schema:
             continue
-        requirements = security(endpoint)
+        requirements = security(route)
         for name, scheme, _ in requirements:
             schemes[name] = scheme
         item = paths.setdefault(openapi_path(route.template), {})
@@ -109,7 +109,7 @@ def _paths(
             key = method.lower()
             if key in item:
                 continue  # /x/{a:int} and /x/{a}: OpenAPI holds one operation per path
-            found = operation(endpoint, route.template, method, route.tags, schemas)
+            found = operation(route, method, schemas)
             found["operationId"] = _unique(found["operationId"], operation_ids)
             if requirements:
                 found["security"] = [{name: scopes} for name, _, scopes in requirements]

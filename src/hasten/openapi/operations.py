@@ -23,6 +23,7 @@ from ..endpoints import Endpoint
 from ..params import MISSING, Parameter, unwrap
 from ..paths import PathTemplate
 from ..responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from ..routing import Route
 from ..wire import allows_body
 from .model_fields import documented_fields, model_of
 from .schemas import Schemas
@@ -90,10 +91,10 @@ class HTTPError(msgspec.Struct):
 
 
 # The hooks: what the document reads from an endpoint.
-def request_parameters(endpoint: Endpoint) -> tuple[Parameter, ...]:
-    """Every parameter a request must carry for this endpoint: its handler's and its
-    dependencies' (flattened)."""
-    return endpoint.request_parameters
+def request_parameters(route: Route) -> tuple[Parameter, ...]:
+    """Every parameter a request must carry for this route: its handler's and the
+    dependencies' (flattened) of the handler, the route, its routers and the app."""
+    return route.request_parameters
 
 
 def response_type(endpoint: Endpoint) -> Any:
@@ -101,11 +102,12 @@ def response_type(endpoint: Endpoint) -> Any:
     return endpoint.response_model
 
 
-def security(endpoint: Endpoint) -> list[SecurityRequirement]:
-    """The security schemes among the endpoint's dependencies, with the scopes asked."""
+def security(route: Route) -> list[SecurityRequirement]:
+    """The security schemes among the route's dependencies (its routers' and the app's
+    included), with the scopes asked."""
     return [
         (scheme.scheme_name, scheme.security_scheme(), list(scopes))
-        for scheme, scopes in endpoint.security
+        for scheme, scopes in route.security
     ]
 
 
@@ -181,14 +183,9 @@ def _body_of(media: str, schema: dict[str, Any], required: bool) -> dict[str, An
 
 
 # The operation.
-def operation(
-    endpoint: Endpoint,
-    template: PathTemplate,
-    method: str,
-    tags: tuple[str, ...],
-    schemas: Schemas,
-) -> dict[str, Any]:
+def operation(route: Route, method: str, schemas: Schemas) -> dict[str, Any]:
     """The Operation Object for ``method`` on one route."""
+    endpoint, template, tags = route.endpoint, route.template, route.tags
     options = endpoint.options
     summary, description = _docstring(endpoint)
     result: dict[str, Any] = {}
@@ -199,7 +196,7 @@ def operation(
         result["description"] = options.description or description
     unique_id = _operation_id(endpoint, template, method)
     result["operationId"] = options.operation_id or unique_id
-    parameters = request_parameters(endpoint)
+    parameters = request_parameters(route)
     documented = _parameters(parameters, template, schemas)
     if documented:
         result["parameters"] = documented
