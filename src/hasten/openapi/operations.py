@@ -9,6 +9,7 @@ that piece is read: ``request_parameters``, ``request_body``, ``response_type`` 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import http
 import inspect
 import re
@@ -25,6 +26,7 @@ from ..paths import PathTemplate
 from ..responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from ..routing import Route
 from ..wire import allows_body
+from .meta import constraints_of, said_by
 from .model_fields import documented_fields, model_of
 from .schemas import Schemas
 
@@ -190,7 +192,8 @@ def operation(route: Route, method: str, schemas: Schemas) -> dict[str, Any]:
     summary, description = _docstring(endpoint)
     result: dict[str, Any] = {}
     if tags or options.tags:
-        result["tags"] = [*tags, *options.tags]
+        # FastAPI's: an enum member (``tags=[Tags.items]``) is its value.
+        result["tags"] = [getattr(tag, "value", tag) for tag in (*tags, *options.tags)]
     result["summary"] = options.summary or summary
     if options.description or description:
         result["description"] = options.description or description
@@ -220,14 +223,11 @@ def openapi_path(template: PathTemplate) -> str:
 
 
 def _docstring(endpoint: Endpoint) -> tuple[str, str]:
-    """Summary (the docstring's first paragraph, else the name) and description (the rest,
-    up to a form feed, as FastAPI cuts it)."""
-    doc = inspect.getdoc(unwrap(endpoint.func)) or ""
-    first, _, rest = doc.partition("\n\n")
-    summary = " ".join(first.split())
-    if not summary:
-        summary = _function_name(endpoint).replace("_", " ").strip().title()
-    return summary, rest.split("\f")[0].strip()
+    """Summary (the function's name, titled) and description (the docstring, up to a form
+    feed), as FastAPI writes them."""
+    doc = inspect.cleandoc(unwrap(endpoint.func).__doc__ or "")
+    summary = _function_name(endpoint).replace("_", " ").title()
+    return summary, doc.split("\f")[0].strip()
 
 
 def _function_name(endpoint: Endpoint) -> str:
@@ -294,7 +294,16 @@ def _description(parameter: Parameter) -> str | None:
 
 
 def _schema(parameter: Parameter, schemas: Schemas) -> dict[str, Any]:
-    schema = _with_default(schemas.schema(parameter.validated_type), parameter.default)
+    said: dict[str, Any] = {}
+    constraints = []
+    for meta in parameter.constraints:
+        said.update(said_by(meta))
+        if (kept := constraints_of(meta)) is not None:
+            constraints.append(kept)
+    # What the parameter only says goes beside its whole schema, as FastAPI writes it.
+    annotation = dataclasses.replace(parameter, constraints=tuple(constraints)).validated_type
+    schema = _with_default(schemas.schema(annotation), parameter.default)
+    schema.update(said)
     if parameter.marker is not None and parameter.marker.deprecated:
         schema["deprecated"] = True
     return schema

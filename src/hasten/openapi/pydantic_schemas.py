@@ -15,12 +15,12 @@ from typing import Any, Literal, TypeVar
 
 import msgspec
 
+from .meta import said_by
+
 __all__ = ["Mode", "pydantic_schemas", "split_meta"]
 
 Mode = Literal["validation", "serialization"]
 Key = TypeVar("Key", bound=Hashable)
-# What of a ``msgspec.Meta`` a schema says beside a type pydantic describes.
-_META_KEYS = {"title": "title", "description": "description", "examples": "examples"}
 
 
 def split_meta(annotation: Any) -> tuple[Any, dict[str, Any]]:
@@ -39,10 +39,7 @@ def split_meta(annotation: Any) -> tuple[Any, dict[str, Any]]:
     extra: dict[str, Any] = {}
     for meta in metadata:
         if isinstance(meta, msgspec.Meta):
-            for attribute, key in _META_KEYS.items():
-                if (value := getattr(meta, attribute)) is not None:
-                    extra[key] = value
-            extra.update(meta.extra_json_schema or {})
+            extra.update(said_by(meta))
     return (typing.Annotated[(bare, *others)] if others else bare), extra
 
 
