@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import os
 import subprocess
 import sys
@@ -126,3 +127,22 @@ def test_two_same_named_classes_inside_one_type_are_refused() -> None:
         TypeError, match=r"two classes named tests\.openapi\.clash_app\.Model inside one type"
     ):
         schemas.resolve()
+
+
+class ModelName(enum.Enum):
+    alexnet = "alexnet"
+    resnet = "resnet"
+    lenet = "lenet"
+
+
+def test_an_enum_keeps_its_order_and_a_bare_list_its_any_items() -> None:
+    schemas = Schemas()
+    model, bare = schemas.schema(ModelName), schemas.schema(list)
+    components = schemas.resolve()
+    assert model == {"$ref": "#/components/schemas/ModelName"}
+    assert components["ModelName"] == {
+        "enum": ["alexnet", "resnet", "lenet"],
+        "title": "ModelName",
+        "type": "string",
+    }
+    assert bare == {"type": "array", "items": {}}

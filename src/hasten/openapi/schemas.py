@@ -19,6 +19,7 @@ form or embedded body) are components under their own names, which a class then 
 
 from __future__ import annotations
 
+import enum
 import re
 import sys
 from collections.abc import Callable, Collection, Iterable
@@ -68,6 +69,10 @@ class Schemas:
         classes = _named_classes(infos.values())
         names = _component_names(classes, set(self._fixed))
         generated, components = self._generate(infos, names)
+        for cls, name in names.items():
+            if isinstance(cls, type) and issubclass(cls, enum.Enum) and name in components:
+                # msgspec sorts an enum's values; FastAPI keeps the class's order.
+                components[name]["enum"] = [member.value for member in cls]
         components.update(self._fixed)
         found, definitions = _pydantic(by_pydantic, components)
         components.update(definitions)
@@ -279,9 +284,12 @@ def _ours(classes: list[Any], names: dict[Any, str]) -> dict[str, str]:
 
 def _renamed(schema: Any, refs: dict[str, str]) -> Any:
     """``schema`` with msgspec's references replaced by ours (``$ref`` and discriminator
-    mappings alike), and the type of an enum's values said, as tools show it."""
+    mappings alike), the type of an enum's values said, as tools show it, and a bare list's
+    items."""
     if isinstance(schema, dict):
         result = {key: _renamed(value, refs) for key, value in schema.items()}
+        if result.get("type") == "array" and "items" not in result and "prefixItems" not in result:
+            result["items"] = {}  # a bare list, as FastAPI writes it: items of any kind
         if "enum" in result and "type" not in result:
             kinds = {_JSON_TYPES.get(type(value)) for value in result["enum"]}
             if len(kinds) == 1 and None not in kinds:
