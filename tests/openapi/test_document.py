@@ -13,7 +13,18 @@ from openapi_spec_validator import validate
 from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
 
 from examples import api
-from hasten import App, Body, Depends, Header, Query, Router, StaticFiles, WebSocket
+from hasten import (
+    App,
+    Body,
+    Depends,
+    File,
+    Header,
+    Query,
+    Router,
+    StaticFiles,
+    UploadFile,
+    WebSocket,
+)
 from hasten.openapi import get_openapi, openapi_30
 from hasten.openapi.operations import (
     SecurityRequirement,
@@ -210,13 +221,17 @@ def json_body(schema: Any, required: bool = True) -> dict[str, Any]:
     return body
 
 
-def body_component(document: Document, path: str, name: str) -> Any:
-    """The object of a route's embedded body members: the component FastAPI names
-    ``Body_`` and the operation's id."""
-    assert operation(document, path, "post")["requestBody"] == json_body(
-        {"$ref": f"#/components/schemas/{name}"},
-        required="required" in document["components"]["schemas"][name],
-    )
+def body_component(
+    document: Document, path: str, name: str, media: str = "application/json"
+) -> Any:
+    """The object of a route's embedded body members or form fields: the component FastAPI
+    names ``Body_`` and the operation's id."""
+    body: dict[str, Any] = {
+        "content": {media: {"schema": {"$ref": f"#/components/schemas/{name}"}}}
+    }
+    if "required" in document["components"]["schemas"][name]:
+        body["required"] = True
+    assert operation(document, path, "post")["requestBody"] == body
     return document["components"]["schemas"][name]
 
 
@@ -659,3 +674,24 @@ def test_the_apps_and_routers_dependencies_document_their_parameters_and_422() -
     assert operation(document, "/users/")["parameters"] == [token, key]
     for path in ("/items/", "/users/"):
         assert list(operation(document, path)["responses"]) == ["200", "422"]
+
+
+def test_files_optional_or_many_with_their_descriptions() -> None:
+    app = App()
+
+    @app.post("/files/")
+    async def create_files(
+        files: Annotated[list[bytes], File(description="Many files.")],
+        cover: Annotated[UploadFile | None, File()] = None,
+    ) -> None:
+        return None
+
+    document = app.openapi()
+    name = "Body_create_files_files__post"
+    schema = body_component(document, "/files/", name, "multipart/form-data")
+    binary = {"type": "string", "contentMediaType": "application/octet-stream"}
+    assert schema["properties"] == {
+        "files": {"type": "array", "items": binary, "description": "Many files."},
+        "cover": {"anyOf": [binary, {"type": "null"}]},
+    }
+    assert schema["required"] == ["files"]

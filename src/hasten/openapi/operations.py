@@ -152,10 +152,16 @@ def _form_body(forms: list[Parameter], schemas: Schemas, unique_id: str) -> dict
 def _form_field(item: Parameter, schemas: Schemas) -> dict[str, Any]:
     if item.source != "file":
         return _schema(item, schemas)
+    members = typing.get_args(item.annotation)
     many = typing.get_origin(item.annotation) is list or any(
-        typing.get_origin(arg) is list for arg in typing.get_args(item.annotation)
+        typing.get_origin(arg) is list for arg in members
     )
-    return {"type": "array", "items": dict(_BINARY)} if many else dict(_BINARY)
+    schema: dict[str, Any] = {"type": "array", "items": dict(_BINARY)} if many else dict(_BINARY)
+    if type(None) in members:
+        schema = {"anyOf": [schema, {"type": "null"}]}
+    for meta in item.constraints:
+        schema.update(said_by(meta))
+    return schema
 
 
 def _object(
