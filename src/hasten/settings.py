@@ -183,7 +183,8 @@ class Settings:
         },
     )
     # OpenAPI and the docs page (FastAPI's names).
-    title: str = field(default="hasten", metadata={"help": "The API's title in OpenAPI."})
+    # FastAPI's default: a moved app keeps its document (docs/from-fastapi.md says why).
+    title: str = field(default="FastAPI", metadata={"help": "The API's title in OpenAPI."})
     version: str = field(default="0.1.0", metadata={"help": "The API's version in OpenAPI."})
     summary: str | None = field(
         default=None, metadata={"help": "A one-line summary of the API (OpenAPI 3.1 only)."}

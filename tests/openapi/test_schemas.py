@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import os
 import subprocess
 import sys
@@ -53,12 +54,13 @@ def test_module_names_that_still_clash_are_numbered(document: dict[str, Any]) ->
     }
 
 
-def test_hastens_own_models_give_way_like_any_other(document: dict[str, Any]) -> None:
+def test_a_class_gives_way_to_the_422s_own_components(document: dict[str, Any]) -> None:
     assert ref(document, "/invalid") == "tests_openapi_clash_app__ValidationError"
     schemas = document["components"]["schemas"]
     assert schemas["HTTPValidationError"]["properties"]["detail"]["items"] == {
-        "$ref": "#/components/schemas/hasten_openapi_operations__ValidationError"
+        "$ref": "#/components/schemas/ValidationError"
     }
+    assert schemas["ValidationError"]["title"] == "ValidationError"
 
 
 def test_every_reference_resolves_and_the_document_is_valid(document: dict[str, Any]) -> None:
@@ -125,3 +127,22 @@ def test_two_same_named_classes_inside_one_type_are_refused() -> None:
         TypeError, match=r"two classes named tests\.openapi\.clash_app\.Model inside one type"
     ):
         schemas.resolve()
+
+
+class ModelName(enum.Enum):
+    alexnet = "alexnet"
+    resnet = "resnet"
+    lenet = "lenet"
+
+
+def test_an_enum_keeps_its_order_and_a_bare_list_its_any_items() -> None:
+    schemas = Schemas()
+    model, bare = schemas.schema(ModelName), schemas.schema(list)
+    components = schemas.resolve()
+    assert model == {"$ref": "#/components/schemas/ModelName"}
+    assert components["ModelName"] == {
+        "enum": ["alexnet", "resnet", "lenet"],
+        "title": "ModelName",
+        "type": "string",
+    }
+    assert bare == {"type": "array", "items": {}}

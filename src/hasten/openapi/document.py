@@ -65,6 +65,7 @@ def get_openapi(
         document["components"] = components
     if tags:
         document["tags"] = list(tags)
+    document = _without_nulls(document)
     if openapi_version.startswith("3.0."):
         return openapi_30(document, openapi_version)
     document["openapi"] = openapi_version
@@ -100,7 +101,7 @@ def _paths(
         # A WebSocket route has no HTTP operation, and a mounted app documents itself.
         if WEBSOCKET in route.methods or not endpoint.options.include_in_schema:
             continue
-        requirements = security(endpoint)
+        requirements = security(route)
         for name, scheme, _ in requirements:
             schemes[name] = scheme
         item = paths.setdefault(openapi_path(route.template), {})
@@ -108,12 +109,22 @@ def _paths(
             key = method.lower()
             if key in item:
                 continue  # /x/{a:int} and /x/{a}: OpenAPI holds one operation per path
-            found = operation(endpoint, route.template, method, route.tags, schemas)
+            found = operation(route, method, schemas)
             found["operationId"] = _unique(found["operationId"], operation_ids)
             if requirements:
                 found["security"] = [{name: scopes} for name, _, scopes in requirements]
             item[key] = found
     return paths
+
+
+def _without_nulls(node: Any) -> Any:
+    """``node`` without a member whose value is null, anywhere: FastAPI writes its document so
+    (a ``default`` of None is not said, nor an example's null member)."""
+    if isinstance(node, dict):
+        return {key: _without_nulls(value) for key, value in node.items() if value is not None}
+    if isinstance(node, list):
+        return [_without_nulls(item) for item in node]
+    return node
 
 
 def _unique(operation_id: str, taken: set[str]) -> str:
