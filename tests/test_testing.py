@@ -234,13 +234,6 @@ def websocket_app() -> App:
         await websocket.send_json(websocket.headers.get("sec-websocket-protocol"))
         await websocket.close()
 
-    @app.websocket("/loop")
-    async def loop(websocket: WebSocket) -> None:
-        await websocket.accept()
-        while True:  # FastAPI's tutorial: the client's close ends it with WebSocketDisconnect
-            text = await websocket.receive_text()
-            await websocket.send_text(f"got {text}")
-
     @app.websocket("/refuse")
     async def refuse(websocket: WebSocket) -> None:
         await websocket.close()
@@ -262,19 +255,6 @@ def test_a_websocket_close_is_raised_as_websocketdisconnect(serve: ClientFactory
     # Granian's RSGI sends no close code: the client sees 1005.
     expected = (4000, "bye") if client.interface == "asgi" else (1005, "")
     assert (closed.value.code, closed.value.reason) == expected
-
-
-def test_leaving_the_block_closes_and_the_disconnect_it_causes_stays_in_the_app(
-    serve: ClientFactory,
-) -> None:
-    client = serve(websocket_app())
-    with client.websocket_connect("/loop") as ws:
-        ws.send_text("a")
-        assert ws.receive_text() == "got a"
-    # A close of the test's own, inside the block, is the test's to see raised, as Starlette's.
-    with pytest.raises(WebSocketDisconnect) as let_out, client.websocket_connect("/loop") as ws:
-        ws.close(4001, "bye")
-    assert let_out.value.code == (4001 if client.interface == "asgi" else 1005)
 
 
 def test_websocket_subprotocols_are_offered(serve: ClientFactory) -> None:

@@ -56,7 +56,6 @@ class WebSocketTestSession:
         self._failures = failures
         self._raise_server_exceptions = raise_server_exceptions
         self._accepted = False
-        self._closed_by_test = False
         self.accepted_subprotocol: str | None = None
         self.extra_headers: list[tuple[bytes, bytes]] | None = None
 
@@ -92,7 +91,6 @@ class WebSocketTestSession:
 
     def close(self, code: int = 1000, reason: str | None = None) -> None:
         """Close from the test's side: the app's next receive gets the close."""
-        self._closed_by_test = True
         self.send({"type": "websocket.disconnect", "code": code, "reason": reason})
 
     # Receiving.
@@ -170,19 +168,7 @@ class WebSocketTestSession:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        if self._closed_by_test or self._served.done():
-            self._end()
-            self._raise_failure()
-            return
-        self.close(1000)
+        if not self._served.done():
+            self.close(1000)
         self._end()
-        if self._pipe.to_app.empty():
-            # The app took this close. Starlette's cancels the handler as it closes: the
-            # WebSocketDisconnect the close causes (a handler looping on receive_text() lets
-            # it out) never reaches the test there, and does not here; anything else does.
-            self._failures[:] = [
-                failure
-                for failure in self._failures
-                if not isinstance(failure, WebSocketDisconnect)
-            ]
         self._raise_failure()
