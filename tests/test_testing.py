@@ -16,7 +16,7 @@ import pytest
 from hasten import App, Cookie, Header, Request, Response, WebSocket, WebSocketDisconnect
 from hasten.responses import RedirectResponse
 from hasten.servers import Interface
-from hasten.testing import TestClient, WebSocketDenialResponse
+from hasten.testing import TestClient, WebSocketDenialResponse, WebSocketTestSession
 from tests.conftest import ClientFactory
 
 
@@ -234,6 +234,13 @@ def websocket_app() -> App:
         await websocket.send_json(websocket.headers.get("sec-websocket-protocol"))
         await websocket.close()
 
+    @app.websocket("/loop")
+    async def loop(websocket: WebSocket) -> None:
+        await websocket.accept()
+        while True:  # FastAPI's tutorial: the client's close ends it with WebSocketDisconnect
+            text = await websocket.receive_text()
+            await websocket.send_text(f"got {text}")
+
     @app.websocket("/refuse")
     async def refuse(websocket: WebSocket) -> None:
         await websocket.close()
@@ -255,6 +262,24 @@ def test_a_websocket_close_is_raised_as_websocketdisconnect(serve: ClientFactory
     # Granian's RSGI sends no close code: the client sees 1005.
     expected = (4000, "bye") if client.interface == "asgi" else (1005, "")
     assert (closed.value.code, closed.value.reason) == expected
+
+
+def test_leaving_the_block_raises_the_disconnect_a_looping_handler_lets_out(
+    serve: ClientFactory,
+) -> None:
+    # As Starlette's (FastAPI's websockets tutorial test asks for it): the block's close
+    # reaches the handler's receive_text(), and what the handler lets out, the test gets.
+    client = serve(websocket_app())
+    replies: list[str] = []
+    with pytest.raises(WebSocketDisconnect) as let_out, client.websocket_connect("/loop") as ws:
+        replies.append(send_and_receive(ws, "a"))
+    assert replies == ["got a"]
+    assert let_out.value.code == (1000 if client.interface == "asgi" else 1005)
+
+
+def send_and_receive(ws: WebSocketTestSession, text: str) -> str:
+    ws.send_text(text)
+    return ws.receive_text()
 
 
 def test_websocket_subprotocols_are_offered(serve: ClientFactory) -> None:
