@@ -13,7 +13,17 @@ from typing import Annotated, Any
 
 import pytest
 
-from hasten import App, Cookie, Header, Request, Response, WebSocket, WebSocketDisconnect
+from hasten import (
+    App,
+    Cookie,
+    Header,
+    HTTPError,
+    PlainTextResponse,
+    Request,
+    Response,
+    WebSocket,
+    WebSocketDisconnect,
+)
 from hasten.responses import RedirectResponse
 from hasten.servers import Interface
 from hasten.testing import TestClient, WebSocketDenialResponse, WebSocketTestSession
@@ -181,6 +191,35 @@ def test_a_websocket_handlers_exception_is_raised_as_the_session_ends(
     quiet = serve(failing_app(), raise_server_exceptions=False)
     with quiet.websocket_connect("/ws-fail") as ws:
         assert ws.receive()["type"] == "websocket.close"
+
+
+@pytest.mark.parametrize("key", [Exception, 500])
+def test_the_handler_of_last_resort_answers_and_the_exception_is_still_raised(
+    serve: ClientFactory, key: type[Exception] | int
+) -> None:
+    # Starlette's ServerErrorMiddleware: the handler for Exception or 500 answers whatever
+    # nothing else handles, and the exception is raised in the test all the same.
+    app = App()
+
+    @app.exception_handler(key)
+    async def last_resort(request: Request, exc: Exception) -> Response:
+        return PlainTextResponse(f"sorry: {exc}", status_code=500)
+
+    @app.get("/fail")
+    async def fail() -> None:
+        raise Broken("the handler failed")
+
+    @app.get("/missing")
+    async def missing() -> None:
+        raise HTTPError(404)
+
+    with pytest.raises(Broken, match="the handler failed"):
+        serve(app).get("/fail")
+    quiet = serve(app, raise_server_exceptions=False)
+    response = quiet.get("/fail")
+    assert (response.status_code, response.text) == (500, "sorry: the handler failed")
+    response = serve(app).get("/missing")  # handled by HTTPError's own: not raised
+    assert (response.status_code, response.json()) == (404, {"detail": "Not Found"})
 
 
 # The lifespan.
