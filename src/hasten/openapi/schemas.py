@@ -29,6 +29,7 @@ import msgspec
 import msgspec.inspect as mi
 
 from ..models import uses_pydantic
+from .formats import add_field_formats, add_formats
 from .pydantic_schemas import Mode, pydantic_schemas, split_meta
 
 __all__ = ["COMPONENTS", "SchemaHook", "Schemas"]
@@ -133,8 +134,12 @@ class Schemas:
             )
             for annotation, schema in zip(batch, schemas, strict=True):
                 generated[annotation] = _renamed(schema, ours)
+                add_formats(infos[annotation], generated[annotation])
             for theirs, schema in found.items():
                 components[ours[theirs]] = _renamed(schema, ours)
+        for cls, item in _named_infos(infos.values()).items():
+            if cls in names and names[cls] in components:
+                add_field_formats(item, components[names[cls]])
         return generated, components
 
 
@@ -207,6 +212,16 @@ def _walk(info: mi.Type) -> Iterable[mi.Type]:
         elif isinstance(item, mi.UnionType):
             stack.extend(reversed(item.types))
         yield item
+
+
+def _named_infos(infos: Iterable[mi.Type]) -> dict[Any, mi.Type]:
+    """msgspec's view of each class with fields that ``infos`` hold, by class."""
+    found: dict[Any, mi.Type] = {}
+    for info in infos:
+        for item in _walk(info):
+            if isinstance(item, _NAMED):
+                found.setdefault(item.cls, item)
+    return found
 
 
 def _named_classes(infos: Iterable[mi.Type]) -> list[Any]:
