@@ -695,3 +695,28 @@ def test_files_optional_or_many_with_their_descriptions() -> None:
         "cover": {"anyOf": [binary, {"type": "null"}]},
     }
     assert schema["required"] == ["files"]
+
+
+NORMAL = {"summary": "A normal example", "value": {"id": 1}}
+SHORT = {"summary": "Short", "value": "ab"}
+
+
+def test_openapi_examples_are_example_objects_beside_the_schema() -> None:
+    app = App()
+
+    @app.put("/items/")
+    async def update(
+        item: Annotated[dict[str, int], Body(openapi_examples={"normal": NORMAL})],
+        q: Annotated[str, Query(openapi_examples={"short": SHORT})] = "",
+    ) -> None:
+        return None
+
+    found = operation(document := app.openapi(), "/items/", "put")
+    assert found["requestBody"]["content"]["application/json"] == {
+        "schema": {"type": "object", "additionalProperties": {"type": "integer"}},
+        "examples": {"normal": NORMAL},
+    }
+    (parameter,) = found["parameters"]
+    assert parameter["examples"] == {"short": SHORT}
+    assert "examples" not in parameter["schema"]
+    validate(document)

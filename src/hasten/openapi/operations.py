@@ -128,6 +128,8 @@ def request_body(
     if len(bodies) == 1 and not bodies[0].embed:
         (body,) = bodies
         result = _body_of(_JSON, _schema(body, schemas), body.required)
+        if examples := _openapi_examples(body):
+            result["content"][_JSON]["examples"] = examples
         if description := _description(body):
             result["description"] = description
         return result
@@ -272,6 +274,8 @@ def _parameters(
         if parameter.marker is not None and parameter.marker.deprecated:
             entry["deprecated"] = True
         entry["schema"] = _schema(parameter, schemas)
+        if examples := _openapi_examples(parameter):
+            entry["examples"] = examples
         result.append(entry)
     for name, param in path_names.items():
         schema = schemas.schema(param.converter.python_type)
@@ -290,6 +294,11 @@ def _model_parameters(parameter: Parameter, schemas: Schemas) -> list[dict[str, 
         entry["schema"] = _with_default(schemas.schema(field.annotation), field.default)
         result.append(entry)
     return result
+
+
+def _openapi_examples(parameter: Parameter) -> dict[str, Any] | None:
+    """``openapi_examples=``: Example Objects by name, beside the schema (not in it)."""
+    return None if parameter.marker is None else parameter.marker.openapi_examples
 
 
 def _description(parameter: Parameter) -> str | None:
