@@ -19,6 +19,7 @@ from hasten import (
     Depends,
     File,
     Header,
+    OAuth2PasswordRequestForm,
     Query,
     Router,
     StaticFiles,
@@ -720,3 +721,25 @@ def test_openapi_examples_are_example_objects_beside_the_schema() -> None:
     assert parameter["examples"] == {"short": SHORT}
     assert "examples" not in parameter["schema"]
     validate(document)
+
+
+def test_json_schema_extra_and_the_password_forms_secret_fields() -> None:
+    app = App()
+
+    @app.post("/token")
+    async def login(
+        form: Annotated[OAuth2PasswordRequestForm, Depends()],
+        code: Annotated[str, Query(json_schema_extra={"format": "otp"})] = "",
+    ) -> None:
+        return None
+
+    document = app.openapi()
+    (parameter,) = operation(document, "/token", "post")["parameters"]
+    assert parameter["schema"] == {"type": "string", "default": "", "format": "otp"}
+    name = "Body_login_token_post"
+    body = body_component(document, "/token", name, "application/x-www-form-urlencoded")
+    assert body["properties"]["password"] == {"type": "string", "format": "password"}
+    assert body["properties"]["client_secret"] == {
+        "anyOf": [{"type": "string"}, {"type": "null"}],
+        "format": "password",
+    }

@@ -319,6 +319,8 @@ def _schema(parameter: Parameter, schemas: Schemas) -> dict[str, Any]:
     annotation = dataclasses.replace(parameter, constraints=tuple(constraints)).validated_type
     schema = _with_default(schemas.schema(annotation), parameter.default)
     schema.update(said)
+    if parameter.marker is not None:
+        schema.update(parameter.marker.json_schema_extra or {})
     if parameter.marker is not None and parameter.marker.deprecated:
         schema["deprecated"] = True
     return schema
