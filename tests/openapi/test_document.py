@@ -363,8 +363,9 @@ def test_responses_by_return_annotation(full: Document) -> None:
     assert content(full, "/responses/html") == {"text/html": {"schema": {"type": "string"}}}
     assert content(full, "/responses/plain") == {"text/plain": {"schema": {"type": "string"}}}
     assert content(full, "/responses/json") == {"application/json": {"schema": {}}}
-    assert content(full, "/responses/response") is None  # its media type is the handler's
-    assert content(full, "/responses/stream") is None
+    # Any other Response: FastAPI documents the route's default, JSON of any kind.
+    assert content(full, "/responses/response") == {"application/json": {"schema": {}}}
+    assert content(full, "/responses/stream") == {"application/json": {"schema": {}}}
     assert content(full, "/responses/untyped") == {"application/json": {"schema": {}}}
     assert content(full, "/responses/null") == {"application/json": {"schema": {"type": "null"}}}
     assert content(full, "/responses/union") == {
@@ -743,3 +744,13 @@ def test_json_schema_extra_and_the_password_forms_secret_fields() -> None:
         "anyOf": [{"type": "string"}, {"type": "null"}],
         "format": "password",
     }
+
+
+def test_response_model_none_documents_any_json() -> None:
+    app = App()
+
+    @app.get("/portal", response_model=None)
+    async def portal() -> dict[str, int]:
+        return {}
+
+    assert content(app.openapi(), "/portal") == {"application/json": {"schema": {}}}

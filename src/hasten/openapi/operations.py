@@ -100,7 +100,10 @@ def request_parameters(route: Route) -> tuple[Parameter, ...]:
 
 
 def response_type(endpoint: Endpoint) -> Any:
-    """The type of what the handler sends: its response model, else its return annotation."""
+    """The type of what the handler sends: its response model, else its return annotation
+    (``response_model=None``: any JSON, as FastAPI documents it)."""
+    if endpoint.options.response_model is None:
+        return Any
     return endpoint.response_model
 
 
@@ -402,9 +405,9 @@ def _content(returns: Any, status: int, schemas: Schemas) -> dict[str, Any]:
             binary = {"type": "string", "format": "binary"}
             content["application/octet-stream"] = {"schema": binary}
         elif isinstance(member, type) and issubclass(member, Response):
-            media = _RESPONSE_MEDIA.get(member)
-            if media is not None:
-                content[media[0]] = {"schema": dict(media[1])}
+            # Another Response (a redirect, a file): FastAPI documents any JSON.
+            media = _RESPONSE_MEDIA.get(member, (_JSON, {}))
+            content[media[0]] = {"schema": dict(media[1])}
         else:
             as_json.append(member)
     if as_json:
