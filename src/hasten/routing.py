@@ -70,12 +70,18 @@ class Route:
     template: PathTemplate
     methods: frozenset[str]
     endpoint: Endpoint
-    tags: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()  # its routers' (and app's), then its own, as FastAPI's
     dependencies: tuple[Dependency, ...] = ()
 
     @property
     def path(self) -> str:
         return self.template.path
+
+    @property
+    def name(self) -> str:
+        """The handler's name, as FastAPI names a route (``generate_unique_id_function``s
+        read it)."""
+        return self.endpoint.name.rsplit(".", 1)[-1]
 
     def with_prefix(
         self, prefix: str, tags: Sequence[str] = (), dependencies: Sequence[Dependency] = ()
@@ -175,7 +181,7 @@ class Router:
         # Described under the router's own prefix: a parameter in it is a path parameter.
         endpoint = Endpoint(func, template.with_prefix(self.prefix), route_options(**options))
         _check_connection_types(endpoint, websocket=False)
-        route = Route(template, wanted, endpoint)
+        route = Route(template, wanted, endpoint, tuple(endpoint.options.tags))
         self._routes.append(route)
         return route
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, TypedDict
 
@@ -219,6 +220,24 @@ class Settings:
     license_info: dict[str, Any] | None = field(
         default=None, metadata={"help": "OpenAPI License Object: name, and url or identifier."}
     )
+    separate_input_output_schemas: bool = field(
+        default=True,
+        metadata={
+            "help": "A pydantic model whose input and output differ is two schemas "
+            "(Item-Input, Item-Output); False: one, the input's."
+        },
+    )
+    generate_unique_id_function: Callable[[Any], str] | None = field(
+        default=None,
+        metadata={
+            "help": "route -> operationId (and the Body_ schema names); "
+            "None: FastAPI's, the handler's name, path and method.",
+            "default": "None",
+        },
+    )
+    swagger_ui_parameters: dict[str, Any] | None = field(
+        default=None, metadata={"help": "Swagger UI's configuration, over hasten's defaults."}
+    )
 
     def __post_init__(self) -> None:
         for name in (
@@ -317,3 +336,6 @@ class SettingsKeywords(TypedDict, total=False):
     terms_of_service: str | None
     contact: dict[str, Any] | None
     license_info: dict[str, Any] | None
+    separate_input_output_schemas: bool
+    generate_unique_id_function: Callable[[Any], str] | None
+    swagger_ui_parameters: dict[str, Any] | None

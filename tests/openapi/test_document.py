@@ -21,12 +21,13 @@ from hasten import (
     Header,
     OAuth2PasswordRequestForm,
     Query,
+    Route,
     Router,
     StaticFiles,
     UploadFile,
     WebSocket,
 )
-from hasten.openapi import get_openapi, openapi_30
+from hasten.openapi import generate_unique_id, get_openapi, openapi_30
 from hasten.openapi.operations import (
     SecurityRequirement,
     openapi_path,
@@ -754,3 +755,29 @@ def test_response_model_none_documents_any_json() -> None:
         return {}
 
     assert content(app.openapi(), "/portal") == {"application/json": {"schema": {}}}
+
+
+def test_generate_unique_id_function_names_operations_and_bodies() -> None:
+    def tag_and_name(route: Route) -> str:
+        return f"{route.tags[0]}-{route.name}"
+
+    app = App(generate_unique_id_function=tag_and_name)
+    router = Router(tags=["shop"])
+
+    @router.post("/items/", tags=["items"])
+    async def create_item(name: Annotated[str, Body()], price: Annotated[int, Body()]) -> None:
+        return None
+
+    @app.get("/users/", tags=["users"], operation_id="listUsers")
+    async def read_users() -> list[str]:
+        return []
+
+    app.include_router(router)
+    document = app.openapi()
+    found = operation(document, "/items/", "post")
+    assert found["tags"] == ["shop", "items"]
+    assert found["operationId"] == "shop-create_item"
+    assert "Body_shop-create_item" in document["components"]["schemas"]
+    assert operation(document, "/users/")["operationId"] == "listUsers"
+    (route,) = [route for route in app.routes if route.path == "/users/"]
+    assert generate_unique_id(route) == "read_users_users__get"

@@ -35,6 +35,7 @@ __all__ = [
     "VALIDATION_ERROR",
     "HTTPError",
     "SecurityRequirement",
+    "generate_unique_id",
     "openapi_path",
     "operation",
     "request_body",
@@ -196,19 +197,22 @@ def _body_of(media: str, schema: dict[str, Any], required: bool) -> dict[str, An
 
 
 # The operation.
-def operation(route: Route, method: str, schemas: Schemas) -> dict[str, Any]:
-    """The Operation Object for ``method`` on one route."""
+def operation(
+    route: Route, method: str, schemas: Schemas, unique_id: str | None = None
+) -> dict[str, Any]:
+    """The Operation Object for ``method`` on one route (``unique_id``: its operationId,
+    unless the route gives one, and its Body_ schema's name; else FastAPI's)."""
     endpoint, template, tags = route.endpoint, route.template, route.tags
     options = endpoint.options
-    summary, description = _docstring(endpoint)
+    summary, description = _docstring(route)
     result: dict[str, Any] = {}
-    if tags or options.tags:
+    if tags:
         # FastAPI's: an enum member (``tags=[Tags.items]``) is its value.
-        result["tags"] = [getattr(tag, "value", tag) for tag in (*tags, *options.tags)]
+        result["tags"] = [getattr(tag, "value", tag) for tag in tags]
     result["summary"] = options.summary or summary
     if options.description or description:
         result["description"] = options.description or description
-    unique_id = _operation_id(endpoint, template, method)
+    unique_id = unique_id or generate_unique_id(route, method)
     result["operationId"] = options.operation_id or unique_id
     parameters = request_parameters(route)
     documented = _parameters(parameters, template, schemas)
@@ -233,21 +237,18 @@ def openapi_path(template: PathTemplate) -> str:
     )
 
 
-def _docstring(endpoint: Endpoint) -> tuple[str, str]:
+def _docstring(route: Route) -> tuple[str, str]:
     """Summary (the function's name, titled) and description (the docstring, up to a form
     feed), as FastAPI writes them."""
-    doc = inspect.cleandoc(unwrap(endpoint.func).__doc__ or "")
-    summary = _function_name(endpoint).replace("_", " ").title()
-    return summary, doc.split("\f")[0].strip()
+    doc = inspect.cleandoc(unwrap(route.endpoint.func).__doc__ or "")
+    return route.name.replace("_", " ").title(), doc.split("\f")[0].strip()
 
 
-def _function_name(endpoint: Endpoint) -> str:
-    return endpoint.name.rsplit(".", 1)[-1]
-
-
-def _operation_id(endpoint: Endpoint, template: PathTemplate, method: str) -> str:
-    """FastAPI's: function name, path and method, non-word characters as ``_``."""
-    raw = f"{_function_name(endpoint)}{openapi_path(template)}"
+def generate_unique_id(route: Route, method: str | None = None) -> str:
+    """FastAPI's operation id: the handler's name, path and method (``method``, else the
+    route's first), non-word characters as ``_``."""
+    raw = f"{route.name}{openapi_path(route.template)}"
+    method = method or min(route.methods)
     return f"{_NON_WORD.sub('_', raw)}_{method.lower()}"
 
 

@@ -45,8 +45,9 @@ class Schemas:
     """The schemas of one document: ask with ``schema(type)`` (or name a fixed one with
     ``component``), then ``resolve()`` once."""
 
-    def __init__(self, schema_hook: SchemaHook | None = None) -> None:
+    def __init__(self, schema_hook: SchemaHook | None = None, separate: bool = True) -> None:
         self._hook = schema_hook
+        self._separate = separate  # False: a type is documented as read, also where sent
         self._wanted: dict[tuple[Any, Mode], list[dict[str, Any]]] = {}
         self._fixed: dict[str, dict[str, Any]] = {}
 
@@ -55,6 +56,8 @@ class Schemas:
         (``serialization``): empty until ``resolve()`` fills it. Keys set on it before then
         (``default``, ``description``) are kept."""
         placeholder: dict[str, Any] = {}
+        if not self._separate:
+            mode = "validation"
         self._wanted.setdefault((annotation, mode), []).append(placeholder)
         return placeholder
 
