@@ -178,7 +178,7 @@ class Route:
     template: PathTemplate
     methods: frozenset[str]
     endpoint: Endpoint
-    tags: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()  # its routers' (and app's), then its own, as FastAPI's
     dependencies: tuple[Dependency, ...] = ()
     # Set on the copy ``compile`` makes for one app: what ``get_route_handler`` wraps.
     target: Target | None = field(default=None, compare=False, repr=False)
@@ -338,7 +338,7 @@ class Router:
         endpoint = Endpoint(func, template.with_prefix(self.prefix), route_options(**options))
         _check_connection_types(endpoint, websocket=False)
         _check_response_model(endpoint)
-        route = self.route_class(template, wanted, endpoint)
+        route = self.route_class(template, wanted, endpoint, tuple(endpoint.options.tags))
         self._routes.append(route)
         return route
 

@@ -219,6 +219,16 @@ class Settings:
     license_info: dict[str, Any] | None = field(
         default=None, metadata={"help": "OpenAPI License Object: name, and url or identifier."}
     )
+    separate_input_output_schemas: bool = field(
+        default=True,
+        metadata={
+            "help": "A pydantic model whose input and output differ is two schemas "
+            "(Item-Input, Item-Output); False: one, the input's."
+        },
+    )
+    swagger_ui_parameters: dict[str, Any] | None = field(
+        default=None, metadata={"help": "Swagger UI's configuration, over hasten's defaults."}
+    )
 
     def __post_init__(self) -> None:
         for name in (
@@ -317,3 +327,5 @@ class SettingsKeywords(TypedDict, total=False):
     terms_of_service: str | None
     contact: dict[str, Any] | None
     license_info: dict[str, Any] | None
+    separate_input_output_schemas: bool
+    swagger_ui_parameters: dict[str, Any] | None

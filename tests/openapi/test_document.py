@@ -19,13 +19,15 @@ from hasten import (
     Depends,
     File,
     Header,
+    OAuth2PasswordRequestForm,
     Query,
+    Route,
     Router,
     StaticFiles,
     UploadFile,
     WebSocket,
 )
-from hasten.openapi import get_openapi, openapi_30
+from hasten.openapi import generate_unique_id, get_openapi, openapi_30
 from hasten.openapi.operations import (
     SecurityRequirement,
     openapi_path,
@@ -362,8 +364,9 @@ def test_responses_by_return_annotation(full: Document) -> None:
     assert content(full, "/responses/html") == {"text/html": {"schema": {"type": "string"}}}
     assert content(full, "/responses/plain") == {"text/plain": {"schema": {"type": "string"}}}
     assert content(full, "/responses/json") == {"application/json": {"schema": {}}}
-    assert content(full, "/responses/response") is None  # its media type is the handler's
-    assert content(full, "/responses/stream") is None
+    # Any other Response: FastAPI documents the route's default, JSON of any kind.
+    assert content(full, "/responses/response") == {"application/json": {"schema": {}}}
+    assert content(full, "/responses/stream") == {"application/json": {"schema": {}}}
     assert content(full, "/responses/untyped") == {"application/json": {"schema": {}}}
     assert content(full, "/responses/null") == {"application/json": {"schema": {"type": "null"}}}
     assert content(full, "/responses/union") == {
@@ -695,3 +698,86 @@ def test_files_optional_or_many_with_their_descriptions() -> None:
         "cover": {"anyOf": [binary, {"type": "null"}]},
     }
     assert schema["required"] == ["files"]
+
+
+NORMAL = {"summary": "A normal example", "value": {"id": 1}}
+SHORT = {"summary": "Short", "value": "ab"}
+
+
+def test_openapi_examples_are_example_objects_beside_the_schema() -> None:
+    app = App()
+
+    @app.put("/items/")
+    async def update(
+        item: Annotated[dict[str, int], Body(openapi_examples={"normal": NORMAL})],
+        q: Annotated[str, Query(openapi_examples={"short": SHORT})] = "",
+    ) -> None:
+        return None
+
+    found = operation(document := app.openapi(), "/items/", "put")
+    assert found["requestBody"]["content"]["application/json"] == {
+        "schema": {"type": "object", "additionalProperties": {"type": "integer"}},
+        "examples": {"normal": NORMAL},
+    }
+    (parameter,) = found["parameters"]
+    assert parameter["examples"] == {"short": SHORT}
+    assert "examples" not in parameter["schema"]
+    validate(document)
+
+
+def test_json_schema_extra_and_the_password_forms_secret_fields() -> None:
+    app = App()
+
+    @app.post("/token")
+    async def login(
+        form: Annotated[OAuth2PasswordRequestForm, Depends()],
+        code: Annotated[str, Query(json_schema_extra={"format": "otp"})] = "",
+    ) -> None:
+        return None
+
+    document = app.openapi()
+    (parameter,) = operation(document, "/token", "post")["parameters"]
+    assert parameter["schema"] == {"type": "string", "default": "", "format": "otp"}
+    name = "Body_login_token_post"
+    body = body_component(document, "/token", name, "application/x-www-form-urlencoded")
+    assert body["properties"]["password"] == {"type": "string", "format": "password"}
+    assert body["properties"]["client_secret"] == {
+        "anyOf": [{"type": "string"}, {"type": "null"}],
+        "format": "password",
+    }
+
+
+def test_response_model_none_documents_any_json() -> None:
+    app = App()
+
+    @app.get("/portal", response_model=None)
+    async def portal() -> dict[str, int]:
+        return {}
+
+    assert content(app.openapi(), "/portal") == {"application/json": {"schema": {}}}
+
+
+def test_generate_unique_id_function_names_operations_and_bodies() -> None:
+    def tag_and_name(route: Route) -> str:
+        return f"{route.tags[0]}-{route.name}"
+
+    app = App(generate_unique_id_function=tag_and_name)
+    router = Router(tags=["shop"])
+
+    @router.post("/items/", tags=["items"])
+    async def create_item(name: Annotated[str, Body()], price: Annotated[int, Body()]) -> None:
+        return None
+
+    @app.get("/users/", tags=["users"], operation_id="listUsers")
+    async def read_users() -> list[str]:
+        return []
+
+    app.include_router(router)
+    document = app.openapi()
+    found = operation(document, "/items/", "post")
+    assert found["tags"] == ["shop", "items"]
+    assert found["operationId"] == "shop-create_item"
+    assert "Body_shop-create_item" in document["components"]["schemas"]
+    assert operation(document, "/users/")["operationId"] == "listUsers"
+    (route,) = [route for route in app.routes if route.path == "/users/"]
+    assert generate_unique_id(route) == "read_users_users__get"

@@ -3,6 +3,7 @@ pydantic's own schemas (aliases, serialization, defaults of None left unsaid).""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Annotated, Any
 
 import msgspec
@@ -187,3 +188,27 @@ def test_parameter_models_are_documented_field_by_field() -> None:
     ]
     assert "Filters" not in document["components"]["schemas"]
     assert "Client" not in document["components"]["schemas"]
+
+
+class Price(BaseModel):
+    amount: Decimal
+
+
+@pytest.mark.parametrize(
+    ("separate", "read", "sent"),
+    [(True, "Price-Input", "Price-Output"), (False, "Price", "Price")],
+)
+def test_separate_input_output_schemas(separate: bool, read: str, sent: str) -> None:
+    app = App(separate_input_output_schemas=separate)
+
+    @app.post("/prices/")
+    async def create_price(price: Price) -> Price:
+        return price
+
+    document = app.openapi()
+    assert body(document, "/prices/") == {"schema": {"$ref": REF + read}}
+    assert returned(document, "/prices/") == {"schema": {"$ref": REF + sent}}
+    assert document["components"]["schemas"][read]["properties"]["amount"]["anyOf"] == [
+        {"type": "number"},
+        {"type": "string"},
+    ]

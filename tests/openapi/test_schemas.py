@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 import enum
 import os
 import subprocess
@@ -146,3 +148,33 @@ def test_an_enum_keeps_its_order_and_a_bare_list_its_any_items() -> None:
         "type": "string",
     }
     assert bare == {"type": "array", "items": {}}
+
+
+@dataclasses.dataclass
+class Event:
+    at: datetime.datetime
+    starts: datetime.time | None
+    moved: list[datetime.datetime]
+    by_day: dict[str, datetime.datetime]
+    day: datetime.date
+
+
+def test_a_datetime_and_a_time_say_their_formats_as_fastapi_does() -> None:
+    schemas = Schemas()
+    when, maybe, event = (
+        schemas.schema(datetime.datetime),
+        schemas.schema(datetime.time | None),
+        schemas.schema(Event),
+    )
+    components = schemas.resolve()
+    stamp = {"type": "string", "format": "date-time"}
+    assert when == stamp
+    assert maybe == {"anyOf": [{"type": "string", "format": "time"}, {"type": "null"}]}
+    assert event == {"$ref": "#/components/schemas/Event"}
+    assert components["Event"]["properties"] == {
+        "at": stamp,
+        "starts": {"anyOf": [{"type": "string", "format": "time"}, {"type": "null"}]},
+        "moved": {"type": "array", "items": stamp},
+        "by_day": {"type": "object", "additionalProperties": stamp},
+        "day": {"type": "string", "format": "date"},
+    }

@@ -35,6 +35,7 @@ __all__ = [
     "VALIDATION_ERROR",
     "HTTPError",
     "SecurityRequirement",
+    "generate_unique_id",
     "openapi_path",
     "operation",
     "request_body",
@@ -100,7 +101,10 @@ def request_parameters(route: Route) -> tuple[Parameter, ...]:
 
 
 def response_type(endpoint: Endpoint) -> Any:
-    """The type of what the handler sends: its response model, else its return annotation."""
+    """The type of what the handler sends: its response model, else its return annotation
+    (``response_model=None``: any JSON, as FastAPI documents it)."""
+    if endpoint.options.response_model is None:
+        return Any
     return endpoint.response_model
 
 
@@ -128,6 +132,8 @@ def request_body(
     if len(bodies) == 1 and not bodies[0].embed:
         (body,) = bodies
         result = _body_of(_JSON, _schema(body, schemas), body.required)
+        if examples := _openapi_examples(body):
+            result["content"][_JSON]["examples"] = examples
         if description := _description(body):
             result["description"] = description
         return result
@@ -191,19 +197,22 @@ def _body_of(media: str, schema: dict[str, Any], required: bool) -> dict[str, An
 
 
 # The operation.
-def operation(route: Route, method: str, schemas: Schemas) -> dict[str, Any]:
-    """The Operation Object for ``method`` on one route."""
+def operation(
+    route: Route, method: str, schemas: Schemas, unique_id: str | None = None
+) -> dict[str, Any]:
+    """The Operation Object for ``method`` on one route (``unique_id``: its operationId,
+    unless the route gives one, and its Body_ schema's name; else FastAPI's)."""
     endpoint, template, tags = route.endpoint, route.template, route.tags
     options = endpoint.options
-    summary, description = _docstring(endpoint)
+    summary, description = _docstring(route)
     result: dict[str, Any] = {}
-    if tags or options.tags:
+    if tags:
         # FastAPI's: an enum member (``tags=[Tags.items]``) is its value.
-        result["tags"] = [getattr(tag, "value", tag) for tag in (*tags, *options.tags)]
+        result["tags"] = [getattr(tag, "value", tag) for tag in tags]
     result["summary"] = options.summary or summary
     if options.description or description:
         result["description"] = options.description or description
-    unique_id = _operation_id(endpoint, template, method)
+    unique_id = unique_id or generate_unique_id(route, method)
     result["operationId"] = options.operation_id or unique_id
     parameters = request_parameters(route)
     documented = _parameters(parameters, template, schemas)
@@ -228,21 +237,18 @@ def openapi_path(template: PathTemplate) -> str:
     )
 
 
-def _docstring(endpoint: Endpoint) -> tuple[str, str]:
+def _docstring(route: Route) -> tuple[str, str]:
     """Summary (the function's name, titled) and description (the docstring, up to a form
     feed), as FastAPI writes them."""
-    doc = inspect.cleandoc(unwrap(endpoint.func).__doc__ or "")
-    summary = _function_name(endpoint).replace("_", " ").title()
-    return summary, doc.split("\f")[0].strip()
+    doc = inspect.cleandoc(unwrap(route.endpoint.func).__doc__ or "")
+    return route.name.replace("_", " ").title(), doc.split("\f")[0].strip()
 
 
-def _function_name(endpoint: Endpoint) -> str:
-    return endpoint.name.rsplit(".", 1)[-1]
-
-
-def _operation_id(endpoint: Endpoint, template: PathTemplate, method: str) -> str:
-    """FastAPI's: function name, path and method, non-word characters as ``_``."""
-    raw = f"{_function_name(endpoint)}{openapi_path(template)}"
+def generate_unique_id(route: Route, method: str | None = None) -> str:
+    """FastAPI's operation id: the handler's name, path and method (``method``, else the
+    route's first), non-word characters as ``_``."""
+    raw = f"{route.name}{openapi_path(route.template)}"
+    method = method or min(route.methods)
     return f"{_NON_WORD.sub('_', raw)}_{method.lower()}"
 
 
@@ -272,6 +278,8 @@ def _parameters(
         if parameter.marker is not None and parameter.marker.deprecated:
             entry["deprecated"] = True
         entry["schema"] = _schema(parameter, schemas)
+        if examples := _openapi_examples(parameter):
+            entry["examples"] = examples
         result.append(entry)
     for name, param in path_names.items():
         schema = schemas.schema(param.converter.python_type)
@@ -292,6 +300,11 @@ def _model_parameters(parameter: Parameter, schemas: Schemas) -> list[dict[str, 
     return result
 
 
+def _openapi_examples(parameter: Parameter) -> dict[str, Any] | None:
+    """``openapi_examples=``: Example Objects by name, beside the schema (not in it)."""
+    return None if parameter.marker is None else parameter.marker.openapi_examples
+
+
 def _description(parameter: Parameter) -> str | None:
     for meta in parameter.constraints:
         if meta.description:
@@ -310,6 +323,8 @@ def _schema(parameter: Parameter, schemas: Schemas) -> dict[str, Any]:
     annotation = dataclasses.replace(parameter, constraints=tuple(constraints)).validated_type
     schema = _with_default(schemas.schema(annotation), parameter.default)
     schema.update(said)
+    if parameter.marker is not None:
+        schema.update(parameter.marker.json_schema_extra or {})
     if parameter.marker is not None and parameter.marker.deprecated:
         schema["deprecated"] = True
     return schema
@@ -391,9 +406,9 @@ def _content(returns: Any, status: int, schemas: Schemas) -> dict[str, Any]:
             binary = {"type": "string", "format": "binary"}
             content["application/octet-stream"] = {"schema": binary}
         elif isinstance(member, type) and issubclass(member, Response):
-            media = _RESPONSE_MEDIA.get(member)
-            if media is not None:
-                content[media[0]] = {"schema": dict(media[1])}
+            # Another Response (a redirect, a file): FastAPI documents any JSON.
+            media = _RESPONSE_MEDIA.get(member, (_JSON, {}))
+            content[media[0]] = {"schema": dict(media[1])}
         else:
             as_json.append(member)
     if as_json:

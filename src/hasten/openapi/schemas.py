@@ -29,6 +29,7 @@ import msgspec
 import msgspec.inspect as mi
 
 from ..models import uses_pydantic
+from .formats import add_field_formats, add_formats
 from .pydantic_schemas import Mode, pydantic_schemas, split_meta
 
 __all__ = ["COMPONENTS", "SchemaHook", "Schemas"]
@@ -44,8 +45,9 @@ class Schemas:
     """The schemas of one document: ask with ``schema(type)`` (or name a fixed one with
     ``component``), then ``resolve()`` once."""
 
-    def __init__(self, schema_hook: SchemaHook | None = None) -> None:
+    def __init__(self, schema_hook: SchemaHook | None = None, separate: bool = True) -> None:
         self._hook = schema_hook
+        self._separate = separate  # False: a type is documented as read, also where sent
         self._wanted: dict[tuple[Any, Mode], list[dict[str, Any]]] = {}
         self._fixed: dict[str, dict[str, Any]] = {}
 
@@ -54,6 +56,8 @@ class Schemas:
         (``serialization``): empty until ``resolve()`` fills it. Keys set on it before then
         (``default``, ``description``) are kept."""
         placeholder: dict[str, Any] = {}
+        if not self._separate:
+            mode = "validation"
         self._wanted.setdefault((annotation, mode), []).append(placeholder)
         return placeholder
 
@@ -133,8 +137,12 @@ class Schemas:
             )
             for annotation, schema in zip(batch, schemas, strict=True):
                 generated[annotation] = _renamed(schema, ours)
+                add_formats(infos[annotation], generated[annotation])
             for theirs, schema in found.items():
                 components[ours[theirs]] = _renamed(schema, ours)
+        for cls, item in _named_infos(infos.values()).items():
+            if cls in names and names[cls] in components:
+                add_field_formats(item, components[names[cls]])
         return generated, components
 
 
@@ -207,6 +215,16 @@ def _walk(info: mi.Type) -> Iterable[mi.Type]:
         elif isinstance(item, mi.UnionType):
             stack.extend(reversed(item.types))
         yield item
+
+
+def _named_infos(infos: Iterable[mi.Type]) -> dict[Any, mi.Type]:
+    """msgspec's view of each class with fields that ``infos`` hold, by class."""
+    found: dict[Any, mi.Type] = {}
+    for info in infos:
+        for item in _walk(info):
+            if isinstance(item, _NAMED):
+                found.setdefault(item.cls, item)
+    return found
 
 
 def _named_classes(infos: Iterable[mi.Type]) -> list[Any]:
