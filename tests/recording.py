@@ -67,6 +67,7 @@ def request_for(
         query_string="",
         headers=headers or {},
         client="127.0.0.1:50000",
+        server="127.0.0.1:8000",
         scheme="http",
     )
     return RSGIRequest(UNSERVED, None, scope, transport, method, "/")

@@ -86,6 +86,25 @@ def test_cors_regex_and_credentials(serve: ClientFactory) -> None:
     assert "access-control-allow-origin" not in evil.headers
 
 
+@pytest.mark.parametrize(
+    ("options", "reason"),
+    [
+        ({"allow_origins": ["*"]}, 'allow_origins=["*"]'),
+        ({"allow_origins": ["https://a.example", "null"]}, 'allow_origins with "null"'),
+        ({"allow_origin_regex": "https://.*"}, "allow_origin_regex='https://.*', which matches"),
+        ({"allow_origin_regex": ".*"}, "allow_origin_regex='.*', which matches any origin"),
+    ],
+)
+def test_cors_refuses_credentials_for_any_site(options: dict[str, Any], reason: str) -> None:
+    with pytest.raises(ValueError, match=r"^CORSMiddleware: allow_credentials=True with ") as no:
+        App().add_middleware(CORSMiddleware, allow_credentials=True, **options)
+    assert str(no.value).startswith(f"CORSMiddleware: allow_credentials=True with {reason}")
+    assert str(no.value).endswith(
+        "lets every site read your users' responses with their cookies; list the origins you trust"
+    )
+    CORSMiddleware(allow_credentials=False, **options)  # without credentials: as Starlette
+
+
 def test_cors_preflight(serve: ClientFactory) -> None:
     client = serve(
         app_with(
@@ -317,12 +336,64 @@ def test_gzip_stream_flushes_each_chunk() -> None:
         yield b"second"
 
     async def collect() -> list[bytes]:
-        return [part async for part in _compressed(chunks(), 6)]
+        return [part async for part in _compressed(chunks(), 6, None)]
 
     parts = asyncio.run(collect())
     decompressor = zlib.decompressobj(31)
     assert decompressor.decompress(parts[0]) == b"first"  # readable before the end
     assert gzip.decompress(b"".join(parts)) == b"firstsecond"
+
+
+def test_gzip_leaves_compressed_media_types_alone(serve: ClientFactory) -> None:
+    app = App()
+    app.add_middleware(GZipMiddleware)
+    png = b"\x89PNG" + b"\0" * 2000
+
+    @app.get("/image")
+    async def image() -> Response:
+        return Response(png, media_type="image/png")
+
+    @app.get("/archive")
+    async def archive() -> Response:
+        return Response(b"PK" + b"\0" * 2000, media_type="application/zip")
+
+    @app.get("/svg")
+    async def svg() -> Response:
+        return Response(b"<svg>" + b" " * 2000 + b"</svg>", media_type="image/svg+xml")
+
+    client = serve(app)
+    gz = {"accept-encoding": "gzip"}
+    assert "content-encoding" not in client.get("/image", headers=gz).headers
+    assert client.get("/image", headers=gz).content == png
+    assert "content-encoding" not in client.get("/archive", headers=gz).headers
+    assert client.get("/svg", headers=gz).headers["content-encoding"] == "gzip"  # text
+
+
+def test_gzip_of_a_large_body_does_not_stall_the_event_loop(serve: ClientFactory) -> None:
+    import time
+
+    app = App(block_threshold=0.05)
+    app.add_middleware(GZipMiddleware)
+    body = bytes(range(256)) * 16384  # 4 MiB that compress poorly: about 150 ms at level 9
+
+    @app.get("/big")
+    async def big() -> Response:
+        return Response(body, media_type="application/octet-stream")
+
+    @app.get("/big-stream")
+    async def big_stream() -> StreamingResponse:
+        async def chunks() -> AsyncIterator[bytes]:
+            yield body
+
+        return StreamingResponse(chunks(), media_type="application/octet-stream")
+
+    client = serve(app)
+    for path in ("/big", "/big-stream"):
+        response = client.get(path, headers={"accept-encoding": "gzip"})
+        assert response.headers["content-encoding"] == "gzip"
+        assert response.content == body
+    time.sleep(0.1)  # a stall is reported at the loop's next heartbeat
+    assert app.stats()["blocked"] == {}
 
 
 # TrustedHost.
@@ -334,6 +405,35 @@ def test_trusted_host(serve: ClientFactory) -> None:
     bad = client.get("http://evil.com/hello")
     assert (bad.status_code, bad.text) == (400, "Invalid host header")
     assert client.get("http://example.org/hello").status_code == 400
+
+
+def test_trusted_host_ports_trailing_dots_and_empty_labels(serve: ClientFactory) -> None:
+    client = serve(app_with(TrustedHostMiddleware, allowed_hosts=["example.com", "*.example.org"]))
+    statuses = {
+        host: client.get("/hello", headers={"host": host}).status_code
+        for host in (
+            "example.com:8443",
+            "EXAMPLE.com",
+            "example.com.",  # the same host for DNS, not the name allowed: refused, as Starlette
+            "example.com.evil.net",
+            "evil.net:example.com",
+            "example.com@evil.net",
+            ".example.org",  # an empty label is no subdomain
+            "a.b.example.org:1",
+            "",
+        )
+    }
+    assert statuses == {
+        "example.com:8443": 200,
+        "EXAMPLE.com": 200,
+        "example.com.": 400,
+        "example.com.evil.net": 400,
+        "evil.net:example.com": 400,
+        "example.com@evil.net": 400,
+        ".example.org": 400,
+        "a.b.example.org:1": 200,
+        "": 400,
+    }
 
 
 def test_trusted_host_www_redirect(serve: ClientFactory) -> None:

@@ -116,6 +116,29 @@ def test_many_shallow_brackets_are_not_deep(serve: ClientFactory) -> None:
     assert (response.status_code, response.content) == (200, b'{"type":"list"}')
 
 
+def keys(count: int) -> bytes:
+    """A JSON object of ``count`` distinct keys: the costliest document to decode per byte."""
+    return b"{" + b",".join(b'"%d":0' % index for index in range(count)) + b"}"
+
+
+@pytest.mark.parametrize("path", ["/echo", "/orders"])
+def test_json_up_to_max_json_size_is_decoded(serve: ClientFactory, path: str) -> None:
+    body = b'{"id": 1, "name": "x", "pad": "' + b"p" * 967 + b'"}'
+    assert len(body) == 1000
+    response = serve(make_app(max_json_size=1000)).post(path, content=body, headers=JSON)
+    assert response.status_code in (200, 201)
+
+
+@pytest.mark.parametrize("path", ["/echo", "/orders"])
+def test_json_past_max_json_size_is_a_413_even_under_a_larger_body_limit(
+    serve: ClientFactory, path: str
+) -> None:
+    client = serve(make_app(max_body_size=16 * 1024 * 1024))
+    response = client.post(path, content=keys(120_000), headers=JSON)  # 1.2 MB
+    assert response.status_code == 413
+    assert response.content == b'{"detail":"JSON body exceeds 1048576 bytes (max_json_size)"}'
+
+
 def test_json_past_the_interpreters_recursion_limit_is_a_400(serve: ClientFactory) -> None:
     client = serve(make_app(max_json_depth=1_000_000))
     response = client.post("/echo", content=nested(100_000), headers=JSON)
@@ -192,7 +215,13 @@ def test_an_int_past_4300_digits_in_json_is_a_400(serve: ClientFactory) -> None:
 
 @pytest.mark.parametrize(
     ("name", "value"),
-    [("max_query_params", 0), ("max_headers", 0), ("max_json_depth", 0), ("body_timeout", 0)],
+    [
+        ("max_query_params", 0),
+        ("max_headers", 0),
+        ("max_json_depth", 0),
+        ("max_json_size", 0),
+        ("body_timeout", 0),
+    ],
 )
 def test_limits_must_be_positive(name: str, value: int) -> None:
     with pytest.raises(ValueError, match=name):

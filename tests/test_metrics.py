@@ -7,6 +7,7 @@ import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from hasten import App
@@ -111,3 +112,34 @@ def test_add_metrics_turns_them_on(serve: ClientFactory) -> None:
     client = serve(app)
     text = client.get("/prometheus").text
     assert re.search(r"^# TYPE http_requests_total counter$", text, re.MULTILINE)
+
+
+def test_the_histogram_holds_every_request_in_its_buckets_and_sum(serve: ClientFactory) -> None:
+    """hasten adds to the histogram's private cells (prometheus-client has no public call that
+    adds many observations): the exposition must show what was added."""
+    client = serve(build_app())
+    for _ in range(5):
+        client.get("/hello")
+    found = samples(client.get("/metrics").text)
+    series = 'handler="/hello",method="GET"'
+    assert found[f"http_request_duration_seconds_count{{{series}}}"] == 5
+    inf = 'handler="/hello",le="+Inf",method="GET"'  # labels sorted
+    assert found[f"http_request_duration_seconds_bucket{{{inf}}}"] == 5
+    assert 0 < found[f"http_request_duration_seconds_sum{{{series}}}"] < 5
+
+
+def test_an_app_with_metrics_refuses_to_start_when_prometheus_client_moved_its_cells(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import prometheus_client
+
+    monkeypatch.delattr(prometheus_client.Histogram, "_upper_bounds", raising=False)
+    original = prometheus_client.Histogram._metric_init
+
+    def without_bounds(self: prometheus_client.Histogram) -> None:
+        original(self)
+        del self._upper_bounds
+
+    monkeypatch.setattr(prometheus_client.Histogram, "_metric_init", without_bounds)
+    with pytest.raises(RuntimeError, match="changed the Histogram internals"):
+        asyncio.run(build_app().startup())

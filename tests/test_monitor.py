@@ -103,3 +103,30 @@ def test_monitor_can_be_turned_off(serve: ClientFactory) -> None:
     assert app.stats()["blocked"] == {}
     assert app.runtime is not None
     assert app.runtime.monitor is None
+
+
+def test_a_stall_under_a_mount_is_logged_once_by_the_app_that_stalled(
+    serve: ClientFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    parent = make_app()
+    child = App(block_threshold=0.05)
+
+    @child.get("/crunch")
+    async def crunch() -> str:
+        time.sleep(0.2)  # CPU-bound work in an async def, in the mounted app
+        return "ok"
+
+    parent.mount("/sub", child)
+    client = serve(parent)
+    with caplog.at_level(logging.WARNING, logger="hasten.monitor"):
+        assert client.get("/sub/crunch").status_code == 200
+        time.sleep(0.1)
+        assert client.get("/asyncfib/4").status_code == 200
+        time.sleep(0.1)
+    messages = [r.getMessage() for r in caplog.records if r.name == "hasten.monitor"]
+    assert [message.split(" blocked ")[0] for message in messages] == [
+        "GET /crunch",
+        "GET /asyncfib/{n}",
+    ]
+    assert list(child.stats()["blocked"]) == ["GET /crunch"]
+    assert list(parent.stats()["blocked"]) == ["GET /asyncfib/{n}"]

@@ -88,6 +88,42 @@ def test_a_thread_handler_is_a_child_and_its_wait_is_recorded(
     assert child.parent.span_id == span.context.span_id
 
 
+UPSTREAM_TRACE = 0x4BF92F3577B34DA6A3CE929D0E0E4736
+UPSTREAM_SPAN = 0x00F067AA0BA902B7
+
+
+def test_an_incoming_traceparent_makes_the_span_a_child_of_the_callers(
+    serve: ClientFactory, spans: InMemorySpanExporter
+) -> None:
+    traceparent = f"00-{UPSTREAM_TRACE:032x}-{UPSTREAM_SPAN:016x}-01"
+    client = serve(build_app())
+    assert client.get("/items/7", headers={"traceparent": traceparent}).status_code == 200
+    [span] = server_spans(spans)
+    assert span.context.trace_id == UPSTREAM_TRACE
+    assert span.parent is not None
+    assert (span.parent.span_id, span.parent.is_remote) == (UPSTREAM_SPAN, True)
+    [child] = [item for item in spans.get_finished_spans() if item.name == "load item"]
+    assert child.context.trace_id == UPSTREAM_TRACE  # the handler's own spans join it too
+
+
+@pytest.mark.parametrize(
+    "traceparent",
+    [
+        "garbage",
+        f"00-{0:032x}-{UPSTREAM_SPAN:016x}-01",  # an all-zero trace id is invalid
+        f"00-{UPSTREAM_TRACE:032x}-{UPSTREAM_SPAN:016x}-01-" + "x" * 10_000,
+    ],
+)
+def test_a_malformed_traceparent_starts_a_trace_of_its_own(
+    serve: ClientFactory, spans: InMemorySpanExporter, traceparent: str
+) -> None:
+    client = serve(build_app())
+    assert client.get("/items/7", headers={"traceparent": traceparent}).status_code == 200
+    [span] = server_spans(spans)
+    assert span.parent is None
+    assert span.context.trace_id != UPSTREAM_TRACE
+
+
 def test_errors_and_unmatched_requests(serve: ClientFactory, spans: InMemorySpanExporter) -> None:
     client = serve(build_app(), raise_server_exceptions=False)
     assert client.get("/fail").status_code == 500

@@ -170,6 +170,52 @@ def test_a_websocket_exception_closes_with_its_code_and_reason(serve: ClientFact
     assert (closed.value.code, closed.value.reason) == expected
 
 
+ALLOWED = ["https://app.example", "http://localhost:5173"]
+
+
+@pytest.mark.parametrize(
+    ("origin", "opens"),
+    [
+        ("https://app.example", True),
+        ("HTTPS://App.Example/", True),  # an origin compares case-insensitively
+        ("http://localhost:5173", True),
+        ("https://evil.example", False),  # another site's page: cross-site WebSocket hijacking
+        ("https://app.example.evil.example", False),
+        ("http://app.example", False),  # another scheme is another origin
+        ("null", False),  # a sandboxed page or a file
+        (None, True),  # no Origin: not a browser, so no other site's page opened it
+    ],
+)
+def test_allowed_origins_refuse_other_sites_pages(
+    serve: ClientFactory, origin: str | None, opens: bool
+) -> None:
+    app = echo_app(websocket_allowed_origins=ALLOWED)
+    # The refused accept() raises WebSocketDisconnect(1008) in the handler, which lets it out:
+    # the denial, not that, is what this test looks at.
+    client = serve(app, raise_server_exceptions=False)
+    headers = {} if origin is None else {"origin": origin}
+    if opens:
+        with client.websocket_connect("/ws/lobby", headers=headers) as ws:
+            assert ws.receive_json()["room"] == "lobby"
+        return
+    with pytest.raises(WebSocketDenialResponse) as denied:
+        client.websocket_connect("/ws/lobby", headers=headers)
+    assert denied.value.status_code == 403
+    assert app.state.events == []  # the handler stopped at accept(): nothing was served
+
+
+def test_any_origin_by_default_as_in_starlette(serve: ClientFactory) -> None:
+    client = serve(echo_app())
+    with client.websocket_connect("/ws/x", headers={"origin": "https://evil.example"}) as ws:
+        assert ws.receive_json()["room"] == "x"
+
+
+@pytest.mark.parametrize("origin", ["*", "app.example", "https://app.example/path"])
+def test_allowed_origins_must_be_origins(origin: str) -> None:
+    with pytest.raises(ValueError, match="websocket_allowed_origins takes origins"):
+        App(websocket_allowed_origins=[origin])
+
+
 def test_a_handler_that_does_not_close_is_closed_for_it(serve: ClientFactory) -> None:
     client = serve(echo_app())
     with client.websocket_connect("/forgets") as ws:

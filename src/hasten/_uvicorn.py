@@ -52,6 +52,10 @@ def serve(config: RunConfig) -> None:
         # As on Granian: no access log. uvicorn's writes each URL whole (a line of 100 KB for
         # a 100 KB URL).
         access_log=False,
+        # As on Granian: the app decides whom to take X-Forwarded-* from
+        # (ProxyHeadersMiddleware). uvicorn's own trusts 127.0.0.1 by default, so a request
+        # from there set request.client whatever the app's trusted_hosts said.
+        proxy_headers=False,
     )
     server = uvicorn.Server(settings)
     if settings.should_reload:

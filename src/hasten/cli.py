@@ -26,7 +26,12 @@ from ._arguments import add_arguments, from_arguments
 from .app import App, RouteInfo
 from .openapi import cli as openapi
 from .servers import INTERFACES, Interface, ServerName
-from .settings import DEFAULT_STATS_URL, METRICS_DIRECTORY_ENV, STATS_TOKEN_ENV
+from .settings import (
+    DEFAULT_STATS_URL,
+    METRICS_DIRECTORY_ENV,
+    STATS_DIRECTORY_ENV,
+    STATS_TOKEN_ENV,
+)
 
 __all__ = ["RunConfig", "UsageError", "build_parser", "format_routes", "load_app", "main", "serve"]
 
@@ -203,27 +208,37 @@ def serve(config: RunConfig) -> None:
     _check_address(config)
     _raise_open_files_limit()
     print(f"hasten: serving {config.describe()}", file=sys.stderr, flush=True)
-    with _metrics_directory(app, config):
+    with _shared_directories(app, config):
         _SERVERS[config.server](config)
 
 
 @contextlib.contextmanager
-def _metrics_directory(app: App, config: RunConfig) -> Iterator[None]:
-    """With metrics and several workers, a fresh directory for prometheus-client's
-    multiprocess mode (unless one is given), so that every worker's requests are counted and
-    /metrics serves their sum; removed when the server stops."""
-    if app.settings.metrics_url is None or config.workers == 1:
+def _shared_directories(app: App, config: RunConfig) -> Iterator[None]:
+    """With several workers, a fresh directory each for what the workers sum: metrics
+    (prometheus-client's multiprocess mode) and live stats, so that /metrics and stats_url
+    serve every worker's requests; removed when the server stops."""
+    settings = app.settings
+    with contextlib.ExitStack() as stack:
+        if config.workers > 1:
+            if settings.metrics_url is not None:
+                stack.enter_context(_directory(METRICS_DIRECTORY_ENV, "hasten-metrics-"))
+            if settings.stats_token is not None:
+                stack.enter_context(_directory(STATS_DIRECTORY_ENV, "hasten-stats-"))
         yield
-        return
-    if os.environ.get(METRICS_DIRECTORY_ENV):
+
+
+@contextlib.contextmanager
+def _directory(variable: str, prefix: str) -> Iterator[None]:
+    """``$variable``, a fresh directory inherited by the workers (unless one is given)."""
+    if os.environ.get(variable):
         yield  # the user's: they clear it between runs, as prometheus-client asks
         return
-    with tempfile.TemporaryDirectory(prefix="hasten-metrics-") as directory:
-        os.environ[METRICS_DIRECTORY_ENV] = directory  # inherited by the workers
+    with tempfile.TemporaryDirectory(prefix=prefix) as directory:
+        os.environ[variable] = directory  # inherited by the workers
         try:
             yield
         finally:
-            del os.environ[METRICS_DIRECTORY_ENV]
+            del os.environ[variable]
 
 
 def _require_extras(config: RunConfig) -> None:
@@ -330,6 +345,8 @@ def format_live(stats: dict[str, Any]) -> str:
             )
         )
     summary = f"in flight: {stats['in_flight']}, refused: {stats['refused']}"
+    if stats.get("workers", 1) > 1:
+        summary += f" (summed over {stats['workers']} workers)"
     return _table(header, rows) + "\n" + summary
 
 

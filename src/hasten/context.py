@@ -39,6 +39,7 @@ class ServeContext:
     max_headers: int
     max_query_params: int
     max_json_depth: int
+    max_json_size: int
     websocket_max_size: int
     websocket_idle_timeout: float | None
     form: FormLimits
@@ -62,6 +63,7 @@ class ServeContext:
             max_headers=settings.max_headers,
             max_query_params=settings.max_query_params,
             max_json_depth=settings.max_json_depth,
+            max_json_size=settings.max_json_size,
             websocket_max_size=settings.websocket_max_size,
             websocket_idle_timeout=settings.websocket_idle_timeout,
             form=FormLimits(

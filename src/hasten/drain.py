@@ -26,14 +26,12 @@ logger = logging.getLogger("hasten.error")
 
 def drain_on_sigterm(gate: InFlight, timeout: float) -> None:
     """Put the drain in front of the server's SIGTERM handler, on the running loop; nothing
-    when there is none to put it in front of (no server, or not its main thread)."""
+    when there is none to put it in front of (no server, or not its main thread), and a
+    warning when the server's handler is out of reach."""
     if threading.current_thread() is not threading.main_thread():
         return  # signals reach the main thread only (the TestClient runs elsewhere)
     loop = asyncio.get_running_loop()
-    # Granian (and any asyncio server) registers with loop.add_signal_handler; the loop keeps
-    # those in a private dict, the only place to find the server's handler to call later.
-    handlers: dict[int, Any] = getattr(loop, "_signal_handlers", {})
-    handle = handlers.get(signal.SIGTERM)
+    handle = _loop_handler(loop, signal.SIGTERM)
     if handle is not None:
         forward: Callable[[], None] = lambda: handle._callback(*handle._args)  # noqa: E731
         drain = _Drain(gate, timeout, forward)
@@ -42,9 +40,37 @@ def drain_on_sigterm(gate: InFlight, timeout: float) -> None:
     previous = signal.getsignal(signal.SIGTERM)
     if not callable(previous):
         return  # the default (die) or ignored: there is no server shutdown to delay
+    if _registered_through(loop, previous):
+        # The server's handler sits in an event loop that keeps it out of reach (uvloop's is
+        # a C attribute): calling ``previous`` would not stop the server.
+        logger.warning(
+            "ready_url: SIGTERM cannot be taken ahead of the server on %s, which keeps its "
+            "signal handlers out of reach: readiness will not turn 503 before the server "
+            "stops listening (use asyncio's loop for the drain)",
+            type(loop).__module__,
+        )
+        return
     # uvicorn (and servers like it) use signal.signal: its handler is called with a frame.
     drain = _Drain(gate, timeout, lambda: previous(signal.SIGTERM, None))
     signal.signal(signal.SIGTERM, lambda *_: loop.call_soon_threadsafe(drain.signalled))
+
+
+def _loop_handler(loop: asyncio.AbstractEventLoop, signum: int) -> Any:
+    """The handle ``loop.add_signal_handler`` registered for ``signum``, or None.
+
+    asyncio has no public way to read it: its loops keep them in the private
+    ``_signal_handlers`` dict of Handles (``_callback``, ``_args``).
+    tests/test_drain.py fails loudly if a Python release moves them.
+    """
+    handlers = getattr(loop, "_signal_handlers", None)
+    return handlers.get(signum) if isinstance(handlers, dict) else None
+
+
+def _registered_through(loop: asyncio.AbstractEventLoop, handler: Callable[..., Any]) -> bool:
+    """Whether ``handler`` is only an event loop's stand-in for handlers it keeps itself:
+    asyncio's no-op, or a method of the loop (uvloop's)."""
+    stand_in_module = getattr(handler, "__module__", None) or ""
+    return stand_in_module.startswith("asyncio.") or getattr(handler, "__self__", None) is loop
 
 
 class _Drain:

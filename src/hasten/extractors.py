@@ -276,7 +276,7 @@ class BodyDecoder:
         if content_type != "application/json" and not _is_json(content_type):
             return body
         try:
-            return decode_json(self._decode, body, request.context.max_json_depth)
+            return decode_json(self._decode, body, request.context)
         except msgspec.ValidationError as exc:  # valid JSON msgspec cannot hold: a huge int
             raise HTTPError(400, f"Malformed JSON body: {exc}") from None
         except MalformedJSON:

@@ -4,7 +4,7 @@ Prometheus metrics, and the live stats ``hasten routes --live`` reads."""
 from __future__ import annotations
 
 import hmac
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .errors import HTTPError
 from .requests import Request
@@ -53,8 +53,9 @@ async def ready() -> dict[str, str]:
 
 
 class Stats:
-    """Requests by route and status class, event-loop stalls by route, in flight, refused:
-    for the bearer of ``stats_token`` only (401 without a token, 403 with another)."""
+    """Requests by route and status class, event-loop stalls by route, in flight, refused,
+    summed over the workers: for the bearer of ``stats_token`` only (401 without a token, 403
+    with another)."""
 
     def __init__(self, token: str, runtime: Runtime) -> None:
         self.token = token
@@ -68,5 +69,4 @@ class Stats:
             raise HTTPError(403, "The token is not the stats token")
         counts = self.runtime.route_counts
         assert counts is not None  # counted whenever stats_token is set
-        body: dict[str, Any] = {**self.runtime.stats(), "routes": counts.snapshot()}
-        return JSONResponse(body)
+        return JSONResponse(counts.summed())

@@ -41,6 +41,28 @@ SHED = (503, 504)  # refused under load (or while shutting down), and past a rou
 FLUSH_SECONDS = 1.0  # multiprocess mode: how stale another worker's scrape may find ours
 
 
+def check_histogram_internals() -> None:
+    """Fail at startup, saying why, if prometheus-client moved the histogram cells ``flush``
+    adds to: it has no public call that adds many observations at once (``observe()`` adds
+    one, under a lock), so hasten adds to a histogram's ``_sum`` and ``_buckets`` and reads
+    its ``_upper_bounds``, as they are from prometheus-client 0.20 to 0.26 at least."""
+    probe: Any = Histogram("hasten_probe", "", registry=None)
+    cells = (getattr(probe, "_sum", None), *getattr(probe, "_buckets", ()))
+    bounds = getattr(probe, "_upper_bounds", None)
+    if len(cells) < 2 or not all(hasattr(cell, "inc") for cell in cells) or not bounds:
+        raise RuntimeError(
+            f"prometheus-client {_version()} changed the Histogram internals hasten.metrics "
+            "adds to (_sum, _buckets, _upper_bounds): install a release that has them (0.20 "
+            "to 0.26 do), or a hasten that knows this one"
+        )
+
+
+def _version() -> str:
+    from importlib.metadata import version
+
+    return version("prometheus-client")
+
+
 class _Series:
     """One (method, route, status)'s requests since the last flush."""
 
@@ -58,6 +80,7 @@ class Metrics:
     and any the app defines). Used from the event loop's thread only."""
 
     def __init__(self, pools: Pools, in_flight: InFlight) -> None:
+        check_histogram_internals()
         self.pools = pools
         self.in_flight = in_flight
         self.multiprocess = bool(os.environ.get(METRICS_DIRECTORY_ENV))

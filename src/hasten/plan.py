@@ -384,7 +384,7 @@ def _invoke_with_body(
             whole = await request.body()
             if whole and request._header("content-type") == "application/json":
                 try:
-                    value = decode_json(typed, whole, request.context.max_json_depth)
+                    value = decode_json(typed, whole, request.context)
                 except (msgspec.ValidationError, HTTPError):
                     pass
                 else:

@@ -15,7 +15,7 @@ from .errors import HTTPError
 
 if TYPE_CHECKING:
     from .forms import FormData
-    from .transport import Inbound
+    from .transport import Inbound, StreamWriter
     from .types import Target
 
 __all__ = ["ClientDisconnected", "Request"]
@@ -72,6 +72,11 @@ class Request(Connection):
         """A future done when the client has gone away; cancel it when no longer needed."""
         return asyncio.ensure_future(self._channel.client_disconnect())
 
+    def _paced(self, writer: StreamWriter) -> StreamWriter:
+        """``writer``, held back while its client lags: an adapter whose server does not
+        push back (Granian's RSGI) wraps it; ASGI servers' ``send`` waits by itself."""
+        return writer
+
     @property
     def content_type(self) -> str:
         """The media type of the body, without parameters, lower-cased ('' when absent)."""
@@ -122,7 +127,7 @@ class Request(Connection):
         is a 400."""
         body = await self.body()
         try:
-            return decode_json(_json_decode, body, self.context.max_json_depth)
+            return decode_json(_json_decode, body, self.context)
         except msgspec.ValidationError as exc:  # an integer past msgspec's range
             raise HTTPError(400, f"Malformed JSON body: {exc}") from None
 

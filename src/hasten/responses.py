@@ -245,7 +245,9 @@ class StreamingResponse(Response):
 
     async def send(self, outbound: Outbound, request: Request) -> None:
         status = self.status
-        writer = outbound.response_stream(status, frame(status, self.raw_headers, None))
+        writer = request._paced(
+            outbound.response_stream(status, frame(status, self.raw_headers, None))
+        )
         content = self.content
         chunks = (
             content

@@ -130,7 +130,7 @@ class Runtime:
         if settings.stats_token is not None:
             from .stats import RouteCounts
 
-            self.route_counts = RouteCounts()
+            self.route_counts = RouteCounts(self.stats)
             sinks.append(self.route_counts)
         if settings.access_log is not None:
             from .access_log import AccessLog

@@ -1,8 +1,10 @@
 """OpenTelemetry tracing through ``opentelemetry-api`` only: a SERVER span per request, named
 by its route (``GET /items/{id}``), with the HTTP semantic conventions' attributes.
 
-Whether to trace is decided at startup: without a tracer provider set by then (an SDK's), the
-API's is a no-op, and the app keeps the plain request path.
+An incoming trace context (``traceparent``, ``tracestate``, ``baggage``: whatever the global
+propagator reads, W3C's by default) makes the span a child of the caller's, so the request
+joins the upstream trace. Whether to trace is decided at startup: without a tracer provider
+set by then (an SDK's), the API's is a no-op, and the app keeps the plain request path.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ if TYPE_CHECKING:
     from .requests import Request
 
 try:
-    from opentelemetry import context, trace
+    from opentelemetry import context, propagate, trace
 except ImportError as exc:  # pragma: no cover - the dev install has it
     raise ImportError("tracing=True needs opentelemetry-api: pip install 'hasten[otel]'") from exc
 
@@ -49,8 +51,11 @@ class Tracing:
             "http.request.method": method,
             "url.path": request.path[:LOGGED_PATH_LENGTH],
         }
-        span = self.tracer.start_span(method, kind=trace.SpanKind.SERVER, attributes=attributes)
-        return span, context.attach(trace.set_span_in_context(span)), method
+        parent = _upstream(request)
+        span = self.tracer.start_span(
+            method, parent, kind=trace.SpanKind.SERVER, attributes=attributes
+        )
+        return span, context.attach(trace.set_span_in_context(span, parent)), method
 
     def end(self, started: Started, tag: RouteTag, exchange: Exchange) -> None:
         span, token, method = started
@@ -67,3 +72,12 @@ class Tracing:
         if exchange.queued:
             span.set_attribute("hasten.queue.duration", exchange.queued)
         span.end()
+
+
+def _upstream(request: Request) -> context.Context | None:
+    """The caller's trace context, from the headers the global propagator reads; None when
+    the request carries none (the span then starts a trace)."""
+    fields = propagate.get_global_textmap().fields
+    headers = request.headers
+    carrier = {name: value for name in fields if (value := headers.get(name)) is not None}
+    return propagate.extract(carrier) if carrier else None

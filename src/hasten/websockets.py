@@ -60,6 +60,15 @@ class WebSocket(Connection):
 
     connection_state: WebSocketState = "connecting"
 
+    def _origin_allowed(self) -> bool:
+        """Whether ``websocket_allowed_origins`` lets this handshake's Origin in (a client
+        that sends none is not a browser: no other site's page can have opened it)."""
+        allowed = self.app.settings.websocket_allowed_origins
+        if allowed is None:
+            return True
+        origin = self._header("origin")
+        return origin is None or _origin(origin) in {_origin(item) for item in allowed}
+
     # The protocol adapters implement these.
     async def _accept(self, subprotocol: str | None, headers: list[tuple[str, str]]) -> None:
         raise NotImplementedError
@@ -92,6 +101,9 @@ class WebSocket(Connection):
     ) -> None:
         """Complete the handshake, choosing ``subprotocol`` (one the client offered) and
         adding ``headers`` to the 101 response (ASGI only: Granian's RSGI cannot send either).
+
+        With ``websocket_allowed_origins``, a browser's handshake from another origin is
+        refused with 403 instead, and ``WebSocketDisconnect(1008)`` raised.
         """
         if self.connection_state != "connecting":
             raise RuntimeError(f"Cannot accept a WebSocket that is {self.connection_state}")
@@ -100,6 +112,9 @@ class WebSocket(Connection):
                 f"Subprotocol {subprotocol!r} was not offered by the client "
                 f"(it offered {self.subprotocols})"
             )
+        if not self._origin_allowed():
+            await self.refuse(403)
+            raise WebSocketDisconnect(POLICY_VIOLATION, "origin not allowed")
         items = [(name.lower(), value) for name, value in (headers or {}).items()]
         await self._accept(subprotocol, items)
         self.connection_state = "connected"
@@ -223,3 +238,8 @@ class WebSocket(Connection):
 
     def __repr__(self) -> str:
         return f"<WebSocket {self.path} {self.connection_state}>"
+
+
+def _origin(value: str) -> str:
+    """An origin as compared: case-insensitive, without a trailing slash."""
+    return value.strip().rstrip("/").lower()

@@ -91,12 +91,13 @@ def test_readiness_is_503_from_sigterm_until_requests_in_flight_finish(
         assert (finished.status_code, finished.json()) == (200, {"slept": 1.5})
 
 
-def test_hasten_run_with_workers_sums_their_metrics(tmp_path: Path) -> None:
+def test_hasten_run_with_workers_sums_their_metrics_and_live_stats(tmp_path: Path) -> None:
     port = free_port()
     base_url = f"http://{HOST}:{port}"
     log = tmp_path / "server.log"
     environment = dict(os.environ)
     environment.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    environment.pop("HASTEN_STATS_DIR", None)
     command = [sys.executable, "-m", "hasten", "run", TARGET, "--port", str(port), "--workers", "2"]
     with log.open("wb") as output:
         process = subprocess.Popen(
@@ -113,8 +114,13 @@ def test_hasten_run_with_workers_sums_their_metrics(tmp_path: Path) -> None:
         time.sleep(FLUSH_SECONDS * 1.5)  # each worker writes its counts every FLUSH_SECONDS
         with local_client(base_url) as http:
             found = samples(http.get("/metrics").text)
+            authorization = {"authorization": f"Bearer {STATS_TOKEN}"}
+            live = http.get("/_hasten/stats", headers=authorization).json()
     finally:
         assert stop(process), log.read_text(errors="replace")
-    assert len(pids) == 2  # both workers served: the count below is their sum
+    assert len(pids) == 2  # both workers served: the counts below are their sums
     assert found['http_requests_total{handler="/pid",method="GET",status="2xx"}'] == requests
+    assert live["workers"] == 2
+    [served] = [route for route in live["routes"] if route["route"] == "/pid"]
+    assert (served["requests"], served["statuses"]) == (requests, {"2xx": requests})
     assert process.returncode in (0, -signal.SIGTERM)

@@ -25,6 +25,8 @@ from tests.hostile.wire import exchange
 HOST = "127.0.0.1"
 ROOT = Path(__file__).resolve().parents[2]
 TARGET = "tests.hostile.app:app"
+SURFACES = "tests.hostile.surfaces_app:app"
+SITE_ENV = "HOSTILE_SITE"  # where the surfaces app makes the files it serves
 READY_TIMEOUT = 15.0
 # How each kind of server is asked for, on ``hasten run``'s command line.
 KINDS: dict[str, list[str]] = {
@@ -58,14 +60,26 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def hasten_run(kind: str, log: Path, *options: str, target: str = TARGET) -> Iterator[Served]:
-    """``hasten run target`` with ``kind``'s options on a free port, until the block ends."""
+def hasten_run(
+    kind: str,
+    log: Path,
+    *options: str,
+    target: str = TARGET,
+    environment: dict[str, str] | None = None,
+) -> Iterator[Served]:
+    """``hasten run target`` with ``kind``'s options on a free port, until the block ends;
+    ``environment`` is added to the server's."""
     port = free_port()
     argv = [sys.executable, "-m", "hasten", "run", target, "--port", str(port)]
     argv += [*KINDS[kind], *options]
     with log.open("wb") as output:
         process = subprocess.Popen(
-            argv, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
+            argv,
+            cwd=ROOT,
+            env={**os.environ, **(environment or {})},
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     served = Served(kind, port, process, log)
     try:
@@ -97,3 +111,28 @@ def served(
     log = tmp_path_factory.mktemp(f"hostile-{kind}") / "server.log"
     with hasten_run(kind, log) as running:
         yield running
+
+
+@dataclass(frozen=True)
+class Surfaces(Served):
+    """``tests.hostile.surfaces_app`` running: also the folder of its files (``site``) and
+    its temporary folder, where its uploads spool."""
+
+    site: Path
+    spool: Path
+
+
+@pytest.fixture(scope="session", params=list(KINDS))
+def surfaces(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Surfaces]:
+    """hasten serving the surfaces app on one kind of server, shared by the session."""
+    kind: str = request.param
+    folder = tmp_path_factory.mktemp(f"surfaces-{kind}")
+    site, spool = folder / "files", folder / "spool"
+    spool.mkdir()
+    environment = {SITE_ENV: str(site), "TMPDIR": str(spool)}
+    with hasten_run(
+        kind, folder / "server.log", target=SURFACES, environment=environment
+    ) as running:
+        yield Surfaces(kind, running.port, running.process, running.log, site / "site", spool)

@@ -175,7 +175,8 @@ def test_without_the_assets_package_the_page_says_what_to_install(
     client = serve(make_app())
     response = client.get("/docs")
     assert response.status_code == 501
-    assert "pip install 'hasten[docs]'" in response.text
+    assert "<code>pip install 'hasten[docs]'</code>" in response.text
+    assert "<code>pip install 'hasten[standard]'</code>" in response.text
     assert client.get("/openapi.json").status_code == 200
 
 

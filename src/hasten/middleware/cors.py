@@ -18,6 +18,8 @@ PREFLIGHT_VARY = (
     "Origin, Access-Control-Request-Method, Access-Control-Request-Headers, "
     "Access-Control-Request-Private-Network"
 )
+# An origin no one owns: a regex that lets it in lets any site in.
+ANY_SITE = "https://any-site.invalid"
 # Headers a browser sends without asking (the CORS-safelisted request headers).
 SAFELISTED_HEADERS = frozenset({"Accept", "Accept-Language", "Content-Language", "Content-Type"})
 
@@ -32,6 +34,10 @@ class CORSMiddleware:
     public site's preflight to a private network). ``Vary: Origin`` goes out on every
     response, with an Origin or without: each may differ by origin, and a shared cache must
     not give one origin's answer to another (Starlette's rule).
+
+    Unlike Starlette, credentials together with an origin any site can send (``"*"``,
+    ``"null"``, or a regex that matches any origin) are refused when the middleware is made:
+    they would let every site read your users' responses with their cookies.
     """
 
     def __init__(
@@ -46,6 +52,8 @@ class CORSMiddleware:
         max_age: int = 600,
         allow_private_network: bool = False,
     ) -> None:
+        if allow_credentials:
+            _refuse_any_origin_with_credentials(allow_origins, allow_origin_regex)
         methods = ALL_METHODS if "*" in allow_methods else tuple(m.upper() for m in allow_methods)
         self.allow_origins = frozenset(allow_origins)
         self.allow_all_origins = "*" in allow_origins
@@ -137,3 +145,19 @@ class CORSMiddleware:
         ):
             headers["access-control-allow-origin"] = origin
         add_vary(headers, "Origin")
+
+
+def _refuse_any_origin_with_credentials(origins: Sequence[str], regex: str | None) -> None:
+    """Credentials for any site: every site could read a signed-in user's responses."""
+    if "*" in origins:
+        reason = 'allow_origins=["*"]'
+    elif "null" in origins:
+        reason = 'allow_origins with "null" (any sandboxed page or file sends it)'
+    elif regex is not None and re.fullmatch(regex, ANY_SITE):
+        reason = f"allow_origin_regex={regex!r}, which matches any origin"
+    else:
+        return
+    raise ValueError(
+        f"CORSMiddleware: allow_credentials=True with {reason} lets every site read your "
+        "users' responses with their cookies; list the origins you trust"
+    )

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import zlib
-from collections.abc import AsyncIterable, AsyncIterator, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Sequence
+from concurrent.futures import Executor
 from typing import Any
 
 from ..files import FileResponse
@@ -17,6 +19,30 @@ from .headers import add_vary
 __all__ = ["GZipMiddleware"]
 
 _GZIP = 31  # zlib's wbits for a gzip container
+# Compressing takes 30-50 ms a MiB at level 9: past this size a body (or a stream's chunk) is
+# compressed on the app's thread pool, where zlib lets go of the GIL, not on the event loop.
+OFFLOAD_SIZE = 64 * 1024
+# Media types that are compressed already: gzip would spend CPU to make them no smaller.
+COMPRESSED_TYPES = (
+    "image/png",
+    "image/jpeg",
+    "image/gif",
+    "image/webp",
+    "image/avif",
+    "video/",
+    "audio/mpeg",
+    "audio/ogg",
+    "audio/aac",
+    "font/woff",
+    "application/zip",
+    "application/gzip",
+    "application/x-gzip",
+    "application/zstd",
+    "application/x-7z-compressed",
+    "application/x-bzip2",
+    "application/x-xz",
+    "application/x-rar-compressed",
+)
 
 
 class GZipMiddleware:
@@ -25,9 +51,11 @@ class GZipMiddleware:
 
     Left as they are: responses already encoded, files (their ranges and ETags describe the
     file; under RSGI the server sends them itself), mounted apps' responses, statuses without
-    a body, and ``exclude_content_types`` (Server-Sent Events by default, as in Starlette: a
-    proxy or browser may hold compressed events back). A stream is flushed chunk by chunk, so
-    each chunk reaches the client when it is produced.
+    a body, media types that are compressed already (images, video, archives: unlike
+    Starlette, which spends CPU on them for nothing), and ``exclude_content_types``
+    (Server-Sent Events by default, as in Starlette: a proxy or browser may hold compressed
+    events back). A stream is flushed chunk by chunk, so each chunk reaches the client when it
+    is produced. A body or chunk of 64 KiB or more is compressed on the thread pool.
     """
 
     def __init__(
@@ -38,7 +66,7 @@ class GZipMiddleware:
     ) -> None:
         self.minimum_size = minimum_size
         self.compresslevel = compresslevel
-        self.exclude_content_types = tuple(exclude_content_types)
+        self.exclude_content_types = (*exclude_content_types, *COMPRESSED_TYPES)
 
     async def __call__(self, request: Request, call_next: CallNext) -> Response:
         response = await call_next(request)
@@ -61,10 +89,10 @@ class GZipMiddleware:
                 if isinstance(content, AsyncIterable)
                 else InThreads(content, request.context.threads)
             )
-            response.content = _compressed(source, self.compresslevel)
+            response.content = _compressed(source, self.compresslevel, request.context.threads)
         else:
             compressor = zlib.compressobj(self.compresslevel, zlib.DEFLATED, _GZIP)
-            response.body = compressor.compress(response.body) + compressor.flush()
+            response.body = await _run(_whole, compressor, response.body, request.context.threads)
         return response
 
     def _compressible(self, response: Response) -> bool:
@@ -79,14 +107,33 @@ class GZipMiddleware:
         return True
 
 
-async def _compressed(source: AsyncIterable[Any], level: int) -> AsyncIterator[bytes]:
+async def _compressed(
+    source: AsyncIterable[Any], level: int, pool: Executor | None
+) -> AsyncIterator[bytes]:
     compressor = zlib.compressobj(level, zlib.DEFLATED, _GZIP)
     try:
         async for chunk in source:
             data = chunk.encode() if isinstance(chunk, str) else chunk
-            out = compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH)
+            out = await _run(_flushed, compressor, data, pool)
             if out:
                 yield out
         yield compressor.flush()
     finally:
         await close_chunks(source)
+
+
+def _whole(compressor: Any, data: bytes) -> bytes:
+    return bytes(compressor.compress(data) + compressor.flush())
+
+
+def _flushed(compressor: Any, data: bytes) -> bytes:
+    return bytes(compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH))
+
+
+async def _run(
+    step: Callable[[Any, bytes], bytes], compressor: Any, data: bytes, pool: Executor | None
+) -> bytes:
+    """``step(compressor, data)``: on the loop when it is quick, else on ``pool``."""
+    if len(data) < OFFLOAD_SIZE:
+        return step(compressor, data)
+    return await asyncio.get_running_loop().run_in_executor(pool, step, compressor, data)

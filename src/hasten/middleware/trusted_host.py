@@ -33,7 +33,7 @@ class TrustedHostMiddleware:
         host = _hostname(request.headers.get("host", ""))
         www = False
         for pattern in self.allowed_hosts:
-            if host == pattern or (pattern.startswith("*.") and host.endswith(pattern[1:])):
+            if host == pattern or _subdomain(host, pattern):
                 return await call_next(request)
             if pattern == f"www.{host}":
                 www = True
@@ -51,3 +51,10 @@ def _hostname(host: str) -> str:
     if host.startswith("["):
         return host.partition("]")[0] + "]"
     return host.partition(":")[0]
+
+
+def _subdomain(host: str, pattern: str) -> bool:
+    """``host`` is a subdomain of ``*.domain``: a label, then ``.domain`` (``.domain`` alone,
+    an empty label, is not a host name)."""
+    suffix = pattern[1:]
+    return pattern.startswith("*.") and host.endswith(suffix) and len(host) > len(suffix)

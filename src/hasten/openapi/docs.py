@@ -53,7 +53,8 @@ window.ui = SwaggerUIBundle({config});
 _MISSING = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{title} - docs</title></head>
 <body><p>The docs page needs Swagger UI's files, which come from a package:
-<code>pip install 'hasten[docs]'</code>. The OpenAPI document is at
+<code>pip install 'hasten[docs]'</code> (or <code>pip install 'hasten[standard]'</code>, every
+battery at once), then restart the app. The OpenAPI document is at
 <a href="{openapi}">{openapi}</a>.</p></body></html>
 """
 

@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 from granian.rsgi import ProtocolClosed, ProtocolError
 
-from ..transport import Outbound
+from ..transport import Outbound, StreamWriter
 from ..wire import HeaderList
 
 __all__ = ["HTTPBridge", "WebSocketBridge", "asgi_scope"]
@@ -91,7 +91,7 @@ class HTTPBridge:
     ``send`` over the request's Outbound (the same object, unless observation wraps it).
 
     ``extra`` headers are added to the response the app starts (what hasten middleware set
-    on a mounted app's response).
+    on a mounted app's response); ``pace`` holds a streamed body back to its client's pace.
     """
 
     __slots__ = (
@@ -100,15 +100,23 @@ class HTTPBridge:
         "_headers",
         "_more",
         "_outbound",
+        "_pace",
         "_proto",
         "_status",
         "_stream",
     )
 
-    def __init__(self, proto: Any, outbound: Outbound, extra: HeaderList) -> None:
+    def __init__(
+        self,
+        proto: Any,
+        outbound: Outbound,
+        extra: HeaderList,
+        pace: Callable[[StreamWriter], StreamWriter] = lambda writer: writer,
+    ) -> None:
         self._proto = proto
         self._outbound = outbound
         self._extra = extra
+        self._pace = pace
         self._body: AsyncIterator[bytes] | None = None
         self._more = True
         self._status = 500
@@ -143,7 +151,9 @@ class HTTPBridge:
                 if not message.get("more_body", False):
                     self._outbound.response_bytes(self._status, self._headers, body)
                     return
-                self._stream = self._outbound.response_stream(self._status, self._headers)
+                self._stream = self._pace(
+                    self._outbound.response_stream(self._status, self._headers)
+                )
             stream = self._stream
             if not message.get("more_body", False):
                 # Granian ends a stream when its transport is released: release it now, as

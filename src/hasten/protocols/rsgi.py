@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from granian.rsgi import ProtocolClosed, ProtocolError
 
+from ..backpressure import paced
 from ..connection import ASGICallable
 from ..context import UNSERVED
 from ..datastructures import Address
@@ -18,6 +19,7 @@ from ..websockets import ABNORMAL, NO_STATUS, Message, WebSocket, WebSocketDisco
 from .bridge import HTTPBridge, WebSocketBridge, asgi_scope
 
 if TYPE_CHECKING:
+    from ..transport import StreamWriter
     from ..types import Served
 
 __all__ = ["RSGIRequest", "RSGIWebSocket", "serve", "serve_through_asgi"]
@@ -61,8 +63,12 @@ class RSGIRequest(Request):
     async def call_asgi(
         self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]], outbound: Any
     ) -> None:
-        bridge = HTTPBridge(self._channel, outbound, headers)
+        bridge = HTTPBridge(self._channel, outbound, headers, self._paced)
         await app(asgi_scope(self._scope, root_path), bridge.receive, bridge.send)
+
+    def _paced(self, writer: StreamWriter) -> StreamWriter:
+        # Granian's stream channel is unbounded: hasten.backpressure holds the stream back.
+        return paced(writer, self._scope.client, self._scope.server)
 
     def _peer(self) -> Address | None:
         return peer(self._scope.client)
@@ -185,6 +191,8 @@ async def serve_through_asgi(served: Served, scope: Any, proto: Any) -> None:
     """``App.__rsgi__`` once ASGI middleware wraps the app: every connection goes through
     ``served.asgi`` (the middleware, then the ASGI adapter) over the RSGI → ASGI bridge."""
     bridge: HTTPBridge | WebSocketBridge = (
-        HTTPBridge(proto, proto, []) if scope.proto == "http" else WebSocketBridge(proto)
+        HTTPBridge(proto, proto, [], lambda writer: paced(writer, scope.client, scope.server))
+        if scope.proto == "http"
+        else WebSocketBridge(proto)
     )
     await served.asgi(asgi_scope(scope, ""), bridge.receive, bridge.send)

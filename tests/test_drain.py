@@ -1,0 +1,103 @@
+"""The drain on SIGTERM (``ready_url``): taken ahead of the server's own handler, wherever the
+server put it, and never in a way that would keep the server from stopping.
+
+asyncio has no public way to read a handler that ``loop.add_signal_handler`` took: the drain
+reads the loop's private ``_signal_handlers``. The first test fails loudly if a Python
+release moves them; the others send real signals to this process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+from collections.abc import Iterator
+
+import pytest
+
+from hasten.drain import _loop_handler, drain_on_sigterm
+from hasten.overload import InFlight
+
+
+@pytest.fixture(autouse=True)
+def restore_sigterm() -> Iterator[None]:
+    previous = signal.getsignal(signal.SIGTERM)
+    yield
+    signal.signal(signal.SIGTERM, previous)
+
+
+def test_asyncio_keeps_a_loops_signal_handler_where_the_drain_reads_it() -> None:
+    def stop(reason: str) -> None: ...
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGTERM, stop, "sigterm")
+        handle = _loop_handler(loop, signal.SIGTERM)
+        assert handle is not None, "asyncio moved its signal handlers: hasten.drain needs a fix"
+        assert (handle._callback, handle._args) == (stop, ("sigterm",))
+
+    asyncio.run(scenario())
+
+
+async def sigterm_while_one_request_is_in_flight(gate: InFlight, stopped: list[str]) -> None:
+    gate.count = 1
+    os.kill(os.getpid(), signal.SIGTERM)
+    await asyncio.sleep(0.05)
+    assert (gate.closed, stopped) == (True, [])  # draining: the server still listens
+    gate.count = 0
+    await asyncio.sleep(0.2)
+
+
+def test_a_loop_handler_gets_sigterm_once_requests_in_flight_are_done() -> None:
+    stopped: list[str] = []
+    gate = InFlight(10)
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGTERM, stopped.append, "server stops")
+        drain_on_sigterm(gate, timeout=5.0)
+        await sigterm_while_one_request_is_in_flight(gate, stopped)
+
+    asyncio.run(scenario())
+    assert stopped == ["server stops"]
+
+
+def test_a_signal_module_handler_gets_sigterm_once_requests_in_flight_are_done() -> None:
+    stopped: list[str] = []
+    gate = InFlight(10)
+    signal.signal(signal.SIGTERM, lambda signum, frame: stopped.append("server stops"))
+
+    async def scenario() -> None:
+        drain_on_sigterm(gate, timeout=5.0)
+        await sigterm_while_one_request_is_in_flight(gate, stopped)
+
+    asyncio.run(scenario())
+    assert stopped == ["server stops"]
+
+
+def test_a_loop_that_hides_its_handlers_keeps_the_drain_off_and_says_so(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """uvloop keeps its handlers in a C attribute: the drain must not stand in front of a
+    handler it could never call (the server would then not stop when it should)."""
+    stopped: list[str] = []
+    gate = InFlight(10)
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGTERM, stopped.append, "server stops")
+        hidden = loop._signal_handlers  # type: ignore[attr-defined]
+        del loop._signal_handlers  # type: ignore[attr-defined]
+        try:
+            with caplog.at_level(logging.WARNING, logger="hasten.error"):
+                drain_on_sigterm(gate, timeout=5.0)
+        finally:
+            loop._signal_handlers = hidden  # type: ignore[attr-defined]
+        os.kill(os.getpid(), signal.SIGTERM)
+        await asyncio.sleep(0.05)
+
+    asyncio.run(scenario())
+    assert (gate.closed, stopped) == (False, ["server stops"])
+    [record] = [r for r in caplog.records if r.name == "hasten.error"]
+    assert record.getMessage().startswith("ready_url: SIGTERM cannot be taken ahead of")
