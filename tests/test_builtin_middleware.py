@@ -13,6 +13,7 @@ from hasten import App, EventSourceResponse, FileResponse, Request, Response, St
 from hasten.middleware import (
     CORSMiddleware,
     GZipMiddleware,
+    HTTPSRedirectMiddleware,
     ProxyHeadersMiddleware,
     TrustedHostMiddleware,
 )
@@ -55,6 +56,8 @@ def test_cors_simple_request_with_explicit_origins(serve: ClientFactory) -> None
     plain = client.get("/hello")
     assert "access-control-allow-origin" not in plain.headers
     assert plain.json() == {"message": "hello"}
+    # Without an Origin too: a shared cache must not give this answer to a browser's request.
+    assert (other.headers["vary"], plain.headers["vary"]) == ("Origin", "Origin")
 
 
 def test_cors_any_origin(serve: ClientFactory) -> None:
@@ -62,10 +65,10 @@ def test_cors_any_origin(serve: ClientFactory) -> None:
     response = client.get("/hello", headers={"origin": "https://any.example"})
     assert response.headers["access-control-allow-origin"] == "*"
     assert response.headers["access-control-expose-headers"] == "x-a, x-b"
-    assert "vary" not in response.headers
+    assert response.headers["vary"] == "Origin"
+    # Without credentials allowed, cookies or not, any origin is "*" (Starlette 1.x).
     with_cookie = client.get("/hello", headers={"origin": "https://c.example", "cookie": "a=1"})
-    assert with_cookie.headers["access-control-allow-origin"] == "https://c.example"
-    assert with_cookie.headers["vary"] == "Origin"
+    assert with_cookie.headers["access-control-allow-origin"] == "*"
 
 
 def test_cors_regex_and_credentials(serve: ClientFactory) -> None:
@@ -125,11 +128,14 @@ def test_cors_preflight(serve: ClientFactory) -> None:
     assert ok.headers["access-control-allow-origin"] == "https://a.example"
     assert ok.headers["access-control-allow-methods"] == "GET, POST"
     assert ok.headers["access-control-allow-headers"] == (
-        "accept, accept-language, content-language, content-type, x-token"
+        "Accept, Accept-Language, Content-Language, Content-Type, X-Token"
     )
     assert ok.headers["access-control-max-age"] == "99"
     assert ok.headers["access-control-allow-credentials"] == "true"
-    assert ok.headers["vary"] == "Origin"
+    assert ok.headers["vary"] == (
+        "Origin, Access-Control-Request-Method, Access-Control-Request-Headers, "
+        "Access-Control-Request-Private-Network"
+    )
     bad = client.options(
         "/hello",
         headers={
@@ -141,6 +147,82 @@ def test_cors_preflight(serve: ClientFactory) -> None:
     assert (bad.status_code, bad.text) == (400, "Disallowed CORS origin, method, headers")
     # An OPTIONS without Access-Control-Request-Method is not a preflight: it is routed.
     assert client.options("/hello", headers={"origin": "https://a.example"}).status_code == 405
+
+
+CORS_CONFIGS = [
+    {"allow_origins": ["https://a.example"]},
+    {"allow_origins": ["*"], "expose_headers": ["x-a"]},
+    {"allow_origin_regex": r"https://.*\.example\.org", "allow_credentials": True},
+    {
+        "allow_origins": ["https://a.example"],
+        "allow_methods": ["GET", "POST"],
+        "allow_headers": ["X-Token"],
+        "allow_credentials": True,
+        "allow_private_network": True,
+        "max_age": 99,
+    },
+    {"allow_origins": ["*"], "allow_methods": ["*"], "allow_headers": ["*"]},
+]
+CORS_REQUESTS: list[tuple[str, dict[str, str]]] = [
+    ("GET", {}),
+    ("GET", {"origin": "https://a.example"}),
+    ("GET", {"origin": "https://x.example.org", "cookie": "a=1"}),
+    ("GET", {"origin": "https://evil.example"}),
+    ("OPTIONS", {"origin": "https://a.example", "access-control-request-method": "POST"}),
+    (
+        "OPTIONS",
+        {
+            "origin": "https://a.example",
+            "access-control-request-method": "GET",
+            "access-control-request-headers": "x-token, content-type",
+            "access-control-request-private-network": "true",
+        },
+    ),
+    (
+        "OPTIONS",
+        {
+            "origin": "https://evil.example",
+            "access-control-request-method": "DELETE",
+            "access-control-request-headers": "x-other",
+        },
+    ),
+]
+
+
+def _cors_headers(response: Any) -> dict[str, str]:
+    return {
+        name: value
+        for name, value in response.headers.items()
+        if name.startswith("access-control-") or name == "vary"
+    }
+
+
+@pytest.mark.parametrize("config", CORS_CONFIGS)
+def test_cors_answers_as_starlette(serve: ClientFactory, config: dict[str, Any]) -> None:
+    """Every CORS header, for each kind of request, as Starlette's own CORSMiddleware sends."""
+    from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.middleware.cors import CORSMiddleware as StarletteCORS
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route as StarletteRoute
+    from starlette.testclient import TestClient as StarletteClient
+
+    async def hello(request: Any) -> JSONResponse:
+        return JSONResponse({"message": "hello"})
+
+    reference = Starlette(
+        routes=[StarletteRoute("/hello", hello, methods=["GET", "POST"])],
+        middleware=[Middleware(StarletteCORS, **config)],
+    )
+    client = serve(app_with(CORSMiddleware, **config))
+    with StarletteClient(reference) as starlette:
+        for method, headers in CORS_REQUESTS:
+            expected = starlette.request(method, "/hello", headers=headers)
+            response = client.request(method, "/hello", headers=headers)
+            assert (response.status_code, _cors_headers(response)) == (
+                expected.status_code,
+                _cors_headers(expected),
+            ), (method, headers)
 
 
 def test_cors_preflight_with_anything_allowed(serve: ClientFactory) -> None:
@@ -158,7 +240,7 @@ def test_cors_preflight_with_anything_allowed(serve: ClientFactory) -> None:
     assert response.status_code == 200
     assert response.headers["access-control-allow-origin"] == "*"
     assert response.headers["access-control-allow-headers"] == "x-anything"
-    assert "vary" not in response.headers
+    assert response.headers["vary"].startswith("Origin, ")  # a preflight, whatever it allows
 
 
 # GZip.
@@ -415,3 +497,21 @@ def test_proxy_headers_all_hops_trusted_and_star(serve: ClientFactory) -> None:
     assert trusted["client"] == ["127.0.0.1", 0]
     odd = everything.get("/who", headers={"x-forwarded-proto": "gopher"}).json()
     assert odd["scheme"] == "http"
+
+
+# HTTPSRedirect.
+@pytest.mark.parametrize(
+    ("url", "location"),
+    [
+        ("http://example.com/hello?a=1", "https://example.com/hello?a=1"),
+        ("http://example.com:80/hello", "https://example.com/hello"),
+        ("http://example.com:8080/hello", "https://example.com:8080/hello"),
+        ("http://[::1]:80/hello", "https://[::1]/hello"),
+    ],
+)
+def test_https_redirect(serve: ClientFactory, url: str, location: str) -> None:
+    client = serve(app_with(HTTPSRedirectMiddleware))
+    response = client.get(url, follow_redirects=False)
+    assert (response.status_code, response.headers["location"]) == (307, location)
+    assert response.content == b""
+    assert client.get("https://example.com/hello").json() == {"message": "hello"}

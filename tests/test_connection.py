@@ -93,4 +93,7 @@ def test_mounted_under_a_root_path() -> None:
             "url": "http://testserver/api/items/3",
         }
         redirect = client.get("/items/3/?q=1", follow_redirects=False)
-        assert (redirect.status_code, redirect.headers["location"]) == (307, "/api/items/3?q=1")
+        assert (redirect.status_code, redirect.headers["location"]) == (
+            307,
+            "http://testserver/api/items/3?q=1",
+        )

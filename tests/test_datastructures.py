@@ -32,3 +32,14 @@ def test_headers_are_case_insensitive_and_keep_repeats() -> None:
     assert headers.raw() == [("accept", "a"), ("accept", "b"), ("host", "h")]
     assert len(headers) == 2
     assert repr(headers) == "Headers([('accept', 'a'), ('accept', 'b'), ('host', 'h')])"
+
+
+def test_url_is_its_text_with_starlette_parts() -> None:
+    from hasten.datastructures import URL
+
+    url = URL("https://example.com:8443/items/7?q=1#top")
+    assert url == "https://example.com:8443/items/7?q=1#top"
+    parts = (url.scheme, url.netloc, url.hostname, url.port, url.path, url.query, url.fragment)
+    assert parts == ("https", "example.com:8443", "example.com", 8443, "/items/7", "q=1", "top")
+    moved = url.replace(path="/login", query="")
+    assert (moved, type(moved)) == ("https://example.com:8443/login#top", URL)

@@ -257,7 +257,9 @@ def test_a_failing_cleanup_is_logged_and_the_response_stands(
         return a + b
 
     with caplog.at_level(logging.ERROR, logger="hasten.error"):
-        assert serve(app).get("/").json() == 2
+        assert serve(app, raise_server_exceptions=False).get("/").json() == 2
+    with pytest.raises(RuntimeError, match="cleanup broke"):  # in a test, as Starlette's
+        serve(app).get("/")
     messages = [record.getMessage() for record in caplog.records]
     assert any("yielded more than once" in message and "twice" in message for message in messages)
     assert any("cleanup of dependency" in message and "breaks" in message for message in messages)

@@ -52,6 +52,7 @@ def test_public_api_is_pinned() -> None:
         "UploadFile",
         "WebSocket",
         "WebSocketDisconnect",
+        "WebSocketException",
         "__version__",
         "status",
     ]

@@ -392,7 +392,7 @@ def test_background_tasks_run_after_the_response_and_failures_are_logged(
         tasks.add_task(done.append, "never")
         raise HTTPError(400)
 
-    client = serve(app)
+    client = serve(app, raise_server_exceptions=False)
     with caplog.at_level(logging.ERROR, logger="hasten.error"):
         assert client.post("/send").text == "queued"
     assert done == ["from a dependency", "async mail"]
@@ -400,3 +400,37 @@ def test_background_tasks_run_after_the_response_and_failures_are_logged(
     assert "failing failed" in caplog.text
     assert client.post("/fails").status_code == 400
     assert done == ["from a dependency", "async mail"]
+    with pytest.raises(ValueError, match="boom"):  # in a test, as Starlette's
+        serve(app).post("/send")
+
+
+def test_a_pydantic_v1_model_is_refused_with_what_to_do() -> None:
+    """FastAPI 0.165 takes pydantic v2 models only: a v1 one is refused at registration, by
+    name, with the import to use instead (not a 500 at the first request)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pydantic.v1 warns on Python 3.14
+        from pydantic.v1 import BaseModel as V1Model
+
+    class Legacy(V1Model):
+        name: str
+
+    app = App()
+    fix = "declare it with `from pydantic import BaseModel`, not `from pydantic.v1 import"
+
+    async def takes(item: Legacy) -> str:
+        return item.name
+
+    with pytest.raises(
+        TypeError, match=rf"parameter 'item' is a pydantic v1 model \(.*Legacy\).*{fix}"
+    ):
+        app.post("/in")(takes)
+
+    async def returns() -> list[Legacy]:
+        return []
+
+    with pytest.raises(TypeError, match=rf"response model holds a pydantic v1 model .*{fix}"):
+        app.get("/out")(returns)
+    with pytest.raises(TypeError, match=r"response model holds a pydantic v1 model \(.*Legacy\)"):
+        app.get("/out", response_model=Legacy | None)(lambda: None)

@@ -90,11 +90,14 @@ def test_static_html_mode(serve: ClientFactory, site: pathlib.Path) -> None:
     assert index.headers["content-type"] == "text/html; charset=utf-8"
     assert index.headers["cache-control"] == "max-age=60"
     redirect = client.get("/static/docs?x=1", follow_redirects=False)
-    assert (redirect.status_code, redirect.headers["location"]) == (307, "/static/docs/?x=1")
+    assert (redirect.status_code, redirect.headers["location"]) == (
+        307,
+        "http://testserver/static/docs/?x=1",
+    )
     missing = client.get("/static/nothing.html")
     assert (missing.status_code, missing.text) == (404, "<h1>missing</h1>")
     root = client.get("/static", follow_redirects=False)
-    assert (root.status_code, root.headers["location"]) == (307, "/static/")
+    assert (root.status_code, root.headers["location"]) == (307, "http://testserver/static/")
 
 
 def test_static_follow_symlinks(serve: ClientFactory, site: pathlib.Path) -> None:
@@ -259,9 +262,12 @@ def test_a_websocket_to_a_mount_that_refuses(serve: ClientFactory, tmp_path: pat
 
 
 # Third-party ASGI middleware around the whole app.
-def test_starlette_gzip_middleware_around_the_app(serve: ClientFactory) -> None:
+@pytest.mark.parametrize("add", ["add_asgi_middleware", "add_middleware"])
+def test_starlette_gzip_middleware_around_the_app(serve: ClientFactory, add: str) -> None:
+    """Starlette's ``app.add_middleware(cls, **options)`` takes an ASGI middleware class: its
+    first parameter is the app it wraps."""
     app = App()
-    app.add_asgi_middleware(StarletteGZip, minimum_size=10)
+    getattr(app, add)(StarletteGZip, minimum_size=10)
 
     @app.get("/big")
     async def big() -> str:

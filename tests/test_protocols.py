@@ -65,7 +65,7 @@ def test_mounted_under_starlette_the_root_path_is_honoured() -> None:
 
     found, redirect = asyncio.run(call())
     assert (found.status_code, found.json()) == (200, [4, "/items/4", "/api"])
-    assert (redirect.status_code, redirect.headers["location"]) == (307, "/api/items/4")
+    assert (redirect.status_code, redirect.headers["location"]) == (307, "http://t/api/items/4")
 
 
 def body_app() -> App:

@@ -4,10 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Awaitable, Callable
 
 import pytest
 
-from hasten import App, Request, Router
+from hasten import (
+    App,
+    Header,
+    HTMLResponse,
+    HTTPError,
+    PlainTextResponse,
+    Request,
+    Response,
+    Route,
+    Router,
+)
 from hasten.matcher import RouteConflict
 from tests.conftest import ClientFactory
 
@@ -140,7 +151,7 @@ def test_trailing_slash_redirects_to_the_known_path(serve: ClientFactory) -> Non
     client = serve(make_app())
     response = client.get("/items/42/?x=1", follow_redirects=False)
     assert response.status_code == 307
-    assert response.headers["location"] == "/items/42?x=1"
+    assert response.headers["location"] == "http://testserver/items/42?x=1"
     followed = client.get("/items/42/", follow_redirects=True)
     assert followed.json() == {"kind": "int", "value": 42}
 
@@ -309,3 +320,212 @@ def test_one_router_in_two_apps(serve: ClientFactory) -> None:
     assert first_client.get("/thread").text.startswith("hasten-thread")
     first_client.close()  # stops the first app's pools; the second app's are its own
     assert second_client.get("/thread").text.startswith("hasten-thread")
+
+
+def _operation(app: App, path: str, method: str = "get") -> dict[str, object]:
+    operation: dict[str, object] = app.openapi()["paths"][path][method]
+    return operation
+
+
+def test_router_and_include_options_reach_each_route(serve: ClientFactory) -> None:
+    """FastAPI's APIRouter and include_router keywords: responses add up (the route's own
+    win), deprecated if any says so, in the schema only if all say so."""
+    from hasten import Depends, HTTPError
+
+    def token(x_token: str = Header()) -> None:
+        if x_token != "secret":
+            raise HTTPError(400, "X-Token header invalid")
+
+    items = Router(
+        prefix="/items",
+        tags=["items"],
+        dependencies=[Depends(token)],
+        responses={404: {"description": "Not found"}},
+    )
+
+    @items.get("/{item_id}", responses={403: {"description": "Forbidden"}})
+    async def read_item(item_id: str) -> dict[str, str]:
+        return {"item_id": item_id}
+
+    @items.get("/old/{item_id}", responses={404: {"description": "Gone"}})
+    async def old_item(item_id: str) -> str:
+        return item_id
+
+    hidden = Router(include_in_schema=False, deprecated=True)
+
+    @hidden.get("/secret")
+    async def secret() -> str:
+        return "secret"
+
+    app = App(responses={500: {"description": "Oops"}})
+    app.include(items, responses={418: {"description": "I'm a teapot"}}, deprecated=True)
+    app.include(hidden)
+
+    client = serve(app)
+    response = client.get("/items/plumbus", headers={"x-token": "secret"})
+    assert (response.status_code, response.json()) == (200, {"item_id": "plumbus"})
+    response = client.get("/items/plumbus", headers={"x-token": "wrong"})
+    assert (response.status_code, response.json()) == (400, {"detail": "X-Token header invalid"})
+    assert client.get("/secret").text == "secret"
+
+    operation = _operation(app, "/items/{item_id}")
+    responses = operation["responses"]
+    assert isinstance(responses, dict)
+    assert [code for code in responses if code not in {"200", "422"}] == [
+        "500",
+        "418",
+        "404",
+        "403",
+    ]
+    assert responses["404"] == {"description": "Not found"}
+    assert operation["deprecated"] is True
+    assert operation["tags"] == ["items"]
+    old = _operation(app, "/items/old/{item_id}")["responses"]
+    assert isinstance(old, dict)
+    assert old["404"] == {"description": "Gone"}
+    assert "/secret" not in app.openapi()["paths"]
+
+
+def test_inherited_values_nest_outer_first() -> None:
+    from hasten.routing import Inherited
+
+    def unique(route: object) -> str:
+        return "id"
+
+    inner = Inherited(tags=("inner",), responses={404: {"description": "inner"}})
+    outer = Inherited(
+        tags=("outer",),
+        responses={404: {"description": "outer"}, 418: {"description": "teapot"}},
+        include_in_schema=False,
+        default_response_class=PlainTextResponse,
+        generate_unique_id_function=unique,
+    )
+    nested = inner.within(outer)
+    assert nested.tags == ("outer", "inner")
+    assert nested.responses == {404: {"description": "inner"}, 418: {"description": "teapot"}}
+    assert nested.include_in_schema is False
+    assert nested.default_response_class is PlainTextResponse
+    assert nested.generate_unique_id_function is unique
+
+    router = Router(default_response_class=HTMLResponse)
+
+    @router.get("/page")
+    async def page() -> str:
+        return "<p>page</p>"
+
+    @router.get("/text", response_class=PlainTextResponse)
+    async def text() -> str:
+        return "text"
+
+    app = App(default_response_class=PlainTextResponse)
+    app.include(router)
+    by_path = {route.path: route.endpoint.options.response_class for route in app.routes}
+    assert by_path == {"/page": HTMLResponse, "/text": PlainTextResponse}
+
+
+class TimedRoute(Route):
+    """FastAPI's custom APIRoute: it wraps what serves the route."""
+
+    def get_route_handler(self) -> Callable[[Request], Awaitable[Response]]:
+        original = super().get_route_handler()
+
+        async def timed(request: Request) -> Response:
+            try:
+                response = await original(request)
+            except HTTPError as exc:
+                raise HTTPError(exc.status, {"wrapped": exc.detail}) from exc
+            response.headers["x-timed"] = "yes"
+            return response
+
+        return timed
+
+
+def test_route_class_wraps_the_route_handler(serve: ClientFactory) -> None:
+    app = App()
+    timed = Router(route_class=TimedRoute)
+
+    @app.get("/plain")
+    async def plain() -> dict[str, str]:
+        return {"timed": "no"}
+
+    @timed.get("/timed/{number}")
+    async def timed_route(number: int) -> dict[str, int]:
+        return {"number": number}
+
+    app.include(timed, prefix="/v1")
+    app.router.route_class = TimedRoute  # FastAPI's spelling: the app's own router
+
+    @app.get("/later")
+    async def later() -> str:
+        return "later"
+
+    client = serve(app)
+    plain_response = client.get("/plain")
+    assert (plain_response.json(), "x-timed" in plain_response.headers) == ({"timed": "no"}, False)
+    response = client.get("/v1/timed/7")
+    assert (response.status_code, response.json()) == (200, {"number": 7})
+    assert response.headers["x-timed"] == "yes"
+    assert client.get("/later").headers["x-timed"] == "yes"
+    invalid = client.get("/v1/timed/seven")  # the 422 comes through the wrapper
+    assert invalid.status_code == 422
+    detail = invalid.json()["detail"]
+    assert detail["wrapped"][0]["loc"] == ["path", "number"]
+    assert [type(route).__name__ for route in app.routes] == ["Route", "TimedRoute", "TimedRoute"]
+
+
+def test_get_route_handler_is_for_the_app_to_call() -> None:
+    app = App()
+
+    @app.get("/")
+    async def root() -> str:
+        return "root"
+
+    with pytest.raises(RuntimeError, match="called by the app"):
+        app.routes[0].get_route_handler()
+
+
+def test_url_path_for_names_each_route_and_mount() -> None:
+    from hasten import StaticFiles
+    from hasten.routing import NoMatchFound
+
+    app = App()
+    users = Router(prefix="/orgs/{org}")
+
+    @users.get("/users/{user_id:int}")
+    async def read_user(org: str, user_id: int) -> str:
+        return org
+
+    @users.get("/files/{rest:path}", name="files")
+    async def read_file(org: str, rest: str) -> str:
+        return rest
+
+    app.include(users, prefix="/v1")
+    app.mount("/static", StaticFiles(directory="."), name="static")
+
+    assert app.url_path_for("read_user", org="acme", user_id=7) == "/v1/orgs/acme/users/7"
+    assert app.url_path_for("files", org="acme", rest="a/b.txt") == "/v1/orgs/acme/files/a/b.txt"
+    assert app.url_path_for("static", path="/css/site.css") == "/static/css/site.css"
+    with pytest.raises(NoMatchFound, match="'read_user' takes the parameters \\['org'\\]"):
+        app.url_path_for("read_user", org="acme")
+    with pytest.raises(NoMatchFound):
+        app.url_path_for("nowhere")
+    with pytest.raises(ValueError, match="'org' cannot be 'a/b'"):
+        app.url_path_for("read_user", org="a/b", user_id=1)
+
+
+def test_enum_tags_are_their_values() -> None:
+    import enum
+
+    class Tags(enum.Enum):
+        items = "items"
+        admin = "admin"
+
+    app = App()
+    router = Router(tags=[Tags.admin])
+
+    @router.get("/items", tags=[Tags.items])
+    async def items() -> list[str]:
+        return []
+
+    app.include(router)
+    assert _operation(app, "/items")["tags"] == ["admin", "items"]

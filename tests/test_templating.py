@@ -126,3 +126,38 @@ def test_hasten_exports_it_lazily() -> None:
     assert "Jinja2Templates" not in hasten.__all__
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         _ = hasten.nothing
+
+
+def test_url_for_names_routes_and_mounts_under_the_root_path(
+    serve: ClientFactory, folder: Path
+) -> None:
+    """Starlette's url_for in a template: a route by its handler's name (or ``name=``), a
+    mount by its ``name=`` with ``path``; full URLs, under the prefix the app is mounted at."""
+    from hasten import StaticFiles
+
+    (folder / "site.css").write_text("p {}")
+    (folder / "links.html").write_text(
+        '{{ url_for("read_item", id=id) }} {{ url_for("static", path="/site.css") }} '
+        '{{ url_for("home").path }}'
+    )
+    templates = Jinja2Templates(directory=folder)
+    inner = App()
+    inner.mount("/static", StaticFiles(directory=folder), name="static")
+
+    @inner.get("/items/{id}")
+    async def read_item(request: Request, id: str) -> HTMLResponse:
+        return templates.TemplateResponse(request, "links.html", {"id": id})
+
+    @inner.get("/", name="home")
+    async def root() -> str:
+        return "home"
+
+    app = App()
+    app.mount("/sub", inner)
+    client = serve(app)
+    response = client.get("/sub/items/7")
+    assert response.status_code == 200
+    assert response.text == (
+        "http://testserver/sub/items/7 http://testserver/sub/static/site.css /sub/"
+    )
+    assert client.get("/sub/static/site.css").text == "p {}"

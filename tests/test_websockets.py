@@ -17,6 +17,7 @@ from hasten import (
     Request,
     WebSocket,
     WebSocketDisconnect,
+    WebSocketException,
 )
 from hasten.testing import WebSocketDenialResponse, WebSocketTestSession
 from tests.conftest import ClientFactory
@@ -137,6 +138,36 @@ def test_refusals(serve: ClientFactory, path: str, status: int) -> None:
     with pytest.raises(WebSocketDenialResponse) as denied:
         serve(echo_app(), raise_server_exceptions=False).websocket_connect(path)
     assert denied.value.status_code == status
+
+
+async def session(websocket: WebSocket, token: str | None = None) -> str:
+    if token is None:
+        raise WebSocketException(1008, "no token")
+    return token
+
+
+def test_a_websocket_exception_closes_with_its_code_and_reason(serve: ClientFactory) -> None:
+    """Starlette's WebSocketException: before accept() the handshake is refused (403),
+    after it the socket is closed with the exception's code and reason."""
+    app = App()
+
+    @app.websocket("/guarded")
+    async def guarded(websocket: WebSocket, token: Annotated[str, Depends(session)]) -> None:
+        await websocket.accept()
+        text = await websocket.receive_text()
+        raise WebSocketException(4003, f"{token} may not say {text}")
+
+    client = serve(app)
+    with pytest.raises(WebSocketDenialResponse) as denied:
+        client.websocket_connect("/guarded")
+    assert denied.value.status_code == 403
+    with client.websocket_connect("/guarded?token=ann") as ws:
+        ws.send_text("hello")
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_text()
+    # Granian's RSGI sends no close code: the client sees 1005.
+    expected = (4003, "ann may not say hello") if client.interface == "asgi" else (1005, "")
+    assert (closed.value.code, closed.value.reason) == expected
 
 
 ALLOWED = ["https://app.example", "http://localhost:5173"]

@@ -8,7 +8,7 @@ from .background import BackgroundTasks
 from .connection import Connection
 from .datastructures import Address, Headers, MutableHeaders, QueryParams, State
 from .dependencies import Security
-from .errors import HTTPError, HTTPException, RequestValidationError
+from .errors import HTTPError, HTTPException, RequestValidationError, WebSocketException
 from .files import FileResponse
 from .forms import FormData
 from .params import Body, Cookie, Depends, File, Form, Header, Parameter, Path, Query
@@ -94,6 +94,7 @@ __all__ = [
     "UploadFile",
     "WebSocket",
     "WebSocketDisconnect",
+    "WebSocketException",
     "__version__",
     "status",
 ]

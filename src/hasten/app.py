@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import inspect
 import logging
+import warnings
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -60,9 +61,24 @@ class App(Router):
         lifespan: Lifespan | None = None,
         dependencies: Sequence[Any] = (),
         exception_handlers: Mapping[type[BaseException] | int, ExceptionHandler] | None = None,
+        responses: Mapping[int | str, Mapping[str, Any]] | None = None,
+        callbacks: Sequence[Any] = (),
+        deprecated: bool | None = None,
+        include_in_schema: bool = True,
+        default_response_class: Any = None,
+        generate_unique_id_function: Callable[[Any], str] | None = None,
         **settings: Unpack[SettingsKeywords],
     ) -> None:
-        super().__init__(dependencies=dependencies)
+        # Given to every route, as a Router's (FastAPI's keywords).
+        super().__init__(
+            dependencies=dependencies,
+            responses=responses,
+            callbacks=callbacks,
+            deprecated=deprecated,
+            include_in_schema=include_in_schema,
+            default_response_class=default_response_class,
+            generate_unique_id_function=generate_unique_id_function,
+        )
         self.settings = Settings(**settings)
         # handler(request, exc) -> Response, by exception class (or HTTP status).
         self.exception_handlers: dict[type[BaseException] | int, ExceptionHandler] = dict(
@@ -87,6 +103,11 @@ class App(Router):
         self.asgi: asgi.ASGIApp = asgi.ASGIAdapter(self)
         # The OpenAPI document, once ``openapi()`` has generated it (FastAPI's name).
         self.openapi_schema: dict[str, Any] | None = None
+
+    @property
+    def router(self) -> Router:
+        """The app's own router: the app itself (FastAPI's ``app.router``)."""
+        return self
 
     # The protocol entry points: thin adapters into the same core.
     # perf: Granian calls the adapter itself, with no frame of the App's between.
@@ -115,7 +136,14 @@ class App(Router):
         return hook
 
     def on_event(self, event: Literal["startup", "shutdown"]) -> Callable[[H], H]:
-        """``@app.on_event("startup")``: FastAPI's older form of ``on_startup``/``on_shutdown``."""
+        """``@app.on_event("startup")``: FastAPI's older form of ``on_startup``/``on_shutdown``,
+        deprecated there (a DeprecationWarning, as FastAPI's)."""
+        warnings.warn(
+            "on_event is deprecated, use lifespan event handlers instead (in hasten: "
+            "App(lifespan=...), or @app.on_startup and @app.on_shutdown).",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         if event == "startup":
             return self.on_startup
         if event == "shutdown":
@@ -180,11 +208,15 @@ class App(Router):
     def dependency_overrides(self, overrides: Mapping[Any, Callable[..., Any]]) -> None:
         self._dependency_overrides.replace(overrides)
 
-    def add_middleware(self, cls: Callable[..., Middleware], **options: Any) -> None:
+    def add_middleware(self, cls: Callable[..., Any], **options: Any) -> None:
         """Add a hasten middleware class (``CORSMiddleware``, ``GZipMiddleware``, ...) built
         with ``options``: ``app.add_middleware(CORSMiddleware, allow_origins=["*"])``. It runs
-        inside the ones added before it. For an ASGI middleware use ``add_asgi_middleware``.
+        inside the ones added before it. A Starlette-style ASGI middleware class (its first
+        parameter is the ``app`` it wraps) is added as ``add_asgi_middleware`` adds it.
         """
+        if _wraps_an_app(cls):
+            self.add_asgi_middleware(cls, **options)
+            return
         self._check_open("add a middleware")
         self._middlewares.append(cls(**options))
 
@@ -343,6 +375,15 @@ class App(Router):
 
     def _block_stats(self) -> dict[str, BlockStats]:
         return {} if self.runtime is None else self.runtime.block_stats()
+
+
+def _wraps_an_app(cls: Callable[..., Any]) -> bool:
+    """Whether ``cls`` is an ASGI middleware: its first parameter is the ``app`` it wraps."""
+    try:
+        parameters = list(inspect.signature(cls).parameters.values())
+    except (TypeError, ValueError):  # a builtin without a signature: not Starlette's shape
+        return False
+    return bool(parameters) and parameters[0].name == "app"
 
 
 async def _run_hook(hook: Hook) -> None:

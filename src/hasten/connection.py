@@ -7,7 +7,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .context import ServeContext
-from .datastructures import Address, Headers, QueryParams, State
+from .datastructures import URL, Address, Headers, QueryParams, State
 from .errors import HTTPError
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ class Connection:
         self, context: ServeContext, app: Any, scope: Any, channel: Any, method: str, path: str
     ) -> None:
         self.context = context
-        self.app = app  # for the handler's own use (``request.app.state``); hasten never reads it
+        self.app = app  # for the handler's own use (``request.app.state``), and url_for
         self.method = method  # a WebSocket's is its handshake's: GET
         self.path = path  # percent-decoded; what the app routes on, without the root path
         self._scope = scope
@@ -147,12 +147,29 @@ class Connection:
         return self._state
 
     @property
-    def url(self) -> str:
+    def url(self) -> URL:
         """The full URL as the client asked for it."""
-        host = self._header("host") or ""
+        return self.url_with_path(self.path)
+
+    def url_with_path(self, path: str) -> URL:
+        """The full URL with ``path`` (under the root path) for the path, the query kept:
+        where a redirect sends the client, as Starlette's."""
         query = self.query_string
-        path = self.root_path + self.path
-        return f"{self.scheme}://{host}{path}{'?' if query else ''}{query}"
+        return URL(f"{self._origin()}{self.root_path}{path}{'?' if query else ''}{query}")
+
+    @property
+    def base_url(self) -> URL:
+        """The URL of the app's root: where the app is mounted, with a ``/`` after it."""
+        return URL(f"{self._origin()}{self.root_path}/")
+
+    def url_for(self, name: str, /, **path_params: Any) -> URL:
+        """The full URL of the app's route (or mount) called ``name``, its path parameters
+        given (``Router.url_path_for``)."""
+        path = self.app.url_path_for(name, **path_params)
+        return URL(f"{self._origin()}{self.root_path}{path}")
+
+    def _origin(self) -> str:
+        return f"{self.scheme}://{self._header('host') or ''}"
 
     def call_asgi(
         self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]], outbound: Any

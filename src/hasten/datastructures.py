@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple, TypeVar, overload
-from urllib.parse import unquote_plus
+from urllib.parse import SplitResult, unquote_plus, urlsplit, urlunsplit
 
-__all__ = ["Address", "Headers", "MutableHeaders", "QueryParams", "State", "parse_query"]
+__all__ = ["URL", "Address", "Headers", "MutableHeaders", "QueryParams", "State", "parse_query"]
 
 T = TypeVar("T")
 
@@ -168,6 +168,48 @@ class QueryParams(Mapping[str, str]):
 
     def __repr__(self) -> str:
         return f"QueryParams({self._pairs!r})"
+
+
+class URL(str):
+    """A URL: the string itself, with its parts by Starlette's names (``url.path``)."""
+
+    __slots__ = ()
+
+    def _parts(self) -> SplitResult:
+        return urlsplit(self)
+
+    @property
+    def scheme(self) -> str:
+        return self._parts().scheme
+
+    @property
+    def netloc(self) -> str:
+        return self._parts().netloc
+
+    @property
+    def hostname(self) -> str | None:
+        return self._parts().hostname
+
+    @property
+    def port(self) -> int | None:
+        return self._parts().port
+
+    @property
+    def path(self) -> str:
+        return self._parts().path
+
+    @property
+    def query(self) -> str:
+        return self._parts().query
+
+    @property
+    def fragment(self) -> str:
+        return self._parts().fragment
+
+    def replace(self, **parts: str) -> URL:  # type: ignore[override]
+        """This URL with some of its parts (``scheme``, ``netloc``, ``path``, ``query``,
+        ``fragment``) replaced: ``request.url.replace(path="/login")``, as Starlette's."""
+        return URL(urlunsplit(self._parts()._replace(**parts)))
 
 
 class State:

@@ -45,6 +45,8 @@ class RouteOptions:
     ``app.get(...)`` and friends."""
 
     status: int = 200
+    # What url_for calls the route (None: its handler's name), as FastAPI's ``name=``.
+    name: str | None = None
     offload: Offload | None = None
     executor: Executor | None = None
     max_concurrency: int | None = None
@@ -59,6 +61,10 @@ class RouteOptions:
     operation_id: str | None = None
     include_in_schema: bool = True
     openapi_extra: Mapping[str, Any] | None = None
+    callbacks: Sequence[Any] = ()
+    generate_unique_id_function: Callable[[Any], str] | None = None
+    # The Response class a result other than a Response is sent as (None: by its type).
+    response_class: Any = None
     # Depends() run before the handler (their values unused), as FastAPI's.
     dependencies: Sequence[Any] = ()
     # What the client may see of the result (None: as returned); UNSET: the return annotation.
@@ -127,12 +133,14 @@ class Endpoint:
         else:
             self.renderer = renderer_for(returns, options.status, self.name)
 
-    def under(self, template: PathTemplate) -> Endpoint:
-        """This endpoint at ``template`` (its path under a prefix): described again where
-        the prefix brings path parameters, which change where values come from."""
-        if template.names == self.template.names:
+    def under(self, template: PathTemplate, options: RouteOptions | None = None) -> Endpoint:
+        """This endpoint at ``template`` (its path under a prefix), with ``options`` (what its
+        routers gave it): described again where the prefix brings path parameters, which
+        change where values come from, or where the options changed."""
+        options = self.options if options is None else options
+        if template.names == self.template.names and options is self.options:
             return self
-        return Endpoint(self.func, template, self.options)
+        return Endpoint(self.func, template, options)
 
     def request_parameters_with(self, dependencies: Sequence[Dependency]) -> tuple[Parameter, ...]:
         """``request_parameters`` with ``dependencies`` (a router's, the app's) run first."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import http
 import traceback
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -245,6 +246,19 @@ async def websocket_request_validation_exception_handler(
     await websocket.close(code=1008, reason=str(jsonable_encoder(exc.errors())))
 
 
+def _still_raised(handler: ExceptionHandler) -> ExceptionHandler:
+    """``handler`` as Starlette's handler of last resort (the one for ``Exception`` or 500,
+    which also answers an exception nothing else handles): it answers, and the exception is
+    still raised in a TestClient's test, as Starlette's ServerErrorMiddleware raises it."""
+
+    @functools.wraps(handler)
+    def answer(request: Request, exc: Any) -> Response | Awaitable[Response]:
+        report_unhandled(exc)
+        return handler(request, exc)
+
+    return answer
+
+
 class ExceptionHandlers:
     """An app's exception handlers, by class (the most specific along the exception's MRO
     wins) and by HTTP status (for HTTPError), frozen at startup."""
@@ -262,6 +276,8 @@ class ExceptionHandlers:
                 self._by_status[key] = handler
             else:
                 self._by_class[key] = handler
+            if key in (Exception, 500):  # Starlette's ServerErrorMiddleware handler
+                self._by_class[Exception] = _still_raised(handler)
         self._found: dict[type[BaseException], ExceptionHandler | None] = {}
 
     def lookup(self, exc: BaseException) -> ExceptionHandler | None:

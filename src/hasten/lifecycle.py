@@ -18,6 +18,7 @@ from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
 from .background import BackgroundTasks, task_name
+from .errors import report_unhandled
 
 if TYPE_CHECKING:
     from .connection import Connection
@@ -117,6 +118,7 @@ class Cleanup:
                 continue
             except Exception as exc:
                 logger.error("The cleanup of dependency %s failed", done.name, exc_info=exc)
+                report_unhandled(exc)  # a TestClient raises it, as Starlette's does
                 continue
             logger.error("Dependency %s yielded more than once", done.name)
             await done.close(self.threads)
@@ -160,3 +162,4 @@ async def run_tasks(tasks: BackgroundTasks, threads: Executor | None) -> None:
                     await result
         except Exception as exc:
             logger.error("Background task %s failed", task_name(func), exc_info=exc)
+            report_unhandled(exc)  # a TestClient raises it, as Starlette's does

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
 
 from .connection import NO_PATH_PARAMS, PathParams
 from .errors import HTTPError
-from .paths import NO_MATCH, Param, PathTemplate
+from .paths import NO_MATCH, Param, PathTemplate, encode_path
 from .renderers import Renderer
 from .requests import Request
 from .responses import RedirectResponse
@@ -18,8 +17,6 @@ from .types import Target
 __all__ = ["CompiledRoute", "Matcher", "RouteConflict"]
 
 _Entry = tuple[Target, tuple[str, ...]]  # the target and its path parameters' names
-# What may stand unescaped in a path (RFC 3986 pchar and "/"): the rest is percent-encoded.
-_PATH_SAFE = "/:@!$&'()*+,;=-._~"
 _RENDER_AS_IS = Renderer(200).render
 _WEBSOCKET = frozenset({"WEBSOCKET"})
 
@@ -178,11 +175,11 @@ class Matcher:
 
 def _redirect(path: str) -> Target:
     # The path came percent-decoded: encode it again, or an encoded "?" would start a query.
-    location = quote(path, safe=_PATH_SAFE)
+    location = encode_path(path)
 
     async def redirect_slash(request: Request) -> Any:
-        query = f"?{request.query_string}" if request.query_string else ""
-        return RedirectResponse(request.root_path + location + query)
+        # A full URL, as Starlette's (the query kept).
+        return RedirectResponse(request.url_with_path(location))
 
     return Target("trailing slash redirect", redirect_slash, _RENDER_AS_IS)
 

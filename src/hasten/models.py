@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+import types
 import typing
 from collections.abc import Callable
 from typing import Any
@@ -42,6 +43,23 @@ def is_pydantic_model(annotation: Any) -> bool:
     if pydantic is None or not isinstance(annotation, type):
         return False
     return issubclass(annotation, pydantic.BaseModel)
+
+
+def pydantic_v1_model(annotation: Any) -> type | None:
+    """The pydantic v1 model (``pydantic.v1.BaseModel``) ``annotation`` holds, if any, alone or
+    in a union or a collection: hasten, as FastAPI, validates v2 models only."""
+    origin = typing.get_origin(annotation)
+    if origin is not None or isinstance(annotation, types.UnionType):
+        for arg in typing.get_args(annotation):
+            found = pydantic_v1_model(arg)
+            if found is not None:
+                return found
+        return None
+    if isinstance(annotation, type) and any(
+        base.__module__.startswith("pydantic.v1") for base in annotation.__mro__
+    ):
+        return annotation
+    return None
 
 
 def uses_pydantic(annotation: Any) -> bool:
@@ -88,10 +106,13 @@ def pydantic_errors(exc: Any, prefix: tuple[str | int, ...]) -> list[dict[str, A
 
 
 def encode_hook(value: Any) -> Any:
-    """What msgspec cannot encode by itself: a pydantic model, as its JSON-mode dump."""
+    """What msgspec cannot encode by itself: a pydantic model, as its JSON-mode dump; a
+    ``str`` subclass (a ``URL``) as its text."""
     dump = getattr(value, "model_dump", None)
     if dump is not None:
         return dump(mode="json")
+    if isinstance(value, str):
+        return str(value)
     raise NotImplementedError(f"Objects of type {type(value).__name__} are not JSON encodable")
 
 

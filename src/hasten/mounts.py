@@ -77,17 +77,18 @@ class MountEndpoint(Endpoint):
 
     __slots__ = ("mounted",)
 
-    def __init__(self, mounted: ASGIApp | Mountable) -> None:
+    def __init__(self, mounted: ASGIApp | Mountable, name: str | None = None) -> None:
         # Nothing to describe or extract: the mounted app reads the request itself.
         self.mounted = mounted
         self.func: Any = mounted.respond if is_native(mounted) else mounted  # type: ignore[union-attr]
-        self.options = RouteOptions(include_in_schema=False)  # it documents itself, if at all
+        # It documents itself, if at all; ``name``: what url_for calls it.
+        self.options = RouteOptions(name=name, include_in_schema=False)
         self.name = f"mount {type(mounted).__module__}.{type(mounted).__qualname__}"
         self.parameters = ()
         self.renderer = _AS_IS
 
-    def under(self, template: PathTemplate) -> MountEndpoint:
-        return self  # the mounted app reads its path itself
+    def under(self, template: PathTemplate, options: RouteOptions | None = None) -> MountEndpoint:
+        return self  # the mounted app reads its path itself, and documents itself
 
     @property
     def runs_on(self) -> RunsOn:

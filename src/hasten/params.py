@@ -580,8 +580,8 @@ def _check_readable(where: str, parameter: Parameter) -> None:
                 "bytes, or a list of either (| None when optional)"
             )
         return
+    _check_pydantic_v2(where, parameter)
     if parameter.needs_pydantic:
-        _check_pydantic_v2(where, parameter)
         return  # validated by pydantic
     try:
         mi.type_info(parameter.validated_type)
@@ -615,16 +615,16 @@ def _check_readable(where: str, parameter: Parameter) -> None:
 
 def _check_pydantic_v2(where: str, parameter: Parameter) -> None:
     """A pydantic v1 model (``pydantic.v1``) cannot be validated: say what to do."""
-    for member in _members(parameter.annotation):
-        if isinstance(member, type) and any(
-            base.__module__.startswith("pydantic.v1") for base in member.__mro__
-        ):
-            raise TypeError(
-                f"{where}: parameter {parameter.name!r} is a pydantic v1 model "
-                f"({member.__qualname__}); hasten validates pydantic v2 models only, as "
-                "FastAPI does: declare it with `from pydantic import BaseModel`, not "
-                "`from pydantic.v1 import BaseModel`"
-            )
+    from .models import pydantic_v1_model
+
+    model = pydantic_v1_model(parameter.annotation)
+    if model is not None:
+        raise TypeError(
+            f"{where}: parameter {parameter.name!r} is a pydantic v1 model "
+            f"({model.__qualname__}); hasten validates pydantic v2 models only, as "
+            "FastAPI does: declare it with `from pydantic import BaseModel`, not "
+            "`from pydantic.v1 import BaseModel`"
+        )
 
 
 _SCALARS = (

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
+from urllib.parse import quote
 
-__all__ = ["CONVERTERS", "NO_MATCH", "Converter", "Param", "PathTemplate"]
+__all__ = ["CONVERTERS", "NO_MATCH", "Converter", "Param", "PathTemplate", "encode_path"]
 
 NO_MATCH: Final = object()
+# What may stand unescaped in a path (RFC 3986 pchar and "/"): the rest is percent-encoded.
+_PATH_SAFE = "/:@!$&'()*+,;=-._~"
+
+
+def encode_path(path: str) -> str:
+    """A percent-decoded path encoded again, for a URL: an encoded "?" stays in the path."""
+    return quote(path, safe=_PATH_SAFE)
+
 
 _FLOAT = re.compile(r"[0-9]+(\.[0-9]+)?")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -111,6 +120,24 @@ class PathTemplate:
     def names(self) -> frozenset[str]:
         """The names of its parameters."""
         return frozenset(param.name for param in self.params)
+
+    def format(self, values: Mapping[str, Any]) -> str:
+        """The path with each parameter given its value in ``values`` (as Starlette's
+        ``url_path_for``: a ``str`` one may hold no ``/``)."""
+        if set(values) != self.names:
+            raise KeyError(
+                f"{self.path!r} takes the parameters {sorted(self.names)}, not {sorted(values)}"
+            )
+        parts = [""]
+        for segment in self.segments:
+            if isinstance(segment, str):
+                parts.append(segment)
+                continue
+            value = str(values[segment.name])
+            if segment.converter.name != "path" and ("/" in value or not value):
+                raise ValueError(f"Path parameter {segment.name!r} cannot be {value!r}")
+            parts.append(value)
+        return "/".join(parts)
 
     def with_prefix(self, prefix: str) -> PathTemplate:
         """This template under ``prefix`` (a router's, say; it may hold parameters)."""

@@ -35,6 +35,7 @@ MODULES: dict[str, str] = {
     "fastapi.middleware.trustedhost": "hasten.middleware",
     "fastapi.openapi.docs": "hasten.openapi.docs",
     "fastapi.openapi.utils": "hasten.openapi",
+    "fastapi.utils": "hasten.openapi",
     "fastapi.requests": "hasten.requests",
     "fastapi.responses": "hasten.responses",
     "fastapi.routing": "hasten.routing",

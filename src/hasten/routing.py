@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
+import dataclasses
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, TypedDict, TypeVar, Unpack
 
 from .dependencies import AppDependencies
 from .endpoints import Endpoint, Offload, RouteOptions, check_dependencies
 from .errors import one_status
 from .matcher import CompiledRoute
+from .models import pydantic_v1_model
 from .mounts import MOUNT_PATH, MountEndpoint, is_native
 from .params import Dependency, Parameter
 from .paths import PathTemplate
 from .pools import Pools
+from .renderers import Renderer
+from .requests import Request
+from .responses import Response
+from .types import Handler, Target
 
-__all__ = ["Route", "Router"]
+__all__ = ["Inherited", "NoMatchFound", "Route", "Router"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"})
@@ -25,15 +32,20 @@ HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTI
 WEBSOCKET = "WEBSOCKET"
 
 
+class NoMatchFound(LookupError):
+    """``url_path_for``: no route has that name and those parameters (Starlette's name)."""
+
+
 class OptionKeywords(TypedDict, total=False):
     """``RouteOptions``' fields, as keywords."""
 
     status: int
+    name: str | None
     offload: Offload | None
     executor: Executor | None
     max_concurrency: int | None
     timeout: float | None
-    tags: Sequence[str]
+    tags: Sequence[str | Enum]
     summary: str | None
     description: str | None
     response_description: str
@@ -45,6 +57,9 @@ class OptionKeywords(TypedDict, total=False):
     dependencies: Sequence[Any]
     response_model: Any
     validate_response: bool
+    callbacks: Sequence[Any]
+    generate_unique_id_function: Callable[[Any], str] | None
+    response_class: Any
 
 
 class RouteKeywords(OptionKeywords, total=False):
@@ -59,34 +74,147 @@ def route_options(
     """A decorator's keywords as ``RouteOptions``: ``status_code=`` is ``status=``."""
     if status_code is not None:
         options["status"] = one_status(options.get("status"), status_code, 200)
-    return RouteOptions(**options)
+    fields: dict[str, Any] = dict(options)  # checked as keywords; tags become text here
+    if "tags" in fields:
+        fields["tags"] = tag_names(fields["tags"])
+    return RouteOptions(**fields)
+
+
+def tag_names(tags: Sequence[str | Enum]) -> tuple[str, ...]:
+    """OpenAPI tags as text: an Enum member (``tags=[Tags.items]``) by its value, as FastAPI
+    writes it."""
+    return tuple(str(tag.value) if isinstance(tag, Enum) else tag for tag in tags)
+
+
+class InheritedKeywords(TypedDict, total=False):
+    """What ``Router`` and ``include`` take for every route under them (FastAPI's names)."""
+
+    tags: Sequence[str | Enum]
+    dependencies: Sequence[Any]
+    responses: Mapping[int | str, Mapping[str, Any]] | None
+    callbacks: Sequence[Any]
+    deprecated: bool | None
+    include_in_schema: bool
+    default_response_class: Any
+    generate_unique_id_function: Callable[[Any], str] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Inherited:
+    """What a router, or one inclusion of it, gives every route under it: FastAPI's
+    ``APIRouter`` and ``include_router`` keywords. A route's own value wins where it has one;
+    tags, dependencies, callbacks and responses add up, the outer router's first."""
+
+    tags: tuple[str, ...] = ()
+    dependencies: tuple[Dependency, ...] = ()
+    responses: Mapping[int | str, Mapping[str, Any]] = field(default_factory=dict)
+    callbacks: tuple[Any, ...] = ()
+    deprecated: bool = False
+    include_in_schema: bool = True
+    default_response_class: Any = None
+    generate_unique_id_function: Callable[[Any], str] | None = None
+
+    @classmethod
+    def given(cls, where: str, **keywords: Unpack[InheritedKeywords]) -> Inherited:
+        """The values given as ``keywords`` (to ``Router`` or ``include``, named ``where``)."""
+        return cls(
+            tag_names(keywords.get("tags", ())),
+            check_dependencies(keywords.get("dependencies", ()), where),
+            dict(keywords.get("responses") or {}),
+            tuple(keywords.get("callbacks", ())),
+            bool(keywords.get("deprecated")),
+            keywords.get("include_in_schema", True),
+            keywords.get("default_response_class"),
+            keywords.get("generate_unique_id_function"),
+        )
+
+    def within(self, outer: Inherited) -> Inherited:
+        """These values, for routes that ``outer`` gives its own too."""
+        return Inherited(
+            (*outer.tags, *self.tags),
+            (*outer.dependencies, *self.dependencies),
+            {**outer.responses, **self.responses},
+            (*outer.callbacks, *self.callbacks),
+            self.deprecated or outer.deprecated,
+            self.include_in_schema and outer.include_in_schema,
+            _first(self.default_response_class, outer.default_response_class),
+            _first(self.generate_unique_id_function, outer.generate_unique_id_function),
+        )
+
+    def options_of(self, options: RouteOptions) -> RouteOptions:
+        """A route's ``options`` with these values given (the same object if none changes
+        it: the route's endpoint is then not described again)."""
+        changes: dict[str, Any] = {}
+        if self.responses:
+            changes["responses"] = {**self.responses, **options.responses}
+        if self.callbacks:
+            changes["callbacks"] = (*self.callbacks, *options.callbacks)
+        if self.deprecated and not options.deprecated:
+            changes["deprecated"] = True
+        if not self.include_in_schema and options.include_in_schema:
+            changes["include_in_schema"] = False
+        if self.default_response_class is not None and options.response_class is None:
+            changes["response_class"] = self.default_response_class
+        if self.generate_unique_id_function is not None and (
+            options.generate_unique_id_function is None
+        ):
+            changes["generate_unique_id_function"] = self.generate_unique_id_function
+        return dataclasses.replace(options, **changes) if changes else options
+
+
+def _first(value: Any, default: Any) -> Any:
+    return default if value is None else value
 
 
 @dataclass(frozen=True, slots=True)
 class Route:
     """A registered route: its parsed path, methods and compiled endpoint, and the OpenAPI
-    tags and the dependencies of the routers (and app) it was included through."""
+    tags and the dependencies of the routers (and app) it was included through.
+
+    A subclass (a router's ``route_class=``, FastAPI's custom ``APIRoute``) may override
+    ``get_route_handler`` to wrap what serves the route.
+    """
 
     template: PathTemplate
     methods: frozenset[str]
     endpoint: Endpoint
-    tags: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()  # its routers' (and app's), then its own, as FastAPI's
     dependencies: tuple[Dependency, ...] = ()
+    # Set on the copy ``compile`` makes for one app: what ``get_route_handler`` wraps.
+    target: Target | None = field(default=None, compare=False, repr=False)
 
     @property
     def path(self) -> str:
         return self.template.path
 
-    def with_prefix(
-        self, prefix: str, tags: Sequence[str] = (), dependencies: Sequence[Dependency] = ()
-    ) -> Route:
+    @property
+    def name(self) -> str:
+        """What ``url_for`` calls the route: its ``name=``, else its handler's name."""
+        name = self.endpoint.options.name
+        if name is None:
+            func = self.endpoint.func
+            name = getattr(func, "__name__", type(func).__name__)
+        return name
+
+    def url_path(self, values: Mapping[str, Any]) -> str | None:
+        """This route's path with its parameters given ``values``; None when they are not
+        its parameters. A mount takes the path under it as ``path``, as Starlette's."""
+        if isinstance(self.endpoint, MountEndpoint) and "path" in values:
+            values = {**values, MOUNT_PATH: str(values["path"]).lstrip("/")}
+            del values["path"]
+        if set(values) != self.template.names:
+            return None
+        return self.template.format(values)
+
+    def with_prefix(self, prefix: str, inherited: Inherited = Inherited()) -> Route:
+        """This route under ``prefix``, with what the routers it is included through give it."""
         template = self.template.with_prefix(prefix)
-        return Route(
-            template,
-            self.methods,
-            self.endpoint.under(template),
-            (*tags, *self.tags),
-            (*dependencies, *self.dependencies),
+        return dataclasses.replace(
+            self,
+            template=template,
+            endpoint=self.endpoint.under(template, inherited.options_of(self.endpoint.options)),
+            tags=(*inherited.tags, *self.tags),
+            dependencies=(*inherited.dependencies, *self.dependencies),
         )
 
     @property
@@ -105,6 +233,19 @@ class Route:
         """``GET /items/{id}``: how logs and errors name the route."""
         return f"{'|'.join(sorted(self.methods))} {self.path}"
 
+    def get_route_handler(self) -> Handler:
+        """What serves this route, ``async (request) -> Response``: read its values, run its
+        handler, render the result. A subclass may wrap it (time it, catch an error, hand on
+        another request); it is called once, when the app starts."""
+        if self.target is None:
+            raise RuntimeError("get_route_handler() is called by the app, when it starts")
+        invoke, render = self.target.invoke, self.target.render
+
+        async def handle(request: Request) -> Response:
+            return render(await invoke(request))
+
+        return handle
+
     def compile(self, pools: Pools, dependencies: AppDependencies | None = None) -> CompiledRoute:
         """What the matcher serves for this route in one app: its endpoint bound to ``pools``
         and, where it has dependencies, to the app's (overrides, app-scoped values)."""
@@ -114,8 +255,15 @@ class Route:
                 "which it then serves"
             )
         target = self.endpoint.bind(pools, self.label, self.dependencies, dependencies)
+        if type(self).get_route_handler is not Route.get_route_handler:
+            handler = dataclasses.replace(self, target=target).get_route_handler()
+            target = Target(target.name, handler, _AS_IS)
         target.websocket = WEBSOCKET in self.methods
         return CompiledRoute(self.template, self.methods, target, f"{self.label} ({target.name})")
+
+
+# A custom route handler's result is its Response.
+_AS_IS = Renderer(200).render
 
 
 class Router:
@@ -123,17 +271,31 @@ class Router:
     (or ``app.include_router``, FastAPI's name)."""
 
     def __init__(
-        self, prefix: str = "", *, tags: Sequence[str] = (), dependencies: Sequence[Any] = ()
+        self,
+        prefix: str = "",
+        *,
+        route_class: type[Route] | None = None,
+        **keywords: Unpack[InheritedKeywords],
     ) -> None:
-        if prefix and (not prefix.startswith("/") or prefix.endswith("/")):
-            raise ValueError(f"Router prefix {prefix!r} must start with '/' and not end with it")
+        _check_prefix(prefix, "Router prefix")
         self.prefix = prefix
-        self.tags = tuple(tags)  # OpenAPI tags of every route here, before the route's own
-        # Depends() run before every route's own, for each request (their values unused).
-        self.dependencies = check_dependencies(dependencies, f"Router({prefix!r})")
+        # What every route here gets: OpenAPI tags before the route's own, Depends() run
+        # before its own for each request (their values unused), ...
+        self.inherited = Inherited.given(f"Router({prefix!r})", **keywords)
+        # The class of the routes registered here from now on (FastAPI's custom APIRoute).
+        self.route_class = route_class or Route
         self._routes: list[Route] = []
-        self._children: list[tuple[str, Router, tuple[str, ...], tuple[Dependency, ...]]] = []
+        self._children: list[tuple[str, Router, Inherited]] = []
         self._frozen = False
+        self._names: dict[str, list[Route]] | None = None
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        return self.inherited.tags
+
+    @property
+    def dependencies(self) -> tuple[Dependency, ...]:
+        return self.inherited.dependencies
 
     def route(
         self, path: str, methods: Iterable[str] = ("GET",), **options: Unpack[RouteKeywords]
@@ -175,7 +337,8 @@ class Router:
         # Described under the router's own prefix: a parameter in it is a path parameter.
         endpoint = Endpoint(func, template.with_prefix(self.prefix), route_options(**options))
         _check_connection_types(endpoint, websocket=False)
-        route = Route(template, wanted, endpoint)
+        _check_response_model(endpoint)
+        route = self.route_class(template, wanted, endpoint, tuple(endpoint.options.tags))
         self._routes.append(route)
         return route
 
@@ -225,22 +388,21 @@ class Router:
     def options(self, path: str, **options: Unpack[RouteKeywords]) -> Callable[[F], F]:
         return self.route(path, ("OPTIONS",), **options)
 
-    def mount(self, prefix: str, app: Any) -> None:
+    def mount(self, prefix: str, app: Any, name: str | None = None) -> None:
         """Serve ``app`` under ``prefix``: any ASGI app (a Starlette or FastAPI app, with
         ``root_path`` set to the prefix), or ``StaticFiles``. Routes of this app under the
-        prefix still win; the mount catches the rest."""
+        prefix still win; the mount catches the rest. ``name``: what ``url_for`` calls it
+        (``url_for("static", path="/site.css")``)."""
         self._check_open(f"mount {prefix!r}")
-        if not prefix.startswith("/") or prefix.endswith("/") or "{" in prefix:
-            raise ValueError(
-                f"Mount prefix {prefix!r} must start with '/', not end with it, and hold no "
-                "path parameters"
-            )
+        if not prefix or "{" in prefix:
+            raise ValueError(f"Mount prefix {prefix!r} must not be empty or hold path parameters")
+        _check_prefix(prefix, "Mount prefix")
         if not (is_native(app) or callable(app)):
             raise TypeError(f"Cannot mount {app!r}: it is neither an ASGI app nor StaticFiles")
         methods: frozenset[str] = (
             frozenset(app.methods) if is_native(app) else HTTP_METHODS | {WEBSOCKET}
         )
-        endpoint = MountEndpoint(app)
+        endpoint = MountEndpoint(app, name)
         for path in (prefix, f"{prefix}/{{{MOUNT_PATH}:path}}"):
             self._routes.append(Route(PathTemplate.parse(path), methods, endpoint))
 
@@ -248,36 +410,55 @@ class Router:
         self,
         router: Router,
         prefix: str = "",
-        *,
-        tags: Sequence[str] = (),
-        dependencies: Sequence[Any] = (),
+        **keywords: Unpack[InheritedKeywords],
     ) -> None:
-        """Serve ``router``'s routes here, under ``prefix`` + the router's own prefix
-        (``tags``: OpenAPI tags for each of them, before the router's own; ``dependencies``:
-        run before the router's own)."""
+        """Serve ``router``'s routes here, under ``prefix`` + the router's own prefix. The
+        keywords are ``Router``'s, for this inclusion: each route gets them after the
+        router's own (``tags`` before the router's, ``dependencies`` run before its own)."""
         self._check_open("include a router")
         if router is self:
             raise ValueError("A router cannot include itself")
-        checked = check_dependencies(dependencies, f"include({prefix!r})")
-        self._children.append((prefix, router, tuple(tags), checked))
+        _check_prefix(prefix, "include() prefix")
+        inherited = Inherited.given(f"include({prefix!r})", **keywords)
+        self._children.append((prefix, router, inherited))
 
     include_router = include  # FastAPI's name
+
+    def url_path_for(self, name: str, /, **values: Any) -> str:
+        """The path of the route called ``name`` (see ``Route.name``), its parameters given
+        ``values``; NoMatchFound if no route has that name and those parameters."""
+        for route in self._named().get(name, ()):
+            path = route.url_path(values)
+            if path is not None:
+                return path
+        raise NoMatchFound(f"No route named {name!r} takes the parameters {sorted(values)}")
+
+    def _named(self) -> dict[str, list[Route]]:
+        # Kept once the routes are frozen: url_for asks for it on requests.
+        if self._names is not None:
+            return self._names
+        names: dict[str, list[Route]] = {}
+        for route in self.routes:
+            names.setdefault(route.name, []).append(route)
+        if self._frozen:
+            self._names = names
+        return names
 
     @property
     def routes(self) -> list[Route]:
         """Every route, included routers' too, with full paths."""
-        own = self.dependencies
-        collected = [route.with_prefix(self.prefix, self.tags, own) for route in self._routes]
-        for prefix, child, tags, dependencies in self._children:
+        own = self.inherited
+        collected = [route.with_prefix(self.prefix, own) for route in self._routes]
+        for prefix, child, inherited in self._children:
             collected.extend(
-                route.with_prefix(self.prefix + prefix, (*self.tags, *tags), (*own, *dependencies))
+                route.with_prefix(self.prefix + prefix, inherited.within(own))
                 for route in child.routes
             )
         return collected
 
     def _freeze(self) -> None:
         self._frozen = True
-        for _, child, _, _ in self._children:
+        for _, child, _ in self._children:
             child._freeze()
 
     def _check_open(self, action: str) -> None:
@@ -286,6 +467,22 @@ class Router:
                 f"Cannot {action}: the app has started and its routes are compiled. "
                 "Register routes before the app starts."
             )
+
+
+def _check_prefix(prefix: str, what: str) -> None:
+    if prefix and (not prefix.startswith("/") or prefix.endswith("/")):
+        raise ValueError(f"{what} {prefix!r} must start with '/' and not end with it")
+
+
+def _check_response_model(endpoint: Endpoint) -> None:
+    model = pydantic_v1_model(endpoint.response_model)
+    if model is not None:
+        raise TypeError(
+            f"{endpoint.name}: its response model holds a pydantic v1 model "
+            f"({model.__qualname__}); hasten sends pydantic v2 models only, as FastAPI does: "
+            "declare it with `from pydantic import BaseModel`, not `from pydantic.v1 import "
+            "BaseModel`"
+        )
 
 
 def _check_connection_types(endpoint: Endpoint, *, websocket: bool) -> None:

@@ -25,6 +25,7 @@ from .errors import (
     ExceptionHandler,
     ExceptionHandlers,
     HTTPError,
+    WebSocketException,
     report_unhandled,
     server_error_response,
 )
@@ -234,6 +235,8 @@ class Runtime:
             await target.invoke(websocket)
         except WebSocketDisconnect as exc:
             report_unhandled(exc)  # a TestClient raises it in the test, as Starlette's does
+        except WebSocketException as exc:  # before accept(), a refused handshake (403)
+            await self._end_websocket(websocket, 403, exc.code, exc.reason)
         except HTTPError as exc:
             await self._end_websocket(websocket, exc.status, POLICY_VIOLATION)
         except Exception as exc:
@@ -251,12 +254,14 @@ class Runtime:
             await cleanup.after_response()
 
     @staticmethod
-    async def _end_websocket(websocket: WebSocket, status: int, code: int) -> None:
+    async def _end_websocket(
+        websocket: WebSocket, status: int, code: int, reason: str = ""
+    ) -> None:
         with contextlib.suppress(Exception):  # the client may have gone already
             if websocket.connection_state == "connecting":
                 await websocket.refuse(status)
             else:
-                await websocket.close(code)
+                await websocket.close(code, reason)
 
     async def close_websockets(self, timeout: float) -> None:
         """Shutdown: wait up to ``timeout`` seconds for WebSockets to end, then close those

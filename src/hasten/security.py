@@ -274,11 +274,11 @@ class OAuth2PasswordRequestForm:
         self,
         *,
         username: Annotated[str, Form()],
-        password: Annotated[str, Form()],
+        password: Annotated[str, Form(json_schema_extra={"format": "password"})],
         grant_type: Annotated[str | None, Form(pattern="^password$")] = None,
         scope: Annotated[str, Form()] = "",
         client_id: Annotated[str | None, Form()] = None,
-        client_secret: Annotated[str | None, Form()] = None,
+        client_secret: Annotated[str | None, Form(json_schema_extra={"format": "password"})] = None,
     ) -> None:
         self.grant_type = grant_type
         self.username = username

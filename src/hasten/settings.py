@@ -205,7 +205,8 @@ class Settings:
         },
     )
     # OpenAPI and the docs page (FastAPI's names).
-    title: str = field(default="hasten", metadata={"help": "The API's title in OpenAPI."})
+    # FastAPI's default: a moved app keeps its document (docs/from-fastapi.md says why).
+    title: str = field(default="FastAPI", metadata={"help": "The API's title in OpenAPI."})
     version: str = field(default="0.1.0", metadata={"help": "The API's version in OpenAPI."})
     summary: str | None = field(
         default=None, metadata={"help": "A one-line summary of the API (OpenAPI 3.1 only)."}
@@ -239,6 +240,16 @@ class Settings:
     )
     license_info: dict[str, Any] | None = field(
         default=None, metadata={"help": "OpenAPI License Object: name, and url or identifier."}
+    )
+    separate_input_output_schemas: bool = field(
+        default=True,
+        metadata={
+            "help": "A pydantic model whose input and output differ is two schemas "
+            "(Item-Input, Item-Output); False: one, the input's."
+        },
+    )
+    swagger_ui_parameters: dict[str, Any] | None = field(
+        default=None, metadata={"help": "Swagger UI's configuration, over hasten's defaults."}
     )
 
     def __post_init__(self) -> None:
@@ -351,3 +362,5 @@ class SettingsKeywords(TypedDict, total=False):
     terms_of_service: str | None
     contact: dict[str, Any] | None
     license_info: dict[str, Any] | None
+    separate_input_output_schemas: bool
+    swagger_ui_parameters: dict[str, Any] | None

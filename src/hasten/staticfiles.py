@@ -13,6 +13,7 @@ import stat
 from collections.abc import Mapping
 
 from .files import FileResponse
+from .paths import encode_path
 from .requests import Request
 from .responses import RedirectResponse, Response
 
@@ -110,8 +111,8 @@ class StaticFiles:
             return None
 
     def _to_directory(self, request: Request) -> Response:
-        query = f"?{request.query_string}" if request.query_string else ""
-        return RedirectResponse(f"{request.root_path}{request.path}/{query}", status=307)
+        location = request.url_with_path(encode_path(request.path) + "/")
+        return RedirectResponse(location, status=307)
 
     def _not_found(self) -> Response:
         if self.html:

@@ -59,6 +59,13 @@ class TemplateResponse(HTMLResponse):
         self.context = context
 
 
+@jinja2.pass_context
+def _url_for(context: jinja2.runtime.Context, name: str, /, **path_params: Any) -> str:
+    """``request.url_for``, for the request the template is rendered for."""
+    request: Request = context["request"]
+    return request.url_for(name, **path_params)
+
+
 class Jinja2Templates:
     """Templates from ``directory`` (or a ready ``env``), compiled on first use and kept.
 
@@ -84,6 +91,8 @@ class Jinja2Templates:
                 autoescape=jinja2.select_autoescape(("html", "htm", "xml", "jinja")),
                 auto_reload=auto_reload,
             )
+        # Starlette's: ``{{ url_for("static", path="/site.css") }}`` in any template.
+        env.globals.setdefault("url_for", _url_for)
         self.env = env
         self.context_processors = list(context_processors)
         self._reload = env.auto_reload

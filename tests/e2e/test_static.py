@@ -17,7 +17,7 @@ def test_a_file_an_index_and_a_redirect(streams_server: str) -> None:
     index = fetch(streams_server, "GET", "/static/docs/")
     assert (index.status, index.body) == (200, b"<h1>docs</h1>")
     redirect = fetch(streams_server, "GET", "/static/docs")
-    assert (redirect.status, redirect.header("location")) == (307, "/static/docs/")
+    assert (redirect.status, redirect.header("location")) == (307, "http://t/static/docs/")
     assert fetch(streams_server, "GET", "/static/missing.txt").status == 404
     post = fetch(streams_server, "POST", "/static/app.css", {"Content-Length": "0"})
     assert (post.status, post.header("allow")) == (405, "GET, HEAD")

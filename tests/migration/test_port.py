@@ -361,7 +361,7 @@ def test_an_empty_path_serves_the_prefix(serve: ClientFactory) -> None:
     assert (client.get("/items").status_code, client.get("/items").json()) == (200, [1])
     assert (client.get("/tags").status_code, client.get("/tags").json()) == (200, ["a"])
     response = client.get("/items/")
-    assert (response.status_code, response.headers["location"]) == (307, "/items")
+    assert (response.status_code, response.headers["location"]) == (307, "http://testserver/items")
 
 
 def test_an_empty_path_without_a_prefix_is_refused_at_startup() -> None:
@@ -382,19 +382,26 @@ def test_on_event_is_on_startup_and_on_shutdown() -> None:
     app = App()
     events: list[str] = []
 
-    @app.on_event("startup")
-    def started() -> None:
-        events.append("startup")
+    with pytest.warns(DeprecationWarning, match="on_event is deprecated, use lifespan"):
 
-    @app.on_event("shutdown")
-    async def stopped() -> None:
-        events.append("shutdown")
+        @app.on_event("startup")
+        def started() -> None:
+            events.append("startup")
+
+    with pytest.warns(DeprecationWarning, match="on_event"):
+
+        @app.on_event("shutdown")
+        async def stopped() -> None:
+            events.append("shutdown")
 
     with TestClient(app) as client:
         client.start()
         assert events == ["startup"]
     assert events == ["startup", "shutdown"]
-    with pytest.raises(ValueError, match="Unknown event 'ready': 'startup' or 'shutdown'"):
+    with (
+        pytest.warns(DeprecationWarning, match="on_event"),
+        pytest.raises(ValueError, match="Unknown event 'ready': 'startup' or 'shutdown'"),
+    ):
         app.on_event("ready")  # type: ignore[arg-type]
 
 

@@ -94,6 +94,16 @@ def test_the_docs_page_loads_everything_from_the_app(serve: ClientFactory) -> No
     assert client.get("/docs/assets/swagger-ui.js").status_code == 404  # only what the page uses
 
 
+def test_swagger_ui_parameters_go_over_the_defaults(serve: ClientFactory) -> None:
+    client = serve(make_app(swagger_ui_parameters={"deepLinking": False, "layout": "Mine"}))
+    page = client.get("/docs").text
+    (script,) = re.findall(r"SwaggerUIBundle\((\{.*\})\);", page)
+    assert '"deepLinking": false' in script
+    assert '"layout": "Mine"' in script
+    assert script.count('"layout"') == 1
+    assert '"showExtensions": true' in script
+
+
 def test_moved_urls(serve: ClientFactory) -> None:
     client = serve(make_app(openapi_url="/api/schema.json", docs_url="/api/docs"))
     assert client.get("/api/schema.json").status_code == 200

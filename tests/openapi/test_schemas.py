@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
+import enum
 import os
 import subprocess
 import sys
@@ -53,12 +56,13 @@ def test_module_names_that_still_clash_are_numbered(document: dict[str, Any]) ->
     }
 
 
-def test_hastens_own_models_give_way_like_any_other(document: dict[str, Any]) -> None:
+def test_a_class_gives_way_to_the_422s_own_components(document: dict[str, Any]) -> None:
     assert ref(document, "/invalid") == "tests_openapi_clash_app__ValidationError"
     schemas = document["components"]["schemas"]
     assert schemas["HTTPValidationError"]["properties"]["detail"]["items"] == {
-        "$ref": "#/components/schemas/hasten_openapi_operations__ValidationError"
+        "$ref": "#/components/schemas/ValidationError"
     }
+    assert schemas["ValidationError"]["title"] == "ValidationError"
 
 
 def test_every_reference_resolves_and_the_document_is_valid(document: dict[str, Any]) -> None:
@@ -125,3 +129,52 @@ def test_two_same_named_classes_inside_one_type_are_refused() -> None:
         TypeError, match=r"two classes named tests\.openapi\.clash_app\.Model inside one type"
     ):
         schemas.resolve()
+
+
+class ModelName(enum.Enum):
+    alexnet = "alexnet"
+    resnet = "resnet"
+    lenet = "lenet"
+
+
+def test_an_enum_keeps_its_order_and_a_bare_list_its_any_items() -> None:
+    schemas = Schemas()
+    model, bare = schemas.schema(ModelName), schemas.schema(list)
+    components = schemas.resolve()
+    assert model == {"$ref": "#/components/schemas/ModelName"}
+    assert components["ModelName"] == {
+        "enum": ["alexnet", "resnet", "lenet"],
+        "title": "ModelName",
+        "type": "string",
+    }
+    assert bare == {"type": "array", "items": {}}
+
+
+@dataclasses.dataclass
+class Event:
+    at: datetime.datetime
+    starts: datetime.time | None
+    moved: list[datetime.datetime]
+    by_day: dict[str, datetime.datetime]
+    day: datetime.date
+
+
+def test_a_datetime_and_a_time_say_their_formats_as_fastapi_does() -> None:
+    schemas = Schemas()
+    when, maybe, event = (
+        schemas.schema(datetime.datetime),
+        schemas.schema(datetime.time | None),
+        schemas.schema(Event),
+    )
+    components = schemas.resolve()
+    stamp = {"type": "string", "format": "date-time"}
+    assert when == stamp
+    assert maybe == {"anyOf": [{"type": "string", "format": "time"}, {"type": "null"}]}
+    assert event == {"$ref": "#/components/schemas/Event"}
+    assert components["Event"]["properties"] == {
+        "at": stamp,
+        "starts": {"anyOf": [{"type": "string", "format": "time"}, {"type": "null"}]},
+        "moved": {"type": "array", "items": stamp},
+        "by_day": {"type": "object", "additionalProperties": stamp},
+        "day": {"type": "string", "format": "date"},
+    }

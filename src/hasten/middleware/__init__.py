@@ -14,12 +14,14 @@ from ..responses import Response
 from ..types import Handler, Middleware
 from .cors import CORSMiddleware
 from .gzip import GZipMiddleware
+from .https_redirect import HTTPSRedirectMiddleware
 from .proxy_headers import ProxyHeadersMiddleware
 from .trusted_host import TrustedHostMiddleware
 
 __all__ = [
     "CORSMiddleware",
     "GZipMiddleware",
+    "HTTPSRedirectMiddleware",
     "ProxyHeadersMiddleware",
     "TrustedHostMiddleware",
     "build_chain",

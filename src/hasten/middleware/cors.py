@@ -12,11 +12,16 @@ from .headers import add_vary
 
 __all__ = ["CORSMiddleware"]
 
-ALL_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
+ALL_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "QUERY")
+# What a preflight's answer depends on, beside the path (Starlette's list).
+PREFLIGHT_VARY = (
+    "Origin, Access-Control-Request-Method, Access-Control-Request-Headers, "
+    "Access-Control-Request-Private-Network"
+)
 # An origin no one owns: a regex that lets it in lets any site in.
 ANY_SITE = "https://any-site.invalid"
 # Headers a browser sends without asking (the CORS-safelisted request headers).
-SAFELISTED_HEADERS = frozenset({"accept", "accept-language", "content-language", "content-type"})
+SAFELISTED_HEADERS = frozenset({"Accept", "Accept-Language", "Content-Language", "Content-Type"})
 
 
 class CORSMiddleware:
@@ -25,8 +30,10 @@ class CORSMiddleware:
     ``allow_origins`` (``["*"]`` for any), ``allow_origin_regex`` (matched whole),
     ``allow_methods`` and ``allow_headers`` (``["*"]`` for any) for preflights,
     ``allow_credentials`` (the origin is then echoed, never ``*``), ``expose_headers``, and
-    ``max_age`` (seconds a browser may cache a preflight). ``Vary: Origin`` goes out whenever
-    the answer depends on the origin.
+    ``max_age`` (seconds a browser may cache a preflight), ``allow_private_network`` (a
+    public site's preflight to a private network). ``Vary: Origin`` goes out on every
+    response, with an Origin or without: each may differ by origin, and a shared cache must
+    not give one origin's answer to another (Starlette's rule).
 
     Unlike Starlette, credentials together with an origin any site can send (``"*"``,
     ``"null"``, or a regex that matches any origin) are refused when the middleware is made:
@@ -43,6 +50,7 @@ class CORSMiddleware:
         allow_origin_regex: str | None = None,
         expose_headers: Sequence[str] = (),
         max_age: int = 600,
+        allow_private_network: bool = False,
     ) -> None:
         if allow_credentials:
             _refuse_any_origin_with_credentials(allow_origins, allow_origin_regex)
@@ -52,7 +60,11 @@ class CORSMiddleware:
         self.allow_all_headers = "*" in allow_headers
         self.allow_origin_regex = re.compile(allow_origin_regex) if allow_origin_regex else None
         self.allow_methods = frozenset(methods)
-        self.allow_headers = SAFELISTED_HEADERS | {header.lower() for header in allow_headers}
+        self.allow_credentials = allow_credentials
+        self.allow_private_network = allow_private_network
+        # Named in a preflight's answer as given, sorted; matched without case.
+        listed_headers = sorted(SAFELISTED_HEADERS | set(allow_headers))
+        self.allow_headers = frozenset(header.lower() for header in listed_headers)
         # Echo the origin (with Vary) unless any origin is allowed without credentials.
         self.explicit_origin = not self.allow_all_origins or allow_credentials
         simple: dict[str, str] = {}
@@ -63,15 +75,13 @@ class CORSMiddleware:
         if expose_headers:
             simple["access-control-expose-headers"] = ", ".join(expose_headers)
         self.simple_headers = simple
-        preflight: dict[str, str] = {}
-        if self.explicit_origin:
-            preflight["vary"] = "Origin"
-        else:
+        preflight: dict[str, str] = {"vary": PREFLIGHT_VARY}
+        if not self.explicit_origin:
             preflight["access-control-allow-origin"] = "*"
         preflight["access-control-allow-methods"] = ", ".join(methods)
         preflight["access-control-max-age"] = str(max_age)
         if not self.allow_all_headers:
-            preflight["access-control-allow-headers"] = ", ".join(sorted(self.allow_headers))
+            preflight["access-control-allow-headers"] = ", ".join(listed_headers)
         if allow_credentials:
             preflight["access-control-allow-credentials"] = "true"
         self.preflight_headers = preflight
@@ -87,11 +97,13 @@ class CORSMiddleware:
         headers = request.headers
         origin = headers.get("origin")
         if origin is None:
-            return await call_next(request)
+            response = await call_next(request)
+            add_vary(response.headers, "Origin")
+            return response
         if request.method == "OPTIONS" and "access-control-request-method" in headers:
             return self.preflight(request)
         response = await call_next(request)
-        self.add_simple_headers(request, response, origin)
+        self.add_simple_headers(response, origin)
         return response
 
     def preflight(self, request: Request) -> Response:
@@ -114,20 +126,25 @@ class CORSMiddleware:
                 name.strip().lower() not in self.allow_headers for name in requested.split(",")
             ):
                 failures.append("headers")
+        if "access-control-request-private-network" in asked:
+            if self.allow_private_network:
+                headers["access-control-allow-private-network"] = "true"
+            else:
+                failures.append("private-network")
         if failures:
             return PlainTextResponse(f"Disallowed CORS {', '.join(failures)}", 400, headers)
         return PlainTextResponse("OK", 200, headers)
 
-    def add_simple_headers(self, request: Request, response: Response, origin: str) -> None:
+    def add_simple_headers(self, response: Response, origin: str) -> None:
         headers = response.headers
         for name, value in self.simple_headers.items():
             headers[name] = value
-        # A request with cookies needs the very origin back, never "*".
-        if (self.allow_all_origins and "cookie" in request.headers) or (
+        # With credentials, the very origin goes back, never "*".
+        if (self.allow_all_origins and self.allow_credentials) or (
             not self.allow_all_origins and self.is_allowed_origin(origin)
         ):
             headers["access-control-allow-origin"] = origin
-            add_vary(headers, "Origin")
+        add_vary(headers, "Origin")
 
 
 def _refuse_any_origin_with_credentials(origins: Sequence[str], regex: str | None) -> None:

@@ -83,7 +83,8 @@ def docs_routes(app: App) -> list[Route]:
     document = _Document(app)
     router.add_route(openapi_url, document.respond, include_in_schema=False)
     if settings.docs_url is not None:
-        _add_docs_page(router, settings.docs_url, openapi_url, settings.title)
+        parameters = settings.swagger_ui_parameters or {}
+        _add_docs_page(router, settings.docs_url, openapi_url, settings.title, parameters)
     return router.routes
 
 
@@ -114,7 +115,11 @@ class _Document:
         return Response(encoded[1], 200, None, "application/json")
 
 
-def _add_docs_page(router: Router, docs_url: str, openapi_url: str, title: str) -> None:
+def _add_docs_page(
+    router: Router, docs_url: str, openapi_url: str, title: str, parameters: dict[str, Any]
+) -> None:
+    """Swagger UI at ``docs_url``; ``parameters`` (``swagger_ui_parameters``) over its
+    configuration, as FastAPI takes them."""
     found = swagger_ui_files()
     if found is None:
         page = _MISSING.format(title=html.escape(title), openapi=html.escape(openapi_url))
@@ -132,15 +137,17 @@ def _add_docs_page(router: Router, docs_url: str, openapi_url: str, title: str) 
         config = {
             "url": root + openapi_url,
             "dom_id": "#swagger-ui",
+            "layout": "BaseLayout",
             "deepLinking": True,
             "showExtensions": True,
             "showCommonExtensions": True,
             "oauth2RedirectUrl": f"{root}{docs_url}/oauth2-redirect",
+            **parameters,
         }
         script = json.dumps(config).replace("<", "\\u003c")
         script = script[:-1] + (
             ', "presets": [SwaggerUIBundle.presets.apis, '
-            'SwaggerUIBundle.SwaggerUIStandalonePreset], "layout": "BaseLayout"}'
+            "SwaggerUIBundle.SwaggerUIStandalonePreset]}"
         )
         body = _PAGE.format(
             title=html.escape(title),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..routing import WEBSOCKET
@@ -34,11 +34,15 @@ def get_openapi(
     contact: dict[str, Any] | None = None,
     license_info: dict[str, Any] | None = None,
     schema_hook: SchemaHook | None = None,
+    separate_input_output_schemas: bool = True,
+    generate_unique_id_function: Callable[[Route], str] | None = None,
 ) -> dict[str, Any]:
     """The OpenAPI document of ``routes``, as FastAPI's function of the same name builds it.
 
     ``openapi_version`` 3.0.x renders it for client generators that do not read 3.1.
     ``schema_hook`` gives the JSON Schema of a class msgspec does not know.
+    ``separate_input_output_schemas=False`` documents a model as read, also where it is sent;
+    ``generate_unique_id_function(route)`` names operations (FastAPI's by default).
     """
     info: dict[str, Any] = {"title": title, "version": version}
     for key, value in (
@@ -53,9 +57,9 @@ def get_openapi(
     document: dict[str, Any] = {"openapi": "3.1.0", "info": info}
     if servers:
         document["servers"] = list(servers)
-    schemas = Schemas(schema_hook)
+    schemas = Schemas(schema_hook, separate_input_output_schemas)
     schemes: dict[str, dict[str, Any]] = {}
-    document["paths"] = _paths(routes, schemas, schemes)
+    document["paths"] = _paths(routes, schemas, schemes, generate_unique_id_function)
     components: dict[str, Any] = {}
     if found := schemas.resolve():
         components["schemas"] = found
@@ -65,6 +69,7 @@ def get_openapi(
         document["components"] = components
     if tags:
         document["tags"] = list(tags)
+    document = _without_nulls(document)
     if openapi_version.startswith("3.0."):
         return openapi_30(document, openapi_version)
     document["openapi"] = openapi_version
@@ -87,11 +92,15 @@ def app_openapi(app: App, openapi_version: str | None = None) -> dict[str, Any]:
         terms_of_service=settings.terms_of_service,
         contact=settings.contact,
         license_info=settings.license_info,
+        separate_input_output_schemas=settings.separate_input_output_schemas,
     )
 
 
 def _paths(
-    routes: Iterable[Route], schemas: Schemas, schemes: dict[str, dict[str, Any]]
+    routes: Iterable[Route],
+    schemas: Schemas,
+    schemes: dict[str, dict[str, Any]],
+    unique_id_of: Callable[[Route], str] | None,
 ) -> dict[str, Any]:
     paths: dict[str, dict[str, Any]] = {}
     operation_ids: set[str] = set()
@@ -100,7 +109,7 @@ def _paths(
         # A WebSocket route has no HTTP operation, and a mounted app documents itself.
         if WEBSOCKET in route.methods or not endpoint.options.include_in_schema:
             continue
-        requirements = security(endpoint)
+        requirements = security(route)
         for name, scheme, _ in requirements:
             schemes[name] = scheme
         item = paths.setdefault(openapi_path(route.template), {})
@@ -108,12 +117,25 @@ def _paths(
             key = method.lower()
             if key in item:
                 continue  # /x/{a:int} and /x/{a}: OpenAPI holds one operation per path
-            found = operation(endpoint, route.template, method, route.tags, schemas)
+            # The route's (given on it, its routers or the app), else the document's.
+            name_of = route.endpoint.options.generate_unique_id_function or unique_id_of
+            unique_id = None if name_of is None else name_of(route)
+            found = operation(route, method, schemas, unique_id)
             found["operationId"] = _unique(found["operationId"], operation_ids)
             if requirements:
                 found["security"] = [{name: scopes} for name, _, scopes in requirements]
             item[key] = found
     return paths
+
+
+def _without_nulls(node: Any) -> Any:
+    """``node`` without a member whose value is null, anywhere: FastAPI writes its document so
+    (a ``default`` of None is not said, nor an example's null member)."""
+    if isinstance(node, dict):
+        return {key: _without_nulls(value) for key, value in node.items() if value is not None}
+    if isinstance(node, list):
+        return [_without_nulls(item) for item in node]
+    return node
 
 
 def _unique(operation_id: str, taken: set[str]) -> str:

@@ -9,6 +9,7 @@ that piece is read: ``request_parameters``, ``request_body``, ``response_type`` 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import http
 import inspect
 import re
@@ -23,14 +24,18 @@ from ..endpoints import Endpoint
 from ..params import MISSING, Parameter, unwrap
 from ..paths import PathTemplate
 from ..responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from ..routing import Route
 from ..wire import allows_body
+from .meta import constraints_of, said_by
+from .model_fields import documented_fields, model_of
 from .schemas import Schemas
 
 __all__ = [
+    "HTTP_VALIDATION_ERROR",
+    "VALIDATION_ERROR",
     "HTTPError",
-    "HTTPValidationError",
     "SecurityRequirement",
-    "ValidationError",
+    "generate_unique_id",
     "openapi_path",
     "operation",
     "request_body",
@@ -52,18 +57,34 @@ _RESPONSE_MEDIA = {
 }
 
 
-class ValidationError(msgspec.Struct):
-    """One value that failed: where it was (loc), why (msg) and what kind of failure (type)."""
-
-    loc: list[str | int]
-    msg: str
-    type: str
-
-
-class HTTPValidationError(msgspec.Struct):
-    """A 422: every value of the request that failed."""
-
-    detail: list[ValidationError]
+# The 422 body as FastAPI documents it (errors.py's RequestValidationError writes it).
+VALIDATION_ERROR: dict[str, Any] = {
+    "properties": {
+        "loc": {
+            "items": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+            "type": "array",
+            "title": "Location",
+        },
+        "msg": {"type": "string", "title": "Message"},
+        "type": {"type": "string", "title": "Error Type"},
+        "input": {"title": "Input"},
+        "ctx": {"type": "object", "title": "Context"},
+    },
+    "type": "object",
+    "required": ["loc", "msg", "type"],
+    "title": "ValidationError",
+}
+HTTP_VALIDATION_ERROR: dict[str, Any] = {
+    "properties": {
+        "detail": {
+            "items": {"$ref": "#/components/schemas/ValidationError"},
+            "type": "array",
+            "title": "Detail",
+        }
+    },
+    "type": "object",
+    "title": "HTTPValidationError",
+}
 
 
 class HTTPError(msgspec.Struct):
@@ -73,101 +94,131 @@ class HTTPError(msgspec.Struct):
 
 
 # The hooks: what the document reads from an endpoint.
-def request_parameters(endpoint: Endpoint) -> tuple[Parameter, ...]:
-    """Every parameter a request must carry for this endpoint: its handler's and its
-    dependencies' (flattened)."""
-    return endpoint.request_parameters
+def request_parameters(route: Route) -> tuple[Parameter, ...]:
+    """Every parameter a request must carry for this route: its handler's and the
+    dependencies' (flattened) of the handler, the route, its routers and the app."""
+    return route.request_parameters
 
 
 def response_type(endpoint: Endpoint) -> Any:
-    """The type of what the handler sends: its response model, else its return annotation."""
+    """The type of what the handler sends: its response model, else its return annotation
+    (``response_model=None``: any JSON, as FastAPI documents it)."""
+    if endpoint.options.response_model is None:
+        return Any
     return endpoint.response_model
 
 
-def security(endpoint: Endpoint) -> list[SecurityRequirement]:
-    """The security schemes among the endpoint's dependencies, with the scopes asked."""
+def security(route: Route) -> list[SecurityRequirement]:
+    """The security schemes among the route's dependencies (its routers' and the app's
+    included), with the scopes asked."""
     return [
         (scheme.scheme_name, scheme.security_scheme(), list(scopes))
-        for scheme, scopes in endpoint.security
+        for scheme, scopes in route.security
     ]
 
 
-def request_body(parameters: tuple[Parameter, ...], schemas: Schemas) -> dict[str, Any] | None:
+def request_body(
+    parameters: tuple[Parameter, ...], schemas: Schemas, unique_id: str
+) -> dict[str, Any] | None:
     """The Request Body Object: the JSON body, or one object of its embedded members, or a
-    form (multipart when it has files)."""
+    form (multipart when it has files). Such an object is the component
+    ``Body_{unique_id}``, as FastAPI names it."""
     forms = [item for item in parameters if item.source in ("form", "file") and _documented(item)]
     if forms:
-        return _form_body(forms, schemas)
+        return _form_body(forms, schemas, unique_id)
     bodies = [item for item in parameters if item.source == "body" and _documented(item)]
     if not bodies:
         return None
     if len(bodies) == 1 and not bodies[0].embed:
         (body,) = bodies
-        schema, required = _schema(body, schemas), body.required
-    else:
-        schema = {
-            "type": "object",
-            "properties": {item.alias: _schema(item, schemas) for item in bodies},
-        }
-        names = [item.alias for item in bodies if item.required]
-        if names:
-            schema["required"] = names
-        required = True  # an embedded body is read as one object, which must be there
-    result: dict[str, Any] = {"content": {_JSON: {"schema": schema}}, "required": required}
-    whole = len(bodies) == 1 and not bodies[0].embed
-    if whole and (description := _description(bodies[0])):
-        result["description"] = description
-    return result
+        result = _body_of(_JSON, _schema(body, schemas), body.required)
+        if examples := _openapi_examples(body):
+            result["content"][_JSON]["examples"] = examples
+        if description := _description(body):
+            result["description"] = description
+        return result
+    schema, required = _object(bodies, schemas, f"Body_{unique_id}", _schema)
+    return _body_of(_JSON, schema, required)
 
 
-_BINARY = {"type": "string", "format": "binary"}
+# FastAPI's file field: a string of bytes (its pydantic writes no ``format: binary``).
+_BINARY = {"type": "string", "contentMediaType": "application/octet-stream"}
 
 
-def _form_body(forms: list[Parameter], schemas: Schemas) -> dict[str, Any]:
+def _form_body(forms: list[Parameter], schemas: Schemas, unique_id: str) -> dict[str, Any]:
     """A form body: its fields as one object (a form model is that object itself)."""
     files = any(item.source == "file" for item in forms)
     media = "multipart/form-data" if files else "application/x-www-form-urlencoded"
-    if len(forms) == 1 and forms[0].source == "form" and forms[0].shape == "structured":
-        return {"content": {media: {"schema": _schema(forms[0], schemas)}}, "required": True}
-    properties: dict[str, Any] = {}
-    for item in forms:
-        if item.source == "file":
-            many = typing.get_origin(item.annotation) is list or any(
-                typing.get_origin(arg) is list for arg in typing.get_args(item.annotation)
-            )
-            properties[item.alias] = {"type": "array", "items": _BINARY} if many else _BINARY
-        else:
-            properties[item.alias] = _schema(item, schemas)
-    schema: dict[str, Any] = {"type": "object", "properties": properties}
-    required = [item.alias for item in forms if item.required]
-    if required:
-        schema["required"] = required
-    return {"content": {media: {"schema": schema}}, "required": bool(required)}
+    if len(forms) == 1 and forms[0].is_model:
+        return _body_of(media, _schema(forms[0], schemas), True)
+    schema, required = _object(forms, schemas, f"Body_{unique_id}", _form_field)
+    return _body_of(media, schema, required)
+
+
+def _form_field(item: Parameter, schemas: Schemas) -> dict[str, Any]:
+    if item.source != "file":
+        return _schema(item, schemas)
+    members = typing.get_args(item.annotation)
+    many = typing.get_origin(item.annotation) is list or any(
+        typing.get_origin(arg) is list for arg in members
+    )
+    schema: dict[str, Any] = {"type": "array", "items": dict(_BINARY)} if many else dict(_BINARY)
+    if type(None) in members:
+        schema = {"anyOf": [schema, {"type": "null"}]}
+    for meta in item.constraints:
+        schema.update(said_by(meta))
+    return schema
+
+
+def _object(
+    members: list[Parameter],
+    schemas: Schemas,
+    name: str,
+    schema_of: typing.Callable[[Parameter, Schemas], dict[str, Any]],
+) -> tuple[dict[str, Any], bool]:
+    """A reference to the component ``name``: an object of ``members``; and whether the
+    body is required (a member is)."""
+    names = [item.alias for item in members if item.required]
+    component: dict[str, Any] = {
+        "properties": {item.alias: schema_of(item, schemas) for item in members},
+        "type": "object",
+        "title": name,
+    }
+    if names:
+        component["required"] = names
+    return schemas.component(name, component), bool(names)
+
+
+def _body_of(media: str, schema: dict[str, Any], required: bool) -> dict[str, Any]:
+    result: dict[str, Any] = {"content": {media: {"schema": schema}}}
+    if required:  # FastAPI writes ``required`` only when it is true
+        result["required"] = True
+    return result
 
 
 # The operation.
 def operation(
-    endpoint: Endpoint,
-    template: PathTemplate,
-    method: str,
-    tags: tuple[str, ...],
-    schemas: Schemas,
+    route: Route, method: str, schemas: Schemas, unique_id: str | None = None
 ) -> dict[str, Any]:
-    """The Operation Object for ``method`` on one route."""
+    """The Operation Object for ``method`` on one route (``unique_id``: its operationId,
+    unless the route gives one, and its Body_ schema's name; else FastAPI's)."""
+    endpoint, template, tags = route.endpoint, route.template, route.tags
     options = endpoint.options
-    summary, description = _docstring(endpoint)
+    summary, description = _docstring(route)
     result: dict[str, Any] = {}
-    if tags or options.tags:
-        result["tags"] = [*tags, *options.tags]
+    if tags:
+        # FastAPI's: an enum member (``tags=[Tags.items]``) is its value.
+        result["tags"] = [getattr(tag, "value", tag) for tag in tags]
     result["summary"] = options.summary or summary
     if options.description or description:
         result["description"] = options.description or description
-    result["operationId"] = options.operation_id or _operation_id(endpoint, template, method)
-    parameters = request_parameters(endpoint)
+    unique_id = unique_id or generate_unique_id(route, method)
+    result["operationId"] = options.operation_id or unique_id
+    parameters = request_parameters(route)
     documented = _parameters(parameters, template, schemas)
     if documented:
         result["parameters"] = documented
-    body = request_body(parameters, schemas)
+    body = request_body(parameters, schemas, unique_id)
     if body is not None:
         result["requestBody"] = body
     result["responses"] = _responses(endpoint, parameters, body is not None, schemas)
@@ -186,24 +237,18 @@ def openapi_path(template: PathTemplate) -> str:
     )
 
 
-def _docstring(endpoint: Endpoint) -> tuple[str, str]:
-    """Summary (the docstring's first paragraph, else the name) and description (the rest,
-    up to a form feed, as FastAPI cuts it)."""
-    doc = inspect.getdoc(unwrap(endpoint.func)) or ""
-    first, _, rest = doc.partition("\n\n")
-    summary = " ".join(first.split())
-    if not summary:
-        summary = _function_name(endpoint).replace("_", " ").strip().title()
-    return summary, rest.split("\f")[0].strip()
+def _docstring(route: Route) -> tuple[str, str]:
+    """Summary (the function's name, titled) and description (the docstring, up to a form
+    feed), as FastAPI writes them."""
+    doc = inspect.cleandoc(unwrap(route.endpoint.func).__doc__ or "")
+    return route.name.replace("_", " ").title(), doc.split("\f")[0].strip()
 
 
-def _function_name(endpoint: Endpoint) -> str:
-    return endpoint.name.rsplit(".", 1)[-1]
-
-
-def _operation_id(endpoint: Endpoint, template: PathTemplate, method: str) -> str:
-    """FastAPI's: function name, path and method, non-word characters as ``_``."""
-    raw = f"{_function_name(endpoint)}{openapi_path(template)}"
+def generate_unique_id(route: Route, method: str | None = None) -> str:
+    """FastAPI's operation id: the handler's name, path and method (``method``, else the
+    route's first), non-word characters as ``_``."""
+    raw = f"{route.name}{openapi_path(route.template)}"
+    method = method or min(route.methods)
     return f"{_NON_WORD.sub('_', raw)}_{method.lower()}"
 
 
@@ -220,6 +265,9 @@ def _parameters(
     for parameter in parameters:
         if parameter.source not in _DOCUMENTED_SOURCES or not _documented(parameter):
             continue
+        if model_of(parameter) is not None:
+            result.extend(_model_parameters(parameter, schemas))
+            continue
         in_path = parameter.source == "path"
         name = parameter.name if in_path and parameter.name in path_names else parameter.alias
         path_names.pop(name, None)
@@ -230,11 +278,31 @@ def _parameters(
         if parameter.marker is not None and parameter.marker.deprecated:
             entry["deprecated"] = True
         entry["schema"] = _schema(parameter, schemas)
+        if examples := _openapi_examples(parameter):
+            entry["examples"] = examples
         result.append(entry)
     for name, param in path_names.items():
         schema = schemas.schema(param.converter.python_type)
         result.append({"name": name, "in": "path", "required": True, "schema": schema})
     return result
+
+
+def _model_parameters(parameter: Parameter, schemas: Schemas) -> list[dict[str, Any]]:
+    """A parameter model's Parameter Objects: one for each of its fields."""
+    result = []
+    for field in documented_fields(parameter):
+        entry: dict[str, Any] = {"name": field.wire, "in": parameter.source}
+        if field.description:
+            entry["description"] = field.description
+        entry["required"] = field.required
+        entry["schema"] = _with_default(schemas.schema(field.annotation), field.default)
+        result.append(entry)
+    return result
+
+
+def _openapi_examples(parameter: Parameter) -> dict[str, Any] | None:
+    """``openapi_examples=``: Example Objects by name, beside the schema (not in it)."""
+    return None if parameter.marker is None else parameter.marker.openapi_examples
 
 
 def _description(parameter: Parameter) -> str | None:
@@ -245,14 +313,28 @@ def _description(parameter: Parameter) -> str | None:
 
 
 def _schema(parameter: Parameter, schemas: Schemas) -> dict[str, Any]:
-    schema = schemas.schema(parameter.validated_type)
-    default = parameter.default
+    said: dict[str, Any] = {}
+    constraints = []
+    for meta in parameter.constraints:
+        said.update(said_by(meta))
+        if (kept := constraints_of(meta)) is not None:
+            constraints.append(kept)
+    # What the parameter only says goes beside its whole schema, as FastAPI writes it.
+    annotation = dataclasses.replace(parameter, constraints=tuple(constraints)).validated_type
+    schema = _with_default(schemas.schema(annotation), parameter.default)
+    schema.update(said)
+    if parameter.marker is not None:
+        schema.update(parameter.marker.json_schema_extra or {})
+    if parameter.marker is not None and parameter.marker.deprecated:
+        schema["deprecated"] = True
+    return schema
+
+
+def _with_default(schema: dict[str, Any], default: Any) -> dict[str, Any]:
     if default is not MISSING and default is not None:
         # A default JSON cannot write is left undocumented.
         with contextlib.suppress(TypeError):
             schema["default"] = msgspec.to_builtins(default, str_keys=True)
-    if parameter.marker is not None and parameter.marker.deprecated:
-        schema["deprecated"] = True
     return schema
 
 
@@ -271,12 +353,14 @@ def _responses(
         documented = _merge(result.get(str(code), {}), _declared(declared, schemas))
         documented.setdefault("description", _phrase(str(code)))
         result[str(code)] = documented
+    # FastAPI documents the 422 alone: a malformed or too large body's answer is not part of
+    # any one operation's contract, and a client generator reads each documented answer.
     if has_body or any(item.source in _DOCUMENTED_SOURCES for item in parameters):
-        result.setdefault("422", _error("Validation Error", HTTPValidationError, schemas))
-    if has_body:
-        result.setdefault("400", _error("Malformed JSON body", HTTPError, schemas))
-        result.setdefault("413", _error("Request body too large", HTTPError, schemas))
-        result.setdefault("415", _error("Not a JSON body", HTTPError, schemas))
+        schemas.component("ValidationError", VALIDATION_ERROR)
+        invalid = schemas.component("HTTPValidationError", HTTP_VALIDATION_ERROR)
+        result.setdefault(
+            "422", {"description": "Validation Error", "content": {_JSON: {"schema": invalid}}}
+        )
     if options.max_concurrency is not None:
         result.setdefault("503", _error("Too many requests in progress", HTTPError, schemas))
     if options.timeout is not None:
@@ -292,7 +376,7 @@ def _declared(declared: Mapping[str, Any], schemas: Schemas) -> dict[str, Any]:
     """A ``responses=`` entry as FastAPI takes it: a Response Object, ``model`` for its JSON."""
     result = {key: value for key, value in declared.items() if key != "model"}
     if "model" in declared:
-        content = {_JSON: {"schema": schemas.schema(declared["model"])}}
+        content = {_JSON: {"schema": schemas.schema(declared["model"], "serialization")}}
         result["content"] = _merge(content, result.get("content", {}))
     return result
 
@@ -322,9 +406,9 @@ def _content(returns: Any, status: int, schemas: Schemas) -> dict[str, Any]:
             binary = {"type": "string", "format": "binary"}
             content["application/octet-stream"] = {"schema": binary}
         elif isinstance(member, type) and issubclass(member, Response):
-            media = _RESPONSE_MEDIA.get(member)
-            if media is not None:
-                content[media[0]] = {"schema": dict(media[1])}
+            # Another Response (a redirect, a file): FastAPI documents any JSON.
+            media = _RESPONSE_MEDIA.get(member, (_JSON, {}))
+            content[media[0]] = {"schema": dict(media[1])}
         else:
             as_json.append(member)
     if as_json:
@@ -332,7 +416,7 @@ def _content(returns: Any, status: int, schemas: Schemas) -> dict[str, Any]:
             schema: dict[str, Any] = {}
         else:
             whole = as_json[0] if len(as_json) == 1 else typing.Union[tuple(as_json)]  # noqa: UP007
-            schema = schemas.schema(whole)
+            schema = schemas.schema(whole, "serialization")
         content[_JSON] = {"schema": schema}
     return content
 

@@ -11,16 +11,26 @@ msgspec names components itself (the class name, or ``module.Qualname`` on a cla
 tell apart two classes of one qualified name: two made by one factory, or ``Page[a.Item]`` and
 ``Page[b.Item]``. So when short names clash, each type is generated on its own, and msgspec's
 names within that call are mapped back to ours.
+
+Types that hold a pydantic model (or that only pydantic knows) are described by pydantic, as
+FastAPI describes them (``pydantic_schemas.py``); fixed schemas (the 422 body, an operation's
+form or embedded body) are components under their own names, which a class then gives way to.
 """
 
 from __future__ import annotations
 
+import enum
 import re
-from collections.abc import Callable, Iterable
+import sys
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 import msgspec
 import msgspec.inspect as mi
+
+from ..models import uses_pydantic
+from .formats import add_field_formats, add_formats
+from .pydantic_schemas import Mode, pydantic_schemas, split_meta
 
 __all__ = ["COMPONENTS", "SchemaHook", "Schemas"]
 
@@ -32,40 +42,78 @@ _NAMED = (mi.StructType, mi.TypedDictType, mi.DataclassType, mi.NamedTupleType)
 
 
 class Schemas:
-    """The schemas of one document: ask with ``schema(type)``, then ``resolve()`` once."""
+    """The schemas of one document: ask with ``schema(type)`` (or name a fixed one with
+    ``component``), then ``resolve()`` once."""
 
-    def __init__(self, schema_hook: SchemaHook | None = None) -> None:
+    def __init__(self, schema_hook: SchemaHook | None = None, separate: bool = True) -> None:
         self._hook = schema_hook
-        self._wanted: dict[Any, list[dict[str, Any]]] = {}
+        self._separate = separate  # False: a type is documented as read, also where sent
+        self._wanted: dict[tuple[Any, Mode], list[dict[str, Any]]] = {}
+        self._fixed: dict[str, dict[str, Any]] = {}
 
-    def schema(self, annotation: Any) -> dict[str, Any]:
-        """The schema of ``annotation``: empty until ``resolve()`` fills it. Keys set on it
-        before then (``default``, ``description``) are kept."""
+    def schema(self, annotation: Any, mode: Mode = "validation") -> dict[str, Any]:
+        """The schema of ``annotation`` as read (``validation``) or as sent
+        (``serialization``): empty until ``resolve()`` fills it. Keys set on it before then
+        (``default``, ``description``) are kept."""
         placeholder: dict[str, Any] = {}
-        self._wanted.setdefault(annotation, []).append(placeholder)
+        if not self._separate:
+            mode = "validation"
+        self._wanted.setdefault((annotation, mode), []).append(placeholder)
         return placeholder
+
+    def component(self, name: str, schema: dict[str, Any]) -> dict[str, Any]:
+        """A reference to ``schema``, kept in the components under ``name`` as it is (a
+        class of the same name gets another)."""
+        self._fixed[name] = schema
+        return {"$ref": COMPONENTS + name}
 
     def resolve(self) -> dict[str, dict[str, Any]]:
         """Fill every schema handed out; return the named components, by name."""
-        infos = {
-            annotation: info
-            for annotation, info in _type_infos(list(self._wanted)).items()
-            if self._describable(info)
-        }
+        infos, by_pydantic = self._partition()
         classes = _named_classes(infos.values())
-        names = _component_names(classes)
+        names = _component_names(classes, set(self._fixed))
         generated, components = self._generate(infos, names)
-        for annotation, placeholders in self._wanted.items():
-            schema = generated.get(annotation, {})
+        for cls, name in names.items():
+            if isinstance(cls, type) and issubclass(cls, enum.Enum) and name in components:
+                # msgspec sorts an enum's values; FastAPI keeps the class's order.
+                components[name]["enum"] = [member.value for member in cls]
+        components.update(self._fixed)
+        found, definitions = _pydantic(by_pydantic, components)
+        components.update(definitions)
+        for component in components.values():
+            # FastAPI's cut: what follows a form feed in a docstring is for the code's readers.
+            if isinstance(component.get("description"), str):
+                component["description"] = component["description"].split("\f")[0]
+        for (annotation, mode), placeholders in self._wanted.items():
+            schema = found.get((annotation, mode)) or generated.get(annotation, {})
             for placeholder in placeholders:
                 given = dict(placeholder)
                 placeholder.clear()
                 placeholder.update(schema)
                 placeholder.update(given)
-        return components
+        return dict(sorted(components.items()))
+
+    def _partition(self) -> tuple[dict[Any, mi.Type], dict[tuple[Any, Mode], Any]]:
+        """msgspec's view of each type it describes; the rest, for pydantic (each bare of
+        hasten's metadata, by the key it was asked with)."""
+        wanted = list(dict.fromkeys(annotation for annotation, _ in self._wanted))
+        infos = {
+            annotation: info
+            for annotation, info in _type_infos(wanted).items()
+            if self._describable(info)
+        }
+        by_pydantic = {
+            (annotation, mode): annotation
+            for annotation, mode in self._wanted
+            if annotation not in infos or _pydantic_only(split_meta(annotation)[0])
+        }
+        for annotation, _ in by_pydantic:
+            infos.pop(annotation, None)
+        return infos, by_pydantic if "pydantic" in sys.modules else {}
 
     def _describable(self, info: mi.Type) -> bool:
-        # A type msgspec cannot describe (a class of its own) is documented as any JSON value.
+        # A type msgspec cannot describe (a class of its own) is documented as any JSON value,
+        # unless pydantic describes it.
         return self._hook is not None or not any(
             isinstance(item, mi.CustomType) for item in _walk(info)
         )
@@ -81,15 +129,52 @@ class Schemas:
         generated: dict[Any, dict[str, Any]] = {}
         components: dict[str, dict[str, Any]] = {}
         for batch in batches:
+            if not batch:
+                continue
             ours = _ours(_named_classes(infos[annotation] for annotation in batch), names)
             schemas, found = msgspec.json.schema_components(
                 batch, schema_hook=self._hook, ref_template=COMPONENTS + "{name}"
             )
             for annotation, schema in zip(batch, schemas, strict=True):
                 generated[annotation] = _renamed(schema, ours)
+                add_formats(infos[annotation], generated[annotation])
             for theirs, schema in found.items():
                 components[ours[theirs]] = _renamed(schema, ours)
-        return generated, dict(sorted(components.items()))
+        for cls, item in _named_infos(infos.values()).items():
+            if cls in names and names[cls] in components:
+                add_field_formats(item, components[names[cls]])
+        return generated, components
+
+
+def _pydantic_only(annotation: Any) -> bool:
+    """Whether only pydantic says all of ``annotation``: a model in it, or pydantic's
+    metadata on it (a model field's ``FieldInfo``, ``annotated_types`` constraints)."""
+    metadata = getattr(annotation, "__metadata__", ())
+    return uses_pydantic(annotation) or any(
+        type(extra).__module__.split(".")[0] in ("pydantic", "annotated_types")
+        for extra in metadata
+    )
+
+
+def _pydantic(
+    wanted: dict[tuple[Any, Mode], Any], taken: dict[str, dict[str, Any]]
+) -> tuple[dict[Any, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """pydantic's schemas of ``wanted``, its definitions renamed where a name is ``taken``."""
+    if not wanted:
+        return {}, {}
+    bare = {key: split_meta(annotation) for key, annotation in wanted.items()}
+    found, definitions = pydantic_schemas(
+        ((key, inner, key[1]) for key, (inner, _) in bare.items()), COMPONENTS + "{model}"
+    )
+    refs: dict[str, str] = {}
+    for name in definitions:
+        candidate, count = name, 1
+        while candidate in taken:
+            count += 1
+            candidate = f"{name}_{count}"
+        refs[name] = candidate
+    schemas = {key: {**_renamed(schema, refs), **bare[key][1]} for key, schema in found.items()}
+    return schemas, {refs[name]: _renamed(schema, refs) for name, schema in definitions.items()}
 
 
 def _type_infos(annotations: list[Any]) -> dict[Any, mi.Type]:
@@ -132,6 +217,16 @@ def _walk(info: mi.Type) -> Iterable[mi.Type]:
         yield item
 
 
+def _named_infos(infos: Iterable[mi.Type]) -> dict[Any, mi.Type]:
+    """msgspec's view of each class with fields that ``infos`` hold, by class."""
+    found: dict[Any, mi.Type] = {}
+    for info in infos:
+        for item in _walk(info):
+            if isinstance(item, _NAMED):
+                found.setdefault(item.cls, item)
+    return found
+
+
 def _named_classes(infos: Iterable[mi.Type]) -> list[Any]:
     """The classes that become components, in the order they are first met."""
     classes: dict[Any, None] = {}
@@ -159,9 +254,10 @@ def _full_name(cls: Any) -> str:
     return _UNSAFE.sub("_", f"{cls.__module__}.{cls.__qualname__}")
 
 
-def _component_names(classes: list[Any]) -> dict[Any, str]:
-    """Our name for each class: short where unique, else ``module__Name``, else numbered."""
-    names = _unique_by(classes, _short_name, _qualified)
+def _component_names(classes: list[Any], reserved: Collection[str]) -> dict[Any, str]:
+    """Our name for each class: short where unique (and not ``reserved``), else
+    ``module__Name``, else numbered."""
+    names = _unique_by(classes, _short_name, _qualified, reserved)
     taken: dict[str, int] = {}
     result: dict[Any, str] = {}
     for cls in classes:
@@ -177,11 +273,14 @@ def _qualified(cls: Any) -> str:
 
 
 def _unique_by(
-    classes: list[Any], first: Callable[[Any], str], second: Callable[[Any], str]
+    classes: list[Any],
+    first: Callable[[Any], str],
+    second: Callable[[Any], str],
+    reserved: Collection[str] = (),
 ) -> dict[Any, str]:
-    """``first(cls)`` for each class whose first name no other class shares, else
-    ``second(cls)``."""
-    counts: dict[str, int] = {}
+    """``first(cls)`` for each class whose first name no other class (nor ``reserved``)
+    shares, else ``second(cls)``."""
+    counts: dict[str, int] = dict.fromkeys(reserved, 1)
     for cls in classes:
         counts[first(cls)] = counts.get(first(cls), 0) + 1
     return {cls: first(cls) if counts[first(cls)] == 1 else second(cls) for cls in classes}
@@ -203,9 +302,12 @@ def _ours(classes: list[Any], names: dict[Any, str]) -> dict[str, str]:
 
 def _renamed(schema: Any, refs: dict[str, str]) -> Any:
     """``schema`` with msgspec's references replaced by ours (``$ref`` and discriminator
-    mappings alike), and the type of an enum's values said, as tools show it."""
+    mappings alike), the type of an enum's values said, as tools show it, and a bare list's
+    items."""
     if isinstance(schema, dict):
         result = {key: _renamed(value, refs) for key, value in schema.items()}
+        if result.get("type") == "array" and "items" not in result and "prefixItems" not in result:
+            result["items"] = {}  # a bare list, as FastAPI writes it: items of any kind
         if "enum" in result and "type" not in result:
             kinds = {_JSON_TYPES.get(type(value)) for value in result["enum"]}
             if len(kinds) == 1 and None not in kinds:

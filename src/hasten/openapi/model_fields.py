@@ -1,0 +1,82 @@
+"""A parameter model's fields, documented one parameter each, as FastAPI documents them.
+
+``Annotated[Filters, Query()]`` reads each field of ``Filters`` from its own query value, so
+the document lists each field as a parameter of the operation (the model itself is no
+component). A pydantic field keeps its constraints and default through its ``FieldInfo``; a
+Struct's, dataclass's or TypedDict's field, through its annotation and default.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from typing import Any
+
+import msgspec
+import msgspec.inspect as mi
+
+from ..extractors import model_fields
+from ..models import is_pydantic_model
+from ..params import MISSING, Parameter
+
+__all__ = ["ModelField", "documented_fields", "model_of"]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ModelField:
+    """One field of a parameter model, as the document lists it."""
+
+    wire: str  # its name in the query, header or cookie
+    annotation: Any  # its type, with what its schema says (constraints, default)
+    required: bool
+    description: str | None
+    default: Any = MISSING  # documented as the schema's default (pydantic's says its own)
+
+
+def model_of(parameter: Parameter) -> tuple[Any, bool] | None:
+    """The model of a parameter model, and whether it may be absent (``Filters | None``);
+    None for any other parameter."""
+    if parameter.is_model:
+        return parameter.annotation, False
+    members = typing.get_args(parameter.annotation)
+    if len(members) != 2 or type(None) not in members:
+        return None
+    (model,) = (member for member in members if member is not type(None))
+    if not dataclasses.replace(parameter, annotation=model).is_model:
+        return None
+    return model, True
+
+
+def documented_fields(parameter: Parameter) -> list[ModelField]:
+    """The fields of ``parameter``'s model (see ``model_of``), in the model's order, by their
+    names on the wire: none is required when the whole model may be absent."""
+    found = model_of(parameter)
+    assert found is not None, "documented_fields is for parameter models"
+    model, optional = found
+    fields = _fields(parameter, model)
+    if optional:
+        return [dataclasses.replace(field, required=False) for field in fields]
+    return fields
+
+
+def _fields(parameter: Parameter, model: Any) -> list[ModelField]:
+    marker = parameter.marker
+    header = parameter.source == "header" and (marker is None or marker.convert_underscores)
+    wires = [wire for _, wire, _ in model_fields(model, header=header)]
+    if is_pydantic_model(model):
+        return [
+            # pydantic reads a FieldInfo in Annotated: its constraints, default and description.
+            ModelField(
+                wire,
+                typing.Annotated[field.annotation, field],
+                field.is_required(),
+                field.description,
+            )
+            for wire, field in zip(wires, model.model_fields.values(), strict=True)
+        ]
+    hints = typing.get_type_hints(model, include_extras=True)
+    found = []
+    for wire, field in zip(wires, getattr(mi.type_info(model), "fields", ()), strict=True):
+        default = MISSING if field.default is msgspec.NODEFAULT else field.default
+        found.append(ModelField(wire, hints[field.name], field.required, None, default))
+    return found

@@ -1,0 +1,214 @@
+"""pydantic models in the document as FastAPI writes them: components with ``$ref``s, and
+pydantic's own schemas (aliases, serialization, defaults of None left unsaid)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Annotated, Any
+
+import msgspec
+import pytest
+from openapi_spec_validator import validate
+from pydantic import BaseModel, Field, computed_field
+
+from hasten import App, Body, Cookie, Header, Query
+
+REF = "#/components/schemas/"
+
+
+class Item(BaseModel):
+    """An item.\fWhat follows the form feed is not documented."""
+
+    name: str
+    description: str | None = None
+    tags: list[str] = []
+
+
+class Person(BaseModel):
+    first_name: str = Field(alias="firstName")
+
+
+class Priced(BaseModel):
+    price: float
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def with_tax(self) -> float:
+        return self.price * 1.2
+
+
+class Point(msgspec.Struct):
+    x: int
+
+
+def build() -> App:
+    app = App()
+
+    @app.post("/items/")
+    async def create_item(item: Item) -> Item:
+        return item
+
+    @app.get("/items/")
+    async def read_items() -> list[Item]:
+        return []
+
+    @app.post("/people/")
+    async def create_person(person: Person) -> Person:
+        return person
+
+    @app.post("/prices/")
+    async def create_price(priced: Priced) -> Priced:
+        return priced
+
+    @app.post("/points/")
+    async def create_point(point: Point, note: Item | None = Body(None)) -> Point:
+        return point
+
+    return app
+
+
+@pytest.fixture(scope="module")
+def document() -> dict[str, Any]:
+    return build().openapi()
+
+
+def body(document: dict[str, Any], path: str) -> Any:
+    return document["paths"][path]["post"]["requestBody"]["content"]["application/json"]
+
+
+def returned(document: dict[str, Any], path: str, method: str = "post") -> Any:
+    return document["paths"][path][method]["responses"]["200"]["content"]["application/json"]
+
+
+def test_a_model_is_a_component_written_by_pydantic(document: dict[str, Any]) -> None:
+    assert body(document, "/items/") == {"schema": {"$ref": REF + "Item"}}
+    assert returned(document, "/items/") == {"schema": {"$ref": REF + "Item"}}
+    assert returned(document, "/items/", "get") == {
+        "schema": {"type": "array", "items": {"$ref": REF + "Item"}}
+    }
+    assert document["components"]["schemas"]["Item"] == {
+        "description": "An item.",
+        "properties": {
+            "name": {"title": "Name", "type": "string"},
+            "description": {
+                "anyOf": [{"type": "string"}, {"type": "null"}],
+                "title": "Description",
+            },
+            "tags": {"default": [], "items": {"type": "string"}, "title": "Tags", "type": "array"},
+        },
+        "required": ["name"],
+        "title": "Item",
+        "type": "object",
+    }
+
+
+def test_aliases_are_the_names_on_the_wire(document: dict[str, Any]) -> None:
+    person = document["components"]["schemas"]["Person"]
+    assert person["properties"] == {"firstName": {"title": "Firstname", "type": "string"}}
+    assert person["required"] == ["firstName"]
+
+
+def test_input_and_output_that_differ_are_two_components(document: dict[str, Any]) -> None:
+    schemas = document["components"]["schemas"]
+    assert body(document, "/prices/") == {"schema": {"$ref": REF + "Priced-Input"}}
+    assert returned(document, "/prices/") == {"schema": {"$ref": REF + "Priced-Output"}}
+    assert schemas["Priced-Input"]["required"] == ["price"]
+    assert schemas["Priced-Output"]["required"] == ["price", "with_tax"]
+    assert schemas["Priced-Output"]["properties"]["with_tax"] == {
+        "readOnly": True,
+        "title": "With Tax",
+        "type": "number",
+    }
+
+
+def test_msgspec_and_pydantic_types_share_one_document(document: dict[str, Any]) -> None:
+    assert body(document, "/points/")["schema"] == {"$ref": REF + "Body_create_point_points__post"}
+    schema = document["components"]["schemas"]["Body_create_point_points__post"]
+    assert schema["properties"]["point"] == {"$ref": REF + "Point"}
+    assert schema["properties"]["note"] == {"anyOf": [{"$ref": REF + "Item"}, {"type": "null"}]}
+    assert document["components"]["schemas"]["Point"]["properties"] == {"x": {"type": "integer"}}
+    validate(document)
+
+
+class Filters(BaseModel):
+    limit: int = Field(100, gt=0, le=100, description="How many.")
+    tags: list[str] = []
+
+
+class Client(msgspec.Struct):
+    x_client_name: str
+    x_retries: int = 3
+
+
+class Theme(BaseModel):
+    theme: str
+
+
+def test_parameter_models_are_documented_field_by_field() -> None:
+    app = App()
+
+    @app.get("/items/")
+    async def read_items(
+        filters: Annotated[Filters, Query()],
+        client: Annotated[Client, Header()],
+        theme: Annotated[Theme | None, Cookie()] = None,
+    ) -> None:
+        return None
+
+    document = app.openapi()
+    assert document["paths"]["/items/"]["get"]["parameters"] == [
+        {
+            "name": "limit",
+            "in": "query",
+            "description": "How many.",
+            "required": False,
+            "schema": {
+                "default": 100,
+                "description": "How many.",
+                "exclusiveMinimum": 0,
+                "maximum": 100,
+                "type": "integer",
+            },
+        },
+        {
+            "name": "tags",
+            "in": "query",
+            "required": False,
+            "schema": {"default": [], "items": {"type": "string"}, "type": "array"},
+        },
+        {"name": "x-client-name", "in": "header", "required": True, "schema": {"type": "string"}},
+        {
+            "name": "x-retries",
+            "in": "header",
+            "required": False,
+            "schema": {"type": "integer", "default": 3},
+        },
+        # A model that may be absent: none of its fields is required.
+        {"name": "theme", "in": "cookie", "required": False, "schema": {"type": "string"}},
+    ]
+    assert "Filters" not in document["components"]["schemas"]
+    assert "Client" not in document["components"]["schemas"]
+
+
+class Price(BaseModel):
+    amount: Decimal
+
+
+@pytest.mark.parametrize(
+    ("separate", "read", "sent"),
+    [(True, "Price-Input", "Price-Output"), (False, "Price", "Price")],
+)
+def test_separate_input_output_schemas(separate: bool, read: str, sent: str) -> None:
+    app = App(separate_input_output_schemas=separate)
+
+    @app.post("/prices/")
+    async def create_price(price: Price) -> Price:
+        return price
+
+    document = app.openapi()
+    assert body(document, "/prices/") == {"schema": {"$ref": REF + read}}
+    assert returned(document, "/prices/") == {"schema": {"$ref": REF + sent}}
+    assert document["components"]["schemas"][read]["properties"]["amount"]["anyOf"] == [
+        {"type": "number"},
+        {"type": "string"},
+    ]
