@@ -25,6 +25,7 @@ from ..params import MISSING, Parameter, unwrap
 from ..paths import PathTemplate
 from ..responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from ..routing import Route
+from ..sse import EventSourceResponse
 from ..wire import allows_body
 from .meta import constraints_of, said_by
 from .model_fields import documented_fields, model_of
@@ -54,6 +55,7 @@ _RESPONSE_MEDIA = {
     JSONResponse: (_JSON, {}),
     HTMLResponse: ("text/html", {"type": "string"}),
     PlainTextResponse: ("text/plain", {"type": "string"}),
+    EventSourceResponse: ("text/event-stream", {}),
 }
 
 
