@@ -10,7 +10,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, Unpack, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, Unpack, overload
 
 from . import concurrency
 from .datastructures import State
@@ -24,6 +24,9 @@ from .routing import Router
 from .runtime import Runtime
 from .settings import Settings, SettingsKeywords
 from .types import Hook, Middleware
+
+if TYPE_CHECKING:
+    from .openapi.webhooks import Webhooks
 
 __all__ = ["App", "RouteInfo"]
 
@@ -87,6 +90,7 @@ class App(Router):
         self.asgi: asgi.ASGIApp = asgi.ASGIAdapter(self)
         # The OpenAPI document, once ``openapi()`` has generated it (FastAPI's name).
         self.openapi_schema: dict[str, Any] | None = None
+        self._webhooks: Webhooks | None = None
 
     # The protocol entry points: thin adapters into the same core.
     # perf: Granian calls the adapter itself, with no frame of the App's between.
@@ -310,6 +314,16 @@ class App(Router):
         return server_error_response(self._startup_error, self.settings.debug)
 
     # Inspection.
+    @property
+    def webhooks(self) -> Webhooks:
+        """The webhooks the API sends, documented under OpenAPI's ``webhooks`` and never
+        served: ``@app.webhooks.post("new-subscription")`` (FastAPI's)."""
+        if self._webhooks is None:
+            from .openapi.webhooks import Webhooks
+
+            self._webhooks = Webhooks()
+        return self._webhooks
+
     def openapi(self) -> dict[str, Any]:
         """The app's OpenAPI document: generated on the first call (the first request for
         it), then kept in ``openapi_schema``."""

@@ -35,6 +35,7 @@ from hasten.openapi.operations import (
     response_type,
     security,
 )
+from hasten.testing import TestClient
 from tests.openapi import full_app
 
 Document = dict[str, Any]
@@ -781,3 +782,38 @@ def test_generate_unique_id_function_names_operations_and_bodies() -> None:
     assert operation(document, "/users/")["operationId"] == "listUsers"
     (route,) = [route for route in app.routes if route.path == "/users/"]
     assert generate_unique_id(route) == "read_users_users__get"
+
+
+class Subscription(msgspec.Struct):
+    username: str
+
+
+def test_webhooks_are_documented_by_name_and_never_served() -> None:
+    app = App()
+
+    @app.webhooks.post("new-subscription")
+    def new_subscription(body: Subscription) -> None:
+        """Sent when a user subscribes."""
+
+    document = app.openapi()
+    assert document["paths"] == {}
+    assert document["webhooks"] == {
+        "new-subscription": {
+            "post": {
+                "summary": "New Subscription",
+                "description": "Sent when a user subscribes.",
+                "operationId": "new_subscriptionnew_subscription_post",
+                "requestBody": json_body({"$ref": "#/components/schemas/Subscription"}),
+                "responses": {
+                    "200": {
+                        "description": "Successful Response",
+                        "content": {"application/json": {"schema": {"type": "null"}}},
+                    },
+                    "422": error("Validation Error", "HTTPValidationError"),
+                },
+            }
+        }
+    }
+    validate(document)
+    with TestClient(app) as client:
+        assert client.post("/new-subscription", json={"username": "a"}).status_code == 404

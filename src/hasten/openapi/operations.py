@@ -42,6 +42,7 @@ __all__ = [
     "request_parameters",
     "response_type",
     "security",
+    "unique_id_at",
 ]
 
 # (name in components.securitySchemes, the Security Scheme Object, the scopes required)
@@ -197,11 +198,9 @@ def _body_of(media: str, schema: dict[str, Any], required: bool) -> dict[str, An
 
 
 # The operation.
-def operation(
-    route: Route, method: str, schemas: Schemas, unique_id: str | None = None
-) -> dict[str, Any]:
+def operation(route: Route, method: str, schemas: Schemas, unique_id: str) -> dict[str, Any]:
     """The Operation Object for ``method`` on one route (``unique_id``: its operationId,
-    unless the route gives one, and its Body_ schema's name; else FastAPI's)."""
+    unless the route gives one, and its Body_ schema's name)."""
     endpoint, template, tags = route.endpoint, route.template, route.tags
     options = endpoint.options
     summary, description = _docstring(route)
@@ -212,7 +211,6 @@ def operation(
     result["summary"] = options.summary or summary
     if options.description or description:
         result["description"] = options.description or description
-    unique_id = unique_id or generate_unique_id(route, method)
     result["operationId"] = options.operation_id or unique_id
     parameters = request_parameters(route)
     documented = _parameters(parameters, template, schemas)
@@ -244,12 +242,16 @@ def _docstring(route: Route) -> tuple[str, str]:
     return route.name.replace("_", " ").title(), doc.split("\f")[0].strip()
 
 
-def generate_unique_id(route: Route, method: str | None = None) -> str:
-    """FastAPI's operation id: the handler's name, path and method (``method``, else the
-    route's first), non-word characters as ``_``."""
-    raw = f"{route.name}{openapi_path(route.template)}"
-    method = method or min(route.methods)
-    return f"{_NON_WORD.sub('_', raw)}_{method.lower()}"
+def generate_unique_id(route: Route) -> str:
+    """FastAPI's operation id: the handler's name, path and first method, non-word
+    characters as ``_``."""
+    return unique_id_at(route, openapi_path(route.template), min(route.methods))
+
+
+def unique_id_at(route: Route, path: str, method: str) -> str:
+    """FastAPI's operation id of ``method`` on ``route``, documented at ``path`` (a webhook's
+    name)."""
+    return f"{_NON_WORD.sub('_', route.name + path)}_{method.lower()}"
 
 
 def _documented(parameter: Parameter) -> bool:
