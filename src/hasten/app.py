@@ -49,6 +49,11 @@ class RouteInfo:
     blocked: BlockStats | None = None  # times it blocked the event loop, while running
 
 
+def _setting(name: str) -> Any:
+    """A read-only attribute for the setting ``name``."""
+    return property(lambda app: getattr(app.settings, name), doc=f"``settings.{name}``")
+
+
 class App(Router):
     """A hasten application: an RSGI app (``__rsgi__``) and an ASGI 3 app (``__call__``).
 
@@ -91,6 +96,18 @@ class App(Router):
         # The OpenAPI document, once ``openapi()`` has generated it (FastAPI's name).
         self.openapi_schema: dict[str, Any] | None = None
         self._webhooks: Webhooks | None = None
+
+    # FastAPI's app attributes for the OpenAPI settings (``app.title``), read-only here.
+    title = _setting("title")
+    version = _setting("version")
+    summary = _setting("summary")
+    description = _setting("description")
+    openapi_version = _setting("openapi_version")
+    openapi_url = _setting("openapi_url")
+    docs_url = _setting("docs_url")
+    redoc_url = _setting("redoc_url")
+    swagger_ui_oauth2_redirect_url = _setting("swagger_ui_oauth2_redirect_url")
+    swagger_ui_parameters = _setting("swagger_ui_parameters")
 
     # The protocol entry points: thin adapters into the same core.
     # perf: Granian calls the adapter itself, with no frame of the App's between.
