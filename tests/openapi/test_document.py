@@ -19,10 +19,12 @@ from hasten import (
     Depends,
     File,
     Header,
+    OAuth2PasswordBearer,
     OAuth2PasswordRequestForm,
     Query,
     Route,
     Router,
+    Security,
     StaticFiles,
     UploadFile,
     WebSocket,
@@ -817,3 +819,32 @@ def test_webhooks_are_documented_by_name_and_never_served() -> None:
     validate(document)
     with TestClient(app) as client:
         assert client.post("/new-subscription", json={"username": "a"}).status_code == 404
+
+
+OAUTH2 = OAuth2PasswordBearer(tokenUrl="token", scopes={"me": "You.", "items": "Your items."})
+
+
+async def current_user(token: Annotated[str, Depends(OAUTH2)]) -> str:
+    return token
+
+
+async def active_user(user: Annotated[str, Security(current_user, scopes=["me"])]) -> str:
+    return user
+
+
+def test_a_scheme_requires_the_scopes_of_every_security_above_it() -> None:
+    app = App()
+
+    @app.get("/users/me")
+    async def me(user: Annotated[str, Depends(active_user)]) -> str:
+        return user
+
+    @app.get("/users/me/items")
+    async def items(user: Annotated[str, Security(active_user, scopes=["items"])]) -> str:
+        return user
+
+    document = app.openapi()
+    assert operation(document, "/users/me")["security"] == [{"OAuth2PasswordBearer": ["me"]}]
+    assert operation(document, "/users/me/items")["security"] == [
+        {"OAuth2PasswordBearer": ["items", "me"]}
+    ]

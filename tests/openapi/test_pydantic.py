@@ -4,14 +4,14 @@ pydantic's own schemas (aliases, serialization, defaults of None left unsaid).""
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 import pytest
 from openapi_spec_validator import validate
 from pydantic import BaseModel, Field, computed_field
 
-from hasten import App, Body, Cookie, Header, Query
+from hasten import App, Body, Cookie, Form, Header, Query
 
 REF = "#/components/schemas/"
 
@@ -212,3 +212,55 @@ def test_separate_input_output_schemas(separate: bool, read: str, sent: str) -> 
         {"type": "number"},
         {"type": "string"},
     ]
+
+
+class Profile(BaseModel):
+    name: str
+
+
+class Someone(BaseModel):
+    kind: Literal["person"]
+    name: str
+
+
+class Firm(BaseModel):
+    kind: Literal["company"]
+    company_name: str
+
+
+def test_form_models_beside_other_values_are_in_all_of() -> None:
+    app = App()
+
+    @app.post("/profiles/")
+    async def create_profile(
+        profile: Annotated[Profile, Form()],
+        token: Annotated[str, Form()],
+        contact: Annotated[Someone | Firm | None, Form(discriminator="kind")] = None,
+    ) -> None:
+        return None
+
+    document = app.openapi()
+    name = "Body_create_profile_profiles__post"
+    assert document["paths"]["/profiles/"]["post"]["requestBody"] == {
+        "content": {"application/x-www-form-urlencoded": {"schema": {"$ref": REF + name}}},
+        "required": True,
+    }
+    union = {
+        "discriminator": {
+            "mapping": {"company": REF + "Firm", "person": REF + "Someone"},
+            "propertyName": "kind",
+        },
+        "oneOf": [{"$ref": REF + "Someone"}, {"$ref": REF + "Firm"}],
+        "title": "Contact",
+    }
+    absent = {"not": {"anyOf": [{"required": [key]} for key in ("company_name", "kind", "name")]}}
+    assert document["components"]["schemas"][name] == {
+        "type": "object",
+        "title": name,
+        "allOf": [
+            {"$ref": REF + "Profile"},
+            {"anyOf": [absent, {"anyOf": [union], "title": "Contact"}]},
+        ],
+        "properties": {"token": {"type": "string"}},
+        "required": ["token"],
+    }

@@ -26,6 +26,7 @@ from ..paths import PathTemplate
 from ..responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from ..routing import Route
 from ..wire import allows_body
+from .form_models import form_model_schema, is_form_model
 from .meta import constraints_of, said_by
 from .model_fields import documented_fields, model_of
 from .schemas import Schemas
@@ -152,8 +153,11 @@ def _form_body(forms: list[Parameter], schemas: Schemas, unique_id: str) -> dict
     media = "multipart/form-data" if files else "application/x-www-form-urlencoded"
     if len(forms) == 1 and forms[0].is_model:
         return _body_of(media, _schema(forms[0], schemas), True)
-    schema, required = _object(forms, schemas, f"Body_{unique_id}", _form_field)
-    return _body_of(media, schema, required)
+    fields = [item for item in forms if item.source == "file" or not is_form_model(item)]
+    models = [item for item in forms if item not in fields]
+    all_of = [form_model_schema(item, schemas) for item in models]
+    schema, required = _object(fields, schemas, f"Body_{unique_id}", _form_field, all_of)
+    return _body_of(media, schema, required or any(item.required for item in models))
 
 
 def _form_field(item: Parameter, schemas: Schemas) -> dict[str, Any]:
@@ -176,15 +180,16 @@ def _object(
     schemas: Schemas,
     name: str,
     schema_of: typing.Callable[[Parameter, Schemas], dict[str, Any]],
+    all_of: list[dict[str, Any]] | None = None,
 ) -> tuple[dict[str, Any], bool]:
-    """A reference to the component ``name``: an object of ``members``; and whether the
-    body is required (a member is)."""
+    """A reference to the component ``name``: an object of ``members`` (and of ``all_of``,
+    form models); and whether the body is required (a member is)."""
     names = [item.alias for item in members if item.required]
-    component: dict[str, Any] = {
-        "properties": {item.alias: schema_of(item, schemas) for item in members},
-        "type": "object",
-        "title": name,
-    }
+    component: dict[str, Any] = {"type": "object", "title": name}
+    if all_of:
+        component["allOf"] = all_of
+    if members or not all_of:
+        component["properties"] = {item.alias: schema_of(item, schemas) for item in members}
     if names:
         component["required"] = names
     return schemas.component(name, component), bool(names)
