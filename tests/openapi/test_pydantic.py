@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 import pytest
 from openapi_spec_validator import validate
-from pydantic import BaseModel, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from hasten import App, Body, Cookie, Form, Header, Query
 
@@ -264,3 +264,26 @@ def test_form_models_beside_other_values_are_in_all_of() -> None:
         "properties": {"token": {"type": "string"}},
         "required": ["token"],
     }
+
+
+class Blob(BaseModel):
+    model_config = ConfigDict(ser_json_bytes="base64", val_json_bytes="base64")
+
+    data: bytes
+
+
+class Raw(BaseModel):
+    data: bytes
+
+
+def test_bytes_are_octet_strings_base64_where_the_config_says_so() -> None:
+    app = App()
+
+    @app.post("/blobs/")
+    async def create_blob(blob: Blob, raw: Raw) -> None:
+        return None
+
+    schemas = app.openapi()["components"]["schemas"]
+    octets = {"title": "Data", "type": "string", "contentMediaType": "application/octet-stream"}
+    assert schemas["Blob"]["properties"]["data"] == {**octets, "contentEncoding": "base64"}
+    assert schemas["Raw"]["properties"]["data"] == octets
