@@ -125,7 +125,10 @@ def test_msgspec_and_pydantic_types_share_one_document(document: dict[str, Any])
     assert body(document, "/points/")["schema"] == {"$ref": REF + "Body_create_point_points__post"}
     schema = document["components"]["schemas"]["Body_create_point_points__post"]
     assert schema["properties"]["point"] == {"$ref": REF + "Point"}
-    assert schema["properties"]["note"] == {"anyOf": [{"$ref": REF + "Item"}, {"type": "null"}]}
+    assert schema["properties"]["note"] == {
+        "anyOf": [{"$ref": REF + "Item"}, {"type": "null"}],
+        "title": "Note",
+    }
     assert document["components"]["schemas"]["Point"]["properties"] == {"x": {"type": "integer"}}
     validate(document)
 
@@ -163,6 +166,7 @@ def test_parameter_models_are_documented_field_by_field() -> None:
             "description": "How many.",
             "required": False,
             "schema": {
+                "title": "Limit",
                 "default": 100,
                 "description": "How many.",
                 "exclusiveMinimum": 0,
@@ -174,17 +178,32 @@ def test_parameter_models_are_documented_field_by_field() -> None:
             "name": "tags",
             "in": "query",
             "required": False,
-            "schema": {"default": [], "items": {"type": "string"}, "type": "array"},
+            "schema": {
+                "title": "Tags",
+                "default": [],
+                "items": {"type": "string"},
+                "type": "array",
+            },
         },
-        {"name": "x-client-name", "in": "header", "required": True, "schema": {"type": "string"}},
+        {
+            "name": "x-client-name",
+            "in": "header",
+            "required": True,
+            "schema": {"title": "X Client Name", "type": "string"},
+        },
         {
             "name": "x-retries",
             "in": "header",
             "required": False,
-            "schema": {"type": "integer", "default": 3},
+            "schema": {"title": "X Retries", "type": "integer", "default": 3},
         },
         # A model that may be absent: none of its fields is required.
-        {"name": "theme", "in": "cookie", "required": False, "schema": {"type": "string"}},
+        {
+            "name": "theme",
+            "in": "cookie",
+            "required": False,
+            "schema": {"title": "Theme", "type": "string"},
+        },
     ]
     assert "Filters" not in document["components"]["schemas"]
     assert "Client" not in document["components"]["schemas"]
@@ -261,7 +280,7 @@ def test_form_models_beside_other_values_are_in_all_of() -> None:
             {"$ref": REF + "Profile"},
             {"anyOf": [absent, {"anyOf": [union], "title": "Contact"}]},
         ],
-        "properties": {"token": {"type": "string"}},
+        "properties": {"token": {"title": "Token", "type": "string"}},
         "required": ["token"],
     }
 

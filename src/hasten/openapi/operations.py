@@ -170,6 +170,7 @@ def _form_field(item: Parameter, schemas: Schemas) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "array", "items": dict(_BINARY)} if many else dict(_BINARY)
     if type(None) in members:
         schema = {"anyOf": [schema, {"type": "null"}]}
+    schema["title"] = _title_of(item)
     for meta in item.constraints:
         schema.update(said_by(meta))
     return schema
@@ -302,7 +303,8 @@ def _model_parameters(parameter: Parameter, schemas: Schemas) -> list[dict[str, 
         if field.description:
             entry["description"] = field.description
         entry["required"] = field.required
-        entry["schema"] = _with_default(schemas.schema(field.annotation), field.default)
+        schema = schemas.schema(field.annotation, title=_title(field.key))
+        entry["schema"] = _with_default(schema, field.default)
         result.append(entry)
     return result
 
@@ -328,13 +330,28 @@ def _schema(parameter: Parameter, schemas: Schemas) -> dict[str, Any]:
             constraints.append(kept)
     # What the parameter only says goes beside its whole schema, as FastAPI writes it.
     annotation = dataclasses.replace(parameter, constraints=tuple(constraints)).validated_type
-    schema = _with_default(schemas.schema(annotation), parameter.default)
+    schema = _with_default(
+        schemas.schema(annotation, title=_title_of(parameter)), parameter.default
+    )
     schema.update(said)
     if parameter.marker is not None:
         schema.update(parameter.marker.json_schema_extra or {})
     if parameter.marker is not None and parameter.marker.deprecated:
         schema["deprecated"] = True
     return schema
+
+
+def _title_of(parameter: Parameter) -> str:
+    """FastAPI's title of a parameter: of its alias as declared (a header's before ``_``
+    becomes ``-``), else of its name."""
+    marker = parameter.marker
+    declared = marker and (marker.validation_alias or marker.alias)
+    return _title(declared or parameter.name)
+
+
+def _title(name: str) -> str:
+    """FastAPI's title of a value named ``name``: ``item_id`` is "Item Id"."""
+    return name.title().replace("_", " ")
 
 
 def _with_default(schema: dict[str, Any], default: Any) -> dict[str, Any]:
