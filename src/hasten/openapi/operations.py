@@ -25,6 +25,7 @@ from ..params import MISSING, Parameter, unwrap
 from ..paths import PathTemplate
 from ..responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from ..routing import Route
+from ..sse import EventSourceResponse
 from ..wire import allows_body
 from .form_models import form_model_schema, is_form_model
 from .meta import constraints_of, said_by
@@ -52,10 +53,13 @@ SecurityRequirement = tuple[str, dict[str, Any], list[str]]
 _JSON = "application/json"
 _NON_WORD = re.compile(r"\W")
 _DOCUMENTED_SOURCES = ("path", "query", "header", "cookie")
+# The Response classes whose media type is theirs whatever they hold; any other (a redirect,
+# a stream, a file) is documented as FastAPI documents its default class: JSON of any kind.
 _RESPONSE_MEDIA = {
     JSONResponse: (_JSON, {}),
     HTMLResponse: ("text/html", {"type": "string"}),
     PlainTextResponse: ("text/plain", {"type": "string"}),
+    EventSourceResponse: ("text/event-stream", {}),
 }
 
 
@@ -430,7 +434,6 @@ def _content(returns: Any, status: int, schemas: Schemas) -> dict[str, Any]:
             binary = {"type": "string", "format": "binary"}
             content["application/octet-stream"] = {"schema": binary}
         elif isinstance(member, type) and issubclass(member, Response):
-            # Another Response (a redirect, a file): FastAPI documents any JSON.
             media = _RESPONSE_MEDIA.get(member, (_JSON, {}))
             content[media[0]] = {"schema": dict(media[1])}
         else:
