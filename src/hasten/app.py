@@ -11,7 +11,7 @@ import warnings
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, Unpack, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, Unpack, overload
 
 from . import concurrency
 from .datastructures import State
@@ -25,6 +25,9 @@ from .routing import Router
 from .runtime import Runtime
 from .settings import Settings, SettingsKeywords
 from .types import Hook, Middleware
+
+if TYPE_CHECKING:
+    from .openapi.webhooks import Webhooks
 
 __all__ = ["App", "RouteInfo"]
 
@@ -45,6 +48,11 @@ class RouteInfo:
     handler: str
     runs_on: str
     blocked: BlockStats | None = None  # times it blocked the event loop, while running
+
+
+def _setting(name: str) -> Any:
+    """A read-only attribute for the setting ``name``."""
+    return property(lambda app: getattr(app.settings, name), doc=f"``settings.{name}``")
 
 
 class App(Router):
@@ -103,6 +111,19 @@ class App(Router):
         self.asgi: asgi.ASGIApp = asgi.ASGIAdapter(self)
         # The OpenAPI document, once ``openapi()`` has generated it (FastAPI's name).
         self.openapi_schema: dict[str, Any] | None = None
+        self._webhooks: Webhooks | None = None
+
+    # FastAPI's app attributes for the OpenAPI settings (``app.title``), read-only here.
+    title = _setting("title")
+    version = _setting("version")
+    summary = _setting("summary")
+    description = _setting("description")
+    openapi_version = _setting("openapi_version")
+    openapi_url = _setting("openapi_url")
+    docs_url = _setting("docs_url")
+    redoc_url = _setting("redoc_url")
+    swagger_ui_oauth2_redirect_url = _setting("swagger_ui_oauth2_redirect_url")
+    swagger_ui_parameters = _setting("swagger_ui_parameters")
 
     @property
     def router(self) -> Router:
@@ -342,6 +363,16 @@ class App(Router):
         return server_error_response(self._startup_error, self.settings.debug)
 
     # Inspection.
+    @property
+    def webhooks(self) -> Webhooks:
+        """The webhooks the API sends, documented under OpenAPI's ``webhooks`` and never
+        served: ``@app.webhooks.post("new-subscription")`` (FastAPI's)."""
+        if self._webhooks is None:
+            from .openapi.webhooks import Webhooks
+
+            self._webhooks = Webhooks()
+        return self._webhooks
+
     def openapi(self) -> dict[str, Any]:
         """The app's OpenAPI document: generated on the first call (the first request for
         it), then kept in ``openapi_schema``."""

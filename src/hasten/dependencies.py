@@ -87,28 +87,29 @@ def collect(
     schemes: list[tuple[Any, tuple[str, ...]]] = []
     seen: set[Any] = set()
 
-    def walk(items: tuple[Parameter, ...]) -> None:
+    def walk(items: tuple[Parameter, ...], scopes: tuple[str, ...]) -> None:
         for item in items:
             if item.source in REQUEST_SOURCES:
                 found.setdefault((item.source, item.alias), item)
             elif item.dependency is not None:
-                visit(item.dependency)
+                visit(item.dependency, scopes)
 
-    def visit(dependency: Dependency) -> None:
-        func = dependency.dependency
+    def visit(dependency: Dependency, scopes: tuple[str, ...] = ()) -> None:
+        # A scheme requires the scopes of every Security() above it, outermost first (FastAPI's).
+        func, scopes = dependency.dependency, (*scopes, *dependency.scopes)
         if hasattr(func, "security_scheme"):
-            schemes.append((func, dependency.scopes))
-        if func in seen:
+            schemes.append((func, scopes))
+        if (func, scopes) in seen:
             return
-        seen.add(func)
+        seen.add((func, scopes))
         assert func is not None
         if dependency.scope == "app":
             app_dependency_parameters(func)  # refused now if it takes request values
-        walk(describe_dependency(func, path_names))
+        walk(describe_dependency(func, path_names), scopes)
 
     for dependency in dependencies:
         visit(dependency)
-    walk(parameters)
+    walk(parameters, ())
     return tuple(found.values()), schemes
 
 

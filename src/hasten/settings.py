@@ -226,6 +226,17 @@ class Settings:
         default="/docs",
         metadata={"help": "Where Swagger UI is served, offline (None: nowhere)."},
     )
+    redoc_url: str | None = field(
+        default=None,
+        metadata={
+            "help": "Where FastAPI's ReDoc page is served (None: nowhere); it loads ReDoc "
+            "from a CDN, so it is served only when asked for."
+        },
+    )
+    swagger_ui_oauth2_redirect_url: str | None = field(
+        default="/docs/oauth2-redirect",
+        metadata={"help": "Where Swagger UI's OAuth2 flows return to (None: nowhere)."},
+    )
     servers: list[dict[str, Any]] | None = field(
         default=None, metadata={"help": "OpenAPI Server Objects: where the API is served."}
     )
@@ -280,6 +291,8 @@ class Settings:
         for name in (
             "openapi_url",
             "docs_url",
+            "redoc_url",
+            "swagger_ui_oauth2_redirect_url",
             "metrics_url",
             "health_url",
             "ready_url",
@@ -357,6 +370,8 @@ class SettingsKeywords(TypedDict, total=False):
     openapi_version: str
     openapi_url: str | None
     docs_url: str | None
+    redoc_url: str | None
+    swagger_ui_oauth2_redirect_url: str | None
     servers: list[dict[str, Any]] | None
     openapi_tags: list[dict[str, Any]] | None
     terms_of_service: str | None

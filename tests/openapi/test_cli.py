@@ -39,10 +39,14 @@ def test_version(flag: str, version: str, capsysbinary: pytest.CaptureFixture[by
     document = json.loads(capsysbinary.readouterr().out)
     assert document["openapi"] == version
     nullable = document["paths"]["/orders"]["post"]["parameters"][0]["schema"]
+    title = {"title": "X Request Id"}
     if version == "3.0.3":
-        assert nullable == {"type": "string", "maxLength": 64, "nullable": True}
+        assert nullable == {"type": "string", "maxLength": 64, "nullable": True, **title}
     else:
-        assert nullable == {"anyOf": [{"type": "string", "maxLength": 64}, {"type": "null"}]}
+        assert nullable == {
+            "anyOf": [{"type": "string", "maxLength": 64}, {"type": "null"}],
+            **title,
+        }
 
 
 def test_output_file(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:

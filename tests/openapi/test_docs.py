@@ -11,8 +11,14 @@ from typing import Any
 
 import pytest
 
-from hasten import App, HTTPError, Request
-from hasten.openapi.docs import ASSETS, swagger_ui_files
+from hasten import App, HTTPError, Request, Response
+from hasten.openapi.docs import (
+    ASSETS,
+    get_redoc_html,
+    get_swagger_ui_html,
+    get_swagger_ui_oauth2_redirect_html,
+    swagger_ui_files,
+)
 from hasten.testing import TestClient
 from tests.conftest import ClientFactory
 
@@ -237,3 +243,46 @@ def test_the_request_is_not_needed(serve: ClientFactory) -> None:
     assert serve(app).get("/openapi.json").json()["paths"]["/raw"]["get"]["operationId"] == (
         "raw_raw_get"
     )
+
+
+def test_fastapis_page_functions_build_an_apps_own_docs(serve: ClientFactory) -> None:
+    app = App(title="Shop", docs_url=None)
+    js = "https://unpkg.com/swagger-ui-dist@5/swagger-ui-bundle.js"
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> Response:
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url,
+            title=app.title + " - Swagger UI",
+            oauth2_redirect_url=app.swagger_ui_oauth2_redirect_url,
+            swagger_js_url=js,
+            init_oauth={"clientId": "</script>"},
+        )
+
+    @app.get("/docs/oauth2-redirect", include_in_schema=False)
+    async def redirect() -> Response:
+        return get_swagger_ui_oauth2_redirect_html()
+
+    @app.get("/redoc", include_in_schema=False)
+    async def redoc() -> Response:
+        return get_redoc_html(openapi_url=app.openapi_url, title=app.title + " - ReDoc")
+
+    client = serve(app)
+    page = client.get("/docs")
+    assert page.status_code == 200
+    assert f'<script src="{js}"></script>' in page.text
+    assert "<title>Shop - Swagger UI</title>" in page.text
+    assert '"oauth2RedirectUrl": "/docs/oauth2-redirect"' in page.text
+    assert 'ui.initOAuth({"clientId": "\\u003c/script>"});' in page.text
+    assert "window.opener.swaggerUIRedirectOauth2" in client.get("/docs/oauth2-redirect").text
+    redoc_page = client.get("/redoc").text
+    assert '<redoc spec-url="/openapi.json"></redoc>' in redoc_page
+    assert "https://cdn.jsdelivr.net/npm/redoc@2/bundles/redoc.standalone.js" in redoc_page
+
+
+def test_the_redoc_page_is_served_only_when_asked_for(serve: ClientFactory) -> None:
+    assert serve(make_app()).get("/redoc").status_code == 404
+    client = serve(make_app(redoc_url="/redoc"))
+    page = client.get("/redoc")
+    assert page.status_code == 200
+    assert "<title>Docs &lt;test&gt; - ReDoc</title>" in page.text

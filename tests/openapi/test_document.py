@@ -19,10 +19,12 @@ from hasten import (
     Depends,
     File,
     Header,
+    OAuth2PasswordBearer,
     OAuth2PasswordRequestForm,
     Query,
     Route,
     Router,
+    Security,
     StaticFiles,
     UploadFile,
     WebSocket,
@@ -35,6 +37,7 @@ from hasten.openapi.operations import (
     response_type,
     security,
 )
+from hasten.testing import TestClient
 from tests.openapi import full_app
 
 Document = dict[str, Any]
@@ -108,22 +111,37 @@ def test_path_parameters_with_constraints_and_converters(full: Document) -> None
             "in": "path",
             "description": "The item.",
             "required": True,
-            "schema": {"description": "The item.", "type": "integer", "minimum": 1},
+            "schema": {
+                "title": "Item Id",
+                "description": "The item.",
+                "type": "integer",
+                "minimum": 1,
+            },
         },
         {
             "name": "name",
             "in": "path",
             "required": True,
-            "schema": {"type": "string", "maxLength": 8, "minLength": 2},
+            "schema": {"title": "Name", "type": "string", "maxLength": 8, "minLength": 2},
         },
         {
             "name": "key",
             "in": "path",
             "required": True,
-            "schema": {"type": "string", "format": "uuid"},
+            "schema": {"title": "Key", "type": "string", "format": "uuid"},
         },
-        {"name": "ratio", "in": "path", "required": True, "schema": {"type": "number"}},
-        {"name": "rest", "in": "path", "required": True, "schema": {"type": "string"}},
+        {
+            "name": "ratio",
+            "in": "path",
+            "required": True,
+            "schema": {"title": "Ratio", "type": "number"},
+        },
+        {
+            "name": "rest",
+            "in": "path",
+            "required": True,
+            "schema": {"title": "Rest", "type": "string"},
+        },
     ]
 
 
@@ -136,6 +154,7 @@ def test_query_parameters(full: Document) -> None:
         "schema": {"title": "Required", "type": "string"},
     }
     assert parameters["limit"]["schema"] == {
+        "title": "Limit",
         "examples": [10],
         "type": "integer",
         "minimum": 1,
@@ -143,6 +162,7 @@ def test_query_parameters(full: Document) -> None:
         "default": 20,
     }
     assert parameters["word"]["schema"] == {
+        "title": "Word",
         "type": "string",
         "maxLength": 5,
         "minLength": 1,
@@ -150,6 +170,7 @@ def test_query_parameters(full: Document) -> None:
         "default": "a",
     }
     assert parameters["scale"]["schema"] == {
+        "title": "Scale",
         "type": "number",
         "exclusiveMinimum": 0,
         "exclusiveMaximum": 10,
@@ -161,10 +182,17 @@ def test_query_parameters(full: Document) -> None:
         "name": "id",
         "in": "query",
         "required": False,
-        "schema": {"type": "array", "items": {"type": "integer"}, "maxItems": 3, "default": []},
+        "schema": {
+            "title": "Id",
+            "type": "array",
+            "items": {"type": "integer"},
+            "maxItems": 3,
+            "default": [],
+        },
     }
     assert parameters["colors"]["schema"]["items"] == {"$ref": "#/components/schemas/Color"}
     assert parameters["order"]["schema"] == {
+        "title": "Order",
         "enum": ["asc", "desc"],
         "type": "string",
         "default": "asc",
@@ -177,7 +205,10 @@ def test_query_parameters(full: Document) -> None:
         "name": "since",
         "in": "query",
         "required": False,
-        "schema": {"anyOf": [{"type": "string", "format": "date"}, {"type": "null"}]},
+        "schema": {
+            "title": "Since",
+            "anyOf": [{"type": "string", "format": "date"}, {"type": "null"}],
+        },
     }
     assert parameters["old"]["deprecated"] is True
     assert parameters["old"]["description"] == "Use limit."
@@ -192,20 +223,30 @@ def test_header_and_cookie_parameters(full: Document) -> None:
         ("raw_name", "header"),
         ("x-tag", "header"),
     ]
-    assert headers[1]["schema"] == {"type": "string", "minLength": 3, "default": "abc"}
+    assert headers[1]["schema"] == {
+        "title": "X-Auth-Token",  # its alias, titled as FastAPI titles it
+        "type": "string",
+        "minLength": 3,
+        "default": "abc",
+    }
     cookies = operation(full, "/params/cookies")["parameters"]
     assert cookies == [
         {
             "name": "session",
             "in": "cookie",
             "required": True,
-            "schema": {"type": "string", "minLength": 4},
+            "schema": {"title": "Session", "type": "string", "minLength": 4},
         },
         {
             "name": "theme",
             "in": "cookie",
             "required": False,
-            "schema": {"enum": ["dark", "light"], "type": "string", "default": "light"},
+            "schema": {
+                "title": "Theme",
+                "enum": ["dark", "light"],
+                "type": "string",
+                "default": "light",
+            },
         },
     ]
 
@@ -255,10 +296,10 @@ def test_model_bodies_are_components(full: Document, path: str, component: str) 
 
 def test_collection_and_embedded_bodies(full: Document) -> None:
     assert operation(full, "/bodies/dict", "post")["requestBody"] == json_body(
-        {"type": "object", "additionalProperties": {"type": "integer"}}
+        {"title": "Counts", "type": "object", "additionalProperties": {"type": "integer"}}
     )
     assert operation(full, "/bodies/list", "post")["requestBody"] == json_body(
-        {"type": "array", "items": {"$ref": "#/components/schemas/Node"}}
+        {"title": "Nodes", "type": "array", "items": {"$ref": "#/components/schemas/Node"}}
     )
     # Several body parameters: one object, a member each, as hasten reads them.
     assert body_component(full, "/bodies/embedded", "Body_embedded_body_bodies_embedded_post") == {
@@ -267,14 +308,16 @@ def test_collection_and_embedded_bodies(full: Document) -> None:
         "properties": {
             "shipment": {"$ref": "#/components/schemas/Shipment"},
             "customer": {"$ref": "#/components/schemas/Customer"},
-            "note": {"type": "string", "maxLength": 20, "default": ""},
+            "note": {"title": "Note", "type": "string", "maxLength": 20, "default": ""},
         },
         "required": ["shipment", "customer"],
     }
     assert body_component(full, "/bodies/embed-one", "Body_embed_one_bodies_embed_one_post") == {
         "type": "object",
         "title": "Body_embed_one_bodies_embed_one_post",
-        "properties": {"name": {"description": "Who.", "examples": ["Ann"], "type": "string"}},
+        "properties": {
+            "name": {"title": "Name", "description": "Who.", "examples": ["Ann"], "type": "string"}
+        },
         "required": ["name"],
     }
 
@@ -284,7 +327,7 @@ def test_an_embedded_body_of_optional_members_is_not_required(full: Document) ->
     assert body_component(full, "/bodies/embed-optional", name) == {
         "type": "object",
         "title": name,
-        "properties": {"limit": {"type": "integer", "minimum": 1, "default": 1}},
+        "properties": {"limit": {"title": "Limit", "type": "integer", "minimum": 1, "default": 1}},
     }
 
 
@@ -295,6 +338,7 @@ def test_an_optional_body_is_not_required(full: Document) -> None:
                 # Beside the anyOf, as FastAPI writes it.
                 "anyOf": [{"$ref": "#/components/schemas/Shipment"}, {"type": "null"}],
                 "description": "Maybe a shipment.",
+                "title": "Shipment",
             },
             required=False,
         ),
@@ -516,7 +560,7 @@ def test_examples_and_descriptions_of_body_fields() -> None:
         "type": "string",
     }
     schema = body_component(document, "/items", "Body_create_items_post")
-    assert schema["properties"]["note"] == {"examples": ["hi"], "type": "string"}
+    assert schema["properties"]["note"] == {"title": "Note", "examples": ["hi"], "type": "string"}
     v30 = openapi_30(document)
     assert v30["components"]["schemas"]["Item"]["properties"]["name"]["example"] == "Teapot"
 
@@ -595,7 +639,7 @@ def test_a_mixed_enum_says_no_type() -> None:
 
     document = app.openapi()
     (parameter,) = operation(document, "/mixed")["parameters"]
-    assert parameter["schema"] == {"enum": [1, "one"], "default": 1}
+    assert parameter["schema"] == {"title": "Value", "enum": [1, "one"], "default": 1}
     assert content(document, "/mixed") == {
         "application/json": {"schema": {"enum": ["a", "b"], "type": "string"}}
     }
@@ -671,8 +715,10 @@ def test_the_apps_and_routers_dependencies_document_their_parameters_and_422() -
 
     app.include_router(router)
     document = app.openapi()
-    token = {"name": "x-token", "in": "header", "required": True, "schema": {"type": "string"}}
-    key = {"name": "key", "in": "query", "required": True, "schema": {"type": "string"}}
+    token_schema = {"title": "X Token", "type": "string"}
+    token = {"name": "x-token", "in": "header", "required": True, "schema": token_schema}
+    key_schema = {"title": "Key", "type": "string"}
+    key = {"name": "key", "in": "query", "required": True, "schema": key_schema}
     assert operation(document, "/items/")["parameters"] == [token]
     assert operation(document, "/users/")["parameters"] == [token, key]
     for path in ("/items/", "/users/"):
@@ -694,8 +740,8 @@ def test_files_optional_or_many_with_their_descriptions() -> None:
     schema = body_component(document, "/files/", name, "multipart/form-data")
     binary = {"type": "string", "contentMediaType": "application/octet-stream"}
     assert schema["properties"] == {
-        "files": {"type": "array", "items": binary, "description": "Many files."},
-        "cover": {"anyOf": [binary, {"type": "null"}]},
+        "files": {"type": "array", "items": binary, "title": "Files", "description": "Many files."},
+        "cover": {"anyOf": [binary, {"type": "null"}], "title": "Cover"},
     }
     assert schema["required"] == ["files"]
 
@@ -716,7 +762,7 @@ def test_openapi_examples_are_example_objects_beside_the_schema() -> None:
 
     found = operation(document := app.openapi(), "/items/", "put")
     assert found["requestBody"]["content"]["application/json"] == {
-        "schema": {"type": "object", "additionalProperties": {"type": "integer"}},
+        "schema": {"title": "Item", "type": "object", "additionalProperties": {"type": "integer"}},
         "examples": {"normal": NORMAL},
     }
     (parameter,) = found["parameters"]
@@ -737,11 +783,21 @@ def test_json_schema_extra_and_the_password_forms_secret_fields() -> None:
 
     document = app.openapi()
     (parameter,) = operation(document, "/token", "post")["parameters"]
-    assert parameter["schema"] == {"type": "string", "default": "", "format": "otp"}
+    assert parameter["schema"] == {
+        "title": "Code",
+        "type": "string",
+        "default": "",
+        "format": "otp",
+    }
     name = "Body_login_token_post"
     body = body_component(document, "/token", name, "application/x-www-form-urlencoded")
-    assert body["properties"]["password"] == {"type": "string", "format": "password"}
+    assert body["properties"]["password"] == {
+        "title": "Password",
+        "type": "string",
+        "format": "password",
+    }
     assert body["properties"]["client_secret"] == {
+        "title": "Client Secret",
         "anyOf": [{"type": "string"}, {"type": "null"}],
         "format": "password",
     }
@@ -781,3 +837,67 @@ def test_generate_unique_id_function_names_operations_and_bodies() -> None:
     assert operation(document, "/users/")["operationId"] == "listUsers"
     (route,) = [route for route in app.routes if route.path == "/users/"]
     assert generate_unique_id(route) == "read_users_users__get"
+
+
+class Subscription(msgspec.Struct):
+    username: str
+
+
+def test_webhooks_are_documented_by_name_and_never_served() -> None:
+    app = App()
+
+    @app.webhooks.post("new-subscription")
+    def new_subscription(body: Subscription) -> None:
+        """Sent when a user subscribes."""
+
+    document = app.openapi()
+    assert document["paths"] == {}
+    assert document["webhooks"] == {
+        "new-subscription": {
+            "post": {
+                "summary": "New Subscription",
+                "description": "Sent when a user subscribes.",
+                "operationId": "new_subscriptionnew_subscription_post",
+                "requestBody": json_body({"$ref": "#/components/schemas/Subscription"}),
+                "responses": {
+                    "200": {
+                        "description": "Successful Response",
+                        "content": {"application/json": {"schema": {"type": "null"}}},
+                    },
+                    "422": error("Validation Error", "HTTPValidationError"),
+                },
+            }
+        }
+    }
+    validate(document)
+    with TestClient(app) as client:
+        assert client.post("/new-subscription", json={"username": "a"}).status_code == 404
+
+
+OAUTH2 = OAuth2PasswordBearer(tokenUrl="token", scopes={"me": "You.", "items": "Your items."})
+
+
+async def current_user(token: Annotated[str, Depends(OAUTH2)]) -> str:
+    return token
+
+
+async def active_user(user: Annotated[str, Security(current_user, scopes=["me"])]) -> str:
+    return user
+
+
+def test_a_scheme_requires_the_scopes_of_every_security_above_it() -> None:
+    app = App()
+
+    @app.get("/users/me")
+    async def me(user: Annotated[str, Depends(active_user)]) -> str:
+        return user
+
+    @app.get("/users/me/items")
+    async def items(user: Annotated[str, Security(active_user, scopes=["items"])]) -> str:
+        return user
+
+    document = app.openapi()
+    assert operation(document, "/users/me")["security"] == [{"OAuth2PasswordBearer": ["me"]}]
+    assert operation(document, "/users/me/items")["security"] == [
+        {"OAuth2PasswordBearer": ["items", "me"]}
+    ]

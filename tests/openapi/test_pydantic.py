@@ -4,14 +4,14 @@ pydantic's own schemas (aliases, serialization, defaults of None left unsaid).""
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 import pytest
 from openapi_spec_validator import validate
-from pydantic import BaseModel, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from hasten import App, Body, Cookie, Header, Query
+from hasten import App, Body, Cookie, Form, Header, Query
 
 REF = "#/components/schemas/"
 
@@ -125,7 +125,10 @@ def test_msgspec_and_pydantic_types_share_one_document(document: dict[str, Any])
     assert body(document, "/points/")["schema"] == {"$ref": REF + "Body_create_point_points__post"}
     schema = document["components"]["schemas"]["Body_create_point_points__post"]
     assert schema["properties"]["point"] == {"$ref": REF + "Point"}
-    assert schema["properties"]["note"] == {"anyOf": [{"$ref": REF + "Item"}, {"type": "null"}]}
+    assert schema["properties"]["note"] == {
+        "anyOf": [{"$ref": REF + "Item"}, {"type": "null"}],
+        "title": "Note",
+    }
     assert document["components"]["schemas"]["Point"]["properties"] == {"x": {"type": "integer"}}
     validate(document)
 
@@ -163,6 +166,7 @@ def test_parameter_models_are_documented_field_by_field() -> None:
             "description": "How many.",
             "required": False,
             "schema": {
+                "title": "Limit",
                 "default": 100,
                 "description": "How many.",
                 "exclusiveMinimum": 0,
@@ -174,17 +178,32 @@ def test_parameter_models_are_documented_field_by_field() -> None:
             "name": "tags",
             "in": "query",
             "required": False,
-            "schema": {"default": [], "items": {"type": "string"}, "type": "array"},
+            "schema": {
+                "title": "Tags",
+                "default": [],
+                "items": {"type": "string"},
+                "type": "array",
+            },
         },
-        {"name": "x-client-name", "in": "header", "required": True, "schema": {"type": "string"}},
+        {
+            "name": "x-client-name",
+            "in": "header",
+            "required": True,
+            "schema": {"title": "X Client Name", "type": "string"},
+        },
         {
             "name": "x-retries",
             "in": "header",
             "required": False,
-            "schema": {"type": "integer", "default": 3},
+            "schema": {"title": "X Retries", "type": "integer", "default": 3},
         },
         # A model that may be absent: none of its fields is required.
-        {"name": "theme", "in": "cookie", "required": False, "schema": {"type": "string"}},
+        {
+            "name": "theme",
+            "in": "cookie",
+            "required": False,
+            "schema": {"title": "Theme", "type": "string"},
+        },
     ]
     assert "Filters" not in document["components"]["schemas"]
     assert "Client" not in document["components"]["schemas"]
@@ -212,3 +231,78 @@ def test_separate_input_output_schemas(separate: bool, read: str, sent: str) -> 
         {"type": "number"},
         {"type": "string"},
     ]
+
+
+class Profile(BaseModel):
+    name: str
+
+
+class Someone(BaseModel):
+    kind: Literal["person"]
+    name: str
+
+
+class Firm(BaseModel):
+    kind: Literal["company"]
+    company_name: str
+
+
+def test_form_models_beside_other_values_are_in_all_of() -> None:
+    app = App()
+
+    @app.post("/profiles/")
+    async def create_profile(
+        profile: Annotated[Profile, Form()],
+        token: Annotated[str, Form()],
+        contact: Annotated[Someone | Firm | None, Form(discriminator="kind")] = None,
+    ) -> None:
+        return None
+
+    document = app.openapi()
+    name = "Body_create_profile_profiles__post"
+    assert document["paths"]["/profiles/"]["post"]["requestBody"] == {
+        "content": {"application/x-www-form-urlencoded": {"schema": {"$ref": REF + name}}},
+        "required": True,
+    }
+    union = {
+        "discriminator": {
+            "mapping": {"company": REF + "Firm", "person": REF + "Someone"},
+            "propertyName": "kind",
+        },
+        "oneOf": [{"$ref": REF + "Someone"}, {"$ref": REF + "Firm"}],
+        "title": "Contact",
+    }
+    absent = {"not": {"anyOf": [{"required": [key]} for key in ("company_name", "kind", "name")]}}
+    assert document["components"]["schemas"][name] == {
+        "type": "object",
+        "title": name,
+        "allOf": [
+            {"$ref": REF + "Profile"},
+            {"anyOf": [absent, {"anyOf": [union], "title": "Contact"}]},
+        ],
+        "properties": {"token": {"title": "Token", "type": "string"}},
+        "required": ["token"],
+    }
+
+
+class Blob(BaseModel):
+    model_config = ConfigDict(ser_json_bytes="base64", val_json_bytes="base64")
+
+    data: bytes
+
+
+class Raw(BaseModel):
+    data: bytes
+
+
+def test_bytes_are_octet_strings_base64_where_the_config_says_so() -> None:
+    app = App()
+
+    @app.post("/blobs/")
+    async def create_blob(blob: Blob, raw: Raw) -> None:
+        return None
+
+    schemas = app.openapi()["components"]["schemas"]
+    octets = {"title": "Data", "type": "string", "contentMediaType": "application/octet-stream"}
+    assert schemas["Blob"]["properties"]["data"] == {**octets, "contentEncoding": "base64"}
+    assert schemas["Raw"]["properties"]["data"] == octets

@@ -11,7 +11,6 @@ from __future__ import annotations
 import html
 import importlib.metadata
 import importlib.util
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,34 +20,24 @@ from ..files import FileResponse
 from ..requests import Request
 from ..responses import HTMLResponse, Response
 from ..routing import Route, Router
+from .pages import get_redoc_html, get_swagger_ui_html, get_swagger_ui_oauth2_redirect_html
 
 if TYPE_CHECKING:
     from ..app import App
+    from ..settings import Settings
 
-__all__ = ["SWAGGER_UI_PACKAGE", "docs_routes", "swagger_ui_files"]
+__all__ = [
+    "SWAGGER_UI_PACKAGE",
+    "docs_routes",
+    "get_redoc_html",
+    "get_swagger_ui_html",
+    "get_swagger_ui_oauth2_redirect_html",
+    "swagger_ui_files",
+]
 
 SWAGGER_UI_PACKAGE = "swagger-ui-py"
 ASSETS = ("swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png")
 _IMMUTABLE = {"cache-control": "public, max-age=31536000, immutable"}
-
-_PAGE = """<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title} - Swagger UI</title>
-<link rel="stylesheet" href="{assets}/swagger-ui.css?v={version}">
-<link rel="icon" type="image/png" href="{assets}/favicon-32x32.png?v={version}">
-</head>
-<body>
-<div id="swagger-ui"></div>
-<script src="{assets}/swagger-ui-bundle.js?v={version}"></script>
-<script>
-window.ui = SwaggerUIBundle({config});
-</script>
-</body>
-</html>
-"""
 
 _MISSING = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{title} - docs</title></head>
@@ -77,14 +66,16 @@ def docs_routes(app: App) -> list[Route]:
     if openapi_url is None:
         return []
     _check_free(app, "openapi_url", openapi_url)
-    if settings.docs_url is not None:
-        _check_free(app, "docs_url", settings.docs_url)
+    for setting in ("docs_url", "redoc_url"):
+        if (path := getattr(settings, setting)) is not None:
+            _check_free(app, setting, path)
     router = Router()
     document = _Document(app)
     router.add_route(openapi_url, document.respond, include_in_schema=False)
     if settings.docs_url is not None:
-        parameters = settings.swagger_ui_parameters or {}
-        _add_docs_page(router, settings.docs_url, openapi_url, settings.title, parameters)
+        _add_docs_page(router, settings, settings.docs_url, openapi_url)
+    if settings.redoc_url is not None:
+        _add_redoc_page(router, settings.redoc_url, openapi_url, settings.title)
     return router.routes
 
 
@@ -115,11 +106,10 @@ class _Document:
         return Response(encoded[1], 200, None, "application/json")
 
 
-def _add_docs_page(
-    router: Router, docs_url: str, openapi_url: str, title: str, parameters: dict[str, Any]
-) -> None:
-    """Swagger UI at ``docs_url``; ``parameters`` (``swagger_ui_parameters``) over its
-    configuration, as FastAPI takes them."""
+def _add_docs_page(router: Router, settings: Settings, docs_url: str, openapi_url: str) -> None:
+    """Swagger UI at ``docs_url``, its files served by the app; ``swagger_ui_parameters``
+    over its configuration, as FastAPI takes them."""
+    title = settings.title
     found = swagger_ui_files()
     if found is None:
         page = _MISSING.format(title=html.escape(title), openapi=html.escape(openapi_url))
@@ -131,41 +121,38 @@ def _add_docs_page(
         return
     folder, version = found
     assets = f"{docs_url}/assets"
+    redirect_url = settings.swagger_ui_oauth2_redirect_url
 
     async def docs(request: Request) -> Response:
         root = request.root_path
-        config = {
-            "url": root + openapi_url,
-            "dom_id": "#swagger-ui",
-            "layout": "BaseLayout",
-            "deepLinking": True,
-            "showExtensions": True,
-            "showCommonExtensions": True,
-            "oauth2RedirectUrl": f"{root}{docs_url}/oauth2-redirect",
-            **parameters,
-        }
-        script = json.dumps(config).replace("<", "\\u003c")
-        script = script[:-1] + (
-            ', "presets": [SwaggerUIBundle.presets.apis, '
-            "SwaggerUIBundle.SwaggerUIStandalonePreset]}"
+        return get_swagger_ui_html(
+            openapi_url=root + openapi_url,
+            title=f"{title} - Swagger UI",
+            swagger_js_url=f"{root}{assets}/swagger-ui-bundle.js?v={version}",
+            swagger_css_url=f"{root}{assets}/swagger-ui.css?v={version}",
+            swagger_favicon_url=f"{root}{assets}/favicon-32x32.png?v={version}",
+            oauth2_redirect_url=None if redirect_url is None else root + redirect_url,
+            swagger_ui_parameters=settings.swagger_ui_parameters,
         )
-        body = _PAGE.format(
-            title=html.escape(title),
-            assets=html.escape(root + assets),
-            version=html.escape(version),
-            config=script,
-        )
-        return HTMLResponse(body)
 
     router.add_route(docs_url, docs, include_in_schema=False)
     for name in ASSETS:
         router.add_route(f"{assets}/{name}", _asset(folder / name), include_in_schema=False)
-    redirect = folder / "oauth2-redirect.html"
+    if redirect_url is not None:
 
-    async def oauth2_redirect() -> Response:
-        return FileResponse(redirect, media_type="text/html")
+        async def oauth2_redirect() -> Response:
+            return get_swagger_ui_oauth2_redirect_html()
 
-    router.add_route(f"{docs_url}/oauth2-redirect", oauth2_redirect, include_in_schema=False)
+        router.add_route(redirect_url, oauth2_redirect, include_in_schema=False)
+
+
+def _add_redoc_page(router: Router, redoc_url: str, openapi_url: str, title: str) -> None:
+    """FastAPI's ReDoc page at ``redoc_url``: asked for, since it loads ReDoc from a CDN."""
+
+    async def redoc(request: Request) -> Response:
+        return get_redoc_html(openapi_url=request.root_path + openapi_url, title=f"{title} - ReDoc")
+
+    router.add_route(redoc_url, redoc, include_in_schema=False)
 
 
 def _asset(path: Path) -> Any:

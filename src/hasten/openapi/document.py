@@ -6,9 +6,10 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..routing import WEBSOCKET
-from .operations import openapi_path, operation, security
+from .operations import openapi_path, operation, security, unique_id_at
 from .schemas import SchemaHook, Schemas
 from .v30 import openapi_30
+from .webhooks import Webhooks
 
 if TYPE_CHECKING:
     from ..app import App
@@ -36,6 +37,7 @@ def get_openapi(
     schema_hook: SchemaHook | None = None,
     separate_input_output_schemas: bool = True,
     generate_unique_id_function: Callable[[Route], str] | None = None,
+    webhooks: Webhooks | Sequence[Route] | None = None,
 ) -> dict[str, Any]:
     """The OpenAPI document of ``routes``, as FastAPI's function of the same name builds it.
 
@@ -43,23 +45,26 @@ def get_openapi(
     ``schema_hook`` gives the JSON Schema of a class msgspec does not know.
     ``separate_input_output_schemas=False`` documents a model as read, also where it is sent;
     ``generate_unique_id_function(route)`` names operations (FastAPI's by default).
+    ``webhooks`` (``app.webhooks``, or routes) are documented under ``webhooks``, by name.
     """
     info: dict[str, Any] = {"title": title, "version": version}
-    for key, value in (
+    given = (
         ("summary", summary),
         ("description", description),
         ("termsOfService", terms_of_service),
         ("contact", contact),
         ("license", license_info),
-    ):
-        if value is not None:
-            info[key] = value
+    )
+    info.update((key, value) for key, value in given if value is not None)
     document: dict[str, Any] = {"openapi": "3.1.0", "info": info}
     if servers:
         document["servers"] = list(servers)
     schemas = Schemas(schema_hook, separate_input_output_schemas)
     schemes: dict[str, dict[str, Any]] = {}
-    document["paths"] = _paths(routes, schemas, schemes, generate_unique_id_function)
+    at = [(openapi_path(route.template), route) for route in routes]
+    document["paths"] = _paths(at, schemas, schemes, generate_unique_id_function)
+    if hooks := _named(webhooks):
+        document["webhooks"] = _paths(hooks, schemas, schemes, generate_unique_id_function)
     components: dict[str, Any] = {}
     if found := schemas.resolve():
         components["schemas"] = found
@@ -93,18 +98,26 @@ def app_openapi(app: App, openapi_version: str | None = None) -> dict[str, Any]:
         contact=settings.contact,
         license_info=settings.license_info,
         separate_input_output_schemas=settings.separate_input_output_schemas,
+        webhooks=app.webhooks,
     )
 
 
+def _named(webhooks: Webhooks | Sequence[Route] | None) -> list[tuple[str, Route]]:
+    if isinstance(webhooks, Webhooks):
+        return webhooks.named()
+    return [(route.path, route) for route in webhooks or ()]
+
+
 def _paths(
-    routes: Iterable[Route],
+    routes: Iterable[tuple[str, Route]],
     schemas: Schemas,
     schemes: dict[str, dict[str, Any]],
     unique_id_of: Callable[[Route], str] | None,
 ) -> dict[str, Any]:
+    """The Path Item Objects of ``routes``, each by where it is documented."""
     paths: dict[str, dict[str, Any]] = {}
     operation_ids: set[str] = set()
-    for route in routes:
+    for path, route in routes:
         endpoint = route.endpoint
         # A WebSocket route has no HTTP operation, and a mounted app documents itself.
         if WEBSOCKET in route.methods or not endpoint.options.include_in_schema:
@@ -112,14 +125,17 @@ def _paths(
         requirements = security(route)
         for name, scheme, _ in requirements:
             schemes[name] = scheme
-        item = paths.setdefault(openapi_path(route.template), {})
+        item = paths.setdefault(path, {})
         for method in sorted(route.methods, key=_METHOD_ORDER.index):
             key = method.lower()
             if key in item:
                 continue  # /x/{a:int} and /x/{a}: OpenAPI holds one operation per path
             # The route's (given on it, its routers or the app), else the document's.
             name_of = route.endpoint.options.generate_unique_id_function or unique_id_of
-            unique_id = None if name_of is None else name_of(route)
+            if name_of is None:
+                unique_id = unique_id_at(route, path, method)
+            else:
+                unique_id = name_of(route)
             found = operation(route, method, schemas, unique_id)
             found["operationId"] = _unique(found["operationId"], operation_ids)
             if requirements:

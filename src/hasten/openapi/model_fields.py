@@ -27,6 +27,7 @@ class ModelField:
     """One field of a parameter model, as the document lists it."""
 
     wire: str  # its name in the query, header or cookie
+    key: str  # its name in the model (its alias, if it has one)
     annotation: Any  # its type, with what its schema says (constraints, default)
     required: bool
     description: str | None
@@ -62,21 +63,22 @@ def documented_fields(parameter: Parameter) -> list[ModelField]:
 def _fields(parameter: Parameter, model: Any) -> list[ModelField]:
     marker = parameter.marker
     header = parameter.source == "header" and (marker is None or marker.convert_underscores)
-    wires = [wire for _, wire, _ in model_fields(model, header=header)]
+    names = [(key, wire) for key, wire, _ in model_fields(model, header=header)]
     if is_pydantic_model(model):
         return [
             # pydantic reads a FieldInfo in Annotated: its constraints, default and description.
             ModelField(
                 wire,
+                key,
                 typing.Annotated[field.annotation, field],
                 field.is_required(),
                 field.description,
             )
-            for wire, field in zip(wires, model.model_fields.values(), strict=True)
+            for (key, wire), field in zip(names, model.model_fields.values(), strict=True)
         ]
     hints = typing.get_type_hints(model, include_extras=True)
     found = []
-    for wire, field in zip(wires, getattr(mi.type_info(model), "fields", ()), strict=True):
+    for (key, wire), field in zip(names, getattr(mi.type_info(model), "fields", ()), strict=True):
         default = MISSING if field.default is msgspec.NODEFAULT else field.default
-        found.append(ModelField(wire, hints[field.name], field.required, None, default))
+        found.append(ModelField(wire, key, hints[field.name], field.required, None, default))
     return found

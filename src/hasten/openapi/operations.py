@@ -27,6 +27,7 @@ from ..responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from ..routing import Route
 from ..sse import EventSourceResponse
 from ..wire import allows_body
+from .form_models import form_model_schema, is_form_model
 from .meta import constraints_of, said_by
 from .model_fields import documented_fields, model_of
 from .schemas import Schemas
@@ -43,6 +44,7 @@ __all__ = [
     "request_parameters",
     "response_type",
     "security",
+    "unique_id_at",
 ]
 
 # (name in components.securitySchemes, the Security Scheme Object, the scopes required)
@@ -51,6 +53,8 @@ SecurityRequirement = tuple[str, dict[str, Any], list[str]]
 _JSON = "application/json"
 _NON_WORD = re.compile(r"\W")
 _DOCUMENTED_SOURCES = ("path", "query", "header", "cookie")
+# The Response classes whose media type is theirs whatever they hold; any other (a redirect,
+# a stream, a file) is documented as FastAPI documents its default class: JSON of any kind.
 _RESPONSE_MEDIA = {
     JSONResponse: (_JSON, {}),
     HTMLResponse: ("text/html", {"type": "string"}),
@@ -153,8 +157,11 @@ def _form_body(forms: list[Parameter], schemas: Schemas, unique_id: str) -> dict
     media = "multipart/form-data" if files else "application/x-www-form-urlencoded"
     if len(forms) == 1 and forms[0].is_model:
         return _body_of(media, _schema(forms[0], schemas), True)
-    schema, required = _object(forms, schemas, f"Body_{unique_id}", _form_field)
-    return _body_of(media, schema, required)
+    fields = [item for item in forms if item.source == "file" or not is_form_model(item)]
+    models = [item for item in forms if item not in fields]
+    all_of = [form_model_schema(item, schemas) for item in models]
+    schema, required = _object(fields, schemas, f"Body_{unique_id}", _form_field, all_of)
+    return _body_of(media, schema, required or any(item.required for item in models))
 
 
 def _form_field(item: Parameter, schemas: Schemas) -> dict[str, Any]:
@@ -167,6 +174,7 @@ def _form_field(item: Parameter, schemas: Schemas) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "array", "items": dict(_BINARY)} if many else dict(_BINARY)
     if type(None) in members:
         schema = {"anyOf": [schema, {"type": "null"}]}
+    schema["title"] = _title_of(item)
     for meta in item.constraints:
         schema.update(said_by(meta))
     return schema
@@ -177,15 +185,16 @@ def _object(
     schemas: Schemas,
     name: str,
     schema_of: typing.Callable[[Parameter, Schemas], dict[str, Any]],
+    all_of: list[dict[str, Any]] | None = None,
 ) -> tuple[dict[str, Any], bool]:
-    """A reference to the component ``name``: an object of ``members``; and whether the
-    body is required (a member is)."""
+    """A reference to the component ``name``: an object of ``members`` (and of ``all_of``,
+    form models); and whether the body is required (a member is)."""
     names = [item.alias for item in members if item.required]
-    component: dict[str, Any] = {
-        "properties": {item.alias: schema_of(item, schemas) for item in members},
-        "type": "object",
-        "title": name,
-    }
+    component: dict[str, Any] = {"type": "object", "title": name}
+    if all_of:
+        component["allOf"] = all_of
+    if members or not all_of:
+        component["properties"] = {item.alias: schema_of(item, schemas) for item in members}
     if names:
         component["required"] = names
     return schemas.component(name, component), bool(names)
@@ -199,11 +208,9 @@ def _body_of(media: str, schema: dict[str, Any], required: bool) -> dict[str, An
 
 
 # The operation.
-def operation(
-    route: Route, method: str, schemas: Schemas, unique_id: str | None = None
-) -> dict[str, Any]:
+def operation(route: Route, method: str, schemas: Schemas, unique_id: str) -> dict[str, Any]:
     """The Operation Object for ``method`` on one route (``unique_id``: its operationId,
-    unless the route gives one, and its Body_ schema's name; else FastAPI's)."""
+    unless the route gives one, and its Body_ schema's name)."""
     endpoint, template, tags = route.endpoint, route.template, route.tags
     options = endpoint.options
     summary, description = _docstring(route)
@@ -214,7 +221,6 @@ def operation(
     result["summary"] = options.summary or summary
     if options.description or description:
         result["description"] = options.description or description
-    unique_id = unique_id or generate_unique_id(route, method)
     result["operationId"] = options.operation_id or unique_id
     parameters = request_parameters(route)
     documented = _parameters(parameters, template, schemas)
@@ -246,12 +252,16 @@ def _docstring(route: Route) -> tuple[str, str]:
     return route.name.replace("_", " ").title(), doc.split("\f")[0].strip()
 
 
-def generate_unique_id(route: Route, method: str | None = None) -> str:
-    """FastAPI's operation id: the handler's name, path and method (``method``, else the
-    route's first), non-word characters as ``_``."""
-    raw = f"{route.name}{openapi_path(route.template)}"
-    method = method or min(route.methods)
-    return f"{_NON_WORD.sub('_', raw)}_{method.lower()}"
+def generate_unique_id(route: Route) -> str:
+    """FastAPI's operation id: the handler's name, path and first method, non-word
+    characters as ``_``."""
+    return unique_id_at(route, openapi_path(route.template), min(route.methods))
+
+
+def unique_id_at(route: Route, path: str, method: str) -> str:
+    """FastAPI's operation id of ``method`` on ``route``, documented at ``path`` (a webhook's
+    name)."""
+    return f"{_NON_WORD.sub('_', route.name + path)}_{method.lower()}"
 
 
 def _documented(parameter: Parameter) -> bool:
@@ -297,7 +307,8 @@ def _model_parameters(parameter: Parameter, schemas: Schemas) -> list[dict[str, 
         if field.description:
             entry["description"] = field.description
         entry["required"] = field.required
-        entry["schema"] = _with_default(schemas.schema(field.annotation), field.default)
+        schema = schemas.schema(field.annotation, title=_title(field.key))
+        entry["schema"] = _with_default(schema, field.default)
         result.append(entry)
     return result
 
@@ -323,13 +334,28 @@ def _schema(parameter: Parameter, schemas: Schemas) -> dict[str, Any]:
             constraints.append(kept)
     # What the parameter only says goes beside its whole schema, as FastAPI writes it.
     annotation = dataclasses.replace(parameter, constraints=tuple(constraints)).validated_type
-    schema = _with_default(schemas.schema(annotation), parameter.default)
+    schema = _with_default(
+        schemas.schema(annotation, title=_title_of(parameter)), parameter.default
+    )
     schema.update(said)
     if parameter.marker is not None:
         schema.update(parameter.marker.json_schema_extra or {})
     if parameter.marker is not None and parameter.marker.deprecated:
         schema["deprecated"] = True
     return schema
+
+
+def _title_of(parameter: Parameter) -> str:
+    """FastAPI's title of a parameter: of its alias as declared (a header's before ``_``
+    becomes ``-``), else of its name."""
+    marker = parameter.marker
+    declared = marker and (marker.validation_alias or marker.alias)
+    return _title(declared or parameter.name)
+
+
+def _title(name: str) -> str:
+    """FastAPI's title of a value named ``name``: ``item_id`` is "Item Id"."""
+    return name.title().replace("_", " ")
 
 
 def _with_default(schema: dict[str, Any], default: Any) -> dict[str, Any]:
@@ -408,7 +434,6 @@ def _content(returns: Any, status: int, schemas: Schemas) -> dict[str, Any]:
             binary = {"type": "string", "format": "binary"}
             content["application/octet-stream"] = {"schema": binary}
         elif isinstance(member, type) and issubclass(member, Response):
-            # Another Response (a redirect, a file): FastAPI documents any JSON.
             media = _RESPONSE_MEDIA.get(member, (_JSON, {}))
             content[media[0]] = {"schema": dict(media[1])}
         else:

@@ -50,7 +50,6 @@ def pydantic_schemas(
     pydantic's name; an annotation pydantic cannot describe is left out."""
     from pydantic import TypeAdapter
     from pydantic.errors import PydanticUserError
-    from pydantic.json_schema import GenerateJsonSchema
 
     inputs = []
     for key, annotation, mode in wanted:
@@ -59,9 +58,7 @@ def pydantic_schemas(
         except (PydanticUserError, TypeError, ValueError, NameError):
             continue  # documented as any JSON value
     try:
-        found, definitions = GenerateJsonSchema(ref_template=ref_template).generate_definitions(
-            inputs
-        )
+        found, definitions = _generator(ref_template).generate_definitions(inputs)
         return {key: found[key, mode] for key, mode, _ in inputs}, _named(definitions)
     except (PydanticUserError, TypeError, ValueError):
         pass
@@ -70,13 +67,33 @@ def pydantic_schemas(
     every: dict[str, dict[str, Any]] = {}
     for key, mode, core in inputs:
         try:
-            generator = GenerateJsonSchema(ref_template=ref_template)
-            found, definitions = generator.generate_definitions([(key, mode, core)])
+            found, definitions = _generator(ref_template).generate_definitions([(key, mode, core)])
         except (PydanticUserError, TypeError, ValueError):
             continue
         schemas[key] = found[key, mode]
         every.update(_named(definitions))
     return schemas, every
+
+
+def _generator(ref_template: str) -> Any:
+    """pydantic's JSON Schema generator, with bytes written as FastAPI writes them: a string
+    of ``application/octet-stream``, base64 where the model's config says JSON carries it so."""
+    from pydantic.json_schema import GenerateJsonSchema
+
+    class Generator(GenerateJsonSchema):
+        def bytes_schema(self, schema: Any) -> dict[str, Any]:
+            found = super().bytes_schema(schema)
+            found.pop("format", None)  # pydantic's "binary"
+            found["contentMediaType"] = "application/octet-stream"
+            config = self._config
+            as_json = (
+                config.ser_json_bytes if self.mode == "serialization" else config.val_json_bytes
+            )
+            if as_json == "base64":
+                found["contentEncoding"] = "base64"
+            return found
+
+    return Generator(ref_template=ref_template)
 
 
 def _named(definitions: Mapping[Any, dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -48,17 +48,21 @@ class Schemas:
     def __init__(self, schema_hook: SchemaHook | None = None, separate: bool = True) -> None:
         self._hook = schema_hook
         self._separate = separate  # False: a type is documented as read, also where sent
-        self._wanted: dict[tuple[Any, Mode], list[dict[str, Any]]] = {}
+        # Each schema handed out, with the title it gets unless it is a reference.
+        self._wanted: dict[tuple[Any, Mode], list[tuple[dict[str, Any], str | None]]] = {}
         self._fixed: dict[str, dict[str, Any]] = {}
 
-    def schema(self, annotation: Any, mode: Mode = "validation") -> dict[str, Any]:
+    def schema(
+        self, annotation: Any, mode: Mode = "validation", title: str | None = None
+    ) -> dict[str, Any]:
         """The schema of ``annotation`` as read (``validation``) or as sent
         (``serialization``): empty until ``resolve()`` fills it. Keys set on it before then
-        (``default``, ``description``) are kept."""
+        (``default``, ``description``) are kept; ``title`` is given it unless it is a
+        ``$ref`` (as FastAPI titles a parameter's or a body member's schema)."""
         placeholder: dict[str, Any] = {}
         if not self._separate:
             mode = "validation"
-        self._wanted.setdefault((annotation, mode), []).append(placeholder)
+        self._wanted.setdefault((annotation, mode), []).append((placeholder, title))
         return placeholder
 
     def component(self, name: str, schema: dict[str, Any]) -> dict[str, Any]:
@@ -86,9 +90,11 @@ class Schemas:
                 component["description"] = component["description"].split("\f")[0]
         for (annotation, mode), placeholders in self._wanted.items():
             schema = found.get((annotation, mode)) or generated.get(annotation, {})
-            for placeholder in placeholders:
+            for placeholder, title in placeholders:
                 given = dict(placeholder)
                 placeholder.clear()
+                if title is not None and "$ref" not in schema:
+                    placeholder["title"] = title
                 placeholder.update(schema)
                 placeholder.update(given)
         return dict(sorted(components.items()))
