@@ -81,7 +81,7 @@ def _missing_or_default(parameter: Parameter, loc: Loc, values: Values, errors: 
 class ScalarReader(Reader):
     """A path, query, header or cookie value (a list of them for a sequence)."""
 
-    __slots__ = ("_check", "_fetch", "_parameter", "loc", "source")
+    __slots__ = ("_check", "_fetch", "_parameter", "_validator", "loc", "source")
 
     def __init__(self, parameter: Parameter, path_type: type | None = None) -> None:
         super().__init__(parameter.name)
@@ -94,7 +94,8 @@ class ScalarReader(Reader):
             and not parameter.constraints
             and parameter.annotation in (str, path_type)
         )
-        self._check = _as_is if converted_already else TextValidator(parameter, self.loc).check
+        self._validator = None if converted_already else TextValidator(parameter, self.loc)
+        self._check = _as_is if self._validator is None else self._validator.check
 
     def quick(self) -> tuple[str, str, Callable[[str], Any] | None] | None:
         """(name, alias, converter) where a single path or query value is read by the plan
@@ -104,12 +105,12 @@ class ScalarReader(Reader):
         parameter = self._parameter
         if parameter.source not in ("path", "query") or _is_sequence(parameter.annotation):
             return None
-        if self._check is _as_is:
+        if self._validator is None:
             return self.name, parameter.alias, None
-        fast = getattr(self._check, "__self__", None)
-        if not isinstance(fast, TextValidator) or fast.quick is None:
+        convert = self._validator.quick
+        if convert is None:
             return None
-        return self.name, parameter.alias, None if fast.quick is text_as_is else fast.quick
+        return self.name, parameter.alias, None if convert is text_as_is else convert
 
     def read(self, request: Request, values: Values, errors: Errors) -> None:
         raw = self._fetch(request)

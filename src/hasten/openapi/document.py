@@ -132,10 +132,7 @@ def _paths(
                 continue  # /x/{a:int} and /x/{a}: OpenAPI holds one operation per path
             # The route's (given on it, its routers or the app), else the document's.
             name_of = route.endpoint.options.generate_unique_id_function or unique_id_of
-            if name_of is None:
-                unique_id = unique_id_at(route, path, method)
-            else:
-                unique_id = name_of(route)
+            unique_id = unique_id_at(route, path, method) if name_of is None else name_of(route)
             found = operation(route, method, schemas, unique_id)
             found["operationId"] = _unique(found["operationId"], operation_ids)
             if requirements:
