@@ -22,6 +22,7 @@ from .body_wait import BodyWait
 from .context import ServeContext
 from .dependencies import AppDependencies
 from .errors import ExceptionHandler, ExceptionHandlers, HTTPError, server_error_response
+from .lifecycle import run_tasks
 from .matcher import Matcher
 from .middleware import build_chain
 from .monitor import BlockStats, LoopMonitor
@@ -183,6 +184,8 @@ class Runtime:
                 except Exception as exc:  # from a middleware: dispatch answers its own
                     response = await self.error_response(request, exc)
                 await response.send(outbound, request)
+                if response.background is not None:  # Response(background=...)
+                    await run_tasks(response.background, self.context.threads)
             finally:
                 # Yield dependencies' exits, background tasks and uploaded files hang on the
                 # requests that have any: for every other request this is one check.
