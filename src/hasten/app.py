@@ -60,9 +60,10 @@ class App(Router):
         lifespan: Lifespan | None = None,
         dependencies: Sequence[Any] = (),
         exception_handlers: Mapping[type[BaseException] | int, ExceptionHandler] | None = None,
+        default_response_class: type[Response] | None = None,
         **settings: Unpack[SettingsKeywords],
     ) -> None:
-        super().__init__(dependencies=dependencies)
+        super().__init__(dependencies=dependencies, default_response_class=default_response_class)
         self.settings = Settings(**settings)
         # handler(request, exc) -> Response, by exception class (or HTTP status).
         self.exception_handlers: dict[type[BaseException] | int, ExceptionHandler] = dict(

@@ -9,6 +9,7 @@ router serves; per request only reading values, the call and rendering remain.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import pickle
 import typing
@@ -19,13 +20,13 @@ from typing import Any, Literal
 
 from .dependencies import AppDependencies, collect, describe_dependency
 from .lifecycle import submit
-from .models import response_model_for
+from .models import ResponseModel, response_model_for
 from .overload import ConcurrencyLimit, Deadline
 from .params import Dependency, Parameter, describe, describe_handler, unwrap
 from .paths import PathTemplate
 from .plan import Plan, Run
 from .pools import Pools, call_in_child
-from .renderers import ModelRenderer, Renderer, renderer_for
+from .renderers import ClassRenderer, ModelRenderer, Renderer, StreamRenderer, renderer_for
 from .responses import Response
 from .types import Invoke, Target
 
@@ -63,6 +64,9 @@ class RouteOptions:
     # What the client may see of the result (None: as returned); UNSET: the return annotation.
     response_model: Any = UNSET
     validate_response: bool = False
+    # The Response class a result that is not a Response is built into (FastAPI's
+    # ``response_class=``); None: the router's or app's default, else JSON by the result's type.
+    response_class: type[Response] | None = None
 
     def __post_init__(self) -> None:
         if self.offload not in (None, "process"):
@@ -93,6 +97,7 @@ class Endpoint:
         "request_parameters",
         "response_model",
         "security",
+        "stream_item",
         "template",
     )
 
@@ -117,14 +122,36 @@ class Endpoint:
         if self.runs_on == "process pool":
             _check_offloadable(func, self.parameters)
         returns = _returns(func)
+        # A generator handler streams what it yields; its annotation names one item.
+        self.stream_item: Any = _stream_item(func, returns)
+        if self.stream_item is not None:
+            returns = self.stream_item
         model = returns if options.response_model is UNSET else options.response_model
         # The type of what is sent, for OpenAPI: the response model, else the annotation.
         self.response_model: Any = returns if model is None else model
         response = response_model_for(model, options.validate_response) if model else None
-        if response is not None and _renders_json(returns):
-            self.renderer: Renderer = ModelRenderer(options.status, response)
-        else:
-            self.renderer = renderer_for(returns, options.status, self.name)
+        self.renderer: Renderer = self._renderer(returns, response)
+
+    def _renderer(self, returns: Any, response: ResponseModel | None) -> Renderer:
+        options = self.options
+        prepare = None if response is None or not _renders_json(returns) else response.prepare
+        if self.stream_item is not None:
+            return StreamRenderer(options.status, options.response_class, prepare)
+        if options.response_class is not None:
+            # 200 is the default: a class with its own (a redirect's 307) keeps it.
+            status = None if options.status == 200 else options.status
+            return ClassRenderer(status, options.response_class, prepare)
+        if response is not None and prepare is not None:
+            return ModelRenderer(options.status, response)
+        return renderer_for(returns, options.status, self.name)
+
+    def with_default_response_class(self, response_class: type[Response] | None) -> Endpoint:
+        """This endpoint with ``response_class`` (a router's or the app's default) where the
+        route gave none."""
+        if response_class is None or self.options.response_class is not None:
+            return self
+        options = dataclasses.replace(self.options, response_class=response_class)
+        return Endpoint(self.func, self.template, options)
 
     def under(self, template: PathTemplate) -> Endpoint:
         """This endpoint at ``template`` (its path under a prefix): described again where
@@ -234,6 +261,16 @@ def _renders_json(returns: Any) -> bool:
     if returns in (str, bytes):
         return False
     return not (isinstance(returns, type) and issubclass(returns, Response))
+
+
+def _stream_item(func: Callable[..., Any], returns: Any) -> Any:
+    """What a generator handler yields, by its annotation (``Iterable[Item]``, ``AsyncIterator
+    [Item]``...; Any without one); None when ``func`` is no generator."""
+    function = unwrap(func)
+    if not (inspect.isgeneratorfunction(function) or inspect.isasyncgenfunction(function)):
+        return None
+    arguments = typing.get_args(returns)
+    return arguments[0] if arguments else Any
 
 
 def _returns(func: Callable[..., Any]) -> Any:

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import types
 import typing
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import msgspec
 
+from .encoders import jsonable_encoder
 from .models import ResponseModel, encode_hook
-from .responses import Response, build_response
+from .responses import Response, StreamingResponse, build_response
 from .wire import allows_body
 
-__all__ = ["ModelRenderer", "Renderer", "renderer_for"]
+__all__ = ["ClassRenderer", "ModelRenderer", "Renderer", "StreamRenderer", "renderer_for"]
 
 # enc_hook is called only for what msgspec cannot encode itself (a pydantic model).
 _json_encode = msgspec.json.Encoder(enc_hook=encode_hook).encode
@@ -121,3 +123,83 @@ def renderer_for(returns: Any, status: int, where: str) -> Renderer:
         # Annotated as a Response but returning something else: render it by its type.
         return Renderer(status)
     return JSONRenderer(status)
+
+
+Prepare = Callable[[Any], Any]
+
+
+class ClassRenderer(Renderer):
+    """A route with ``response_class=`` (or a default one): the result, made JSON-compatible
+    (by the response model, if any), is what the class is built from, as FastAPI does:
+    ``HTMLResponse(result)``, ``RedirectResponse(url)``, ``FileResponse(path)``.
+
+    The class's own default status (a redirect's 307) holds unless the route gives one.
+    """
+
+    __slots__ = ("_prepare", "_response_class", "_status")
+
+    def __init__(
+        self, status: int | None, response_class: type[Response], prepare: Prepare | None
+    ) -> None:
+        super().__init__(status or 200)
+        self._status = status
+        self._response_class = response_class
+        self._prepare = prepare or jsonable_encoder
+
+    def render(self, result: Any) -> Response:
+        if isinstance(result, Response):
+            return result
+        content = self._prepare(result)
+        if self._status is None:
+            response = self._response_class(content)
+        else:
+            response = self._response_class(content, status_code=self._status)
+        if not allows_body(response.status):
+            response.body = b""
+        return response
+
+
+class StreamRenderer(Renderer):
+    """A generator handler (sync or async): what it yields is streamed as it comes.
+
+    With a ``response_class`` (a StreamingResponse), the chunks go out as they are; by default
+    each item is one line of JSON (JSON Lines, ``application/jsonl``), as FastAPI does.
+    """
+
+    __slots__ = ("_encode", "_response_class")
+
+    def __init__(
+        self, status: int, response_class: type[Response] | None, prepare: Prepare | None
+    ) -> None:
+        super().__init__(status)
+        self._response_class = response_class
+        if prepare is None:
+            self._encode: Callable[[Any], bytes] = _json_encode
+        else:
+            self._encode = lambda item: _json_encode(prepare(item))
+
+    def render(self, result: Any) -> Response:
+        if isinstance(result, Response):
+            return result
+        if self._response_class is not None:
+            return self._response_class(content=result, status_code=self.status)
+        lines = _async_lines if hasattr(result, "__aiter__") else _lines
+        return StreamingResponse(
+            lines(result, self._encode), self.status, media_type="application/jsonl"
+        )
+
+
+async def _async_lines(items: Any, encode: Callable[[Any], bytes]) -> AsyncIterator[bytes]:
+    try:
+        async for item in items:
+            yield encode(item) + b"\n"
+    finally:
+        await items.aclose()  # closed with the stream: the handler's ``finally`` runs
+
+
+def _lines(items: Any, encode: Callable[[Any], bytes]) -> Iterator[bytes]:
+    try:
+        for item in items:
+            yield encode(item) + b"\n"
+    finally:
+        items.close()

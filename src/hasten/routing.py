@@ -16,6 +16,7 @@ from .mounts import MOUNT_PATH, MountEndpoint, is_native
 from .params import Dependency, Parameter
 from .paths import PathTemplate
 from .pools import Pools
+from .responses import Response
 
 __all__ = ["Route", "Router"]
 
@@ -45,6 +46,7 @@ class OptionKeywords(TypedDict, total=False):
     dependencies: Sequence[Any]
     response_model: Any
     validate_response: bool
+    response_class: type[Response] | None
 
 
 class RouteKeywords(OptionKeywords, total=False):
@@ -63,6 +65,17 @@ def route_options(
 
 
 @dataclass(frozen=True, slots=True)
+class Child:
+    """A router included in another, with the include's options."""
+
+    prefix: str
+    router: Router
+    tags: tuple[str, ...]
+    dependencies: tuple[Dependency, ...]
+    default_response_class: type[Response] | None
+
+
+@dataclass(frozen=True, slots=True)
 class Route:
     """A registered route: its parsed path, methods and compiled endpoint, and the OpenAPI
     tags and the dependencies of the routers (and app) it was included through."""
@@ -78,13 +91,19 @@ class Route:
         return self.template.path
 
     def with_prefix(
-        self, prefix: str, tags: Sequence[str] = (), dependencies: Sequence[Dependency] = ()
+        self,
+        prefix: str,
+        tags: Sequence[str] = (),
+        dependencies: Sequence[Dependency] = (),
+        response_class: type[Response] | None = None,
     ) -> Route:
+        """This route under ``prefix``, with its router's tags, dependencies and default
+        response class (``response_class``: the route's own, or an inner router's, wins)."""
         template = self.template.with_prefix(prefix)
         return Route(
             template,
             self.methods,
-            self.endpoint.under(template),
+            self.endpoint.under(template).with_default_response_class(response_class),
             (*tags, *self.tags),
             (*dependencies, *self.dependencies),
         )
@@ -123,7 +142,12 @@ class Router:
     (or ``app.include_router``, FastAPI's name)."""
 
     def __init__(
-        self, prefix: str = "", *, tags: Sequence[str] = (), dependencies: Sequence[Any] = ()
+        self,
+        prefix: str = "",
+        *,
+        tags: Sequence[str] = (),
+        dependencies: Sequence[Any] = (),
+        default_response_class: type[Response] | None = None,
     ) -> None:
         if prefix and (not prefix.startswith("/") or prefix.endswith("/")):
             raise ValueError(f"Router prefix {prefix!r} must start with '/' and not end with it")
@@ -131,8 +155,10 @@ class Router:
         self.tags = tuple(tags)  # OpenAPI tags of every route here, before the route's own
         # Depends() run before every route's own, for each request (their values unused).
         self.dependencies = check_dependencies(dependencies, f"Router({prefix!r})")
+        # What a route's result is built into where the route gives no response_class.
+        self.default_response_class = default_response_class
         self._routes: list[Route] = []
-        self._children: list[tuple[str, Router, tuple[str, ...], tuple[Dependency, ...]]] = []
+        self._children: list[Child] = []
         self._frozen = False
 
     def route(
@@ -251,15 +277,17 @@ class Router:
         *,
         tags: Sequence[str] = (),
         dependencies: Sequence[Any] = (),
+        default_response_class: type[Response] | None = None,
     ) -> None:
         """Serve ``router``'s routes here, under ``prefix`` + the router's own prefix
         (``tags``: OpenAPI tags for each of them, before the router's own; ``dependencies``:
-        run before the router's own)."""
+        run before the router's own; ``default_response_class``: for its routes that have
+        none, theirs or their router's)."""
         self._check_open("include a router")
         if router is self:
             raise ValueError("A router cannot include itself")
         checked = check_dependencies(dependencies, f"include({prefix!r})")
-        self._children.append((prefix, router, tuple(tags), checked))
+        self._children.append(Child(prefix, router, tuple(tags), checked, default_response_class))
 
     include_router = include  # FastAPI's name
 
@@ -267,18 +295,28 @@ class Router:
     def routes(self) -> list[Route]:
         """Every route, included routers' too, with full paths."""
         own = self.dependencies
-        collected = [route.with_prefix(self.prefix, self.tags, own) for route in self._routes]
-        for prefix, child, tags, dependencies in self._children:
+        default = self.default_response_class
+        collected = [
+            route.with_prefix(self.prefix, self.tags, own, default) for route in self._routes
+        ]
+        for child in self._children:
+            # An inner default wins: the include's, then this router's.
+            child_default = child.default_response_class or default
             collected.extend(
-                route.with_prefix(self.prefix + prefix, (*self.tags, *tags), (*own, *dependencies))
-                for route in child.routes
+                route.with_prefix(
+                    self.prefix + child.prefix,
+                    (*self.tags, *child.tags),
+                    (*own, *child.dependencies),
+                    child_default,
+                )
+                for route in child.router.routes
             )
         return collected
 
     def _freeze(self) -> None:
         self._frozen = True
-        for _, child, _, _ in self._children:
-            child._freeze()
+        for child in self._children:
+            child.router._freeze()
 
     def _check_open(self, action: str) -> None:
         if self._frozen:
