@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from .dependencies import AppDependencies, collect, describe_dependency
 from .lifecycle import submit
-from .models import ResponseModel, response_model_for
+from .models import DumpOptions, IncEx, ResponseModel, response_model_for
 from .overload import ConcurrencyLimit, Deadline
 from .params import Dependency, Parameter, describe, describe_handler, unwrap
 from .paths import PathTemplate
@@ -67,6 +67,13 @@ class RouteOptions:
     # The Response class a result that is not a Response is built into (FastAPI's
     # ``response_class=``); None: the router's or app's default, else JSON by the result's type.
     response_class: type[Response] | None = None
+    # How the response model is dumped (FastAPI's names): by alias, and what to leave out.
+    response_model_include: IncEx | None = None
+    response_model_exclude: IncEx | None = None
+    response_model_by_alias: bool = True
+    response_model_exclude_unset: bool = False
+    response_model_exclude_defaults: bool = False
+    response_model_exclude_none: bool = False
 
     def __post_init__(self) -> None:
         if self.offload not in (None, "process"):
@@ -129,7 +136,9 @@ class Endpoint:
         model = returns if options.response_model is UNSET else options.response_model
         # The type of what is sent, for OpenAPI: the response model, else the annotation.
         self.response_model: Any = returns if model is None else model
-        response = response_model_for(model, options.validate_response) if model else None
+        response = None
+        if model:
+            response = response_model_for(model, options.validate_response, _dump_options(options))
         self.renderer: Renderer = self._renderer(returns, response)
 
     def _renderer(self, returns: Any, response: ResponseModel | None) -> Renderer:
@@ -261,6 +270,17 @@ def _renders_json(returns: Any) -> bool:
     if returns in (str, bytes):
         return False
     return not (isinstance(returns, type) and issubclass(returns, Response))
+
+
+def _dump_options(options: RouteOptions) -> DumpOptions:
+    return DumpOptions(
+        include=options.response_model_include,
+        exclude=options.response_model_exclude,
+        by_alias=options.response_model_by_alias,
+        exclude_unset=options.response_model_exclude_unset,
+        exclude_defaults=options.response_model_exclude_defaults,
+        exclude_none=options.response_model_exclude_none,
+    )
 
 
 def _stream_item(func: Callable[..., Any], returns: Any) -> Any:

@@ -12,6 +12,7 @@ from .dependencies import AppDependencies
 from .endpoints import Endpoint, Offload, RouteOptions, check_dependencies
 from .errors import one_status
 from .matcher import CompiledRoute
+from .models import IncEx
 from .mounts import MOUNT_PATH, MountEndpoint, is_native
 from .params import Dependency, Parameter
 from .paths import PathTemplate
@@ -47,6 +48,12 @@ class OptionKeywords(TypedDict, total=False):
     response_model: Any
     validate_response: bool
     response_class: type[Response] | None
+    response_model_include: IncEx | None
+    response_model_exclude: IncEx | None
+    response_model_by_alias: bool
+    response_model_exclude_unset: bool
+    response_model_exclude_defaults: bool
+    response_model_exclude_none: bool
 
 
 class RouteKeywords(OptionKeywords, total=False):
