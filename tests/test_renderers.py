@@ -9,7 +9,16 @@ from typing import Any
 
 import msgspec
 
-from hasten import App, HTMLResponse, PlainTextResponse, Response, Router, StreamingResponse
+from hasten import (
+    App,
+    EventSourceResponse,
+    HTMLResponse,
+    PlainTextResponse,
+    Response,
+    Router,
+    ServerSentEvent,
+    StreamingResponse,
+)
 from hasten.responses import FileResponse, RedirectResponse
 from tests.conftest import ClientFactory
 
@@ -159,3 +168,28 @@ def test_generators_with_a_response_class_stream_raw_chunks(serve: ClientFactory
     answer = serve(app).get("/image")
     assert (answer.status_code, answer.content) == (203, b"\x89PNGrest")
     assert answer.headers["content-type"] == "image/png"
+
+
+def test_generators_with_event_source_response_send_items_as_json_events(
+    serve: ClientFactory,
+) -> None:
+    app = App()
+
+    @app.get("/events", response_class=EventSourceResponse)
+    async def events() -> AsyncIterator[Any]:
+        yield Item("a")
+        yield "quoted"
+        yield ServerSentEvent(raw_data="[DONE]", event="done")
+
+    @app.get("/filtered", response_class=EventSourceResponse, response_model=UserOut)
+    def filtered() -> Iterator[UserIn]:
+        yield UserIn("ada", "secret")
+
+    client = serve(app)
+    answer = client.get("/events")
+    assert answer.status_code == 200
+    assert answer.headers["content-type"] == "text/event-stream; charset=utf-8"
+    assert answer.text == (
+        'data: {"name":"a","price":0.0}\n\ndata: "quoted"\n\nevent: done\ndata: [DONE]\n\n'
+    )
+    assert client.get("/filtered").text == 'data: {"name":"ada"}\n\n'

@@ -12,6 +12,7 @@ import msgspec
 from .encoders import jsonable_encoder
 from .models import ResponseModel, encode_hook
 from .responses import Response, StreamingResponse, build_response
+from .sse import EventSourceResponse, ServerSentEvent
 from .wire import allows_body
 
 __all__ = ["ClassRenderer", "ModelRenderer", "Renderer", "StreamRenderer", "renderer_for"]
@@ -181,8 +182,13 @@ class StreamRenderer(Renderer):
     def render(self, result: Any) -> Response:
         if isinstance(result, Response):
             return result
-        if self._response_class is not None:
-            return self._response_class(content=result, status_code=self.status)
+        response_class = self._response_class
+        if response_class is not None:
+            if issubclass(response_class, EventSourceResponse):
+                # Each item an event's JSON data, as FastAPI sends them; events as they are.
+                events = _async_events if hasattr(result, "__aiter__") else _events
+                result = events(result, self._encode)
+            return response_class(content=result, status_code=self.status)
         lines = _async_lines if hasattr(result, "__aiter__") else _lines
         return StreamingResponse(
             lines(result, self._encode), self.status, media_type="application/jsonl"
@@ -195,6 +201,28 @@ async def _async_lines(items: Any, encode: Callable[[Any], bytes]) -> AsyncItera
             yield encode(item) + b"\n"
     finally:
         await items.aclose()  # closed with the stream: the handler's ``finally`` runs
+
+
+async def _async_events(items: Any, encode: Callable[[Any], bytes]) -> AsyncIterator[Any]:
+    try:
+        async for item in items:
+            yield _event(item, encode)
+    finally:
+        await items.aclose()
+
+
+def _events(items: Any, encode: Callable[[Any], bytes]) -> Iterator[Any]:
+    try:
+        for item in items:
+            yield _event(item, encode)
+    finally:
+        items.close()
+
+
+def _event(item: Any, encode: Callable[[Any], bytes]) -> ServerSentEvent:
+    if isinstance(item, ServerSentEvent):
+        return item
+    return ServerSentEvent(raw_data=encode(item).decode())
 
 
 def _lines(items: Any, encode: Callable[[Any], bytes]) -> Iterator[bytes]:
