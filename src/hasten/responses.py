@@ -84,7 +84,7 @@ class Response:
         elif status is None:
             status = 200
         if media_type is None:
-            media_type = _declared_media_type(type(self))
+            media_type = declared_media_type(type(self))
             if media_type is None and isinstance(content, str):
                 media_type = "text/plain"
         self.body = self.render(content)
@@ -202,7 +202,7 @@ class Response:
         return f"<{type(self).__name__} {self.status} {self.media_type} {len(self.body)} bytes>"
 
 
-def _declared_media_type(cls: type[Response]) -> str | None:
+def declared_media_type(cls: type[Response]) -> str | None:
     """The ``media_type`` a subclass declares as a class attribute (Starlette's way); the
     base class's is the property, which declares none."""
     declared = cls.media_type
