@@ -257,3 +257,23 @@ def test_cookies_background_and_content_through_the_app(serve: ClientFactory) ->
     legacy_answer = client.get("/legacy")
     assert (legacy_answer.status_code, legacy_answer.text) == (200, "<shampoo/>")
     assert legacy_answer.headers["content-type"] == "application/xml"
+
+
+def test_file_response_takes_starlettes_arguments(
+    serve: ClientFactory, tmp_path: pathlib.Path
+) -> None:
+    path = tmp_path / "report.txt"
+    path.write_text("report")
+    app = App()
+    done: list[str] = []
+
+    @app.get("/report")
+    async def report() -> FileResponse:
+        tasks = BackgroundTasks()
+        tasks.add_task(done.append, "sent")
+        return FileResponse(path, 200, None, None, tasks, "Report.txt")
+
+    answer = serve(app).get("/report")
+    assert (answer.status_code, answer.text) == (200, "report")
+    assert answer.headers["content-disposition"] == 'attachment; filename="Report.txt"'
+    assert done == ["sent"]
