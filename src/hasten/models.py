@@ -6,8 +6,9 @@ pydantic stays optional: nothing here imports it. A class is a pydantic model on
 
 A response model keeps what the client sees to the model's fields, recursively: a handler that
 returns a ``UserInDB`` (a Struct, a dataclass, a dict or a pydantic model) for
-``response_model=UserOut`` sends only ``UserOut``'s fields. The output is filtered, not
-validated, unless the route asks for it (``validate_response=True``).
+``response_model=UserOut`` sends only ``UserOut``'s fields. A model holding pydantic models
+validates and dumps the output with pydantic, by alias, as FastAPI does; any other is filtered,
+not validated, unless the route asks for it (``validate_response=True``).
 """
 
 from __future__ import annotations
