@@ -191,6 +191,8 @@ def test_starlette_keywords_content_media_type_and_render() -> None:
     assert xml.raw_headers == [("content-type", "application/xml")]
     assert Response().body == b""
     assert JSONResponse(None).body == b"null"  # JSON's null, not an empty body
+    with pytest.raises(TypeError, match="Response sends bytes or str, not dict"):
+        Response({"a": 1})
 
     class IndentedJSON(Response):
         media_type = "application/json"

@@ -105,7 +105,12 @@ class Response:
             return b""
         if isinstance(content, bytes | bytearray | memoryview):
             return bytes(content)
-        return str(content).encode()
+        if isinstance(content, str):
+            return content.encode()
+        raise TypeError(
+            f"{type(self).__name__} sends bytes or str, not {type(content).__name__}: "
+            "use JSONResponse for other values"
+        )
 
     @property
     def media_type(self) -> str | None:
