@@ -23,18 +23,20 @@ _JSON = "application/json"
 
 
 class Renderer:
-    """Renders whatever the handler returned by its type: a Response as it is, str as text,
-    bytes as octet-stream, anything else as JSON."""
+    """Renders whatever the handler returned by its type: a Response as it is, str as text
+    (``text=True``: the annotation names ``str``), bytes as octet-stream, anything else (a str
+    of an unannotated handler too, as FastAPI sends it) as JSON."""
 
-    __slots__ = ("status",)
+    __slots__ = ("status", "text")
 
-    def __init__(self, status: int) -> None:
+    def __init__(self, status: int, *, text: bool = True) -> None:
         self.status = status
+        self.text = text
 
     def render(self, result: Any) -> Response:
         if isinstance(result, Response):
             return result
-        if isinstance(result, str):
+        if isinstance(result, str) and self.text:
             return build_response(result.encode(), self.status, "text/plain")
         if isinstance(result, bytes):
             return build_response(result, self.status, "application/octet-stream")
@@ -118,8 +120,10 @@ def renderer_for(returns: Any, status: int, where: str) -> Renderer:
         return TypedRenderer(status, str, "text/plain", where)
     if returns is bytes:
         return TypedRenderer(status, bytes, "application/octet-stream", where)
-    if returns is Any or typing.get_origin(returns) in (typing.Union, types.UnionType):
-        return Renderer(status)
+    if returns is Any:  # no annotation: FastAPI's JSON, for a str too
+        return Renderer(status, text=False)
+    if typing.get_origin(returns) in (typing.Union, types.UnionType):
+        return Renderer(status, text=str in typing.get_args(returns))
     if isinstance(returns, type) and issubclass(returns, Response):
         # Annotated as a Response but returning something else: render it by its type.
         return Renderer(status)
