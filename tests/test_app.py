@@ -154,7 +154,7 @@ def test_middleware_can_answer_without_calling_the_handler(serve: ClientFactory)
     app.add_route("/", lambda: "yes")
     client = serve(app)
     assert client.get("/").status_code == 401
-    assert client.get("/", headers={"Authorization": "x"}).text == "yes"
+    assert client.get("/", headers={"Authorization": "x"}).json() == "yes"
 
 
 def test_middleware_sees_error_responses(serve: ClientFactory) -> None:

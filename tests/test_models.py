@@ -10,6 +10,7 @@ import attrs
 import msgspec
 import pydantic
 import pytest
+from pydantic.alias_generators import to_camel
 
 from hasten import (
     APIKeyCookie,
@@ -434,3 +435,95 @@ def test_a_pydantic_v1_model_is_refused_with_what_to_do() -> None:
         app.get("/out")(returns)
     with pytest.raises(TypeError, match=r"response model holds a pydantic v1 model \(.*Legacy\)"):
         app.get("/out", response_model=Legacy | None)(lambda: None)
+
+
+class CamelOut(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+    user_name: str
+    created_at: str | None = None
+    tags: list[str] = []
+
+
+def test_aliases_are_never_lost(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.get("/instance")
+    async def instance() -> CamelOut:
+        return CamelOut(user_name="ada", created_at="today")
+
+    @app.get("/by-name", response_model=CamelOut, response_model_by_alias=False)
+    async def by_name() -> Any:
+        return {"userName": "ada"}
+
+    @app.get("/plain")
+    async def plain() -> Any:  # no response model: still dumped by alias, as FastAPI does
+        return [CamelOut(user_name="ada")]
+
+    client = serve(app)
+    answer = client.get("/instance")
+    assert answer.status_code == 200
+    assert answer.json() == {"userName": "ada", "createdAt": "today", "tags": []}
+    assert client.get("/by-name").json() == {"user_name": "ada", "created_at": None, "tags": []}
+    assert client.get("/plain").json() == [{"userName": "ada", "createdAt": None, "tags": []}]
+
+
+def test_a_result_that_does_not_fit_its_pydantic_model_is_a_500(
+    serve: ClientFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = App()
+
+    @app.get("/missing", response_model=PydanticOut)
+    async def missing() -> Any:
+        return {"nom": "ann"}  # a field would be lost: refused, not sent as {}
+
+    answer = serve(app, raise_server_exceptions=False).get("/missing")
+    assert (answer.status_code, answer.json()) == (500, {"detail": "Internal Server Error"})
+    assert "ResponseValidationError" in caplog.text
+
+
+class Stored(pydantic.BaseModel):
+    name: str
+    description: str | None = None
+    price: float
+    tax: float = 10.5
+
+
+class StoredStruct(msgspec.Struct):
+    name: str
+    price: float
+    description: str | None = None
+    tax: float = 10.5
+
+
+@pytest.mark.parametrize("model", [Stored, StoredStruct])
+def test_response_model_dump_options(serve: ClientFactory, model: Any) -> None:
+    app = App()
+    stored = {"name": "Bar", "price": 62.0, "description": None, "tax": 10.5}
+
+    @app.get("/unset", response_model=model, response_model_exclude_unset=True)
+    async def unset() -> Any:
+        return {"name": "Foo", "price": 50.2}
+
+    @app.get("/defaults", response_model=model, response_model_exclude_defaults=True)
+    async def defaults() -> Any:
+        return stored
+
+    @app.get("/none", response_model=model, response_model_exclude_none=True)
+    async def none() -> Any:
+        return stored
+
+    @app.get("/include", response_model=model, response_model_include={"name", "tax"})
+    async def include() -> Any:
+        return stored
+
+    @app.get("/exclude", response_model=list[model], response_model_exclude={"__all__": {"tax"}})
+    async def exclude() -> Any:
+        return [stored]
+
+    client = serve(app)
+    assert client.get("/unset").json() == {"name": "Foo", "price": 50.2}
+    assert client.get("/defaults").json() == {"name": "Bar", "price": 62.0}
+    assert client.get("/none").json() == {"name": "Bar", "price": 62.0, "tax": 10.5}
+    assert client.get("/include").json() == {"name": "Bar", "tax": 10.5}
+    assert client.get("/exclude").json() == [{"name": "Bar", "price": 62.0, "description": None}]

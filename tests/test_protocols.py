@@ -44,7 +44,7 @@ def test_the_asgi_callable_is_the_apps_own_and_can_be_wrapped() -> None:
         assert app.asgi is not other.asgi  # per instance, not per class
         app.asgi = HeaderAdder(app.asgi)
         response = client.get("/")
-        assert (response.text, response.headers["x-wrapped"]) == ("hi", "yes")
+        assert (response.json(), response.headers["x-wrapped"]) == ("hi", "yes")
 
 
 def test_mounted_under_starlette_the_root_path_is_honoured() -> None:

@@ -11,6 +11,8 @@ from collections.abc import AsyncGenerator, AsyncIterator
 import pytest
 
 from hasten import (
+    App,
+    BackgroundTasks,
     FileResponse,
     HTMLResponse,
     JSONResponse,
@@ -20,6 +22,8 @@ from hasten import (
     Response,
     StreamingResponse,
 )
+from hasten.responses import ORJSONResponse, UJSONResponse
+from tests.conftest import ClientFactory
 from tests.recording import RecordingTransport, Sent, request_for
 
 
@@ -179,3 +183,99 @@ def test_other_kinds() -> None:
     assert send(PlainTextResponse("t")).headers == [("content-type", "text/plain; charset=utf-8")]
     assert send(HTMLResponse("<p>")).headers == [("content-type", "text/html; charset=utf-8")]
     assert repr(StreamingResponse([])) == "<StreamingResponse 200 None>"
+
+
+def test_starlette_keywords_content_media_type_and_render() -> None:
+    xml = Response(content="<a/>", media_type="application/xml", status_code=201)
+    assert (xml.status, xml.body, xml.media_type) == (201, b"<a/>", "application/xml")
+    assert xml.raw_headers == [("content-type", "application/xml")]
+    assert Response().body == b""
+    assert JSONResponse(None).body == b"null"  # JSON's null, not an empty body
+    with pytest.raises(TypeError, match="Response sends bytes or str, not dict"):
+        Response({"a": 1})
+
+    class IndentedJSON(Response):
+        media_type = "application/json"
+
+        def render(self, content: object) -> bytes:
+            return f"<{content}>".encode()
+
+    custom = IndentedJSON({"a": 1})
+    assert (custom.body, custom.media_type) == (b"<{'a': 1}>", "application/json")
+    assert custom.raw_headers == [("content-type", "application/json")]
+
+
+def test_other_json_encoders() -> None:
+    assert ORJSONResponse({1: "é"}).body == '{"1":"é"}'.encode()
+    assert UJSONResponse({"a": "é"}).body == '{"a":"é"}'.encode()
+    assert ORJSONResponse.media_type == UJSONResponse.media_type == "application/json"
+
+
+def test_set_and_delete_cookie() -> None:
+    response = JSONResponse({})
+    response.set_cookie("session", "a b", max_age=60, httponly=True, secure=True)
+    response.set_cookie("plain", "v", path=None, samesite=None, partitioned=True)
+    response.delete_cookie("old")
+    cookies = [value for name, value in response.raw_headers if name == "set-cookie"]
+    assert cookies[0] == 'session="a b"; HttpOnly; Max-Age=60; Path=/; SameSite=lax; Secure'
+    assert cookies[1] == "plain=v; Partitioned"
+    assert cookies[2].startswith('old=""; expires=')
+    assert cookies[2].endswith(" GMT; Max-Age=0; Path=/; SameSite=lax")
+    with pytest.raises(ValueError, match="samesite"):
+        response.set_cookie("x", samesite="loose")  # type: ignore[arg-type]
+
+
+def test_redirect_takes_url_and_quotes_it() -> None:
+    redirect = RedirectResponse(url="/a b?q=1")
+    assert (redirect.status, redirect.raw_headers) == (307, [("location", "/a%20b?q=1")])
+    assert RedirectResponse("/x", status_code=302).status == 302
+
+
+def test_cookies_background_and_content_through_the_app(serve: ClientFactory) -> None:
+    app = App()
+    done: list[str] = []
+
+    @app.post("/cookie")
+    def cookie() -> JSONResponse:
+        tasks = BackgroundTasks()
+        tasks.add_task(done.append, "sent")
+        response = JSONResponse(content={"message": "cookies"}, background=tasks)
+        response.set_cookie(key="fakesession", value="fake-cookie-session-value")
+        return response
+
+    @app.get("/legacy")
+    def legacy() -> Response:
+        return Response(content="<shampoo/>", media_type="application/xml")
+
+    client = serve(app)
+    answer = client.post("/cookie")
+    assert (answer.status_code, answer.json()) == (200, {"message": "cookies"})
+    assert (
+        answer.headers["set-cookie"]
+        == "fakesession=fake-cookie-session-value; Path=/; SameSite=lax"
+    )
+    assert answer.cookies["fakesession"] == "fake-cookie-session-value"
+    assert done == ["sent"]
+    legacy_answer = client.get("/legacy")
+    assert (legacy_answer.status_code, legacy_answer.text) == (200, "<shampoo/>")
+    assert legacy_answer.headers["content-type"] == "application/xml"
+
+
+def test_file_response_takes_starlettes_arguments(
+    serve: ClientFactory, tmp_path: pathlib.Path
+) -> None:
+    path = tmp_path / "report.txt"
+    path.write_text("report")
+    app = App()
+    done: list[str] = []
+
+    @app.get("/report")
+    async def report() -> FileResponse:
+        tasks = BackgroundTasks()
+        tasks.add_task(done.append, "sent")
+        return FileResponse(path, 200, None, None, tasks, "Report.txt")
+
+    answer = serve(app).get("/report")
+    assert (answer.status_code, answer.text) == (200, "report")
+    assert answer.headers["content-disposition"] == 'attachment; filename="Report.txt"'
+    assert done == ["sent"]

@@ -130,19 +130,23 @@ def test_a_sync_source_without_close_and_an_unrun_one() -> None:
 @pytest.mark.parametrize(
     ("event", "wire"),
     [
-        (ServerSentEvent("hello"), b"data: hello\n\n"),
-        (ServerSentEvent("a\nb\r\nc\rd"), b"data: a\ndata: b\ndata: c\ndata: d\n\n"),
+        (ServerSentEvent("hello"), b'data: "hello"\n\n'),  # data is JSON, as FastAPI's
+        (ServerSentEvent(raw_data="hello"), b"data: hello\n\n"),
+        (ServerSentEvent(raw_data="a\nb\r\nc\rd"), b"data: a\ndata: b\ndata: c\ndata: d\n\n"),
         (ServerSentEvent({"n": 1}, event="tick", id="7"), b'event: tick\nid: 7\ndata: {"n":1}\n\n'),
         (ServerSentEvent(retry=3000), b"retry: 3000\n\n"),
         (ServerSentEvent(comment="keep\nwarm"), b": keep\n: warm\n\n"),
-        (ServerSentEvent(""), b"data: \n\n"),
+        (ServerSentEvent(raw_data=""), b"data: \n\n"),
     ],
 )
 def test_events_are_encoded_line_by_line(event: ServerSentEvent, wire: bytes) -> None:
     assert event.encode() == wire
 
 
-@pytest.mark.parametrize("kwargs", [{"id": "a\nb"}, {"event": "x\ry"}, {"id": "\0"}, {"retry": -1}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"id": "a\nb"}, {"event": "x\ry"}, {"id": "\0"}, {"retry": -1}, {"raw_data": "x"}],
+)
 def test_invalid_event_fields_are_refused(kwargs: dict[str, object]) -> None:
     with pytest.raises(ValueError):  # noqa: PT011 - the message names the field
         ServerSentEvent("x", **kwargs)  # type: ignore[arg-type]

@@ -59,7 +59,7 @@ def test_two_hundred_clients_never_closed_leave_no_thread(interface: Interface) 
         app.on_shutdown(lambda number=number: stopped.append(number))
         app.add_route("/sync", lambda: "on a pool thread")  # each app starts its thread pool
         client = TestClient(app, interface=interface)  # the one before becomes garbage here
-        assert client.get("/sync").text == "on a pool thread"
+        assert client.get("/sync").json() == "on a pool thread"  # unannotated: JSON
         peak = max(peak, len(new_threads(before)))
     # A running app has a pool thread (and the loop a monitor, unless an app of an earlier
     # test still holds the shared loop's); the apps of garbage clients stop in the background,
@@ -242,7 +242,7 @@ def test_a_with_block_runs_the_lifespan_on_entry_and_exit(interface: Interface) 
     events: list[str] = []
     with TestClient(lifespan_app(events), interface=interface) as client:
         assert events == ["startup"]  # before any request
-        assert client.get("/").text == "ok"
+        assert client.get("/").json() == "ok"
     assert events == ["startup", "shutdown"]
 
 

@@ -73,7 +73,7 @@ class App(Router):
         callbacks: Sequence[Any] = (),
         deprecated: bool | None = None,
         include_in_schema: bool = True,
-        default_response_class: Any = None,
+        default_response_class: type[Response] | None = None,
         generate_unique_id_function: Callable[[Any], str] | None = None,
         **settings: Unpack[SettingsKeywords],
     ) -> None:

@@ -20,13 +20,13 @@ from typing import Any, Literal
 
 from .dependencies import AppDependencies, collect, describe_dependency
 from .lifecycle import submit
-from .models import response_model_for
+from .models import DumpOptions, IncEx, ResponseModel, response_model_for
 from .overload import ConcurrencyLimit, Deadline
 from .params import Dependency, Parameter, describe, describe_handler, unwrap
 from .paths import PathTemplate
 from .plan import Plan, Run
 from .pools import Pools, call_in_child
-from .renderers import ModelRenderer, Renderer, renderer_for
+from .renderers import ClassRenderer, ModelRenderer, Renderer, StreamRenderer, renderer_for
 from .responses import Response
 from .types import Invoke, Target
 
@@ -63,13 +63,21 @@ class RouteOptions:
     openapi_extra: Mapping[str, Any] | None = None
     callbacks: Sequence[Any] = ()
     generate_unique_id_function: Callable[[Any], str] | None = None
-    # The Response class a result other than a Response is sent as (None: by its type).
-    response_class: Any = None
     # Depends() run before the handler (their values unused), as FastAPI's.
     dependencies: Sequence[Any] = ()
     # What the client may see of the result (None: as returned); UNSET: the return annotation.
     response_model: Any = UNSET
     validate_response: bool = False
+    # The Response class a result that is not a Response is built into (FastAPI's
+    # ``response_class=``); None: the router's or app's default, else JSON by the result's type.
+    response_class: type[Response] | None = None
+    # How the response model is dumped (FastAPI's names): by alias, and what to leave out.
+    response_model_include: IncEx | None = None
+    response_model_exclude: IncEx | None = None
+    response_model_by_alias: bool = True
+    response_model_exclude_unset: bool = False
+    response_model_exclude_defaults: bool = False
+    response_model_exclude_none: bool = False
 
     def __post_init__(self) -> None:
         if self.offload not in (None, "process"):
@@ -100,6 +108,7 @@ class Endpoint:
         "request_parameters",
         "response_model",
         "security",
+        "stream_item",
         "template",
     )
 
@@ -124,14 +133,30 @@ class Endpoint:
         if self.runs_on == "process pool":
             _check_offloadable(func, self.parameters)
         returns = _returns(func)
+        # A generator handler streams what it yields; its annotation names one item.
+        self.stream_item: Any = _stream_item(func, returns)
+        if self.stream_item is not None:
+            returns = self.stream_item
         model = returns if options.response_model is UNSET else options.response_model
         # The type of what is sent, for OpenAPI: the response model, else the annotation.
         self.response_model: Any = returns if model is None else model
-        response = response_model_for(model, options.validate_response) if model else None
-        if response is not None and _renders_json(returns):
-            self.renderer: Renderer = ModelRenderer(options.status, response)
-        else:
-            self.renderer = renderer_for(returns, options.status, self.name)
+        response = None
+        if model:
+            response = response_model_for(model, options.validate_response, _dump_options(options))
+        self.renderer: Renderer = self._renderer(returns, response)
+
+    def _renderer(self, returns: Any, response: ResponseModel | None) -> Renderer:
+        options = self.options
+        prepare = None if response is None or not _renders_json(returns) else response.prepare
+        if self.stream_item is not None:
+            return StreamRenderer(options.status, options.response_class, prepare)
+        if options.response_class is not None:
+            # 200 is the default: a class with its own (a redirect's 307) keeps it.
+            status = None if options.status == 200 else options.status
+            return ClassRenderer(status, options.response_class, prepare)
+        if response is not None and prepare is not None:
+            return ModelRenderer(options.status, response)
+        return renderer_for(returns, options.status, self.name)
 
     def under(self, template: PathTemplate, options: RouteOptions | None = None) -> Endpoint:
         """This endpoint at ``template`` (its path under a prefix), with ``options`` (what its
@@ -246,6 +271,27 @@ def _renders_json(returns: Any) -> bool:
     if returns in (str, bytes):
         return False
     return not (isinstance(returns, type) and issubclass(returns, Response))
+
+
+def _dump_options(options: RouteOptions) -> DumpOptions:
+    return DumpOptions(
+        include=options.response_model_include,
+        exclude=options.response_model_exclude,
+        by_alias=options.response_model_by_alias,
+        exclude_unset=options.response_model_exclude_unset,
+        exclude_defaults=options.response_model_exclude_defaults,
+        exclude_none=options.response_model_exclude_none,
+    )
+
+
+def _stream_item(func: Callable[..., Any], returns: Any) -> Any:
+    """What a generator handler yields, by its annotation (``Iterable[Item]``, ``AsyncIterator
+    [Item]``...; Any without one); None when ``func`` is no generator."""
+    function = unwrap(func)
+    if not (inspect.isgeneratorfunction(function) or inspect.isasyncgenfunction(function)):
+        return None
+    arguments = typing.get_args(returns)
+    return arguments[0] if arguments else Any
 
 
 def _returns(func: Callable[..., Any]) -> Any:

@@ -17,6 +17,7 @@ from email.utils import formatdate, parsedate_to_datetime
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from .background import BackgroundTasks
 from .lifecycle import submit
 from .responses import Response
 from .transport import Outbound, Sent
@@ -42,22 +43,23 @@ class FileResponse(Response):
 
     __slots__ = ("path", "stat_result")
 
-    def __init__(
+    def __init__(  # noqa: PLR0917 - Starlette's signature, positional arguments included
         self,
         path: str | os.PathLike[str],
         status: int | None = None,
         headers: Mapping[str, str] | None = None,
         media_type: str | None = None,
-        *,
-        status_code: int | None = None,
+        background: BackgroundTasks | None = None,
         filename: str | None = None,
         stat_result: os.stat_result | None = None,
+        *,
+        status_code: int | None = None,
         content_disposition_type: str = "attachment",
     ) -> None:
         self.path = os.fspath(path)
         if media_type is None:
             media_type = guess_media_type(os.path.basename(filename or self.path))
-        super().__init__(b"", status, headers, media_type, status_code=status_code)
+        super().__init__(b"", status, headers, media_type, background, status_code=status_code)
         self.stat_result = stat_result
         if filename is not None:
             self.headers["content-disposition"] = content_disposition(

@@ -6,8 +6,9 @@ pydantic stays optional: nothing here imports it. A class is a pydantic model on
 
 A response model keeps what the client sees to the model's fields, recursively: a handler that
 returns a ``UserInDB`` (a Struct, a dataclass, a dict or a pydantic model) for
-``response_model=UserOut`` sends only ``UserOut``'s fields. The output is filtered, not
-validated, unless the route asks for it (``validate_response=True``).
+``response_model=UserOut`` sends only ``UserOut``'s fields. A model holding pydantic models
+validates and dumps the output with pydantic, by alias, as FastAPI does; any other is filtered,
+not validated, unless the route asks for it (``validate_response=True``).
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ import dataclasses
 import sys
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import msgspec
 import msgspec.inspect as mi
 
-from .errors import validation_error
+from .errors import ResponseValidationError, validation_error
 
 __all__ = [
     "ResponseModel",
@@ -110,7 +111,7 @@ def encode_hook(value: Any) -> Any:
     ``str`` subclass (a ``URL``) as its text."""
     dump = getattr(value, "model_dump", None)
     if dump is not None:
-        return dump(mode="json")
+        return dump(mode="json", by_alias=True)  # FastAPI's jsonable_encoder dumps by alias
     if isinstance(value, str):
         return str(value)
     raise NotImplementedError(f"Objects of type {type(value).__name__} are not JSON encodable")
@@ -120,53 +121,138 @@ def to_builtins(value: Any) -> Any:
     return msgspec.to_builtins(value, enc_hook=encode_hook)
 
 
+IncEx = set[int] | set[str] | Mapping[int, Any] | Mapping[str, Any]
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class DumpOptions:
+    """How a response model is dumped (FastAPI's ``response_model_*`` keywords)."""
+
+    include: IncEx | None = None
+    exclude: IncEx | None = None
+    by_alias: bool = True
+    exclude_unset: bool = False
+    exclude_defaults: bool = False
+    exclude_none: bool = False
+
+
+DEFAULT_DUMP = DumpOptions()
+
+
 class ResponseModel:
     """A route's response model: filters (and, if asked, validates) what the handler returns
     before it is encoded."""
 
-    __slots__ = ("_adapter", "_filter", "exact", "model", "validate")
+    __slots__ = ("_filter", "_options", "exact", "model", "validate")
 
-    def __init__(self, model: Any, filter_: Filter, exact: type | None, validate: bool) -> None:
+    def __init__(
+        self, model: Any, filter_: Filter, exact: type | None, validate: bool, options: DumpOptions
+    ) -> None:
         self.model = model
         self._filter = filter_
+        self._options = options
         # A result of exactly this class needs no filter (a Struct or dataclass without models
         # in its fields): it is encoded as it is.
-        self.exact = None if validate else exact
+        self.exact = None if validate or options != DEFAULT_DUMP else exact
         self.validate = validate
-        self._adapter = pydantic_adapter(model) if validate and uses_pydantic(model) else None
 
     def prepare(self, result: Any) -> Any:
         """The result as the client may see it: builtins holding only the model's fields."""
         filtered = self._filter(to_builtins(result))
-        if not self.validate:
-            return filtered
+        if self.validate:
+            try:
+                msgspec.convert(filtered, self.model, strict=False)
+            except msgspec.ValidationError as exc:
+                raise ResponseValidationError(
+                    [validation_error(("response",), str(exc), "model_type")], body=result
+                ) from exc
+        options = self._options
+        if options.include is not None or options.exclude is not None:
+            filtered = _pick(filtered, options.include, options.exclude)
+        return filtered
+
+
+class PydanticResponseModel(ResponseModel):
+    """A response model that holds a pydantic model: the result is validated by it and
+    dumped by it, by alias by default, as FastAPI does; a result that does not fit is a
+    ResponseValidationError (a 500), never a field quietly dropped."""
+
+    __slots__ = ("_adapter", "_dump")
+
+    def __init__(self, model: Any, options: DumpOptions) -> None:
+        super().__init__(model, _as_is, None, True, options)
+        self._adapter = pydantic_adapter(model)
+        self._dump = dataclasses.asdict(options)
+
+    def prepare(self, result: Any) -> Any:
+        adapter = self._adapter
         try:
-            if self._adapter is not None:
-                return self._adapter.dump_python(
-                    self._adapter.validate_python(filtered), mode="json"
-                )
-            return msgspec.convert(filtered, self.model, strict=False)
+            value = adapter.validate_python(result, from_attributes=True)
         except Exception as exc:
-            raise ResponseValidationError(self.model, exc) from exc
+            errors = getattr(exc, "errors", None)
+            if errors is None:
+                raise
+            raise ResponseValidationError(
+                [
+                    {**error, "loc": ("response", *error["loc"])}
+                    for error in errors(include_url=False)
+                ],
+                body=result,
+            ) from exc
+        return adapter.dump_python(value, mode="json", **self._dump)
 
 
-class ResponseValidationError(Exception):
-    """The handler's result does not fit its response model (``validate_response=True``):
-    a 500, logged."""
-
-    def __init__(self, model: Any, cause: Exception) -> None:
-        name = getattr(model, "__qualname__", repr(model))
-        super().__init__(f"The response does not match its model {name}: {cause}")
-
-
-def response_model_for(model: Any, validate: bool) -> ResponseModel | None:
+def response_model_for(
+    model: Any, validate: bool, options: DumpOptions = DEFAULT_DUMP
+) -> ResponseModel | None:
     """The ResponseModel of ``model``, or None when it has no fields to keep to (``dict``,
     ``list[int]``, ``str``) and nothing to validate."""
-    filter_ = _filter(model)
-    if filter_ is None and not validate:
+    if uses_pydantic(model):
+        return PydanticResponseModel(model, options)
+    filter_ = _filter(model, options)
+    if filter_ is None and not validate and options.include is None and options.exclude is None:
         return None
     exact = model if _is_flat_record(model) else None
-    return ResponseModel(model, filter_ or _as_is, exact, validate)
+    return ResponseModel(model, filter_ or _as_is, exact, validate, options)
+
+
+def _pick(value: Any, include: IncEx | None, exclude: IncEx | None) -> Any:
+    """``value`` keeping what ``include`` names and dropping what ``exclude`` names, as
+    pydantic reads them: a dict's keys, a list's indices (``"__all__"``: every item), and a
+    mapping names what to keep or drop inside each."""
+    if isinstance(value, list):
+        items: Any = dict(enumerate(value))
+    elif isinstance(value, dict):
+        items = value
+    else:
+        return value
+    picked = {}
+    for key, item in items.items():
+        inner_include = _inner(include, key)
+        if include is not None and inner_include is None:
+            continue
+        inner_exclude = _inner(exclude, key)
+        if inner_exclude is True:
+            continue
+        inner = (
+            None if inner_include is True else inner_include,
+            None if inner_exclude is None else inner_exclude,
+        )
+        picked[key] = item if inner == (None, None) else _pick(item, *inner)
+    return list(picked.values()) if isinstance(value, list) else picked
+
+
+def _inner(names: Mapping[Any, Any] | set[Any] | None, key: Any) -> Any:
+    """What ``names`` says of ``key``: True (all of it), a set or mapping (part of it), or
+    None (nothing)."""
+    if names is None:
+        return None
+    if isinstance(names, Mapping):
+        found = names.get(key, names.get("__all__"))
+        if found is None:
+            return None
+        return found if isinstance(found, set | Mapping) else True
+    return True if key in names or "__all__" in names else None
 
 
 def _as_is(value: Any) -> Any:
@@ -183,37 +269,46 @@ def _is_flat_record(model: Any) -> bool:
         return False
     if not isinstance(info, mi.StructType | mi.DataclassType):
         return False
-    return all(_filter_info(field.type, {}) is None for field in info.fields)
+    return all(_filter_info(field.type, _Build(DEFAULT_DUMP)) is None for field in info.fields)
 
 
-def _filter(model: Any) -> Filter | None:
+@dataclasses.dataclass(slots=True)
+class _Build:
+    """What building one model's filter carries: its dump options, and the models already
+    being built (a model that holds itself)."""
+
+    options: DumpOptions
+    seen: dict[int, list[Filter]] = dataclasses.field(default_factory=dict)
+
+
+def _filter(model: Any, options: DumpOptions = DEFAULT_DUMP) -> Filter | None:
     if is_pydantic_model(model):
-        return _pydantic_filter(model)
+        return _pydantic_filter(model, _Build(options))
     try:
         info = mi.type_info(model)
     except (TypeError, ValueError):
         return None
-    return _filter_info(info, {})
+    return _filter_info(info, _Build(options))
 
 
-def _filter_info(info: mi.Type, seen: dict[int, list[Filter]]) -> Filter | None:
+def _filter_info(info: mi.Type, build: _Build) -> Filter | None:
     if isinstance(info, mi.StructType | mi.DataclassType | mi.TypedDictType):
-        return _fields_filter(info, seen)
+        return _fields_filter(info, build)
     if isinstance(info, mi.ListType | mi.SetType | mi.FrozenSetType | mi.VarTupleType):
-        item = _filter_info(info.item_type, seen)
+        item = _filter_info(info.item_type, build)
         return None if item is None else _sequence_filter(item)
     if isinstance(info, mi.DictType):
-        value = _filter_info(info.value_type, seen)
+        value = _filter_info(info.value_type, build)
         return None if value is None else _mapping_filter(value)
     if isinstance(info, mi.UnionType):
-        return _union_filter(info, seen)
+        return _union_filter(info, build)
     if isinstance(info, mi.CustomType) and is_pydantic_model(info.cls):
-        return _pydantic_filter(info.cls)
+        return _pydantic_filter(info.cls, build)
     return None
 
 
-def _union_filter(info: mi.UnionType, seen: dict[int, list[Filter]]) -> Filter | None:
-    members = [_filter_info(member, seen) for member in info.types]
+def _union_filter(info: mi.UnionType, build: _Build) -> Filter | None:
+    members = [_filter_info(member, build) for member in info.types]
     found = [member for member in members if member is not None]
     if not found:
         return None
@@ -221,16 +316,16 @@ def _union_filter(info: mi.UnionType, seen: dict[int, list[Filter]]) -> Filter |
 
 
 def _fields_filter(
-    info: mi.StructType | mi.DataclassType | mi.TypedDictType, seen: dict[int, list[Filter]]
+    info: mi.StructType | mi.DataclassType | mi.TypedDictType, build: _Build
 ) -> Filter:
-    if id(info) in seen:  # a model that holds itself: filtered by the filter being built
-        cell = seen[id(info)]
+    if id(info) in build.seen:  # a model that holds itself: filtered by the filter being built
+        cell = build.seen[id(info)]
 
         def later(value: Any) -> Any:
             return cell[0](value)
 
         return later
-    cell = seen[id(info)] = []
+    cell = build.seen[id(info)] = []
     fields = []
     for field in info.fields:
         default: Any = _NODEFAULT
@@ -238,12 +333,12 @@ def _fields_filter(
             default = to_builtins(field.default)
         elif field.default_factory is not msgspec.NODEFAULT:
             default = field.default_factory
-        fields.append((field.encode_name, _filter_info(field.type, seen), default))
-    cell.append(_record_filter(tuple(fields)))
+        fields.append((field.encode_name, _filter_info(field.type, build), default))
+    cell.append(_record_filter(tuple(fields), build.options))
     return cell[0]
 
 
-def _pydantic_filter(model: Any) -> Filter:
+def _pydantic_filter(model: Any, build: _Build) -> Filter:
     fields = []
     for name, field in model.model_fields.items():
         default: Any = _NODEFAULT
@@ -253,11 +348,19 @@ def _pydantic_filter(model: Any) -> Filter:
             else:
                 default = to_builtins(field.default)
         key = field.serialization_alias or field.alias or name
-        fields.append((key, _filter(field.annotation) if field.annotation else None, default))
-    return _record_filter(tuple(fields))
+        inner = _filter(field.annotation, build.options) if field.annotation else None
+        fields.append((key, inner, default))
+    return _record_filter(tuple(fields), build.options)
 
 
-def _record_filter(fields: tuple[tuple[str, Filter | None, Any], ...]) -> Filter:
+def _record_filter(
+    fields: tuple[tuple[str, Filter | None, Any], ...], options: DumpOptions
+) -> Filter:
+    # A key the value lacks is unset: its default is filled in unless unset or default
+    # fields are left out.
+    fill_defaults = not (options.exclude_unset or options.exclude_defaults)
+    exclude_none, exclude_defaults = options.exclude_none, options.exclude_defaults
+
     def keep_fields(value: Any) -> Any:
         if not isinstance(value, dict):
             return value
@@ -265,13 +368,22 @@ def _record_filter(fields: tuple[tuple[str, Filter | None, Any], ...]) -> Filter
         for name, inner, default in fields:
             if name in value:
                 item = value[name]
+                if (exclude_none and item is None) or (
+                    exclude_defaults and default is not _NODEFAULT and item == _value(default)
+                ):
+                    continue
                 kept[name] = inner(item) if inner is not None and item is not None else item
-            elif default is not _NODEFAULT:
-                kept[name] = to_builtins(default()) if callable(default) else default
+            elif fill_defaults and default is not _NODEFAULT:
+                kept[name] = _value(default)
         return kept
 
     keep_fields.names = frozenset(name for name, _, _ in fields)  # type: ignore[attr-defined]
     return keep_fields
+
+
+def _value(default: Any) -> Any:
+    """A field's default as builtins (a factory called)."""
+    return to_builtins(default()) if callable(default) else default
 
 
 def _sequence_filter(item: Filter) -> Filter:

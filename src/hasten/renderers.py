@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import types
 import typing
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import msgspec
 
+from .encoders import jsonable_encoder
 from .models import ResponseModel, encode_hook
-from .responses import Response, build_response
+from .responses import Response, StreamingResponse, build_response
+from .sse import EventSourceResponse, ServerSentEvent
 from .wire import allows_body
 
-__all__ = ["ModelRenderer", "Renderer", "renderer_for"]
+__all__ = ["ClassRenderer", "ModelRenderer", "Renderer", "StreamRenderer", "renderer_for"]
 
 # enc_hook is called only for what msgspec cannot encode itself (a pydantic model).
 _json_encode = msgspec.json.Encoder(enc_hook=encode_hook).encode
@@ -20,18 +23,20 @@ _JSON = "application/json"
 
 
 class Renderer:
-    """Renders whatever the handler returned by its type: a Response as it is, str as text,
-    bytes as octet-stream, anything else as JSON."""
+    """Renders whatever the handler returned by its type: a Response as it is, str as text
+    (``text=True``: the annotation names ``str``), bytes as octet-stream, anything else (a str
+    of an unannotated handler too, as FastAPI sends it) as JSON."""
 
-    __slots__ = ("status",)
+    __slots__ = ("status", "text")
 
-    def __init__(self, status: int) -> None:
+    def __init__(self, status: int, *, text: bool = True) -> None:
         self.status = status
+        self.text = text
 
     def render(self, result: Any) -> Response:
         if isinstance(result, Response):
             return result
-        if isinstance(result, str):
+        if isinstance(result, str) and self.text:
             return build_response(result.encode(), self.status, "text/plain")
         if isinstance(result, bytes):
             return build_response(result, self.status, "application/octet-stream")
@@ -115,9 +120,118 @@ def renderer_for(returns: Any, status: int, where: str) -> Renderer:
         return TypedRenderer(status, str, "text/plain", where)
     if returns is bytes:
         return TypedRenderer(status, bytes, "application/octet-stream", where)
-    if returns is Any or typing.get_origin(returns) in (typing.Union, types.UnionType):
-        return Renderer(status)
+    if returns is Any:  # no annotation: FastAPI's JSON, for a str too
+        return Renderer(status, text=False)
+    if typing.get_origin(returns) in (typing.Union, types.UnionType):
+        return Renderer(status, text=str in typing.get_args(returns))
     if isinstance(returns, type) and issubclass(returns, Response):
         # Annotated as a Response but returning something else: render it by its type.
         return Renderer(status)
     return JSONRenderer(status)
+
+
+Prepare = Callable[[Any], Any]
+
+
+class ClassRenderer(Renderer):
+    """A route with ``response_class=`` (or a default one): the result, made JSON-compatible
+    (by the response model, if any), is what the class is built from, as FastAPI does:
+    ``HTMLResponse(result)``, ``RedirectResponse(url)``, ``FileResponse(path)``.
+
+    The class's own default status (a redirect's 307) holds unless the route gives one.
+    """
+
+    __slots__ = ("_prepare", "_response_class", "_status")
+
+    def __init__(
+        self, status: int | None, response_class: type[Response], prepare: Prepare | None
+    ) -> None:
+        super().__init__(status or 200)
+        self._status = status
+        self._response_class = response_class
+        self._prepare = prepare or jsonable_encoder
+
+    def render(self, result: Any) -> Response:
+        if isinstance(result, Response):
+            return result
+        content = self._prepare(result)
+        if self._status is None:
+            response = self._response_class(content)
+        else:
+            response = self._response_class(content, status_code=self._status)
+        if not allows_body(response.status):
+            response.body = b""
+        return response
+
+
+class StreamRenderer(Renderer):
+    """A generator handler (sync or async): what it yields is streamed as it comes.
+
+    With a ``response_class`` (a StreamingResponse), the chunks go out as they are; by default
+    each item is one line of JSON (JSON Lines, ``application/jsonl``), as FastAPI does.
+    """
+
+    __slots__ = ("_encode", "_response_class")
+
+    def __init__(
+        self, status: int, response_class: type[Response] | None, prepare: Prepare | None
+    ) -> None:
+        super().__init__(status)
+        self._response_class = response_class
+        if prepare is None:
+            self._encode: Callable[[Any], bytes] = _json_encode
+        else:
+            self._encode = lambda item: _json_encode(prepare(item))
+
+    def render(self, result: Any) -> Response:
+        if isinstance(result, Response):
+            return result
+        response_class = self._response_class
+        if response_class is not None:
+            if issubclass(response_class, EventSourceResponse):
+                # Each item an event's JSON data, as FastAPI sends them; events as they are.
+                events = _async_events if hasattr(result, "__aiter__") else _events
+                result = events(result, self._encode)
+            return response_class(content=result, status_code=self.status)
+        lines = _async_lines if hasattr(result, "__aiter__") else _lines
+        return StreamingResponse(
+            lines(result, self._encode), self.status, media_type="application/jsonl"
+        )
+
+
+async def _async_lines(items: Any, encode: Callable[[Any], bytes]) -> AsyncIterator[bytes]:
+    try:
+        async for item in items:
+            yield encode(item) + b"\n"
+    finally:
+        await items.aclose()  # closed with the stream: the handler's ``finally`` runs
+
+
+async def _async_events(items: Any, encode: Callable[[Any], bytes]) -> AsyncIterator[Any]:
+    try:
+        async for item in items:
+            yield _event(item, encode)
+    finally:
+        await items.aclose()
+
+
+def _events(items: Any, encode: Callable[[Any], bytes]) -> Iterator[Any]:
+    try:
+        for item in items:
+            yield _event(item, encode)
+    finally:
+        items.close()
+
+
+def _event(item: Any, encode: Callable[[Any], bytes]) -> ServerSentEvent:
+    if isinstance(item, ServerSentEvent):
+        return item
+    return ServerSentEvent(raw_data=encode(item).decode())
+
+
+def _lines(items: Any, encode: Callable[[Any], bytes]) -> Iterator[bytes]:
+    try:
+        for item in items:
+            yield encode(item) + b"\n"
+    finally:
+        items.close()

@@ -12,10 +12,15 @@ import contextlib
 import threading
 from collections.abc import AsyncIterable, Coroutine, Iterable, Iterator, Mapping
 from concurrent.futures import Executor
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from email.utils import format_datetime
+from http.cookies import SimpleCookie
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import quote
 
 import msgspec
 
+from .background import BackgroundTasks
 from .datastructures import MutableHeaders
 from .errors import one_status
 from .protocols import CLIENT_GONE
@@ -26,12 +31,15 @@ if TYPE_CHECKING:
     from .requests import Request
 
 __all__ = [
+    "FileResponse",
     "HTMLResponse",
     "JSONResponse",
+    "ORJSONResponse",
     "PlainTextResponse",
     "RedirectResponse",
     "Response",
     "StreamingResponse",
+    "UJSONResponse",
 ]
 
 
@@ -52,20 +60,23 @@ def content_type_headers(media_type: str | None) -> HeaderList:
 
 
 class Response:
-    """An HTTP response: ``Response(b"body", status=202, media_type="text/plain", headers={...})``.
+    """An HTTP response: ``Response("<p>hi</p>", 202, {"x-id": "1"}, "text/html")``.
 
-    A ``str`` body is sent as UTF-8 and defaults to ``text/plain``. ``status`` defaults to 200;
-    ``status_code=`` (Starlette's name) is the same, and so is ``response.status_code``.
+    ``content`` is rendered to bytes by ``render`` (bytes as they are, a ``str`` as UTF-8,
+    defaulting to ``text/plain``); a subclass sets ``media_type`` and ``render`` for its kind,
+    as Starlette's do. ``status`` defaults to 200; ``status_code=`` (Starlette's name) is the
+    same, and so is ``response.status_code``. ``background`` runs after the response is sent.
     """
 
-    __slots__ = ("_headers", "body", "media_type", "raw_headers", "status")
+    __slots__ = ("_headers", "_media_type", "background", "body", "raw_headers", "status")
 
     def __init__(
         self,
-        body: bytes | str = b"",
+        content: Any = None,
         status: int | None = None,
         headers: Mapping[str, str] | None = None,
         media_type: str | None = None,
+        background: BackgroundTasks | None = None,
         *,
         status_code: int | None = None,
     ) -> None:
@@ -73,13 +84,14 @@ class Response:
             status = one_status(status, status_code, 200)
         elif status is None:
             status = 200
-        if isinstance(body, str):
-            body = body.encode()
-            if media_type is None:
+        if media_type is None:
+            media_type = declared_media_type(type(self))
+            if media_type is None and isinstance(content, str):
                 media_type = "text/plain"
-        self.body = body
+        self.body = self.render(content)
         self.status = status
-        self.media_type = media_type
+        self._media_type = media_type
+        self.background = background
         self._headers: MutableHeaders | None = None
         # What goes on the wire: shared and never mutated until ``headers`` copies it.
         self.raw_headers = content_type_headers(media_type)
@@ -87,6 +99,24 @@ class Response:
             response_headers = self.headers
             for name, value in headers.items():
                 response_headers[name] = value
+
+    def render(self, content: Any) -> bytes:
+        """``content`` as the body's bytes: None is empty, a ``str`` is sent as UTF-8."""
+        if content is None:
+            return b""
+        if isinstance(content, bytes | bytearray | memoryview):
+            return bytes(content)
+        if isinstance(content, str):
+            return content.encode()
+        raise TypeError(
+            f"{type(self).__name__} sends bytes or str, not {type(content).__name__}: "
+            "use JSONResponse for other values"
+        )
+
+    @property
+    def media_type(self) -> str | None:
+        """The body's media type, as given (the content type header may add a charset)."""
+        return self._media_type
 
     @property
     def status_code(self) -> int:
@@ -104,6 +134,57 @@ class Response:
             self._headers = MutableHeaders(list(self.raw_headers))
             self.raw_headers = self._headers._items
         return self._headers
+
+    def set_cookie(  # noqa: PLR0917 - Starlette's signature, positional arguments included
+        self,
+        key: str,
+        value: str = "",
+        max_age: int | None = None,
+        expires: datetime | str | int | None = None,
+        path: str | None = "/",
+        domain: str | None = None,
+        secure: bool = False,
+        httponly: bool = False,
+        samesite: Literal["lax", "strict", "none"] | None = "lax",
+        partitioned: bool = False,
+    ) -> None:
+        """Add a ``Set-Cookie`` header, as Starlette's ``set_cookie``: ``expires`` is a date,
+        or seconds from now."""
+        if samesite is not None and samesite.lower() not in {"lax", "strict", "none"}:
+            raise ValueError(f"samesite must be 'lax', 'strict' or 'none', not {samesite!r}")
+        cookie: SimpleCookie = SimpleCookie()
+        cookie[key] = value  # quoted by the standard library where the value needs it
+        morsel = cookie[key]
+        if max_age is not None:
+            morsel["max-age"] = max_age
+        if expires is not None:  # an int: the standard library makes it a date from now
+            morsel["expires"] = (
+                format_datetime(expires, usegmt=True) if isinstance(expires, datetime) else expires
+            )
+        for attribute, given in (("path", path), ("domain", domain), ("samesite", samesite)):
+            if given is not None:
+                morsel[attribute] = given
+        if secure:
+            morsel["secure"] = True
+        if httponly:
+            morsel["httponly"] = True
+        header = morsel.OutputString()
+        # http.cookies knows Partitioned only from Python 3.14 on.
+        self.headers.append("set-cookie", f"{header}; Partitioned" if partitioned else header)
+
+    def delete_cookie(  # noqa: PLR0917 - Starlette's signature
+        self,
+        key: str,
+        path: str = "/",
+        domain: str | None = None,
+        secure: bool = False,
+        httponly: bool = False,
+        samesite: Literal["lax", "strict", "none"] | None = "lax",
+    ) -> None:
+        """Tell the client to forget cookie ``key`` (expired now, empty)."""
+        self.set_cookie(
+            key, "", 0, 0, path, domain, secure=secure, httponly=httponly, samesite=samesite
+        )
 
     async def send(self, outbound: Outbound, request: Request) -> None:
         """Send this response to ``request`` (a HEAD gets the headers only; a file reads its
@@ -127,6 +208,13 @@ class Response:
         return f"<{type(self).__name__} {self.status} {self.media_type} {len(self.body)} bytes>"
 
 
+def declared_media_type(cls: type[Response]) -> str | None:
+    """The ``media_type`` a subclass declares as a class attribute (Starlette's way); the
+    base class's is the property, which declares none."""
+    declared = cls.media_type
+    return declared if isinstance(declared, str) else None
+
+
 _new = object.__new__
 
 
@@ -136,7 +224,8 @@ def build_response(body: bytes, status: int, media_type: str) -> Response:
     response: Response = _new(Response)
     response.body = body
     response.status = status
-    response.media_type = media_type
+    response._media_type = media_type
+    response.background = None
     response._headers = None
     # perf: the list is made once per media type; a dict lookup finds it after that.
     response.raw_headers = _content_type_lists.get(media_type) or content_type_headers(media_type)
@@ -150,67 +239,66 @@ class JSONResponse(Response):
     """``content`` encoded as JSON (msgspec: dicts, lists, Structs, dataclasses, ...)."""
 
     __slots__ = ()
+    media_type = "application/json"  # Starlette's class attribute
 
-    def __init__(
-        self,
-        content: Any,
-        status: int | None = None,
-        headers: Mapping[str, str] | None = None,
-        *,
-        status_code: int | None = None,
-    ) -> None:
-        super().__init__(
-            _json_encode(content), status, headers, "application/json", status_code=status_code
-        )
+    def render(self, content: Any) -> bytes:
+        return _json_encode(content)
+
+
+class ORJSONResponse(JSONResponse):
+    """``content`` encoded as JSON by orjson (FastAPI's; orjson must be installed)."""
+
+    __slots__ = ()
+
+    def render(self, content: Any) -> bytes:
+        import orjson
+
+        return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY)
+
+
+class UJSONResponse(JSONResponse):
+    """``content`` encoded as JSON by ujson (FastAPI's; ujson must be installed)."""
+
+    __slots__ = ()
+
+    def render(self, content: Any) -> bytes:
+        import ujson
+
+        return ujson.dumps(content, ensure_ascii=False).encode()
 
 
 class PlainTextResponse(Response):
     """Text sent as ``text/plain; charset=utf-8``."""
 
     __slots__ = ()
-
-    def __init__(
-        self,
-        content: str,
-        status: int | None = None,
-        headers: Mapping[str, str] | None = None,
-        *,
-        status_code: int | None = None,
-    ) -> None:
-        super().__init__(content, status, headers, "text/plain", status_code=status_code)
+    media_type = "text/plain"
 
 
 class HTMLResponse(Response):
     """HTML sent as ``text/html; charset=utf-8``."""
 
     __slots__ = ()
-
-    def __init__(
-        self,
-        content: str,
-        status: int | None = None,
-        headers: Mapping[str, str] | None = None,
-        *,
-        status_code: int | None = None,
-    ) -> None:
-        super().__init__(content, status, headers, "text/html", status_code=status_code)
+    media_type = "text/html"
 
 
 class RedirectResponse(Response):
-    """A redirect to ``location`` (307 by default, which keeps the method and body)."""
+    """A redirect to ``url`` (307 by default, which keeps the method and body)."""
 
     __slots__ = ()
 
     def __init__(
         self,
-        location: str,
+        url: str,
         status: int | None = None,
         headers: Mapping[str, str] | None = None,
+        background: BackgroundTasks | None = None,
         *,
         status_code: int | None = None,
     ) -> None:
         status = one_status(status, status_code, 307)
-        super().__init__(b"", status, {**(headers or {}), "location": location})
+        # Starlette's quoting: what is not safe in a URL is percent-encoded, nothing else.
+        location = quote(str(url), safe=":/%#?=@[]!$&'()*+,;")
+        super().__init__(b"", status, {**(headers or {}), "location": location}, None, background)
 
 
 Chunks = AsyncIterable[bytes | str] | Iterable[bytes | str]
@@ -234,10 +322,11 @@ class StreamingResponse(Response):
         status: int | None = None,
         headers: Mapping[str, str] | None = None,
         media_type: str | None = None,
+        background: BackgroundTasks | None = None,
         *,
         status_code: int | None = None,
     ) -> None:
-        super().__init__(b"", status, headers, media_type, status_code=status_code)
+        super().__init__(b"", status, headers, media_type, background, status_code=status_code)
         self.content = content
 
     def __repr__(self) -> str:
@@ -350,3 +439,7 @@ async def close_chunks(content: Any) -> None:
     close = getattr(content, "close", None)
     if close is not None:
         close()
+
+
+# Starlette's module holds FileResponse too; it lives in files.py, which builds on Response.
+from .files import FileResponse  # noqa: E402

@@ -14,7 +14,7 @@ from .dependencies import AppDependencies
 from .endpoints import Endpoint, Offload, RouteOptions, check_dependencies
 from .errors import one_status
 from .matcher import CompiledRoute
-from .models import pydantic_v1_model
+from .models import IncEx, pydantic_v1_model
 from .mounts import MOUNT_PATH, MountEndpoint, is_native
 from .params import Dependency, Parameter
 from .paths import PathTemplate
@@ -59,7 +59,13 @@ class OptionKeywords(TypedDict, total=False):
     validate_response: bool
     callbacks: Sequence[Any]
     generate_unique_id_function: Callable[[Any], str] | None
-    response_class: Any
+    response_class: type[Response] | None
+    response_model_include: IncEx | None
+    response_model_exclude: IncEx | None
+    response_model_by_alias: bool
+    response_model_exclude_unset: bool
+    response_model_exclude_defaults: bool
+    response_model_exclude_none: bool
 
 
 class RouteKeywords(OptionKeywords, total=False):
@@ -95,7 +101,7 @@ class InheritedKeywords(TypedDict, total=False):
     callbacks: Sequence[Any]
     deprecated: bool | None
     include_in_schema: bool
-    default_response_class: Any
+    default_response_class: type[Response] | None
     generate_unique_id_function: Callable[[Any], str] | None
 
 
@@ -111,7 +117,7 @@ class Inherited:
     callbacks: tuple[Any, ...] = ()
     deprecated: bool = False
     include_in_schema: bool = True
-    default_response_class: Any = None
+    default_response_class: type[Response] | None = None
     generate_unique_id_function: Callable[[Any], str] | None = None
 
     @classmethod

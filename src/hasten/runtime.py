@@ -29,6 +29,7 @@ from .errors import (
     report_unhandled,
     server_error_response,
 )
+from .lifecycle import run_tasks
 from .matcher import Matcher
 from .middleware import build_chain
 from .monitor import BlockStats, LoopMonitor
@@ -190,6 +191,8 @@ class Runtime:
                 except Exception as exc:  # from a middleware: dispatch answers its own
                     response = await self.error_response(request, exc)
                 await response.send(outbound, request)
+                if response.background is not None:  # Response(background=...)
+                    await run_tasks(response.background, self.context.threads)
             finally:
                 # Yield dependencies' exits, background tasks and uploaded files hang on the
                 # requests that have any: for every other request this is one check.

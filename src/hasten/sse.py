@@ -11,11 +11,12 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncIterable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
 
+from .models import encode_hook
 from .protocols import CLIENT_GONE
 from .responses import StreamingResponse
 from .transport import StreamWriter
@@ -25,22 +26,26 @@ __all__ = ["DEFAULT_PING_SECONDS", "EventSourceResponse", "ServerSentEvent"]
 DEFAULT_PING_SECONDS = 15.0
 PING = b": ping\n\n"
 _LINE_BREAKS = re.compile(r"\r\n|\r|\n")
-_json_encode = msgspec.json.encode
+# pydantic models as FastAPI sends them (by alias), everything else by msgspec.
+_json_encode = msgspec.json.Encoder(enc_hook=encode_hook).encode
 
 
 @dataclass(frozen=True, slots=True)
 class ServerSentEvent:
-    """One event: ``data`` (str as it is, split into one ``data:`` line per line; anything else
-    as JSON), and the optional ``event`` name, ``id``, ``retry`` (milliseconds the browser
-    waits before reconnecting) and ``comment``."""
+    """One event: ``data`` (sent as JSON, a ``str`` too, as FastAPI's) or ``raw_data`` (a
+    ``str`` sent as it is, one ``data:`` line per line), and the optional ``event`` name,
+    ``id``, ``retry`` (milliseconds the browser waits before reconnecting) and ``comment``."""
 
     data: Any = None
     event: str | None = None
     id: str | None = None
     retry: int | None = None
     comment: str | None = None
+    raw_data: str | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
+        if self.data is not None and self.raw_data is not None:
+            raise ValueError("A server-sent event has data or raw_data, not both")
         for name in ("event", "id"):
             value = getattr(self, name)
             if value is not None and ("\n" in value or "\r" in value or "\0" in value):
@@ -59,8 +64,10 @@ class ServerSentEvent:
             lines.append(f"id: {self.id}")
         if self.retry is not None:
             lines.append(f"retry: {self.retry}")
+        data = self.raw_data
         if self.data is not None:
-            data = self.data if isinstance(self.data, str) else _json_encode(self.data).decode()
+            data = _json_encode(self.data).decode()
+        if data is not None:
             lines.extend(f"data: {line}" for line in _LINE_BREAKS.split(data))
         lines.append("\n")
         return "\n".join(lines).encode()
@@ -68,11 +75,13 @@ class ServerSentEvent:
 
 def encode_event(item: Any) -> bytes:
     """A value a source yields, as an event: a ServerSentEvent as it is, bytes as they are
-    (already encoded), anything else as its ``data``."""
+    (already encoded), a str as its ``raw_data``, anything else as its ``data``."""
     if isinstance(item, ServerSentEvent):
         return item.encode()
     if isinstance(item, bytes):
         return item
+    if isinstance(item, str):
+        return ServerSentEvent(raw_data=item).encode()
     return ServerSentEvent(item).encode()
 
 

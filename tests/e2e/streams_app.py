@@ -101,6 +101,33 @@ async def sync_stream(count: int = 3, delay: float = 0.0) -> StreamingResponse:
     return StreamingResponse(chunks(), media_type="text/plain")
 
 
+@app.get("/lines")
+async def lines(count: int = 3, delay: float = 0.0) -> AsyncIterator[dict[str, int]]:
+    """A generator handler: JSON Lines, one item per line."""
+    live["generators"] += 1
+    try:
+        for number in range(count):
+            yield {"n": number}
+            if delay:
+                await asyncio.sleep(delay)
+    finally:
+        live["generators"] -= 1
+        live["closed"] += 1
+
+
+@app.get("/sync-lines")
+def sync_lines(count: int = 3, delay: float = 0.0) -> Iterator[dict[str, int]]:
+    live["generators"] += 1
+    try:
+        for number in range(count):
+            yield {"n": number}
+            if delay:
+                time.sleep(delay)
+    finally:
+        live["generators"] -= 1
+        live["closed"] += 1
+
+
 @app.get("/big-stream")
 async def big_stream(count: int = 800) -> StreamingResponse:
     live["produced"] = 0

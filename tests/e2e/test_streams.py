@@ -52,6 +52,15 @@ def test_server_sent_events_resume_after_last_event_id(streams_server: str) -> N
     )
 
 
+@pytest.mark.parametrize("target", ["/lines", "/sync-lines"])
+def test_a_generator_handler_streams_json_lines(streams_server: str, target: str) -> None:
+    response = fetch(streams_server, "GET", f"{target}?count=3")
+    assert response.status == 200
+    assert response.values("content-type") == ["application/jsonl"]
+    assert response.values("transfer-encoding") == ["chunked"]
+    assert response.body == b'{"n":0}\n{"n":1}\n{"n":2}\n'
+
+
 def test_a_quiet_event_stream_sends_pings(streams_server: str) -> None:
     response = fetch(streams_server, "GET", "/events?count=1&gap=0.35&ping=0.1")
     assert response.body.startswith(b": ping\n\n: ping\n\n")
@@ -64,6 +73,8 @@ def test_a_quiet_event_stream_sends_pings(streams_server: str) -> None:
         "/stream?count=100000&delay=0.01",
         "/sync-stream?count=100000&delay=0.01",
         "/events?count=100000&gap=0.01&ping=0.05",
+        "/lines?count=100000&delay=0.01",
+        "/sync-lines?count=100000&delay=0.01",
     ],
 )
 def test_a_client_that_leaves_mid_stream_takes_everything_with_it(

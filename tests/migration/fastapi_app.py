@@ -3,7 +3,7 @@ with only the import lines rewritten (tests/migration/test_port.py): nothing els
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Annotated
 
 from fastapi import (
@@ -17,8 +17,9 @@ from fastapi import (
     Request,
     status,
 )
-from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
 
 app = FastAPI(title="Todos")
 
@@ -133,3 +134,36 @@ async def add_label(name: str) -> list[str]:
 
 
 app.include_router(labels_router, prefix="/v1", tags=["labels"])
+
+
+class Profile(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+    user_name: str
+    bio: str | None = None
+    image_url: str | None = None
+
+
+@app.get("/profiles/{name}", response_model=Profile, response_model_exclude_unset=True)
+async def get_profile(name: str, response: Response) -> Profile:
+    response.headers["x-profile"] = name
+    response.set_cookie("seen", name, httponly=True)
+    if name == "new":
+        response.status_code = status.HTTP_201_CREATED
+    return Profile(user_name=name, bio="Ported")
+
+
+@app.get("/welcome", response_class=HTMLResponse)
+async def welcome() -> str:
+    return "<h1>Todos</h1>"
+
+
+@app.get("/old-todos")
+async def old_todos() -> RedirectResponse:
+    return RedirectResponse(url="/todos")
+
+
+@app.get("/todos.jsonl")
+async def todo_lines(store: Store) -> AsyncIterator[TodoPublic]:
+    for todo in store.values():
+        yield TodoPublic(id=todo.id, title=todo.title, done=todo.done)

@@ -75,12 +75,6 @@ def fastapi_answers() -> list[Answer]:
     return asyncio.run(ask())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="response models are dumped by field name, so aliased fields (authorName) are "
-    "dropped, and Response.set_cookie is missing: the responses branch fixes both and is "
-    "not merged yet (issue 15, points 4 and 6)",
-)
 @pytest.mark.parametrize("interface", ["rsgi", "asgi"])
 def test_the_app_moves_by_its_imports_alone(interface: Interface) -> None:
     expected = fastapi_answers()

@@ -64,8 +64,8 @@ IMPORTS = {
     Router as APIRouter,
     status,
 )""",
-    "from fastapi.responses import JSONResponse, Response": (
-        "from hasten import JSONResponse, Response"
+    "from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response": (
+        "from hasten import HTMLResponse, JSONResponse, RedirectResponse, Response"
     ),
 }
 KEY = {"x-api-key": "secret"}
@@ -207,6 +207,34 @@ def test_a_422_is_fastapis_byte_for_byte(twin: tuple[TestClient, Any]) -> None:
             }
         ]
     }
+
+
+def test_responses_are_fastapis_status_headers_and_body(twin: tuple[TestClient, Any]) -> None:
+    """Aliases kept, exclude_unset, a ``response: Response`` parameter's header, cookie and
+    status, response_class=, a redirect, a JSON Lines generator: as FastAPI sends them."""
+    client, module = twin
+    calls: list[Call] = [
+        ("GET", "/profiles/ann", {}, None),
+        ("GET", "/profiles/new", {}, None),
+        ("GET", "/welcome", {}, None),
+        ("GET", "/old-todos", {}, None),
+        ("GET", "/todos.jsonl", {}, None),
+    ]
+    fresh(fastapi_app)
+    fresh(module)
+    compared = ("content-type", "location", "set-cookie", "x-profile")
+    for call, theirs in zip(calls, ask_fastapi(calls), strict=True):
+        method, path, headers, body = call
+        ours = client.request(method, path, headers=headers, json=body, follow_redirects=False)
+        assert (ours.status_code, ours.content) == (theirs.status_code, theirs.content), call
+        for name in compared:
+            assert ours.headers.get(name) == theirs.headers.get(name), (call, name)
+    ann = client.get("/profiles/ann")
+    assert ann.json() == {"userName": "ann", "bio": "Ported"}
+    assert ann.headers["set-cookie"] == "seen=ann; HttpOnly; Path=/; SameSite=lax"
+    assert client.get("/profiles/new").status_code == 201
+    lines = client.get("/todos.jsonl")
+    assert lines.text == '{"id":1,"title":"Port the app","done":false}\n'
 
 
 # What FastAPI code writes every day and the import-only port above relies on, each through

@@ -4,6 +4,7 @@ passes the OpenAPI validators as 3.1 and as 3.0."""
 from __future__ import annotations
 
 import copy
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -37,6 +38,7 @@ from hasten.openapi.operations import (
     response_type,
     security,
 )
+from hasten.responses import HTMLResponse, JSONResponse, RedirectResponse
 from hasten.testing import TestClient
 from tests.openapi import full_app
 
@@ -901,3 +903,38 @@ def test_a_scheme_requires_the_scopes_of_every_security_above_it() -> None:
     assert operation(document, "/users/me/items")["security"] == [
         {"OAuth2PasswordBearer": ["items", "me"]}
     ]
+
+
+class Listed(msgspec.Struct):
+    name: str
+
+
+def test_response_classes_and_generators_are_documented_as_fastapi_does() -> None:
+    app = App()
+
+    @app.get("/html", response_class=HTMLResponse)
+    async def html() -> str:
+        return ""
+
+    @app.get("/redirect", response_class=RedirectResponse)
+    async def redirect() -> str:
+        return "/"
+
+    @app.get("/json", response_class=JSONResponse)
+    async def json() -> Listed:
+        return Listed("a")
+
+    @app.get("/lines")
+    async def lines() -> AsyncIterator[Listed]:
+        yield Listed("a")
+
+    document = get_openapi(title="t", version="1", routes=app.routes)
+
+    def success(path: str) -> Any:
+        return operation(document, path)["responses"]
+
+    assert success("/html")["200"]["content"] == {"text/html": {"schema": {"type": "string"}}}
+    assert success("/redirect") == {"307": {"description": "Successful Response"}}
+    item = {"$ref": "#/components/schemas/Listed"}
+    assert success("/json")["200"]["content"] == {"application/json": {"schema": item}}
+    assert success("/lines")["200"]["content"] == {"application/jsonl": {"itemSchema": item}}

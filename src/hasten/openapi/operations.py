@@ -23,7 +23,14 @@ import msgspec
 from ..endpoints import Endpoint
 from ..params import MISSING, Parameter, unwrap
 from ..paths import PathTemplate
-from ..responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from ..responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+    declared_media_type,
+)
 from ..routing import Route
 from ..sse import EventSourceResponse
 from ..wire import allows_body
@@ -373,7 +380,10 @@ def _responses(
     options = endpoint.options
     status = str(options.status)
     success: dict[str, Any] = {"description": options.response_description}
-    content = _content(response_type(endpoint), options.status, schemas)
+    if endpoint.stream_item is not None or options.response_class is not None:
+        status, content = _class_content(endpoint, schemas)
+    else:
+        content = _content(response_type(endpoint), options.status, schemas)
     if content:
         success["content"] = content
     result: dict[str, Any] = {status: success}
@@ -446,6 +456,32 @@ def _content(returns: Any, status: int, schemas: Schemas) -> dict[str, Any]:
             schema = schemas.schema(whole, "serialization")
         content[_JSON] = {"schema": schema}
     return content
+
+
+def _class_content(endpoint: Endpoint, schemas: Schemas) -> tuple[str, dict[str, Any]]:
+    """The status and content of a route with a ``response_class`` or a generator handler,
+    as FastAPI documents them: JSON Lines items, else the class's media type (a string, or
+    for a JSON class the response model's schema)."""
+    options = endpoint.options
+    response_class = options.response_class
+    status = options.status
+    if (
+        status == 200
+        and response_class is not None
+        and issubclass(response_class, RedirectResponse)
+    ):
+        status = 307  # the class's own default, which the route does not override
+    if not allows_body(status):
+        return str(status), {}
+    returns = response_type(endpoint)
+    model = {} if returns is Any else schemas.schema(returns)
+    if response_class is None:  # a generator handler, sending JSON Lines
+        return str(status), {"application/jsonl": {"itemSchema": model}}
+    media_type = declared_media_type(response_class)
+    if media_type is None:
+        return str(status), {}
+    schema = model if issubclass(response_class, JSONResponse) else {"type": "string"}
+    return str(status), {media_type: {"schema": schema}}
 
 
 def _merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
