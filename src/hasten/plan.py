@@ -80,6 +80,7 @@ class Node:
         "name",
         "readers",
         "scope",
+        "takes_nothing",
     )
 
     def __init__(self, func: Callable[..., Any] | None, name: str) -> None:
@@ -96,6 +97,9 @@ class Node:
         self.scope = "request"
         # A scope="app" dependency: its value, made at startup.
         self.app_value: Callable[[], Any] | None = None
+        # No dependencies, request values nor special arguments: called with none (set
+        # once the tree is built).
+        self.takes_nothing = False
 
 
 class _Builder:
@@ -297,7 +301,8 @@ class Plan:
             if final is exc:
                 raise
             raise final from exc
-        await self._close_function_scoped(state, None)
+        if state.function_exits:
+            await self._close_function_scoped(state, None)
         return result
 
     async def _solve(self, node: Node, request: Any, state: _State) -> dict[str, Any]:
@@ -310,39 +315,48 @@ class Plan:
             if key is not None and key in state.cache:
                 value = state.cache[key]
             else:
-                before = len(errors)
-                arguments = await self._solve(child, request, state)
-                if len(errors) > before:
-                    continue  # not called: one of its values failed
+                if child.takes_nothing:
+                    arguments = {}  # perf: no coroutine of ours for a dependency without values
+                else:
+                    before = len(errors)
+                    arguments = await self._solve(child, request, state)
+                    if len(errors) > before:
+                        continue  # not called: one of its values failed
                 value = await self._call(child, arguments, request, state)
                 if key is not None:
                     state.cache[key] = value
             if argument is not None:
                 values[argument] = value
-        for reader in node.readers:
-            reader.read(request, values, errors)
+        _read_scalars_and_specials(node, request, values, errors)
         for body in node.bodies:
             if isinstance(body, FormField):
                 await body.read_from(state.body, values, errors)
             else:
                 body.read_from(state.body, values, errors)
-        for argument, make in node.args:
-            values[argument] = make(request)
         return values
 
-    async def _call(
+    def _call(
         self, node: Node, arguments: dict[str, Any], request: Any, state: _State
-    ) -> Any:
-        if node.app_value is not None:
-            return node.app_value()
+    ) -> Awaitable[Any]:
+        """The awaitable of one dependency's value: an ``async def``'s own coroutine (perf:
+        no frame of ours between), a thread's future, or its generator entered."""
         kind = node.kind
         func = node.func
         assert func is not None  # the root is called by ``run``
+        if node.app_value is not None:
+            return _ready(node.app_value())
         if kind == ASYNC:
-            return await func(**arguments)
+            coroutine: Awaitable[Any] = func(**arguments)
+            return coroutine
         if kind == SYNC:
-            return await submit(self._threads, func, **arguments)
-        started = Exit(func(**arguments), kind == ASYNC_GEN, node.name)
+            future: Awaitable[Any] = submit(self._threads, func, **arguments)
+            return future
+        return self._enter(node, func(**arguments), request, state)
+
+    async def _enter(self, node: Node, generator: Any, request: Any, state: _State) -> Any:
+        """A generator dependency's value; its exit kept for later (the function's end, or
+        the response's)."""
+        started = Exit(generator, node.kind == ASYNC_GEN, node.name)
         try:
             value = await started.resume(self._threads)
         except StopAsyncIteration:
@@ -366,6 +380,17 @@ class Plan:
                     raise
                 continue
             await done.close(self._threads)
+
+
+def _read_scalars_and_specials(
+    node: Node, request: Any, values: dict[str, Any], errors: Errors
+) -> None:
+    """``node``'s path, query, header and cookie values, and what hasten gives it (the
+    request, background tasks, ...)."""
+    for reader in node.readers:
+        reader.read(request, values, errors)
+    for argument, make in node.args:
+        values[argument] = make(request)
 
 
 def _invoke_with_body(
@@ -485,5 +510,10 @@ def _bind_bodies(node: Node, embed: bool, form: bool) -> None:
         else:
             made.append(BodyField(parameter, embed))
     node.bodies = made
+    node.takes_nothing = not (node.children or node.readers or node.bodies or node.args)
     for _, child in node.children:
         _bind_bodies(child, embed, form)
+
+
+async def _ready(value: Any) -> Any:
+    return value
