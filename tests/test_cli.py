@@ -196,13 +196,53 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out == f"hasten {hasten.__version__}\n"
 
 
-@pytest.mark.parametrize("command", ["run", "routes", "bench"])
+@pytest.mark.parametrize("command", ["run", "routes", "bench", "port"])
 def test_help_for_each_command(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
         main([command, "--help"])
 
     assert exited.value.code == 0
     assert capsys.readouterr().out.startswith(f"usage: hasten {command} ")
+
+
+FASTAPI_APP = """from fastapi import FastAPI, Depends
+from fastapi.responses import JSONResponse
+
+app = FastAPI()
+"""
+PORTED_APP = """from hasten import App as FastAPI, Depends
+from hasten.responses import JSONResponse
+
+app = FastAPI()
+"""
+
+
+def test_port_rewrites_the_imports_of_every_file_and_prints_the_diff(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "pkg").mkdir()
+    main_py, other = tmp_path / "pkg" / "main.py", tmp_path / "pkg" / "other.py"
+    main_py.write_text(FASTAPI_APP)
+    other.write_text("import json\n")
+
+    assert main(["port", "--diff", str(tmp_path)]) == 1  # changes to make: nothing written
+    assert main_py.read_text() == FASTAPI_APP
+    diff = capsys.readouterr().out
+    assert diff == (
+        f"--- {main_py}\n+++ {main_py}\n@@ -1,4 +1,4 @@\n"
+        "-from fastapi import FastAPI, Depends\n-from fastapi.responses import JSONResponse\n"
+        "+from hasten import App as FastAPI, Depends\n+from hasten.responses import JSONResponse\n"
+        " \n app = FastAPI()\n"
+    )
+
+    assert main(["port", str(tmp_path)]) == 0
+    assert main_py.read_text() == PORTED_APP
+    assert other.read_text() == "import json\n"
+    assert main(["port", "--diff", str(main_py)]) == 0  # nothing left to change
+    capsys.readouterr()
+    missing = tmp_path / "missing.py"
+    assert main(["port", str(missing)]) == 2
+    assert capsys.readouterr().err == f"hasten: error: No such file or folder: {missing}\n"
 
 
 # hasten bench: its implementation is imported only when it runs.

@@ -19,6 +19,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from . import __version__
@@ -403,6 +404,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("argv", nargs=argparse.REMAINDER)
     bench.set_defaults(handler=_bench_command)
+    port = commands.add_parser(
+        "port",
+        help="rewrite a FastAPI app's imports to hasten's",
+        description="Rewrite each fastapi and starlette import in these Python files (folders "
+        "searched recursively) to hasten's, and nothing else; print what changed.",
+    )
+    port.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    port.add_argument(
+        "--diff",
+        action="store_true",
+        help="Print the changes without writing them; exit 1 if there are any.",
+    )
+    port.set_defaults(handler=_port_command)
     openapi.add_parser(commands)
     return parser
 
@@ -423,6 +437,18 @@ def _routes_command(args: argparse.Namespace) -> int:
     else:
         print(format_routes(load_app(args.target).describe_routes()))
     return 0
+
+
+def _port_command(args: argparse.Namespace) -> int:
+    from .port import port_paths
+
+    missing = [str(path) for path in args.paths if not path.exists()]
+    if missing:
+        raise UsageError(f"No such file or folder: {', '.join(missing)}")
+    diffs = port_paths(args.paths, write=not args.diff)
+    for diff in diffs:
+        print(diff, end="")
+    return 1 if args.diff and diffs else 0
 
 
 def _bench_command(args: argparse.Namespace) -> int:

@@ -10,10 +10,12 @@ FastAPI's own tutorial tests are ported by exactly this rule (``compat/``).
 from __future__ import annotations
 
 import ast
+import difflib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 
-__all__ = ["MODULES", "NAMES", "port_source"]
+__all__ = ["MODULES", "NAMES", "port_paths", "port_source"]
 
 # Each FastAPI or Starlette module, and the hasten module with its names. A module not listed
 # maps by its prefix (``fastapi.x`` -> ``hasten.x``), so that a missing one fails by its name.
@@ -95,6 +97,27 @@ def port_source(source: str) -> str:
         # The statement's other lines stay as blank lines: the line numbers after it hold.
         lines[first : last + 1] = [start + text + end, *("\n" * (last - first))]
     return "".join(lines)
+
+
+def port_paths(paths: Iterable[Path], *, write: bool) -> list[str]:
+    """Port every ``.py`` file in ``paths`` (files, or folders searched recursively): each
+    changed file rewritten when ``write``; a unified diff of each change, in order."""
+    diffs = []
+    for path in paths:
+        files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
+        for file in files:
+            before = file.read_text(encoding="utf-8")
+            after = port_source(before)
+            if after == before:
+                continue
+            if write:
+                file.write_text(after, encoding="utf-8")
+            name = str(file)
+            lines = difflib.unified_diff(
+                before.splitlines(keepends=True), after.splitlines(keepends=True), name, name
+            )
+            diffs.append("".join(lines))
+    return diffs
 
 
 def _replacements(tree: ast.AST) -> Iterator[tuple[ast.expr | ast.stmt, str]]:
