@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
 
@@ -19,7 +18,6 @@ from hasten import (
     Route,
     Router,
 )
-from hasten.matcher import RouteConflict
 from tests.conftest import ClientFactory
 
 
@@ -221,32 +219,37 @@ def test_include_with_extra_prefix(serve: ClientFactory) -> None:
     assert serve(app).get("/admin/stats").text == "stats"
 
 
-def test_routes_that_catch_the_same_requests_are_rejected_at_startup() -> None:
+def test_of_two_routes_for_the_same_requests_the_first_is_served(
+    serve: ClientFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """As in Starlette, the first registered wins; hasten also says which route is never
+    served, once, at startup."""
     app = App()
 
     @app.get("/users/{id}")
     async def first(id: str) -> str:
-        return id
+        return f"first {id}"
 
     @app.get("/users/{name}")
     async def second(name: str) -> str:
-        return name
+        return f"second {name}"
 
-    with pytest.raises(RouteConflict) as caught:
-        asyncio.run(app.startup())
-    message = str(caught.value)
-    assert "/users/{id}" in message
-    assert "/users/{name}" in message
-    assert "first" in message
-    assert "second" in message
-
-
-def test_same_static_route_twice_is_rejected() -> None:
-    app = App()
     app.add_route("/a", lambda: "x")
     app.add_route("/a", lambda: "y", ["GET", "POST"])
-    with pytest.raises(RouteConflict, match="both catch GET requests to '/a'"):
-        asyncio.run(app.startup())
+    client = serve(app)
+    answer = client.get("/users/ada")
+    assert (answer.status_code, answer.text) == (200, "first ada")
+    assert client.get("/a").json() == "x"
+    assert client.post("/a").json() == "y"  # only GET was taken
+    warnings = [record.getMessage() for record in caplog.records if record.name == "hasten.routing"]
+    test = test_of_two_routes_for_the_same_requests_the_first_is_served
+    here = f"{__name__}.{test.__name__}.<locals>"
+    assert warnings == [
+        f"Route GET /users/{{name}} ({here}.second) is never served for GET: GET /users/{{id}} "
+        f"({here}.first), registered first, catches the same requests to '/users/{{name}}'",
+        f"Route GET|POST /a ({here}.<lambda>) is never served for GET: GET /a "
+        f"({here}.<lambda>), registered first, catches the same requests to '/a'",
+    ]
 
 
 def test_same_path_different_methods_is_fine(serve: ClientFactory) -> None:

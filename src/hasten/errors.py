@@ -204,11 +204,12 @@ _LENIENT_BYTES: dict[Any, Callable[[Any], Any]] = {
 
 
 def server_error_response(exc: BaseException, debug: bool) -> Response:
-    """A 500 that names the exception and carries its traceback only in debug mode."""
-    from .responses import JSONResponse
+    """A 500: ``Internal Server Error`` as plain text, as Starlette's ServerErrorMiddleware
+    sends it; in debug mode JSON that names the exception and carries its traceback."""
+    from .responses import JSONResponse, PlainTextResponse
 
     if not debug:
-        return JSONResponse({"detail": "Internal Server Error"}, 500)
+        return PlainTextResponse("Internal Server Error", 500)
     trace = traceback.format_exception(type(exc), exc, exc.__traceback__)
     return JSONResponse(
         {"detail": "Internal Server Error", "exception": repr(exc), "traceback": trace}, 500

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,15 +15,13 @@ from .requests import Request
 from .responses import RedirectResponse
 from .types import Target
 
-__all__ = ["CompiledRoute", "Matcher", "RouteConflict"]
+__all__ = ["CompiledRoute", "Matcher"]
+
+logger = logging.getLogger("hasten.routing")
 
 _Entry = tuple[Target, tuple[str, ...]]  # the target and its path parameters' names
 _RENDER_AS_IS = Renderer(200).render
 _WEBSOCKET = frozenset({"WEBSOCKET"})
-
-
-class RouteConflict(ValueError):
-    """Two routes would catch the same requests."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,10 +118,17 @@ class Matcher:
         names = tuple(param.name for param in template.params)
         for method in sorted(route.methods):
             if method in node.labels:
-                raise RouteConflict(
-                    f"Routes {node.labels[method]} and {route.label} both catch {method} "
-                    f"requests to {template.path!r}"
+                # The first registered is served, as in Starlette; the other never is,
+                # which is seldom what its author meant: say so once, at startup.
+                logger.warning(
+                    "Route %s is never served for %s: %s, registered first, catches the "
+                    "same requests to %r",
+                    route.label,
+                    method,
+                    node.labels[method],
+                    template.path,
                 )
+                continue
             node.targets[method] = (route.target, names)
             node.labels[method] = route.label
 
