@@ -158,6 +158,11 @@ class Endpoint:
             return ModelRenderer(options.status, response)
         return renderer_for(returns, options.status, self.name)
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """The handler itself, called: ``route.endpoint(...)`` as with Starlette's routes,
+        whose ``endpoint`` is the function."""
+        return self.func(*args, **kwargs)
+
     def under(self, template: PathTemplate, options: RouteOptions | None = None) -> Endpoint:
         """This endpoint at ``template`` (its path under a prefix), with ``options`` (what its
         routers gave it): described again where the prefix brings path parameters, which

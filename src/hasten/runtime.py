@@ -96,7 +96,9 @@ class Runtime:
         self.observer = Observer(sinks, tracer) if sinks or tracer is not None else None
         # Observed, the handlers' pools note how long each call waited for a thread.
         pools = self.pools.timed(QueueTimer) if self.observer is not None else self.pools
-        routes = [*routes, *control_routes(settings, self)]
+        control = control_routes(settings, self)
+        _refuse_taken_urls(routes, control)
+        routes = [*routes, *control]
         try:
             compiled = [route.compile(pools, self.dependencies) for route in routes]
             self.matcher = Matcher(compiled)
@@ -323,6 +325,21 @@ class Runtime:
         logger.error(
             "%s %s %s", what, request.method, request.path[:LOGGED_PATH_LENGTH], exc_info=exc
         )
+
+
+def _refuse_taken_urls(routes: Sequence[Route], control: Sequence[Route]) -> None:
+    """A setting's URL (``health_url``, ``metrics_url``, ...) that one of the app's routes
+    takes is a mistake in the settings: refused at startup, where two of the app's own
+    routes would be served first come, first served."""
+    taken = {(method, route.path): route for route in routes for method in route.methods}
+    for route in control:
+        for method in sorted(route.methods):
+            owner = taken.get((method, route.path))
+            if owner is not None:
+                raise ValueError(
+                    f"The app's route {owner.label} and hasten's {route.label} both catch "
+                    f"{method} requests to {route.path!r}: change the setting's URL"
+                )
 
 
 def _merge(sub_response: Response, response: Response) -> None:

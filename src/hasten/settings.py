@@ -263,6 +263,27 @@ class Settings:
         default=None, metadata={"help": "Swagger UI's configuration, over hasten's defaults."}
     )
 
+    def _check_urls(self) -> None:
+        for name in (
+            "openapi_url",
+            "docs_url",
+            "redoc_url",
+            "swagger_ui_oauth2_redirect_url",
+            "metrics_url",
+            "health_url",
+            "ready_url",
+            "stats_url",
+        ):
+            url = getattr(self, name)
+            if url == "":  # FastAPI's way to turn one off (openapi_url="" from an env var)
+                object.__setattr__(self, name, None)
+            elif url is not None and (
+                not url.startswith("/") or (url.endswith("/") and url != "/")
+            ):
+                raise ValueError(
+                    f"{name} must be '/' or start with '/' and not end with it, got {url!r}"
+                )
+
     def __post_init__(self) -> None:
         for name in (
             "max_body_size",
@@ -288,19 +309,7 @@ class Settings:
             value = getattr(self, name)
             if value is not None and value <= 0:
                 raise ValueError(f"{name} must be positive, got {value}")
-        for name in (
-            "openapi_url",
-            "docs_url",
-            "redoc_url",
-            "swagger_ui_oauth2_redirect_url",
-            "metrics_url",
-            "health_url",
-            "ready_url",
-            "stats_url",
-        ):
-            url = getattr(self, name)
-            if url is not None and (not url.startswith("/") or url.endswith("/")):
-                raise ValueError(f"{name} must start with '/' and not end with it, got {url!r}")
+        self._check_urls()
         _check_origins(self.websocket_allowed_origins or ())
         if not self.openapi_version.startswith(("3.0.", "3.1.")):
             raise ValueError(

@@ -222,14 +222,30 @@ def test_the_docs_routes_are_not_the_apps() -> None:
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"openapi_url": "openapi.json"}, "openapi_url must start with '/'"),
-        ({"docs_url": "/docs/"}, "docs_url must start with '/' and not end with it"),
+        ({"openapi_url": "openapi.json"}, "openapi_url must be '/' or start with '/'"),
+        ({"docs_url": "/docs/"}, "docs_url must be '/' or start with '/' and not end with it"),
         ({"openapi_version": "2.0"}, "openapi_version must be 3.0.x or 3.1.x"),
     ],
 )
 def test_settings_are_checked(settings: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         App(**settings)
+
+
+def test_an_empty_openapi_url_turns_the_document_and_its_pages_off(serve: ClientFactory) -> None:
+    """FastAPI's conditional OpenAPI: ``openapi_url=""`` (from an environment variable)."""
+    client = serve(make_app(openapi_url=""))
+    for path in ("/openapi.json", "/docs", "/docs/oauth2-redirect"):
+        answer = client.get(path)
+        assert (answer.status_code, answer.json()) == (404, {"detail": "Not Found"})
+
+
+def test_the_docs_page_may_be_the_root(serve: ClientFactory) -> None:
+    client = serve(make_app(docs_url="/"))
+    answer = client.get("/")
+    assert answer.status_code == 200
+    assert answer.headers["content-type"] == "text/html; charset=utf-8"
+    assert "/openapi.json" in answer.text
 
 
 def test_the_request_is_not_needed(serve: ClientFactory) -> None:

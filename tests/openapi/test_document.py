@@ -874,6 +874,8 @@ def test_webhooks_are_documented_by_name_and_never_served() -> None:
     validate(document)
     with TestClient(app) as client:
         assert client.post("/new-subscription", json={"username": "a"}).status_code == 404
+    (route,) = app.webhooks.routes
+    assert route.endpoint(Subscription("a")) is None  # the function, as Starlette's endpoint
 
 
 OAUTH2 = OAuth2PasswordBearer(tokenUrl="token", scopes={"me": "You.", "items": "Your items."})
