@@ -15,8 +15,8 @@ from typing import Any
 import msgspec
 import msgspec.inspect as mi
 
-from ..extractors import model_fields
 from ..models import is_pydantic_model
+from ..param_models import model_fields
 from ..params import MISSING, Parameter
 
 __all__ = ["ModelField", "documented_fields", "model_of"]
