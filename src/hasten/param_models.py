@@ -63,10 +63,12 @@ class FlatModel:
         (``| None``) when none of its fields is there (nor, for a model that takes or forbids
         extra names, any other)."""
         data = _gather(self._fields, found)
-        given = any(wire in found for wire in self._own)
-        if self._nullable and not given and not (self._takes_extras and data):
+        if self._nullable and not (self._takes_extras and data) and not self._given(found):
             return None
         return data
+
+    def _given(self, found: Any) -> bool:
+        return any(wire in found for wire in self._own)
 
     def relocate(self, errors: Errors) -> Errors:
         """``errors`` located by the names the request uses (see ``_renamed``)."""
