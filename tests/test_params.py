@@ -77,6 +77,10 @@ def make_app(max_body_size: int = 1024) -> App:
     async def required_list(tag: list[str]) -> list[str]:
         return tag
 
+    @app.get("/bare-list")
+    async def bare_list(q: Annotated[list, Query()] = ["a"]) -> list[Any]:  # type: ignore[type-arg]  # noqa: B006
+        return q
+
     @app.get("/untyped/{value}")
     async def untyped(value, flag=None):  # type: ignore[no-untyped-def]
         return {"value": value, "flag": flag}
@@ -167,6 +171,13 @@ def test_missing_required_query_is_422(serve: ClientFactory) -> None:
     assert response.json()["detail"] == [
         {"type": "missing", "loc": ["query", "term"], "msg": "Field required", "input": None}
     ]
+
+
+def test_a_bare_list_takes_the_repeated_values_as_text(serve: ClientFactory) -> None:
+    client = serve(make_app())
+    response = client.get("/bare-list", params={"q": ["1", "b"]})
+    assert (response.status_code, response.json()) == (200, ["1", "b"])
+    assert client.get("/bare-list").json() == ["a"]
 
 
 def test_missing_required_list_is_422(serve: ClientFactory) -> None:

@@ -56,3 +56,12 @@ def test_dotted_names_in_strings_follow_only_where_the_module_is_known() -> None
 def test_other_code_is_untouched() -> None:
     source = "from pydantic import BaseModel\nfrom .local import fastapi\nprint('fastapi')\n"
     assert port_source(source) == source
+
+
+def test_fastapis_pydantic_version_check_ports() -> None:
+    import pydantic
+
+    namespace: dict[str, object] = {}
+    exec(port_source("from fastapi._compat import PYDANTIC_VERSION_MINOR_TUPLE\n"), namespace)
+    major, minor = pydantic.VERSION.split(".")[:2]
+    assert namespace["PYDANTIC_VERSION_MINOR_TUPLE"] == (int(major), int(minor))

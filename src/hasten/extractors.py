@@ -17,13 +17,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
-import msgspec.inspect as mi
 
-from .datastructures import Headers, QueryParams
 from .decoding import MalformedJSON, decode_json
 from .errors import HTTPError, RequestValidationError
 from .forms import FORM_MEDIA_TYPES, FormData
-from .models import is_pydantic_model
+from .param_models import FlatModel
 from .params import Parameter
 from .uploads import UploadFile
 from .validation import (
@@ -149,52 +147,27 @@ class ModelReader(Reader):
     """A parameter model: the query, headers, cookies or form as one model's fields
     (``Annotated[Filters, Query()]``), extra names given to the model to judge."""
 
-    __slots__ = ("_fields", "_optional", "_parameter", "_validator", "source")
+    __slots__ = ("_model", "_parameter", "_validator", "source")
 
     def __init__(self, parameter: Parameter) -> None:
         super().__init__(parameter.name)
         self._parameter = parameter
         self.source = "body" if parameter.source == "form" else parameter.source
-        convert = parameter.source == "header" and (
-            parameter.marker is None or parameter.marker.convert_underscores
-        )
-        self._fields = model_fields(parameter.annotation, header=convert)
-        self._optional = not parameter.required
-        self._validator = ValueValidator(parameter, (self.source,), lax=True)
-
-    def gather(self, found: Any) -> dict[str, Any] | None:
-        """The model's input from ``found`` (query, headers, cookies or form): each field by
-        its name on the wire, then every other name; None when none of its own is there."""
-        data: dict[str, Any] = {}
-        own = False
-        taken = set()
-        for key, wire, many in self._fields:
-            taken.add(wire)
-            if wire not in found:
-                continue
-            own = True
-            value = _all_of(found, wire) if many else _one_of(found, wire)
-            if value is None or (value == "" and isinstance(found, FormData)) or value == []:
-                continue
-            data[key] = value
-        for wire, value in _extras(found, taken):
-            data[wire] = value
-        if not own and not data and self._optional:
-            return None
-        return data
+        self._model = FlatModel(parameter)
+        self._validator = ValueValidator(self._model.parameter, (self.source,), lax=True)
 
     def read(self, request: Request, values: Values, errors: Errors) -> None:
         self.read_from(_source_of(request, self.source), values, errors)
 
     def read_from(self, found: Any, values: Values, errors: Errors) -> None:
-        data = self.gather(found)
+        data = self._model.gather(found)
         if data is None:
-            values[self.name] = self._parameter.default_value()
+            _missing_or_default(self._parameter, (self.source,), values, errors)
             return
         try:
             values[self.name] = self._validator.validate(data)
         except Invalid as exc:
-            errors.extend(exc.errors)
+            errors.extend(self._model.relocate(exc.errors))
 
 
 def _source_of(request: Request, source: str) -> Any:
@@ -203,56 +176,6 @@ def _source_of(request: Request, source: str) -> Any:
     if source == "header":
         return request.headers
     return request.cookies
-
-
-def _one_of(found: Any, wire: str) -> Any:
-    if isinstance(found, QueryParams | FormData):
-        values = found.get_all(wire)
-        return values[-1] if values else None
-    return found.get(wire)
-
-
-def _all_of(found: Any, wire: str) -> Any:
-    if isinstance(found, QueryParams | Headers | FormData):
-        return found.get_all(wire)
-    value = found.get(wire)
-    return None if value is None else [value]
-
-
-def _extras(found: Any, taken: set[str]) -> list[tuple[str, Any]]:
-    """Every other name of ``found``: one value, or a list when it repeats."""
-    grouped: dict[str, list[Any]] = {}
-    if isinstance(found, QueryParams | FormData):
-        items = found.multi_items()
-    elif isinstance(found, Headers):
-        items = found.raw()
-    else:
-        items = list(found.items())
-    for key, value in items:
-        if key not in taken:
-            grouped.setdefault(key, []).append(value)
-    return [(key, found[0] if len(found) == 1 else found) for key, found in grouped.items()]
-
-
-def model_fields(model: Any, *, header: bool = False) -> list[tuple[str, str, bool]]:
-    """Each field of a parameter model: the key the model validates it by, its name on the
-    wire (a header's with ``_`` as ``-``), and whether it holds a list."""
-    fields = []
-    if is_pydantic_model(model):
-        for name, field in model.model_fields.items():
-            key = field.validation_alias if isinstance(field.validation_alias, str) else None
-            key = key or field.alias or name
-            wire = key if field.alias or not header else name.replace("_", "-")
-            many = sequence_item(field.annotation) is not None
-            fields.append((key, wire.lower() if header else wire, many))
-        return fields
-    info = mi.type_info(model)
-    for item in getattr(info, "fields", ()):
-        key = item.encode_name
-        wire = key.replace("_", "-") if header else key
-        many = isinstance(item.type, mi.ListType | mi.SetType | mi.FrozenSetType)
-        fields.append((key, wire.lower() if header else wire, many))
-    return fields
 
 
 class BodyDecoder:
@@ -439,6 +362,6 @@ def _holds_bytes(annotation: Any) -> bool:
 
 def reader_for(parameter: Parameter, path_type: type | None = None) -> Reader:
     """The reader of a path, query, header or cookie parameter (or parameter model)."""
-    if parameter.is_model:
+    if parameter.models:
         return ModelReader(parameter)
     return ScalarReader(parameter, path_type)

@@ -347,7 +347,7 @@ class Parameter:
             return self.annotation
         annotation = self.annotation
         if _accepts_none(annotation):
-            members = tuple(arg for arg in get_args(annotation) if arg is not type(None))
+            members = _members_but_none(annotation)
             value = members[0] if len(members) == 1 else typing.Union[members]  # noqa: UP007
             return typing.Optional[typing.Annotated[(value, *self.constraints)]]  # noqa: UP045
         return typing.Annotated[(annotation, *self.constraints)]
@@ -361,6 +361,21 @@ class Parameter:
         """A parameter model: query, header, cookie or form values read as one model's
         fields (``Annotated[Filters, Query()]``)."""
         return self.source in ("query", "header", "cookie", "form") and _is_record(self.annotation)
+
+    @property
+    def models(self) -> tuple[Any, ...]:
+        """The models whose fields a query, header, cookie or form parameter reads from the
+        request's flat values, as FastAPI 0.165 does: ``Model`` or ``Model | None``, and on a
+        form a union of pydantic models too (``Person | Company``, ``| None`` as well).
+        Empty for any other parameter."""
+        if self.source not in ("query", "header", "cookie", "form"):
+            return ()
+        members = _members_but_none(self.annotation)
+        if len(members) == 1:
+            return members if _is_record(members[0]) else ()
+        if self.source == "form" and all(_is_model(member) for member in members):
+            return members
+        return ()
 
     @property
     def needs_pydantic(self) -> bool:
@@ -590,7 +605,7 @@ def _check_readable(where: str, parameter: Parameter) -> None:
             f"{where}: the type or constraints of parameter {parameter.name!r} cannot be "
             f"read: {exc}"
         ) from None
-    if parameter.annotation is Any or parameter.is_model:
+    if parameter.annotation is Any or parameter.models:
         return
     shape = parameter.shape
     if parameter.source in {"body", "form"}:
@@ -750,6 +765,13 @@ def _members(annotation: Any) -> tuple[Any, ...]:
     if get_origin(annotation) in (list, tuple, set, frozenset):
         return tuple(member for arg in get_args(annotation) for member in _members(arg))
     return (annotation,)
+
+
+def _members_but_none(annotation: Any) -> tuple[Any, ...]:
+    """The members of a union but None (``(X,)`` for X alone)."""
+    if get_origin(annotation) not in _UNIONS:
+        return (annotation,)
+    return tuple(arg for arg in get_args(annotation) if arg is not type(None))
 
 
 def _is_upload(annotation: Any) -> bool:

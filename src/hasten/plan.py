@@ -221,7 +221,7 @@ def should_embed(parameters: Sequence[Parameter]) -> bool:
     first = parameters[0]
     if first.embed:
         return True
-    return first.source in ("form", "file") and not first.is_model
+    return first.source in ("form", "file") and not first.models
 
 
 class Plan:
@@ -506,7 +506,7 @@ def _bind_bodies(node: Node, embed: bool, form: bool) -> None:
     made: list[BodyField | FormField | ModelReader] = []
     for parameter in node.body_parameters:
         if form:
-            made.append(ModelReader(parameter) if parameter.is_model else FormField(parameter))
+            made.append(ModelReader(parameter) if parameter.models else FormField(parameter))
         else:
             made.append(BodyField(parameter, embed))
     node.bodies = made

@@ -188,17 +188,18 @@ def _without_none(annotation: Any) -> Any:
 
 
 def sequence_item(annotation: Any) -> Any:
-    """X for ``list[X]``, ``set[X]`` or ``frozenset[X]`` (``| None`` too); else None."""
+    """X for ``list[X]``, ``set[X]`` or ``frozenset[X]`` (``| None`` too); str for a bare
+    ``list``, ``set`` or ``frozenset`` (its values stay text); else None."""
     annotation = _without_none(annotation)
-    if typing.get_origin(annotation) in (list, set, frozenset):
+    if _container(annotation) in (list, set, frozenset):
         (item,) = typing.get_args(annotation) or (str,)
         return item
     return None
 
 
-def _container(annotation: Any) -> type:
-    origin: type = typing.get_origin(_without_none(annotation))
-    return origin
+def _container(annotation: Any) -> Any:
+    annotation = _without_none(annotation)
+    return typing.get_origin(annotation) or annotation
 
 
 class ValueValidator:

@@ -12,8 +12,8 @@ import dataclasses
 import typing
 from typing import Any
 
-from ..extractors import model_fields
 from ..models import uses_pydantic
+from ..param_models import model_fields
 from ..params import Parameter
 from .schemas import Schemas
 

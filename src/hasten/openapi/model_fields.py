@@ -15,8 +15,8 @@ from typing import Any
 import msgspec
 import msgspec.inspect as mi
 
-from ..extractors import model_fields
 from ..models import is_pydantic_model
+from ..param_models import model_fields
 from ..params import MISSING, Parameter
 
 __all__ = ["ModelField", "documented_fields", "model_of"]
@@ -37,15 +37,10 @@ class ModelField:
 def model_of(parameter: Parameter) -> tuple[Any, bool] | None:
     """The model of a parameter model, and whether it may be absent (``Filters | None``);
     None for any other parameter."""
-    if parameter.is_model:
-        return parameter.annotation, False
-    members = typing.get_args(parameter.annotation)
-    if len(members) != 2 or type(None) not in members:
+    models = parameter.models
+    if len(models) != 1:
         return None
-    (model,) = (member for member in members if member is not type(None))
-    if not dataclasses.replace(parameter, annotation=model).is_model:
-        return None
-    return model, True
+    return models[0], models[0] is not parameter.annotation
 
 
 def documented_fields(parameter: Parameter) -> list[ModelField]:
