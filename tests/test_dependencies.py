@@ -418,13 +418,37 @@ def test_overrides_replace_dependencies_anywhere_in_the_tree(serve: ClientFactor
     client = serve(app)
     assert client.get("/").text == "repository on fake"
     assert client.get("/", headers={"x-test": "other"}).text == "repository on other"
-    with pytest.raises(RuntimeError, match="apply when the app starts"):
-        app.dependency_overrides[database] = database
-    with pytest.raises(RuntimeError, match="apply when the app starts"):
-        app.dependency_overrides = {}
     client.close()
     app.dependency_overrides.clear()
     assert serve(app).get("/").text == "repository on real"
+
+
+def test_overrides_changed_while_the_app_runs_apply_from_the_next_request(
+    serve: ClientFactory,
+) -> None:
+    app = App()
+
+    async def database() -> str:
+        return "real"
+
+    @app.get("/")
+    async def handler(db: str = Depends(database)) -> str:
+        return db
+
+    async def fake() -> str:
+        return "fake"
+
+    client = serve(app)
+    assert client.get("/").text == "real"
+    app.dependency_overrides[database] = fake
+    response = client.get("/")
+    assert (response.status_code, response.text) == (200, "fake")
+    del app.dependency_overrides[database]
+    assert client.get("/").text == "real"
+    app.dependency_overrides = {database: fake}
+    assert client.get("/").text == "fake"
+    app.dependency_overrides = None  # as FastAPI's tutorial does
+    assert client.get("/").text == "real"
 
 
 def test_app_router_include_and_route_dependencies_run_in_that_order(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
 
@@ -19,7 +18,6 @@ from hasten import (
     Route,
     Router,
 )
-from hasten.matcher import RouteConflict
 from tests.conftest import ClientFactory
 
 
@@ -221,32 +219,54 @@ def test_include_with_extra_prefix(serve: ClientFactory) -> None:
     assert serve(app).get("/admin/stats").text == "stats"
 
 
-def test_routes_that_catch_the_same_requests_are_rejected_at_startup() -> None:
+def test_of_two_routes_that_catch_the_same_requests_the_first_serves(
+    serve: ClientFactory, caplog: pytest.LogCaptureFixture
+) -> None:
     app = App()
 
     @app.get("/users/{id}")
     async def first(id: str) -> str:
-        return id
+        return f"first {id}"
 
     @app.get("/users/{name}")
     async def second(name: str) -> str:
-        return name
+        return f"second {name}"
 
-    with pytest.raises(RouteConflict) as caught:
-        asyncio.run(app.startup())
-    message = str(caught.value)
-    assert "/users/{id}" in message
-    assert "/users/{name}" in message
-    assert "first" in message
-    assert "second" in message
-
-
-def test_same_static_route_twice_is_rejected() -> None:
-    app = App()
     app.add_route("/a", lambda: "x")
     app.add_route("/a", lambda: "y", ["GET", "POST"])
-    with pytest.raises(RouteConflict, match="both catch GET requests to '/a'"):
-        asyncio.run(app.startup())
+    client = serve(app)
+    response = client.get("/users/7")
+    assert (response.status_code, response.text) == (200, "first 7")
+    assert (client.get("/a").json(), client.post("/a").json()) == ("x", "y")
+    warned = [record.getMessage() for record in caplog.records if record.name == "hasten.routes"]
+    assert len(warned) == 2
+    assert "GET /users/{id} (tests.test_routing." in warned[0]
+    assert "first one serves them" in warned[0]
+    assert "both catch GET requests to '/a'" in warned[1]
+
+
+def test_a_route_added_while_the_app_runs_is_served_from_the_next_request(
+    serve: ClientFactory,
+) -> None:
+    app = App()
+
+    @app.get("/")
+    async def root() -> str:
+        return "root"
+
+    client = serve(app)
+    assert client.get("/late").status_code == 404
+    assert "/late" not in client.get("/openapi.json").json()["paths"]
+
+    @app.get("/late/{n}")
+    async def late(n: int) -> dict[str, int]:
+        return {"n": n}
+
+    response = client.get("/late/3")
+    assert (response.status_code, response.json()) == (200, {"n": 3})
+    assert client.get("/").text == "root"
+    assert "/late/{n}" in client.get("/openapi.json").json()["paths"]
+    assert app.url_path_for("late", n=4) == "/late/4"
 
 
 def test_same_path_different_methods_is_fine(serve: ClientFactory) -> None:
@@ -258,13 +278,13 @@ def test_same_path_different_methods_is_fine(serve: ClientFactory) -> None:
     assert client.post("/a").json() == "post"
 
 
-def test_registering_after_start_is_an_error(serve: ClientFactory) -> None:
+def test_registering_on_an_included_router_or_middleware_after_start_is_an_error(
+    serve: ClientFactory,
+) -> None:
     app = make_app()
     api = Router()
     app.include(api)
     serve(app).get("/")
-    with pytest.raises(RuntimeError, match="the app has started"):
-        app.add_route("/late", lambda: "late")
     with pytest.raises(RuntimeError, match="the app has started"):
         api.add_route("/late", lambda: "late")
     with pytest.raises(RuntimeError, match="the app has started"):

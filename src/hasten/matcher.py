@@ -22,7 +22,7 @@ _WEBSOCKET = frozenset({"WEBSOCKET"})
 
 
 class RouteConflict(ValueError):
-    """Two routes would catch the same requests."""
+    """A route the app adds (a health or metrics URL) would catch an app route's requests."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,9 +91,11 @@ class Matcher:
     number of routes. Unknown paths get a 404 target, known paths with another method a 405
     target carrying ``Allow``."""
 
-    __slots__ = ("_not_allowed", "_static", "_tree", "static_targets")
+    __slots__ = ("_not_allowed", "_static", "_tree", "shadowed", "static_targets")
 
     def __init__(self, routes: Sequence[CompiledRoute]) -> None:
+        # Where a route catches requests an earlier one catches already: it never serves them.
+        self.shadowed: list[str] = []
         self._static: dict[str, _Node] = {}
         self._tree = _Node()
         self._not_allowed: dict[frozenset[str], Target] = {}
@@ -119,10 +121,12 @@ class Matcher:
         names = tuple(param.name for param in template.params)
         for method in sorted(route.methods):
             if method in node.labels:
-                raise RouteConflict(
+                # The first registered serves, as Starlette's first match does.
+                self.shadowed.append(
                     f"Routes {node.labels[method]} and {route.label} both catch {method} "
-                    f"requests to {template.path!r}"
+                    f"requests to {template.path!r}: the first one serves them"
                 )
+                continue
             node.targets[method] = (route.target, names)
             node.labels[method] = route.label
 

@@ -9,7 +9,15 @@ from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import quote
 
-__all__ = ["CONVERTERS", "NO_MATCH", "Converter", "Param", "PathTemplate", "encode_path"]
+__all__ = [
+    "CONVERTERS",
+    "NO_MATCH",
+    "Converter",
+    "Param",
+    "PathTemplate",
+    "encode_path",
+    "under_root",
+]
 
 NO_MATCH: Final = object()
 # What may stand unescaped in a path (RFC 3986 pchar and "/"): the rest is percent-encoded.
@@ -19,6 +27,14 @@ _PATH_SAFE = "/:@!$&'()*+,;=-._~"
 def encode_path(path: str) -> str:
     """A percent-decoded path encoded again, for a URL: an encoded "?" stays in the path."""
     return quote(path, safe=_PATH_SAFE)
+
+
+def under_root(path: str, root: str) -> str:
+    """The path the app routes on: ``path`` without the ``root`` path the app is served under,
+    when it starts with it (ASGI servers and mounting apps put the prefix in both)."""
+    if root and path.startswith(root) and path[len(root) : len(root) + 1] in ("/", ""):
+        return path[len(root) :] or "/"
+    return path
 
 
 _FLOAT = re.compile(r"[0-9]+(\.[0-9]+)?")

@@ -334,7 +334,6 @@ class Router:
         **options: Unpack[RouteKeywords],
     ) -> Route:
         """Register ``func``; its signature is analysed now, so mistakes surface at import."""
-        self._check_open(f"add the route {path!r}")
         wanted = frozenset(method.upper() for method in methods)
         unknown = wanted - HTTP_METHODS
         if unknown or not wanted:
@@ -345,7 +344,7 @@ class Router:
         _check_connection_types(endpoint, websocket=False)
         _check_response_model(endpoint)
         route = self.route_class(template, wanted, endpoint, tuple(endpoint.options.tags))
-        self._routes.append(route)
+        self._register(route)
         return route
 
     def websocket(self, path: str) -> Callable[[F], F]:
@@ -363,14 +362,13 @@ class Router:
 
     def add_websocket_route(self, path: str, func: Callable[..., Any]) -> Route:
         """Register ``func`` for WebSocket connections to ``path``."""
-        self._check_open(f"add the WebSocket route {path!r}")
         template = PathTemplate.parse(path)
         endpoint = Endpoint(func, template.with_prefix(self.prefix), RouteOptions())
         if endpoint.runs_on != "event loop":
             raise TypeError(f"WebSocket handler {endpoint.name} must be an async def")
         _check_connection_types(endpoint, websocket=True)
         route = Route(template, frozenset({WEBSOCKET}), endpoint)
-        self._routes.append(route)
+        self._register(route)
         return route
 
     def get(self, path: str, **options: Unpack[RouteKeywords]) -> Callable[[F], F]:
@@ -399,7 +397,6 @@ class Router:
         ``root_path`` set to the prefix), or ``StaticFiles``. Routes of this app under the
         prefix still win; the mount catches the rest. ``name``: what ``url_for`` calls it
         (``url_for("static", path="/site.css")``)."""
-        self._check_open(f"mount {prefix!r}")
         if not prefix or "{" in prefix:
             raise ValueError(f"Mount prefix {prefix!r} must not be empty or hold path parameters")
         _check_prefix(prefix, "Mount prefix")
@@ -410,7 +407,7 @@ class Router:
         )
         endpoint = MountEndpoint(app, name)
         for path in (prefix, f"{prefix}/{{{MOUNT_PATH}:path}}"):
-            self._routes.append(Route(PathTemplate.parse(path), methods, endpoint))
+            self._register(Route(PathTemplate.parse(path), methods, endpoint))
 
     def include(
         self,
@@ -454,13 +451,22 @@ class Router:
     def routes(self) -> list[Route]:
         """Every route, included routers' too, with full paths."""
         own = self.inherited
-        collected = [route.with_prefix(self.prefix, own) for route in self._routes]
+        collected = [self._full(route) for route in self._routes]
         for prefix, child, inherited in self._children:
             collected.extend(
                 route.with_prefix(self.prefix + prefix, inherited.within(own))
                 for route in child.routes
             )
         return collected
+
+    def _register(self, route: Route) -> None:
+        """Add ``route`` (an App that runs serves it at once: see ``App._register``)."""
+        self._check_open(f"add the route {route.path!r}")
+        self._routes.append(route)
+
+    def _full(self, route: Route) -> Route:
+        """One of this router's own routes as ``routes`` lists it."""
+        return route.with_prefix(self.prefix, self.inherited)
 
     def _freeze(self) -> None:
         self._frozen = True

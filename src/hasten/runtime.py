@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import inspect
 import logging
+import threading
 from collections.abc import Mapping, Sequence
 from types import CodeType
 from typing import TYPE_CHECKING, Any
@@ -30,7 +31,7 @@ from .errors import (
     server_error_response,
 )
 from .lifecycle import run_tasks
-from .matcher import Matcher
+from .matcher import CompiledRoute, Matcher, RouteConflict
 from .middleware import build_chain
 from .monitor import BlockStats, LoopMonitor
 from .observe import WHERE, Observer, QueueTimer, RouteTag, Sink, Tracer
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
 __all__ = ["Runtime"]
 
 logger = logging.getLogger("hasten.error")
+routes_logger = logging.getLogger("hasten.routes")
 LOGGED_PATH_LENGTH = 200
 
 
@@ -95,18 +97,20 @@ class Runtime:
         sinks, tracer = self._observers(settings)
         self.observer = Observer(sinks, tracer) if sinks or tracer is not None else None
         # Observed, the handlers' pools note how long each call waited for a thread.
-        pools = self.pools.timed(QueueTimer) if self.observer is not None else self.pools
-        routes = [*routes, *control_routes(settings, self)]
+        self._route_pools = (
+            self.pools.timed(QueueTimer) if self.observer is not None else self.pools
+        )
+        control = control_routes(settings, self)
+        _check_control_routes(routes, control)
+        self.routes = [*routes, *control]
+        # Held while the matcher is rebuilt (a late route, changed overrides), from any thread.
+        self._rebuilding = threading.Lock()
         try:
-            compiled = [route.compile(pools, self.dependencies) for route in routes]
-            self.matcher = Matcher(compiled)
+            self._compiled = [self._compile(route) for route in self.routes]
+            self._use(Matcher(self._compiled))
         except BaseException:
             self.pools.shutdown()
             raise
-        if self.observer is not None:
-            for route, done in zip(routes, compiled, strict=True):
-                done.target.tag = RouteTag(route.path, WHERE[route.endpoint.runs_on])
-        self.match = self.matcher.match
         # Open WebSockets and the tasks serving them: shutdown closes those left with 1001.
         self.sockets: dict[WebSocket, asyncio.Task[Any] | None] = {}
         # The middleware chain, the first registered outermost, ``dispatch`` innermost (it is
@@ -114,9 +118,41 @@ class Runtime:
         self.handle = build_chain(middlewares, self.dispatch)
         self.monitor: LoopMonitor | None = None
         if settings.block_threshold is not None:
-            self.monitor = LoopMonitor(settings.block_threshold, _codes(routes, middlewares))
+            self.monitor = LoopMonitor(settings.block_threshold, _codes(self.routes, middlewares))
             if self.metrics is not None:
                 self.monitor.listener = self.metrics.stalled
+
+    def _compile(self, route: Route) -> CompiledRoute:
+        compiled = route.compile(self._route_pools, self.dependencies)
+        if self.observer is not None:
+            compiled.target.tag = RouteTag(route.path, WHERE[route.endpoint.runs_on])
+        return compiled
+
+    def _use(self, matcher: Matcher) -> None:
+        for shadowed in matcher.shadowed:
+            routes_logger.warning(shadowed)
+        # One reference each, swapped whole: a request in flight matched on the old matcher.
+        self.matcher = matcher
+        self.match = matcher.match
+
+    def add_route(self, route: Route) -> None:
+        """Serve ``route`` too, registered after the app started (as FastAPI allows): the
+        matcher is built again, once per such route, from the routes compiled already; a
+        request matched before it sees the old one."""
+        with self._rebuilding:
+            compiled = self._compile(route)
+            self.routes.append(route)
+            self._compiled.append(compiled)
+            self._use(Matcher(self._compiled))
+
+    def use_overrides(self, overrides: Mapping[Any, Any]) -> None:
+        """Apply ``overrides`` (``app.dependency_overrides`` changed while the app runs) from
+        the next request on: every route is compiled again with them, since the plans hold
+        the dependencies they resolved."""
+        with self._rebuilding:
+            self.dependencies.overrides = dict(overrides)
+            self._compiled = [self._compile(route) for route in self.routes]
+            self._use(Matcher(self._compiled))
 
     def _observers(self, settings: Settings) -> tuple[list[Sink], Tracer | None]:
         """What observes each request, as the settings ask: nothing by default. Each module
@@ -323,6 +359,18 @@ class Runtime:
         logger.error(
             "%s %s %s", what, request.method, request.path[:LOGGED_PATH_LENGTH], exc_info=exc
         )
+
+
+def _check_control_routes(routes: Sequence[Route], control: Sequence[Route]) -> None:
+    """A URL the settings give the app (health, readiness, metrics) must be free."""
+    for added in control:
+        for route in routes:
+            both = sorted(added.methods & route.methods)
+            if route.path == added.path and both:
+                raise RouteConflict(
+                    f"Routes {route.label} and {added.label} both catch {both[0]} requests to "
+                    f"{added.path!r}: give the setting another URL"
+                )
 
 
 def _merge(sub_response: Response, response: Response) -> None:
