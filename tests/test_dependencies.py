@@ -14,6 +14,7 @@ import msgspec
 import pytest
 
 from hasten import App, BackgroundTasks, Depends, Header, HTTPError, Query, Request, Router
+from hasten.errors import FastAPIError
 from hasten.servers import Interface
 from hasten.testing import TestClient
 from tests.conftest import ClientFactory
@@ -580,3 +581,38 @@ def test_shutdown_waits_for_background_tasks_and_cleanups() -> None:
         await request
 
     asyncio.run(scenario())
+
+
+def swallowing_app(events: list[str]) -> App:
+    app = App()
+
+    async def outer() -> AsyncIterator[str]:
+        yield "outer"
+        events.append("outer ended")
+
+    def swallows(up: str = Depends(outer)) -> Iterator[str]:
+        try:
+            yield "Rick"
+        except LookupError:
+            events.append("swallowed")
+
+    @app.get("/items/{item_id}")
+    def get_item(item_id: str, username: str = Depends(swallows)) -> str:
+        if item_id == "portal-gun":
+            raise LookupError(f"too dangerous for {username}")
+        return item_id
+
+    return app
+
+
+def test_a_yield_dependency_that_swallows_the_error_is_a_fastapi_error(
+    serve: ClientFactory,
+) -> None:
+    events: list[str] = []
+    client = serve(swallowing_app(events), raise_server_exceptions=False)
+    response = client.get("/items/portal-gun")
+    assert (response.status_code, response.text) == (500, "Internal Server Error")
+    assert events == ["swallowed", "outer ended"]
+    with pytest.raises(FastAPIError, match="a dependency with yield has a block with a bare"):
+        serve(swallowing_app(events)).get("/items/portal-gun")
+    assert client.get("/items/plumbus").text == "plumbus"

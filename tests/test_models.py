@@ -259,7 +259,7 @@ def test_the_most_specific_handler_wins_and_a_failing_handler_is_a_logged_500(
     assert client.get("/teapot").json() == {"kind": "teapot"}
     with caplog.at_level(logging.ERROR, logger="hasten.error"):
         response = client.get("/zero")
-    assert (response.status_code, response.json()) == (500, {"detail": "Internal Server Error"})
+    assert (response.status_code, response.text) == (500, "Internal Server Error")
     assert "exception handler for ZeroDivisionError() failed" in caplog.text
     with pytest.raises(RuntimeError, match="add an exception handler"):
         app.add_exception_handler(KeyError, broken)
@@ -478,7 +478,7 @@ def test_a_result_that_does_not_fit_its_pydantic_model_is_a_500(
         return {"nom": "ann"}  # a field would be lost: refused, not sent as {}
 
     answer = serve(app, raise_server_exceptions=False).get("/missing")
-    assert (answer.status_code, answer.json()) == (500, {"detail": "Internal Server Error"})
+    assert (answer.status_code, answer.text) == (500, "Internal Server Error")
     assert "ResponseValidationError" in caplog.text
 
 

@@ -90,7 +90,7 @@ def test_reading_a_streamed_body_again_is_a_500_that_says_why(
 ) -> None:
     client = serve(body_app(), raise_server_exceptions=False)
     response = client.post("/stream-then-body", content=b"payload")
-    assert (response.status_code, response.json()) == (500, {"detail": "Internal Server Error"})
+    assert (response.status_code, response.text) == (500, "Internal Server Error")
     assert "already read by request.stream(), which does not keep it" in caplog.text
     assert client.post("/body-then-stream", content=b"payload").json() == [7, 7]
 

@@ -174,10 +174,7 @@ def test_or_it_is_the_500_a_client_gets(serve: ClientFactory) -> None:
     client = serve(failing_app(), raise_server_exceptions=False)
     for path in ("/fail", "/handled-badly"):
         response = client.get(path)
-        assert (response.status_code, response.json()) == (
-            500,
-            {"detail": "Internal Server Error"},
-        )
+        assert (response.status_code, response.text) == (500, "Internal Server Error")
 
 
 def test_a_websocket_handlers_exception_is_raised_as_the_session_ends(

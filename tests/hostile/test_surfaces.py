@@ -25,7 +25,7 @@ pytestmark = pytest.mark.server
 SMALL = bytes(range(256)) * 4  # /static/small.txt
 NOT_FOUND = b'{"detail":"Not Found"}'
 HELLO = b'{"message":"hello"}'
-SERVER_ERROR = b'{"detail":"Internal Server Error"}'
+SERVER_ERROR = b"Internal Server Error"
 BAD_HOST = b"Invalid host header"
 UNFINISHED = (
     b'{"detail":"Malformed multipart body: Unexpected end of multipart stream (parser closed)"}'
