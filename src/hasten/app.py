@@ -55,6 +55,10 @@ class RouteInfo:
     blocked: BlockStats | None = None  # times it blocked the event loop, while running
 
 
+# The URLs of the document and the docs pages: '' turns one off, as None does.
+_PAGE_URLS = ("openapi_url", "docs_url", "redoc_url", "swagger_ui_oauth2_redirect_url")
+
+
 def _setting(name: str) -> Any:
     """A read-only attribute for the setting ``name``."""
     return property(lambda app: getattr(app.settings, name), doc=f"``settings.{name}``")
@@ -94,7 +98,11 @@ class App(Router):
             default_response_class=default_response_class,
             generate_unique_id_function=generate_unique_id_function,
         )
-        self.settings = Settings(**settings)
+        values: dict[str, Any] = dict(settings)
+        for name in _PAGE_URLS:
+            if values.get(name) == "":  # FastAPI's way to turn it off, from a settings file
+                values[name] = None
+        self.settings = Settings(**values)
         if root_path:
             warnings.warn(
                 "The `root_path` parameter is deprecated. Configure the server's root path "
