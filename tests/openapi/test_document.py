@@ -40,6 +40,7 @@ from hasten.openapi.operations import (
 )
 from hasten.responses import HTMLResponse, JSONResponse, RedirectResponse
 from hasten.testing import TestClient
+from tests.conftest import ClientFactory
 from tests.openapi import full_app
 
 Document = dict[str, Any]
@@ -519,7 +520,7 @@ def test_router_and_include_tags_come_before_the_routes() -> None:
     assert operation(app.openapi(), "/outer/inner/x")["tags"] == ["outer", "via", "inner", "own"]
 
 
-def test_one_openapi_path_for_two_converters_keeps_the_first() -> None:
+def test_one_openapi_path_for_two_converters_keeps_the_last_as_fastapi() -> None:
     app = App()
 
     @app.get("/n/{n:int}")
@@ -531,7 +532,40 @@ def test_one_openapi_path_for_two_converters_keeps_the_first() -> None:
         return n
 
     found = operation(app.openapi(), "/n/{n}")
-    assert found["operationId"] == "number_n__n__get"
+    assert found["operationId"] == "text_n__n__get"
+
+
+def test_a_callbacks_routers_routes_are_documented_on_the_operation(
+    serve: ClientFactory,
+) -> None:
+    callbacks = Router()
+
+    @callbacks.post("{$callback_url}/invoices/{$request.body.id}")
+    def invoice_notification(body: dict[str, bool]) -> None:
+        """Tell the API user."""
+
+    app = App()
+
+    @app.post("/invoices/", callbacks=callbacks.routes)
+    def create_invoice(callback_url: str | None = None) -> dict[str, str]:
+        return {"msg": "Invoice received"}
+
+    client = serve(app)
+    response = client.post("/invoices/")
+    assert (response.status_code, response.json()) == (200, {"msg": "Invoice received"})
+    assert client.post("/{$callback_url}/invoices/{$request.body.id}").status_code == 404
+    assert callbacks.routes[0].endpoint({}) is None  # the function, as FastAPI's route.endpoint
+    document = client.get("/openapi.json").json()
+    validate(document)
+    found = document["paths"]["/invoices/"]["post"]["callbacks"]
+    assert list(found) == ["invoice_notification"]
+    sent = found["invoice_notification"]["{$callback_url}/invoices/{$request.body.id}"]["post"]
+    assert sent["operationId"] == (
+        "invoice_notification__callback_url__invoices___request_body_id__post"
+    )
+    assert (sent["summary"], sent["description"]) == ("Invoice Notification", "Tell the API user.")
+    assert sent["requestBody"]["required"] is True
+    assert list(document["paths"]) == ["/invoices/"]
 
 
 class Item(msgspec.Struct):

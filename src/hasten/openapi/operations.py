@@ -245,7 +245,10 @@ def operation(route: Route, method: str, schemas: Schemas, unique_id: str) -> di
 
 
 def openapi_path(template: PathTemplate) -> str:
-    """``/typed/{n:int}`` as OpenAPI writes it: ``/typed/{n}``."""
+    """``/typed/{n:int}`` as OpenAPI writes it: ``/typed/{n}``; a callback's path
+    (``{$callback_url}/...``) as it is."""
+    if not template.path.startswith("/"):
+        return template.path
     return "/" + "/".join(
         segment if isinstance(segment, str) else f"{{{segment.name}}}"
         for segment in template.segments
