@@ -13,11 +13,13 @@ from hasten import (
     HTMLResponse,
     HTTPError,
     PlainTextResponse,
+    RedirectResponse,
     Request,
     Response,
     Route,
     Router,
 )
+from hasten.errors import FastAPIError
 from tests.conftest import ClientFactory
 
 
@@ -549,3 +551,32 @@ def test_enum_tags_are_their_values() -> None:
 
     app.include(router)
     assert _operation(app, "/items")["tags"] == ["admin", "items"]
+
+
+def test_a_response_in_a_union_response_model_is_refused_at_registration(
+    serve: ClientFactory,
+) -> None:
+    app = App()
+    with pytest.raises(FastAPIError, match=r"get_portal: invalid args for response field"):
+
+        @app.get("/portal")
+        async def get_portal(teleport: bool = False) -> Response | dict[str, str]:
+            return {}
+
+    @app.get("/portal", response_model=None)  # FastAPI's way out, as its message says
+    async def portal(teleport: bool = False) -> Response | dict[str, str]:
+        if teleport:
+            return RedirectResponse("https://example.com/elsewhere")
+        return {"message": "Here's your interdimensional portal."}
+
+    client = serve(app, follow_redirects=False)
+    response = client.get("/portal")
+    assert (response.status_code, response.json()) == (
+        200,
+        {"message": "Here's your interdimensional portal."},
+    )
+    response = client.get("/portal?teleport=true")
+    assert (response.status_code, response.headers["location"]) == (
+        307,
+        "https://example.com/elsewhere",
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import types
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
@@ -12,7 +13,7 @@ from typing import Any, TypedDict, TypeVar, Unpack
 
 from .dependencies import AppDependencies
 from .endpoints import Endpoint, Offload, RouteOptions, check_dependencies
-from .errors import one_status
+from .errors import FastAPIError, one_status
 from .matcher import CompiledRoute
 from .models import IncEx, pydantic_v1_model
 from .mounts import MOUNT_PATH, MountEndpoint, is_native
@@ -487,6 +488,15 @@ def _check_prefix(prefix: str, what: str) -> None:
 
 
 def _check_response_model(endpoint: Endpoint) -> None:
+    if endpoint.options.response_model is not None and _holds_a_response(endpoint.response_model):
+        raise FastAPIError(
+            f"{endpoint.name}: invalid args for response field! Hint: check that "
+            f"{endpoint.response_model} is a valid Pydantic field type. If you are using a "
+            "return type annotation that is not a valid Pydantic field (e.g. Union[Response, "
+            "dict, None]) you can disable generating the response model from the type "
+            "annotation with the path operation decorator parameter response_model=None. "
+            "Read more: https://fastapi.tiangolo.com/tutorial/response-model/"
+        )
     model = pydantic_v1_model(endpoint.response_model)
     if model is not None:
         raise TypeError(
@@ -495,6 +505,18 @@ def _check_response_model(endpoint: Endpoint) -> None:
             "declare it with `from pydantic import BaseModel`, not `from pydantic.v1 import "
             "BaseModel`"
         )
+
+
+def _holds_a_response(model: Any) -> bool:
+    """Whether ``model`` is a union with a Response class in it (``Response | dict``): no
+    response model, as FastAPI refuses it at registration. A Response class alone is the
+    result as it is."""
+    if typing.get_origin(model) not in (typing.Union, types.UnionType):
+        return False
+    return any(
+        isinstance(member, type) and issubclass(member, Response)
+        for member in typing.get_args(model)
+    )
 
 
 def _check_connection_types(endpoint: Endpoint, *, websocket: bool) -> None:
