@@ -39,6 +39,7 @@ from hasten.openapi.operations import (
     security,
 )
 from hasten.responses import HTMLResponse, JSONResponse, RedirectResponse
+from hasten.sse import EventSourceResponse, ServerSentEvent
 from hasten.testing import TestClient
 from tests.conftest import ClientFactory
 from tests.openapi import full_app
@@ -972,3 +973,52 @@ def test_response_classes_and_generators_are_documented_as_fastapi_does() -> Non
     item = {"$ref": "#/components/schemas/Listed"}
     assert success("/json")["200"]["content"] == {"application/json": {"schema": item}}
     assert success("/lines")["200"]["content"] == {"application/jsonl": {"itemSchema": item}}
+
+
+class Price(msgspec.Struct):
+    name: str
+    price: float
+
+
+def test_server_sent_events_document_each_event_as_fastapi(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.get("/prices", response_class=EventSourceResponse)
+    async def prices() -> AsyncIterator[Price]:
+        yield Price("Plumbus", 32.99)
+
+    @app.get("/events", response_class=EventSourceResponse)
+    async def events() -> AsyncIterator[ServerSentEvent]:
+        yield ServerSentEvent(data="tick", event="clock")
+
+    client = serve(app)
+    response = client.get("/prices")
+    assert (response.status_code, response.text) == (
+        200,
+        'data: {"name":"Plumbus","price":32.99}\n\n',
+    )
+    document = client.get("/openapi.json").json()
+    event = {
+        "data": {"type": "string"},
+        "event": {"type": "string"},
+        "id": {"type": "string"},
+        "retry": {"type": "integer", "minimum": 0},
+    }
+    priced = {
+        "type": "string",
+        "contentMediaType": "application/json",
+        "contentSchema": {"$ref": "#/components/schemas/Price"},
+    }
+    assert operation(document, "/prices")["responses"]["200"]["content"] == {
+        "text/event-stream": {
+            "itemSchema": {
+                "type": "object",
+                "properties": {**event, "data": priced},
+                "required": ["data"],
+            }
+        }
+    }
+    assert operation(document, "/events")["responses"]["200"]["content"] == {
+        "text/event-stream": {"itemSchema": {"type": "object", "properties": event}}
+    }
+    assert sorted(document["components"]["schemas"]) == ["Price"]  # no ServerSentEvent
