@@ -9,6 +9,7 @@ import pytest
 
 from hasten import (
     App,
+    Depends,
     Header,
     HTMLResponse,
     HTTPError,
@@ -580,3 +581,27 @@ def test_a_response_in_a_union_response_model_is_refused_at_registration(
         307,
         "https://example.com/elsewhere",
     )
+
+
+def test_a_route_added_while_the_app_runs_cannot_bring_a_new_app_value(
+    serve: ClientFactory,
+) -> None:
+    app = App()
+
+    @app.get("/")
+    async def root() -> str:
+        return "root"
+
+    def pool() -> str:
+        return "pool"
+
+    client = serve(app)
+    client.get("/")
+    with pytest.raises(RuntimeError, match=r"needs the app-scoped dependencies \['tests\.test_"):
+
+        @app.get("/late")
+        async def late(value: str = Depends(pool, scope="app")) -> str:
+            return value
+
+    assert client.get("/late").status_code == 404
+    assert "/late" not in client.get("/openapi.json").json()["paths"]

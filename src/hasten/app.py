@@ -268,14 +268,12 @@ class App(Router):
         """Add ``route``, also once the app has started (as FastAPI allows); while it runs,
         it is served from the next request on: the matcher is built again, once per route
         added so."""
-        self._routes.append(route)
-        if not self._frozen:
-            return
-        # Registered after a startup: what was derived from the routes is derived again.
-        self._names = None
-        self.openapi_schema = None
         if self.runtime is not None:
             self.runtime.add_route(self._full(route))
+        self._routes.append(route)
+        if self._frozen:  # registered after a startup: derived from the routes again
+            self._names = None
+            self.openapi_schema = None
 
     def add_middleware(self, cls: Callable[..., Any], **options: Any) -> None:
         """Add a hasten middleware class (``CORSMiddleware``, ``GZipMiddleware``, ...) built

@@ -144,6 +144,10 @@ class AppDependencies:
         self._registered.add(func)
         self._order.append((func, tuple(args)))
 
+    def not_created(self) -> list[str]:
+        """The app dependencies registered that have no value (registered after ``open``)."""
+        return [describe_handler(func) for func, _ in self._order if func not in self.values]
+
     async def open(self) -> None:
         """Create every app dependency, in order; on failure, close those created."""
         try:

@@ -141,6 +141,7 @@ class Runtime:
         request matched before it sees the old one."""
         with self._rebuilding:
             compiled = self._compile(route)
+            self._check_app_values(f"The route {route.label}, added while the app runs,")
             self.routes.append(route)
             self._compiled.append(compiled)
             self._use(Matcher(self._compiled))
@@ -151,8 +152,19 @@ class Runtime:
         the dependencies they resolved."""
         with self._rebuilding:
             self.dependencies.overrides = dict(overrides)
-            self._compiled = [self._compile(route) for route in self.routes]
-            self._use(Matcher(self._compiled))
+            compiled = [self._compile(route) for route in self.routes]
+            self._check_app_values("An override changed while the app runs")
+            self._compiled = compiled
+            self._use(Matcher(compiled))
+
+    def _check_app_values(self, what: str) -> None:
+        """App-scoped values are created at startup: what comes later cannot ask for new ones."""
+        missing = self.dependencies.not_created()
+        if missing:
+            raise RuntimeError(
+                f"{what} needs the app-scoped dependencies {missing}, which are created when "
+                "the app starts: register or override it before startup"
+            )
 
     def _observers(self, settings: Settings) -> tuple[list[Sink], Tracer | None]:
         """What observes each request, as the settings ask: nothing by default. Each module
