@@ -21,6 +21,7 @@ from hasten import (
     Router,
 )
 from hasten.errors import FastAPIError
+from hasten.testing import TestClient
 from tests.conftest import ClientFactory
 
 
@@ -248,9 +249,8 @@ def test_of_two_routes_that_catch_the_same_requests_the_first_serves(
     assert "both catch GET requests to '/a'" in warned[1]
 
 
-def test_a_route_added_while_the_app_runs_is_served_from_the_next_request(
-    serve: ClientFactory,
-) -> None:
+def running_root_app(serve: ClientFactory) -> tuple[App, TestClient]:
+    """An app serving ``/``, started by a first request."""
     app = App()
 
     @app.get("/")
@@ -258,6 +258,14 @@ def test_a_route_added_while_the_app_runs_is_served_from_the_next_request(
         return "root"
 
     client = serve(app)
+    assert client.get("/").text == "root"
+    return app, client
+
+
+def test_a_route_added_while_the_app_runs_is_served_from_the_next_request(
+    serve: ClientFactory,
+) -> None:
+    app, client = running_root_app(serve)
     assert client.get("/late").status_code == 404
     assert "/late" not in client.get("/openapi.json").json()["paths"]
 
@@ -586,17 +594,11 @@ def test_a_response_in_a_union_response_model_is_refused_at_registration(
 def test_a_route_added_while_the_app_runs_cannot_bring_a_new_app_value(
     serve: ClientFactory,
 ) -> None:
-    app = App()
-
-    @app.get("/")
-    async def root() -> str:
-        return "root"
+    app, client = running_root_app(serve)
 
     def pool() -> str:
         return "pool"
 
-    client = serve(app)
-    client.get("/")
     with pytest.raises(RuntimeError, match=r"needs the app-scoped dependencies \['tests\.test_"):
 
         @app.get("/late")
