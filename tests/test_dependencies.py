@@ -14,6 +14,7 @@ import msgspec
 import pytest
 
 from hasten import App, BackgroundTasks, Depends, Header, HTTPError, Query, Request, Router
+from hasten.errors import FastAPIError
 from hasten.servers import Interface
 from hasten.testing import TestClient
 from tests.conftest import ClientFactory
@@ -418,13 +419,37 @@ def test_overrides_replace_dependencies_anywhere_in_the_tree(serve: ClientFactor
     client = serve(app)
     assert client.get("/").text == "repository on fake"
     assert client.get("/", headers={"x-test": "other"}).text == "repository on other"
-    with pytest.raises(RuntimeError, match="apply when the app starts"):
-        app.dependency_overrides[database] = database
-    with pytest.raises(RuntimeError, match="apply when the app starts"):
-        app.dependency_overrides = {}
     client.close()
     app.dependency_overrides.clear()
     assert serve(app).get("/").text == "repository on real"
+
+
+def test_overrides_changed_while_the_app_runs_apply_from_the_next_request(
+    serve: ClientFactory,
+) -> None:
+    app = App()
+
+    async def database() -> str:
+        return "real"
+
+    @app.get("/")
+    async def handler(db: str = Depends(database)) -> str:
+        return db
+
+    async def fake() -> str:
+        return "fake"
+
+    client = serve(app)
+    assert client.get("/").text == "real"
+    app.dependency_overrides[database] = fake
+    response = client.get("/")
+    assert (response.status_code, response.text) == (200, "fake")
+    del app.dependency_overrides[database]
+    assert client.get("/").text == "real"
+    app.dependency_overrides = {database: fake}
+    assert client.get("/").text == "fake"
+    app.dependency_overrides = None  # as FastAPI's tutorial does
+    assert client.get("/").text == "real"
 
 
 def test_app_router_include_and_route_dependencies_run_in_that_order(
@@ -556,3 +581,38 @@ def test_shutdown_waits_for_background_tasks_and_cleanups() -> None:
         await request
 
     asyncio.run(scenario())
+
+
+def swallowing_app(events: list[str]) -> App:
+    app = App()
+
+    async def outer() -> AsyncIterator[str]:
+        yield "outer"
+        events.append("outer ended")
+
+    def swallows(up: str = Depends(outer)) -> Iterator[str]:
+        try:
+            yield "Rick"
+        except LookupError:
+            events.append("swallowed")
+
+    @app.get("/items/{item_id}")
+    def get_item(item_id: str, username: str = Depends(swallows)) -> str:
+        if item_id == "portal-gun":
+            raise LookupError(f"too dangerous for {username}")
+        return item_id
+
+    return app
+
+
+def test_a_yield_dependency_that_swallows_the_error_is_a_fastapi_error(
+    serve: ClientFactory,
+) -> None:
+    events: list[str] = []
+    client = serve(swallowing_app(events), raise_server_exceptions=False)
+    response = client.get("/items/portal-gun")
+    assert (response.status_code, response.text) == (500, "Internal Server Error")
+    assert events == ["swallowed", "outer ended"]
+    with pytest.raises(FastAPIError, match="a dependency with yield has a block with a bare"):
+        serve(swallowing_app(events)).get("/items/portal-gun")
+    assert client.get("/items/plumbus").text == "plumbus"

@@ -19,7 +19,7 @@ from starlette.responses import StreamingResponse as StarletteStream
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket as StarletteWebSocket
 
-from hasten import App, StaticFiles, WebSocketDisconnect
+from hasten import App, Request, StaticFiles, WebSocketDisconnect
 from hasten.testing import WebSocketDenialResponse
 from tests.conftest import ClientFactory
 
@@ -343,3 +343,43 @@ def test_a_mount_inside_an_app_that_is_itself_mounted(tmp_path: pathlib.Path) ->
     assert response.json()["root_path"] == "/outer/star"
     assert response.json()["path"] == "/outer/star/hello"
     assert response.json()["url_for"] == "http://testserver/outer/star/hello"
+
+
+def static_site(tmp_path: pathlib.Path) -> App:
+    (tmp_path / "styles.css").write_text("a { color: green; }")
+    site = App()
+    site.mount("/static", StaticFiles(directory=tmp_path), name="static")
+
+    @site.get("/items/{id}")
+    async def item(id: str, request: Request) -> dict[str, str]:
+        return {
+            "item": str(request.url_for("item", id=id)),
+            "css": str(request.url_for("static", path="styles.css")),
+        }
+
+    return site
+
+
+@pytest.mark.parametrize("mount_path", ["", "/subapp"])
+@pytest.mark.parametrize("root_path", ["", "/api/v1"])
+def test_url_for_in_a_mounted_app_under_a_root_path(
+    tmp_path: pathlib.Path, root_path: str, mount_path: str
+) -> None:
+    from hasten.testing import TestClient
+
+    app = site = static_site(tmp_path)
+    if mount_path:
+        app = App()
+        app.mount(mount_path, site)
+    prefix = root_path + mount_path
+    with TestClient(app, interface="asgi", root_path=root_path) as client:
+        response = client.get(f"{prefix}/items/42")  # the path as the client sent it
+        assert (response.status_code, response.json()) == (
+            200,
+            {
+                "item": f"http://testserver{prefix}/items/42",
+                "css": f"http://testserver{prefix}/static/styles.css",
+            },
+        )
+        response = client.get(f"{mount_path}/static/styles.css")  # or as a proxy strips it
+        assert (response.status_code, response.text) == (200, "a { color: green; }")

@@ -16,12 +16,17 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, Unpack, overload
 from . import concurrency
 from .datastructures import State
 from .dependencies import DependencyOverrides
-from .errors import ExceptionHandler, error_response, server_error_response
+from .errors import (
+    ExceptionHandler,
+    FastAPIDeprecationWarning,
+    error_response,
+    server_error_response,
+)
 from .monitor import BlockStats
 from .overload import overloaded
 from .protocols import asgi, rsgi
 from .responses import Response
-from .routing import Router
+from .routing import Route, Router
 from .runtime import Runtime
 from .settings import Settings, SettingsKeywords
 from .types import Hook, Middleware
@@ -50,6 +55,9 @@ class RouteInfo:
     blocked: BlockStats | None = None  # times it blocked the event loop, while running
 
 
+# The URLs of the document and the docs pages: '' turns one off, as None does.
+
+
 def _setting(name: str) -> Any:
     """A read-only attribute for the setting ``name``."""
     return property(lambda app: getattr(app.settings, name), doc=f"``settings.{name}``")
@@ -75,6 +83,8 @@ class App(Router):
         include_in_schema: bool = True,
         default_response_class: type[Response] | None = None,
         generate_unique_id_function: Callable[[Any], str] | None = None,
+        root_path: str = "",
+        root_path_in_servers: bool = True,
         **settings: Unpack[SettingsKeywords],
     ) -> None:
         # Given to every route, as a Router's (FastAPI's keywords).
@@ -87,12 +97,25 @@ class App(Router):
             default_response_class=default_response_class,
             generate_unique_id_function=generate_unique_id_function,
         )
-        self.settings = Settings(**settings)
+        self.settings = Settings(**settings)  # a URL setting of "" is off, as FastAPI's
+        if root_path:
+            warnings.warn(
+                "The `root_path` parameter is deprecated. Configure the server's root path "
+                "instead, for example with `fastapi run --root-path /api/v1` (with hasten: "
+                "the server's own setting, as uvicorn's --root-path).",
+                FastAPIDeprecationWarning,
+                stacklevel=2,
+            )
+        # The path the app is served under, as if a proxy had said so (FastAPI's keyword):
+        # requests see it as their root_path, and the OpenAPI document as its first server
+        # (unless ``root_path_in_servers=False``).
+        self.root_path = root_path
+        self.root_path_in_servers = root_path_in_servers
         # handler(request, exc) -> Response, by exception class (or HTTP status).
         self.exception_handlers: dict[type[BaseException] | int, ExceptionHandler] = dict(
             exception_handlers or {}
         )
-        self._dependency_overrides = DependencyOverrides(lambda: self.started)
+        self._dependency_overrides = DependencyOverrides(self._overrides_changed)
         self.state = State()
         self._lifespan = lifespan
         self._lifespan_stack: contextlib.AsyncExitStack | None = None
@@ -135,6 +158,8 @@ class App(Router):
     __rsgi__ = rsgi.serve
 
     async def __call__(self, scope: asgi.Scope, receive: asgi.Receive, send: asgi.Send) -> None:
+        if self.root_path:
+            scope["root_path"] = self.root_path
         await self.asgi(scope, receive, send)
 
     def __rsgi_init__(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -221,13 +246,29 @@ class App(Router):
     @property
     def dependency_overrides(self) -> dict[Any, Callable[..., Any]]:
         """``app.dependency_overrides[dependency] = fake``: the app calls ``fake`` wherever
-        ``dependency`` is asked for. Applied when the app starts: change them before startup
-        (a new TestClient, or ``with TestClient(app)``); changing them while it runs raises."""
+        ``dependency`` is asked for, from the next request on. The overrides are compiled
+        into each route's plan: a change while the app runs compiles every route again
+        (once per change; no cost per request)."""
         return self._dependency_overrides
 
     @dependency_overrides.setter
-    def dependency_overrides(self, overrides: Mapping[Any, Callable[..., Any]]) -> None:
-        self._dependency_overrides.replace(overrides)
+    def dependency_overrides(self, overrides: Mapping[Any, Callable[..., Any]] | None) -> None:
+        self._dependency_overrides.replace(overrides or {})  # None: none, as FastAPI reads it
+
+    def _overrides_changed(self) -> None:
+        if self.runtime is not None:
+            self.runtime.use_overrides(self._dependency_overrides)
+
+    def _register(self, route: Route) -> None:
+        """Add ``route``, also once the app has started (as FastAPI allows); while it runs,
+        it is served from the next request on: the matcher is built again, once per route
+        added so."""
+        if self.runtime is not None:
+            self.runtime.add_route(self._full(route))
+        self._routes.append(route)
+        if self._frozen:  # registered after a startup: derived from the routes again
+            self._names = None
+            self.openapi_schema = None
 
     def add_middleware(self, cls: Callable[..., Any], **options: Any) -> None:
         """Add a hasten middleware class (``CORSMiddleware``, ``GZipMiddleware``, ...) built

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias, overload
 
 from .context import ServeContext
 from .datastructures import URL, Address, Headers, QueryParams, State
 from .errors import HTTPError
+from .scopes import ConnectionScope
 
 if TYPE_CHECKING:
     from .lifecycle import Cleanup
@@ -42,14 +43,31 @@ class Connection:
     _cookies: dict[str, str] | None = None
     _state: State | None = None
     _forwarded: tuple[Address | None, str] | None = None
+    _scope_view: ConnectionScope | None = None
     # What runs once the connection is answered (yield dependencies, background tasks,
     # uploaded files): set only where there is any; the serve step checks it.
     _cleanup: Cleanup | None = None
     # The Response a handler or dependency takes to set headers, cookies or the status on.
     _sub_response: Response | None = None
 
+    @overload
+    def __init__(self, scope: ConnectionScope, receive: Any = None, send: Any = None, /) -> None:
+        """An app's Request subclass over a request, as Starlette's: ``cls(request.scope,
+        request.receive)`` (see ``Request.__init_subclass__``)."""
+
+    @overload
+    def __init__(
+        self, context: ServeContext, app: Any, scope: Any, channel: Any, method: str, path: str, /
+    ) -> None: ...
+
     def __init__(  # noqa: PLR0917 - perf: made per request by the adapters, positionally
-        self, context: ServeContext, app: Any, scope: Any, channel: Any, method: str, path: str
+        self,
+        context: Any,
+        app: Any = None,
+        scope: Any = None,
+        channel: Any = None,
+        method: str = "GET",
+        path: str = "/",
     ) -> None:
         self.context = context
         self.app = app  # for the handler's own use (``request.app.state``), and url_for
@@ -73,6 +91,10 @@ class Connection:
         return self.headers.get(name)
 
     def _peer(self) -> Address | None:
+        raise NotImplementedError
+
+    def _asgi_scope(self) -> Mapping[str, Any]:
+        """The ASGI scope: the server's under ASGI, one built from the server's under RSGI."""
         raise NotImplementedError
 
     def _scheme(self) -> str:
@@ -104,7 +126,15 @@ class Connection:
     @property
     def root_path(self) -> str:
         """The prefix the app is mounted under ('' when it is not); ``path`` comes after it."""
-        return ""
+        return str(self.app.root_path)
+
+    @property
+    def scope(self) -> ConnectionScope:
+        """The connection's ASGI scope, read-only (Starlette's ``request.scope``): built on
+        first use under RSGI, from Granian's scope."""
+        if self._scope_view is None:
+            self._scope_view = ConnectionScope(self)
+        return self._scope_view
 
     @property
     def headers(self) -> Headers:

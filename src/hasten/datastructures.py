@@ -66,6 +66,8 @@ class Headers(Mapping[str, str]):
         name = name.lower()
         return [value for key, value in self._items if key == name]
 
+    getlist = get_all  # Starlette's name
+
     def raw(self) -> list[tuple[str, str]]:
         """The header pairs as received, names lower-cased."""
         return list(self._items)

@@ -144,6 +144,10 @@ class AppDependencies:
         self._registered.add(func)
         self._order.append((func, tuple(args)))
 
+    def not_created(self) -> list[str]:
+        """The app dependencies registered that have no value (registered after ``open``)."""
+        return [describe_handler(func) for func, _ in self._order if func not in self.values]
+
     async def open(self) -> None:
         """Create every app dependency, in order; on failure, close those created."""
         try:
@@ -196,50 +200,50 @@ def app_dependency_parameters(func: Callable[..., Any]) -> tuple[Parameter, ...]
 
 
 class DependencyOverrides(dict[Any, Callable[..., Any]]):
-    """``app.dependency_overrides``: a dict that refuses changes while its app runs
-    (``started()`` says when), since the plans that apply it were compiled at startup."""
+    """``app.dependency_overrides``: a dict that tells its app of every change (``changed``),
+    so that a running app compiles its plans again before the next request."""
 
-    def __init__(self, started: Callable[[], bool]) -> None:
+    def __init__(self, changed: Callable[[], None]) -> None:
         super().__init__()
-        self._started = started
-
-    def _check(self) -> None:
-        if self._started():
-            raise RuntimeError(
-                "dependency_overrides apply when the app starts, and it has started: set them "
-                "before the first request (or stop the app, e.g. close the TestClient, first)"
-            )
+        self._changed = changed
 
     def __setitem__(self, key: Any, value: Callable[..., Any]) -> None:
-        self._check()
         super().__setitem__(key, value)
+        self._changed()
 
     def __delitem__(self, key: Any) -> None:
-        self._check()
         super().__delitem__(key)
+        self._changed()
 
     def clear(self) -> None:
-        self._check()
         super().clear()
+        self._changed()
 
     def pop(self, key: Any, *default: Any) -> Any:
-        self._check()
-        return super().pop(key, *default)
+        value = super().pop(key, *default)
+        self._changed()
+        return value
 
     def popitem(self) -> tuple[Any, Callable[..., Any]]:
-        self._check()
-        return super().popitem()
+        item = super().popitem()
+        self._changed()
+        return item
 
     def setdefault(self, key: Any, default: Any = None) -> Any:
-        self._check()
-        return super().setdefault(key, default)
+        value = super().setdefault(key, default)
+        self._changed()
+        return value
 
     def update(self, *args: Any, **kwargs: Any) -> None:
-        self._check()
         super().update(*args, **kwargs)
+        self._changed()
+
+    def __ior__(self, other: Any) -> DependencyOverrides:  # type: ignore[override,misc]
+        self.update(other)
+        return self
 
     def replace(self, overrides: Mapping[Any, Callable[..., Any]]) -> None:
         """``app.dependency_overrides = {...}``."""
-        self._check()
         super().clear()
         super().update(overrides)
+        self._changed()

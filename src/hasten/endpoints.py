@@ -145,6 +145,10 @@ class Endpoint:
             response = response_model_for(model, options.validate_response, _dump_options(options))
         self.renderer: Renderer = self._renderer(returns, response)
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the handler itself, as FastAPI's ``route.endpoint`` is the function."""
+        return self.func(*args, **kwargs)
+
     def _renderer(self, returns: Any, response: ResponseModel | None) -> Renderer:
         options = self.options
         prepare = None if response is None or not _renders_json(returns) else response.prepare
@@ -157,11 +161,6 @@ class Endpoint:
         if response is not None and prepare is not None:
             return ModelRenderer(options.status, response)
         return renderer_for(returns, options.status, self.name)
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """The handler itself, called: ``route.endpoint(...)`` as with Starlette's routes,
-        whose ``endpoint`` is the function."""
-        return self.func(*args, **kwargs)
 
     def under(self, template: PathTemplate, options: RouteOptions | None = None) -> Endpoint:
         """This endpoint at ``template`` (its path under a prefix), with ``options`` (what its

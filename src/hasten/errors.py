@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from .responses import Response
 
 __all__ = [
+    "SWALLOWED",
     "ExceptionHandler",
     "ExceptionHandlers",
     "FastAPIDeprecationWarning",
@@ -118,6 +119,16 @@ class FastAPIError(RuntimeError):
     """An app is put together wrongly (FastAPI's name, for what it raises at registration)."""
 
 
+# FastAPI's words when a ``yield`` dependency swallows the exception a request failed with.
+SWALLOWED = (
+    "Response not awaited. There's a high chance that the application code is raising an "
+    "exception and a dependency with yield has a block with a bare except, or a block with "
+    "except Exception, and is not raising the exception again. Read more about it in the "
+    "docs: https://fastapi.tiangolo.com/tutorial/dependencies/dependencies-with-yield/"
+    "#dependencies-with-yield-and-except"
+)
+
+
 class FastAPIDeprecationWarning(UserWarning):
     """A FastAPI keyword hasten takes but that FastAPI deprecated (``regex=``, ...)."""
 
@@ -205,7 +216,7 @@ _LENIENT_BYTES: dict[Any, Callable[[Any], Any]] = {
 
 def server_error_response(exc: BaseException, debug: bool) -> Response:
     """A 500: ``Internal Server Error`` as plain text, as Starlette's ServerErrorMiddleware
-    sends it; in debug mode JSON that names the exception and carries its traceback."""
+    answers; in debug mode, JSON that names the exception and carries its traceback."""
     from .responses import JSONResponse, PlainTextResponse
 
     if not debug:

@@ -18,7 +18,7 @@ from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
 from .background import BackgroundTasks, task_name
-from .errors import report_unhandled
+from .errors import SWALLOWED, FastAPIError, report_unhandled
 
 if TYPE_CHECKING:
     from .connection import Connection
@@ -125,14 +125,19 @@ class Cleanup:
 
     async def unwind(self, exc: BaseException) -> BaseException:
         """The request failed with ``exc``: throw it into each generator (last first). A
-        generator may replace it by raising another; the one left is what the client sees."""
+        generator may replace it by raising another; the one left is what the client sees.
+        One that swallows it leaves the request without a response: FastAPIError, as
+        FastAPI's (the generators before it end as after a response)."""
         self.tasks = None  # a failed request runs no background task
         while self.exits:
             done = self.exits.pop()
             try:
                 await done.resume(self.threads, exc)
             except StopAsyncIteration:
-                continue  # it handled the exception; the request still failed
+                if not isinstance(exc, Exception):  # cancelled: the request is gone anyway
+                    continue
+                await self.finish()
+                return FastAPIError(SWALLOWED)
             except BaseException as raised:
                 exc = raised
                 continue

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,13 +14,15 @@ from .requests import Request
 from .responses import RedirectResponse
 from .types import Target
 
-__all__ = ["CompiledRoute", "Matcher"]
-
-logger = logging.getLogger("hasten.routing")
+__all__ = ["CompiledRoute", "Matcher", "RouteConflict"]
 
 _Entry = tuple[Target, tuple[str, ...]]  # the target and its path parameters' names
 _RENDER_AS_IS = Renderer(200).render
 _WEBSOCKET = frozenset({"WEBSOCKET"})
+
+
+class RouteConflict(ValueError):
+    """A route the app adds (a health or metrics URL) would catch an app route's requests."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +91,11 @@ class Matcher:
     number of routes. Unknown paths get a 404 target, known paths with another method a 405
     target carrying ``Allow``."""
 
-    __slots__ = ("_not_allowed", "_static", "_tree", "static_targets")
+    __slots__ = ("_not_allowed", "_static", "_tree", "shadowed", "static_targets")
 
     def __init__(self, routes: Sequence[CompiledRoute]) -> None:
+        # Where a route catches requests an earlier one catches already: it never serves them.
+        self.shadowed: list[str] = []
         self._static: dict[str, _Node] = {}
         self._tree = _Node()
         self._not_allowed: dict[frozenset[str], Target] = {}
@@ -118,15 +121,10 @@ class Matcher:
         names = tuple(param.name for param in template.params)
         for method in sorted(route.methods):
             if method in node.labels:
-                # The first registered is served, as in Starlette; the other never is,
-                # which is seldom what its author meant: say so once, at startup.
-                logger.warning(
-                    "Route %s is never served for %s: %s, registered first, catches the "
-                    "same requests to %r",
-                    route.label,
-                    method,
-                    node.labels[method],
-                    template.path,
+                # The first registered serves, as Starlette's first match does.
+                self.shadowed.append(
+                    f"Routes {node.labels[method]} and {route.label} both catch {method} "
+                    f"requests to {template.path!r}: the first one serves them"
                 )
                 continue
             node.targets[method] = (route.target, names)

@@ -9,7 +9,15 @@ from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import quote
 
-__all__ = ["CONVERTERS", "NO_MATCH", "Converter", "Param", "PathTemplate", "encode_path"]
+__all__ = [
+    "CONVERTERS",
+    "NO_MATCH",
+    "Converter",
+    "Param",
+    "PathTemplate",
+    "encode_path",
+    "under_root",
+]
 
 NO_MATCH: Final = object()
 # What may stand unescaped in a path (RFC 3986 pchar and "/"): the rest is percent-encoded.
@@ -21,6 +29,15 @@ def encode_path(path: str) -> str:
     return quote(path, safe=_PATH_SAFE)
 
 
+def under_root(path: str, root: str) -> str:
+    """The path the app routes on: ``path`` without the ``root`` path the app is served under,
+    when it starts with it (ASGI servers and mounting apps put the prefix in both)."""
+    if root and path.startswith(root) and path[len(root) : len(root) + 1] in ("/", ""):
+        return path[len(root) :] or "/"
+    return path
+
+
+_EXPRESSION = "{$"  # an OpenAPI runtime expression's start: {$url}, {$request.body.id}
 _FLOAT = re.compile(r"[0-9]+(\.[0-9]+)?")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
@@ -87,16 +104,20 @@ class PathTemplate:
 
     @classmethod
     def parse(cls, path: str) -> PathTemplate:
-        """``""`` is the empty template: a route at its router's prefix."""
+        """``""`` is the empty template: a route at its router's prefix. A segment that is
+        an OpenAPI runtime expression (``{$request.body.id}``) is text: a callback's path
+        (``{$callback_url}/invoices/{$request.body.id}``) documents a request the API sends,
+        as FastAPI's callback routers declare it; no request the app serves matches it."""
         if not path:
             return cls("", ())
-        if not path.startswith("/"):
+        callback = path.startswith(_EXPRESSION)
+        if not (path.startswith("/") or callback):
             raise ValueError(f"Route path {path!r} must start with '/' (or be '' under a prefix)")
         segments: list[Segment] = []
         names: set[str] = set()
-        raw_segments = path.split("/")[1:]
+        raw_segments = path.split("/")[0 if callback else 1 :]
         for index, raw in enumerate(raw_segments):
-            if "{" not in raw and "}" not in raw:
+            if ("{" not in raw and "}" not in raw) or raw.startswith(_EXPRESSION):
                 segments.append(raw)
                 continue
             param = _parse_param(path, raw)

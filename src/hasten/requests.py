@@ -12,6 +12,7 @@ import msgspec
 from .connection import Connection
 from .decoding import decode_json
 from .errors import HTTPError
+from .scopes import ConnectionScope, Receive
 
 if TYPE_CHECKING:
     from .forms import FormData
@@ -44,11 +45,27 @@ class Request(Connection):
 
     _channel: Inbound
     _target: Target | None = None  # the route's, once matched
-    _body: bytes | None = None
+    # ``_body``, the whole body once read, is set only then, as Starlette's: a subclass may
+    # test ``hasattr(self, "_body")`` or set it to stand for the body.
+    _body: bytes
     _streamed = False
     _form: FormData | None = None
     # What the server raises when the client has gone mid-body (the adapters say).
     _gone: tuple[type[BaseException], ...] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # A protocol adapter's subclass says where the request's parts are (query_string);
+        # a subclass that says neither that nor how it is made is an app's, made as
+        # Starlette's: ``GzipRequest(request.scope, request.receive)``.
+        if "query_string" not in cls.__dict__ and "__init__" not in cls.__dict__:
+            cls.__new__ = _view_of  # type: ignore[assignment]
+            cls.__init__ = _made_as_view  # type: ignore[assignment]
+
+    @property
+    def receive(self) -> Receive:
+        """The body as ASGI ``receive`` hands it over (Starlette's ``request.receive``)."""
+        return Receive(self)
 
     def _chunks_from_server(self) -> AsyncIterator[bytes]:
         """The body's chunks as the server hands them over."""
@@ -87,23 +104,25 @@ class Request(Connection):
         """The whole body. Over ``max_body_size`` it raises a 413, before or while reading;
         a body that does not arrive whole is a 400, one that takes past ``body_timeout`` a
         408."""
-        if self._body is None:
+        body: bytes | None = getattr(self, "_body", None)
+        if body is None:
             self._start_reading()
             declared = self._allowed_length()
             if declared is not None:
                 # perf: a Content-Length body comes in one read, without the async
                 # generators of stream() (the usual JSON body).
-                self._body = await self._whole(declared)
+                body = self._body = await self._whole(declared)
             else:
                 chunks = [chunk async for chunk in self._limited_chunks(None)]
-                self._body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
-        return self._body
+                body = self._body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        return body
 
     async def stream(self) -> AsyncIterator[bytes]:
         """The body in chunks as the server hands them over, held to ``max_body_size``; not
         kept (a form streams through its parser this way)."""
-        if self._body is not None:
-            yield self._body
+        body: bytes | None = getattr(self, "_body", None)
+        if body is not None:
+            yield body
             return
         self._start_reading()
         async for chunk in self._limited_chunks(self._allowed_length()):
@@ -208,3 +227,31 @@ class Request(Connection):
 
     def __repr__(self) -> str:
         return f"<Request {self.method} {self.path}>"
+
+
+# An app's Request subclass combined with the adapter class of each request it views.
+_views: dict[tuple[type[Request], type[Request]], type[Request]] = {}
+
+
+def _view_of(cls: type[Request], scope: Any, receive: Any = None, send: Any = None) -> Request:
+    """``cls(request.scope, request.receive)``: ``cls`` over the same request, as Starlette's
+    Request made from a scope shares its state. It shares the request's attributes (its body,
+    once read, its path parameters, what runs after its response)."""
+    if not isinstance(scope, ConnectionScope) or not isinstance(scope.connection, Request):
+        raise TypeError(
+            f"{cls.__name__}(scope, receive) takes a hasten request's scope "
+            f"(request.scope), not {type(scope).__name__}"
+        )
+    request = scope.connection
+    adapter = type(request)
+    kind = adapter if issubclass(adapter, cls) else _views.get((cls, adapter))
+    if kind is None:
+        names = {"__module__": cls.__module__, "__qualname__": cls.__qualname__}
+        kind = _views[cls, adapter] = type(cls.__name__, (cls, adapter), names)
+    view = object.__new__(kind)
+    view.__dict__ = request.__dict__
+    return view
+
+
+def _made_as_view(self: Request, scope: Any, receive: Any = None, send: Any = None) -> None:
+    """``_view_of`` made it whole."""

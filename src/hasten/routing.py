@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import types
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
@@ -12,7 +13,7 @@ from typing import Any, TypedDict, TypeVar, Unpack
 
 from .dependencies import AppDependencies
 from .endpoints import Endpoint, Offload, RouteOptions, check_dependencies
-from .errors import one_status
+from .errors import FastAPIError, one_status
 from .matcher import CompiledRoute
 from .models import IncEx, pydantic_v1_model
 from .mounts import MOUNT_PATH, MountEndpoint, is_native
@@ -334,7 +335,6 @@ class Router:
         **options: Unpack[RouteKeywords],
     ) -> Route:
         """Register ``func``; its signature is analysed now, so mistakes surface at import."""
-        self._check_open(f"add the route {path!r}")
         wanted = frozenset(method.upper() for method in methods)
         unknown = wanted - HTTP_METHODS
         if unknown or not wanted:
@@ -345,7 +345,7 @@ class Router:
         _check_connection_types(endpoint, websocket=False)
         _check_response_model(endpoint)
         route = self.route_class(template, wanted, endpoint, tuple(endpoint.options.tags))
-        self._routes.append(route)
+        self._register(route)
         return route
 
     def websocket(self, path: str) -> Callable[[F], F]:
@@ -363,14 +363,13 @@ class Router:
 
     def add_websocket_route(self, path: str, func: Callable[..., Any]) -> Route:
         """Register ``func`` for WebSocket connections to ``path``."""
-        self._check_open(f"add the WebSocket route {path!r}")
         template = PathTemplate.parse(path)
         endpoint = Endpoint(func, template.with_prefix(self.prefix), RouteOptions())
         if endpoint.runs_on != "event loop":
             raise TypeError(f"WebSocket handler {endpoint.name} must be an async def")
         _check_connection_types(endpoint, websocket=True)
         route = Route(template, frozenset({WEBSOCKET}), endpoint)
-        self._routes.append(route)
+        self._register(route)
         return route
 
     def get(self, path: str, **options: Unpack[RouteKeywords]) -> Callable[[F], F]:
@@ -399,7 +398,6 @@ class Router:
         ``root_path`` set to the prefix), or ``StaticFiles``. Routes of this app under the
         prefix still win; the mount catches the rest. ``name``: what ``url_for`` calls it
         (``url_for("static", path="/site.css")``)."""
-        self._check_open(f"mount {prefix!r}")
         if not prefix or "{" in prefix:
             raise ValueError(f"Mount prefix {prefix!r} must not be empty or hold path parameters")
         _check_prefix(prefix, "Mount prefix")
@@ -410,7 +408,7 @@ class Router:
         )
         endpoint = MountEndpoint(app, name)
         for path in (prefix, f"{prefix}/{{{MOUNT_PATH}:path}}"):
-            self._routes.append(Route(PathTemplate.parse(path), methods, endpoint))
+            self._register(Route(PathTemplate.parse(path), methods, endpoint))
 
     def include(
         self,
@@ -454,13 +452,22 @@ class Router:
     def routes(self) -> list[Route]:
         """Every route, included routers' too, with full paths."""
         own = self.inherited
-        collected = [route.with_prefix(self.prefix, own) for route in self._routes]
+        collected = [self._full(route) for route in self._routes]
         for prefix, child, inherited in self._children:
             collected.extend(
                 route.with_prefix(self.prefix + prefix, inherited.within(own))
                 for route in child.routes
             )
         return collected
+
+    def _register(self, route: Route) -> None:
+        """Add ``route`` (an App that runs serves it at once: see ``App._register``)."""
+        self._check_open(f"add the route {route.path!r}")
+        self._routes.append(route)
+
+    def _full(self, route: Route) -> Route:
+        """One of this router's own routes as ``routes`` lists it."""
+        return route.with_prefix(self.prefix, self.inherited)
 
     def _freeze(self) -> None:
         self._frozen = True
@@ -481,6 +488,15 @@ def _check_prefix(prefix: str, what: str) -> None:
 
 
 def _check_response_model(endpoint: Endpoint) -> None:
+    if endpoint.options.response_model is not None and _holds_a_response(endpoint.response_model):
+        raise FastAPIError(
+            f"{endpoint.name}: invalid args for response field! Hint: check that "
+            f"{endpoint.response_model} is a valid Pydantic field type. If you are using a "
+            "return type annotation that is not a valid Pydantic field (e.g. Union[Response, "
+            "dict, None]) you can disable generating the response model from the type "
+            "annotation with the path operation decorator parameter response_model=None. "
+            "Read more: https://fastapi.tiangolo.com/tutorial/response-model/"
+        )
     model = pydantic_v1_model(endpoint.response_model)
     if model is not None:
         raise TypeError(
@@ -489,6 +505,18 @@ def _check_response_model(endpoint: Endpoint) -> None:
             "declare it with `from pydantic import BaseModel`, not `from pydantic.v1 import "
             "BaseModel`"
         )
+
+
+def _holds_a_response(model: Any) -> bool:
+    """Whether ``model`` is a union with a Response class in it (``Response | dict``): no
+    response model, as FastAPI refuses it at registration. A Response class alone is the
+    result as it is."""
+    if typing.get_origin(model) not in (typing.Union, types.UnionType):
+        return False
+    return any(
+        isinstance(member, type) and issubclass(member, Response)
+        for member in typing.get_args(model)
+    )
 
 
 def _check_connection_types(endpoint: Endpoint, *, websocket: bool) -> None:

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import inspect
 import logging
+import threading
 from collections.abc import Mapping, Sequence
 from types import CodeType
 from typing import TYPE_CHECKING, Any
@@ -30,7 +31,7 @@ from .errors import (
     server_error_response,
 )
 from .lifecycle import run_tasks
-from .matcher import Matcher
+from .matcher import CompiledRoute, Matcher, RouteConflict
 from .middleware import build_chain
 from .monitor import BlockStats, LoopMonitor
 from .observe import WHERE, Observer, QueueTimer, RouteTag, Sink, Tracer
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
 __all__ = ["Runtime"]
 
 logger = logging.getLogger("hasten.error")
+routes_logger = logging.getLogger("hasten.routes")
 LOGGED_PATH_LENGTH = 200
 
 
@@ -95,20 +97,20 @@ class Runtime:
         sinks, tracer = self._observers(settings)
         self.observer = Observer(sinks, tracer) if sinks or tracer is not None else None
         # Observed, the handlers' pools note how long each call waited for a thread.
-        pools = self.pools.timed(QueueTimer) if self.observer is not None else self.pools
+        self._route_pools = (
+            self.pools.timed(QueueTimer) if self.observer is not None else self.pools
+        )
         control = control_routes(settings, self)
-        _refuse_taken_urls(routes, control)
-        routes = [*routes, *control]
+        _check_control_routes(routes, control)
+        self.routes = [*routes, *control]
+        # Held while the matcher is rebuilt (a late route, changed overrides), from any thread.
+        self._rebuilding = threading.Lock()
         try:
-            compiled = [route.compile(pools, self.dependencies) for route in routes]
-            self.matcher = Matcher(compiled)
+            self._compiled = [self._compile(route) for route in self.routes]
+            self._use(Matcher(self._compiled))
         except BaseException:
             self.pools.shutdown()
             raise
-        if self.observer is not None:
-            for route, done in zip(routes, compiled, strict=True):
-                done.target.tag = RouteTag(route.path, WHERE[route.endpoint.runs_on])
-        self.match = self.matcher.match
         # Open WebSockets and the tasks serving them: shutdown closes those left with 1001.
         self.sockets: dict[WebSocket, asyncio.Task[Any] | None] = {}
         # The middleware chain, the first registered outermost, ``dispatch`` innermost (it is
@@ -116,9 +118,53 @@ class Runtime:
         self.handle = build_chain(middlewares, self.dispatch)
         self.monitor: LoopMonitor | None = None
         if settings.block_threshold is not None:
-            self.monitor = LoopMonitor(settings.block_threshold, _codes(routes, middlewares))
+            self.monitor = LoopMonitor(settings.block_threshold, _codes(self.routes, middlewares))
             if self.metrics is not None:
                 self.monitor.listener = self.metrics.stalled
+
+    def _compile(self, route: Route) -> CompiledRoute:
+        compiled = route.compile(self._route_pools, self.dependencies)
+        if self.observer is not None:
+            compiled.target.tag = RouteTag(route.path, WHERE[route.endpoint.runs_on])
+        return compiled
+
+    def _use(self, matcher: Matcher) -> None:
+        for shadowed in matcher.shadowed:
+            routes_logger.warning(shadowed)
+        # One reference each, swapped whole: a request in flight matched on the old matcher.
+        self.matcher = matcher
+        self.match = matcher.match
+
+    def add_route(self, route: Route) -> None:
+        """Serve ``route`` too, registered after the app started (as FastAPI allows): the
+        matcher is built again, once per such route, from the routes compiled already; a
+        request matched before it sees the old one."""
+        with self._rebuilding:
+            compiled = self._compile(route)
+            self._check_app_values(f"The route {route.label}, added while the app runs,")
+            self.routes.append(route)
+            self._compiled.append(compiled)
+            self._use(Matcher(self._compiled))
+
+    def use_overrides(self, overrides: Mapping[Any, Any]) -> None:
+        """Apply ``overrides`` (``app.dependency_overrides`` changed while the app runs) from
+        the next request on: every route is compiled again with them, since the plans hold
+        the dependencies they resolved."""
+        with self._rebuilding:
+            self.dependencies.overrides = dict(overrides)
+            compiled = [self._compile(route) for route in self.routes]
+            self._check_app_values("An override changed while the app runs")
+            self._compiled = compiled
+            self._use(Matcher(compiled))
+
+    def _check_app_values(self, what: str) -> None:
+        """App-scoped values are created at startup: what comes later cannot ask for new ones."""
+        missing = self.dependencies.not_created()
+        if missing:
+            raise RuntimeError(
+                f"{what} needs the app-scoped dependencies {missing}, which are created when "
+                "the app starts: register or override it before startup"
+            )
 
     def _observers(self, settings: Settings) -> tuple[list[Sink], Tracer | None]:
         """What observes each request, as the settings ask: nothing by default. Each module
@@ -327,18 +373,15 @@ class Runtime:
         )
 
 
-def _refuse_taken_urls(routes: Sequence[Route], control: Sequence[Route]) -> None:
-    """A setting's URL (``health_url``, ``metrics_url``, ...) that one of the app's routes
-    takes is a mistake in the settings: refused at startup, where two of the app's own
-    routes would be served first come, first served."""
-    taken = {(method, route.path): route for route in routes for method in route.methods}
-    for route in control:
-        for method in sorted(route.methods):
-            owner = taken.get((method, route.path))
-            if owner is not None:
-                raise ValueError(
-                    f"The app's route {owner.label} and hasten's {route.label} both catch "
-                    f"{method} requests to {route.path!r}: change the setting's URL"
+def _check_control_routes(routes: Sequence[Route], control: Sequence[Route]) -> None:
+    """A URL the settings give the app (health, readiness, metrics) must be free."""
+    for added in control:
+        for route in routes:
+            both = sorted(added.methods & route.methods)
+            if route.path == added.path and both:
+                raise RouteConflict(
+                    f"Routes {route.label} and {added.label} both catch {both[0]} requests to "
+                    f"{added.path!r}: give the setting another URL"
                 )
 
 

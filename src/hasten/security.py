@@ -80,13 +80,18 @@ class SecurityScheme:
     def _challenge(self) -> str:
         raise NotImplementedError
 
-    def not_authenticated(self) -> HTTPError:
-        """The 401 this scheme answers, with its ``WWW-Authenticate`` challenge."""
-        return HTTPError(401, "Not authenticated", {"www-authenticate": self._challenge()})
+    def make_authenticate_headers(self) -> dict[str, str]:
+        """The ``WWW-Authenticate`` challenge of this scheme (FastAPI's name)."""
+        return {"WWW-Authenticate": self._challenge()}
+
+    def make_not_authenticated_error(self) -> HTTPError:
+        """The 401 this scheme answers, with its challenge: a subclass may answer otherwise
+        (FastAPI's name; its tutorial's HTTPBearer403 returns a 403)."""
+        return HTTPError(401, "Not authenticated", self.make_authenticate_headers())
 
     def _refuse(self) -> None:
         if self.auto_error:
-            raise self.not_authenticated()
+            raise self.make_not_authenticated_error()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(scheme_name={self.scheme_name!r})"
@@ -151,10 +156,10 @@ class HTTPBasic(SecurityScheme):
         try:
             decoded = b64decode(value, validate=True).decode("utf-8")
         except (ValueError, UnicodeDecodeError, binascii.Error):
-            raise self.not_authenticated() from None
+            raise self.make_not_authenticated_error() from None
         username, separator, password = decoded.partition(":")
         if not separator:
-            raise self.not_authenticated()
+            raise self.make_not_authenticated_error()
         return HTTPBasicCredentials(username, password)
 
 

@@ -51,6 +51,8 @@ class Served(Protocol):
 
     # ASGI middleware wraps the app: an RSGI connection goes through ``asgi`` too.
     through_asgi: bool
+    # The path the app is served under (FastAPI's deprecated ``root_path=``), or ''.
+    root_path: str
 
     @property
     def asgi(self) -> Callable[..., Awaitable[None]]:

@@ -39,7 +39,7 @@ def test_version(flag: str, version: str, capsysbinary: pytest.CaptureFixture[by
     document = json.loads(capsysbinary.readouterr().out)
     assert document["openapi"] == version
     nullable = document["paths"]["/orders"]["post"]["parameters"][0]["schema"]
-    title = {"title": "X Request Id"}
+    title = {"title": "X-Request-Id"}
     if version == "3.0.3":
         assert nullable == {"type": "string", "maxLength": 64, "nullable": True, **title}
     else:

@@ -131,6 +131,18 @@ def test_turned_off(serve: ClientFactory) -> None:
     assert client.get("/docs").status_code == 404
 
 
+def test_an_empty_url_turns_it_off_as_fastapi_reads_it_from_settings(
+    serve: ClientFactory,
+) -> None:
+    client = serve(make_app(openapi_url=""))
+    response = client.get("/openapi.json")
+    assert (response.status_code, response.json()) == (404, {"detail": "Not Found"})
+    assert client.get("/docs").status_code == 404
+    client = serve(make_app(docs_url="", redoc_url=""))
+    assert (client.get("/docs").status_code, client.get("/redoc").status_code) == (404, 404)
+    assert client.get("/openapi.json").status_code == 200
+
+
 def test_an_app_may_serve_its_own_docs_route_once_ours_is_off(serve: ClientFactory) -> None:
     app = make_app(docs_url=None)
 
@@ -230,14 +242,6 @@ def test_the_docs_routes_are_not_the_apps() -> None:
 def test_settings_are_checked(settings: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         App(**settings)
-
-
-def test_an_empty_openapi_url_turns_the_document_and_its_pages_off(serve: ClientFactory) -> None:
-    """FastAPI's conditional OpenAPI: ``openapi_url=""`` (from an environment variable)."""
-    client = serve(make_app(openapi_url=""))
-    for path in ("/openapi.json", "/docs", "/docs/oauth2-redirect"):
-        answer = client.get(path)
-        assert (answer.status_code, answer.json()) == (404, {"detail": "Not Found"})
 
 
 def test_the_docs_page_may_be_the_root(serve: ClientFactory) -> None:

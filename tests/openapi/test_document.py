@@ -39,7 +39,9 @@ from hasten.openapi.operations import (
     security,
 )
 from hasten.responses import HTMLResponse, JSONResponse, RedirectResponse
+from hasten.sse import EventSourceResponse, ServerSentEvent
 from hasten.testing import TestClient
+from tests.conftest import ClientFactory
 from tests.openapi import full_app
 
 Document = dict[str, Any]
@@ -519,7 +521,7 @@ def test_router_and_include_tags_come_before_the_routes() -> None:
     assert operation(app.openapi(), "/outer/inner/x")["tags"] == ["outer", "via", "inner", "own"]
 
 
-def test_one_openapi_path_for_two_converters_keeps_the_first() -> None:
+def test_one_openapi_path_for_two_converters_keeps_the_last_as_fastapi() -> None:
     app = App()
 
     @app.get("/n/{n:int}")
@@ -531,7 +533,40 @@ def test_one_openapi_path_for_two_converters_keeps_the_first() -> None:
         return n
 
     found = operation(app.openapi(), "/n/{n}")
-    assert found["operationId"] == "number_n__n__get"
+    assert found["operationId"] == "text_n__n__get"
+
+
+def test_a_callbacks_routers_routes_are_documented_on_the_operation(
+    serve: ClientFactory,
+) -> None:
+    callbacks = Router()
+
+    @callbacks.post("{$callback_url}/invoices/{$request.body.id}")
+    def invoice_notification(body: dict[str, bool]) -> None:
+        """Tell the API user."""
+
+    app = App()
+
+    @app.post("/invoices/", callbacks=callbacks.routes)
+    def create_invoice(callback_url: str | None = None) -> dict[str, str]:
+        return {"msg": "Invoice received"}
+
+    client = serve(app)
+    response = client.post("/invoices/")
+    assert (response.status_code, response.json()) == (200, {"msg": "Invoice received"})
+    assert client.post("/{$callback_url}/invoices/{$request.body.id}").status_code == 404
+    assert callbacks.routes[0].endpoint({}) is None  # the function, as FastAPI's route.endpoint
+    document = client.get("/openapi.json").json()
+    validate(document)
+    found = document["paths"]["/invoices/"]["post"]["callbacks"]
+    assert list(found) == ["invoice_notification"]
+    sent = found["invoice_notification"]["{$callback_url}/invoices/{$request.body.id}"]["post"]
+    assert sent["operationId"] == (
+        "invoice_notification__callback_url__invoices___request_body_id__post"
+    )
+    assert (sent["summary"], sent["description"]) == ("Invoice Notification", "Tell the API user.")
+    assert sent["requestBody"]["required"] is True
+    assert list(document["paths"]) == ["/invoices/"]
 
 
 class Item(msgspec.Struct):
@@ -717,7 +752,7 @@ def test_the_apps_and_routers_dependencies_document_their_parameters_and_422() -
 
     app.include_router(router)
     document = app.openapi()
-    token_schema = {"title": "X Token", "type": "string"}
+    token_schema = {"title": "X-Token", "type": "string"}  # its wire name, as FastAPI 0.165
     token = {"name": "x-token", "in": "header", "required": True, "schema": token_schema}
     key_schema = {"title": "Key", "type": "string"}
     key = {"name": "key", "in": "query", "required": True, "schema": key_schema}
@@ -940,3 +975,52 @@ def test_response_classes_and_generators_are_documented_as_fastapi_does() -> Non
     item = {"$ref": "#/components/schemas/Listed"}
     assert success("/json")["200"]["content"] == {"application/json": {"schema": item}}
     assert success("/lines")["200"]["content"] == {"application/jsonl": {"itemSchema": item}}
+
+
+class Price(msgspec.Struct):
+    name: str
+    price: float
+
+
+def test_server_sent_events_document_each_event_as_fastapi(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.get("/prices", response_class=EventSourceResponse)
+    async def prices() -> AsyncIterator[Price]:
+        yield Price("Plumbus", 32.99)
+
+    @app.get("/events", response_class=EventSourceResponse)
+    async def events() -> AsyncIterator[ServerSentEvent]:
+        yield ServerSentEvent(data="tick", event="clock")
+
+    client = serve(app)
+    response = client.get("/prices")
+    assert (response.status_code, response.text) == (
+        200,
+        'data: {"name":"Plumbus","price":32.99}\n\n',
+    )
+    document = client.get("/openapi.json").json()
+    event = {
+        "data": {"type": "string"},
+        "event": {"type": "string"},
+        "id": {"type": "string"},
+        "retry": {"type": "integer", "minimum": 0},
+    }
+    priced = {
+        "type": "string",
+        "contentMediaType": "application/json",
+        "contentSchema": {"$ref": "#/components/schemas/Price"},
+    }
+    assert operation(document, "/prices")["responses"]["200"]["content"] == {
+        "text/event-stream": {
+            "itemSchema": {
+                "type": "object",
+                "properties": {**event, "data": priced},
+                "required": ["data"],
+            }
+        }
+    }
+    assert operation(document, "/events")["responses"]["200"]["content"] == {
+        "text/event-stream": {"itemSchema": {"type": "object", "properties": event}}
+    }
+    assert sorted(document["components"]["schemas"]) == ["Price"]  # no ServerSentEvent

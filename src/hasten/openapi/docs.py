@@ -98,8 +98,16 @@ class _Document:
 
     # A plain def: the first request generates the document on the thread pool, so a large
     # app's generation never stalls the event loop.
-    def respond(self) -> Response:
+    def respond(self, request: Request) -> Response:
         document = self.app.openapi()
+        root = request.root_path.rstrip("/")
+        if root and self.app.root_path_in_servers:
+            # Served under a root path, the document names it as its first server (FastAPI's
+            # rule): encoded for each request, as the root path is the request's.
+            servers = document.get("servers", [])
+            if root not in {server.get("url") for server in servers}:
+                document = {**document, "servers": [{"url": root}, *servers]}
+                return Response(msgspec.json.encode(document), 200, None, "application/json")
         encoded = self.encoded
         if encoded is None or encoded[0] is not document:
             encoded = self.encoded = (document, msgspec.json.encode(document))
@@ -124,7 +132,7 @@ def _add_docs_page(router: Router, settings: Settings, docs_url: str, openapi_ur
     redirect_url = settings.swagger_ui_oauth2_redirect_url
 
     async def docs(request: Request) -> Response:
-        root = request.root_path
+        root = request.root_path.rstrip("/")
         return get_swagger_ui_html(
             openapi_url=root + openapi_url,
             title=f"{title} - Swagger UI",
@@ -150,7 +158,8 @@ def _add_redoc_page(router: Router, redoc_url: str, openapi_url: str, title: str
     """FastAPI's ReDoc page at ``redoc_url``: asked for, since it loads ReDoc from a CDN."""
 
     async def redoc(request: Request) -> Response:
-        return get_redoc_html(openapi_url=request.root_path + openapi_url, title=f"{title} - ReDoc")
+        root = request.root_path.rstrip("/")
+        return get_redoc_html(openapi_url=root + openapi_url, title=f"{title} - ReDoc")
 
     router.add_route(redoc_url, redoc, include_in_schema=False)
 

@@ -127,9 +127,8 @@ def _paths(
             schemes[name] = scheme
         item = paths.setdefault(path, {})
         for method in sorted(route.methods, key=_METHOD_ORDER.index):
-            key = method.lower()
-            if key in item:
-                continue  # /x/{a:int} and /x/{a}: OpenAPI holds one operation per path
+            # /x/{a:int} and /x/{a}, or one path twice: OpenAPI holds one operation per path
+            # and method, the last route's (FastAPI's; the first serves the requests).
             # The route's (given on it, its routers or the app), else the document's.
             name_of = route.endpoint.options.generate_unique_id_function or unique_id_of
             unique_id = unique_id_at(route, path, method) if name_of is None else name_of(route)
@@ -137,8 +136,22 @@ def _paths(
             found["operationId"] = _unique(found["operationId"], operation_ids)
             if requirements:
                 found["security"] = [{name: scopes} for name, _, scopes in requirements]
-            item[key] = found
+            if endpoint.options.callbacks:
+                found["callbacks"] = _callbacks(endpoint.options.callbacks, schemas, schemes)
+            item[method.lower()] = found
     return paths
+
+
+def _callbacks(
+    callbacks: Iterable[Any], schemas: Schemas, schemes: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
+    """An operation's Callback Objects: the requests it makes the API send, each route of a
+    callbacks router by its name, then its path (``{$callback_url}/...``), as FastAPI's."""
+    found: dict[str, dict[str, Any]] = {}
+    for route in callbacks:
+        documented = _paths([(openapi_path(route.template), route)], schemas, schemes, None)
+        found.setdefault(route.name, {}).update(documented)
+    return found
 
 
 def _without_nulls(node: Any) -> Any:

@@ -32,7 +32,7 @@ from ..responses import (
     declared_media_type,
 )
 from ..routing import Route
-from ..sse import EventSourceResponse
+from ..sse import EventSourceResponse, ServerSentEvent
 from ..wire import allows_body
 from .form_models import form_model_schema, is_form_model
 from .meta import constraints_of, said_by
@@ -245,7 +245,10 @@ def operation(route: Route, method: str, schemas: Schemas, unique_id: str) -> di
 
 
 def openapi_path(template: PathTemplate) -> str:
-    """``/typed/{n:int}`` as OpenAPI writes it: ``/typed/{n}``."""
+    """``/typed/{n:int}`` as OpenAPI writes it: ``/typed/{n}``; a callback's path
+    (``{$callback_url}/...``) as it is."""
+    if not template.path.startswith("/"):
+        return template.path
     return "/" + "/".join(
         segment if isinstance(segment, str) else f"{{{segment.name}}}"
         for segment in template.segments
@@ -353,10 +356,12 @@ def _schema(parameter: Parameter, schemas: Schemas) -> dict[str, Any]:
 
 
 def _title_of(parameter: Parameter) -> str:
-    """FastAPI's title of a parameter: of its alias as declared (a header's before ``_``
-    becomes ``-``), else of its name."""
+    """FastAPI's title of a parameter: of its alias as declared, else of a header's name with
+    ``_`` as ``-`` (``x_token``: "X-Token"), else of its name."""
     marker = parameter.marker
     declared = marker and (marker.validation_alias or marker.alias)
+    if not declared and marker is not None and marker.source == "header":
+        declared = marker.wire_name(parameter.name)
     return _title(declared or parameter.name)
 
 
@@ -473,6 +478,8 @@ def _class_content(endpoint: Endpoint, schemas: Schemas) -> tuple[str, dict[str,
         status = 307  # the class's own default, which the route does not override
     if not allows_body(status):
         return str(status), {}
+    if issubclass(response_class or Response, EventSourceResponse) and endpoint.stream_item:
+        return str(status), {"text/event-stream": {"itemSchema": _event(endpoint, schemas)}}
     returns = response_type(endpoint)
     model = {} if returns is Any else schemas.schema(returns)
     if response_class is None:  # a generator handler, sending JSON Lines
@@ -482,6 +489,28 @@ def _class_content(endpoint: Endpoint, schemas: Schemas) -> tuple[str, dict[str,
         return str(status), {}
     schema = model if issubclass(response_class, JSONResponse) else {"type": "string"}
     return str(status), {media_type: {"schema": schema}}
+
+
+def _event(endpoint: Endpoint, schemas: Schemas) -> dict[str, Any]:
+    """The schema of one event a generator handler streams as Server-Sent Events, FastAPI's:
+    its ``data`` is the JSON of what it yields, unless it yields ServerSentEvents of its own
+    making (or says nothing of what it yields)."""
+    event: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "data": {"type": "string"},
+            "event": {"type": "string"},
+            "id": {"type": "string"},
+            "retry": {"type": "integer", "minimum": 0},
+        },
+    }
+    item = endpoint.stream_item
+    if item is Any or (isinstance(item, type) and issubclass(item, ServerSentEvent)):
+        return event
+    data = {"type": "string", "contentMediaType": _JSON}
+    event["properties"]["data"] = {**data, "contentSchema": schemas.schema(item, "serialization")}
+    event["required"] = ["data"]
+    return event
 
 
 def _merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from ..connection import ASGICallable
 from ..context import UNSERVED
 from ..datastructures import Address
 from ..errors import report_unhandled
+from ..paths import under_root
 from ..requests import ClientDisconnected, Request
 from ..responses import Response
 from ..websockets import ABNORMAL, NO_STATUS, WebSocket, WebSocketDisconnect
@@ -37,11 +38,7 @@ FILE_CHUNK_SIZE = 256 * 1024  # files read on threads under ASGI without pathsen
 def route_path(scope: Scope) -> str:
     """The path the app routes on: the scope's path without the ``root_path`` it is mounted
     under (ASGI servers and mounting apps put the prefix in both)."""
-    path: str = scope["path"]
-    root = scope.get("root_path", "")
-    if root and path.startswith(root) and path[len(root) : len(root) + 1] in ("/", ""):
-        return path[len(root) :] or "/"
-    return path
+    return under_root(scope["path"], scope.get("root_path", ""))
 
 
 def _decoded(scope: Scope) -> list[tuple[str, str]]:
@@ -79,6 +76,10 @@ class ASGIRequest(Request):
 
     def _scheme(self) -> str:
         return str(self._scope.get("scheme", "http"))
+
+    def _asgi_scope(self) -> Scope:
+        scope: Scope = self._scope
+        return scope
 
     @property
     def root_path(self) -> str:
@@ -302,6 +303,10 @@ class ASGIWebSocket(WebSocket):
 
     def _scheme(self) -> str:
         return str(self._scope.get("scheme", "ws"))
+
+    def _asgi_scope(self) -> Scope:
+        scope: Scope = self._scope
+        return scope
 
     @property
     def root_path(self) -> str:

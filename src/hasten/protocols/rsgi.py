@@ -13,6 +13,7 @@ from ..connection import ASGICallable
 from ..context import UNSERVED
 from ..datastructures import Address
 from ..errors import HTTPError
+from ..paths import under_root
 from ..requests import Request
 from ..responses import Response
 from ..websockets import ABNORMAL, NO_STATUS, Message, WebSocket, WebSocketDisconnect
@@ -76,6 +77,9 @@ class RSGIRequest(Request):
     def _scheme(self) -> str:
         return str(self._scope.scheme)
 
+    def _asgi_scope(self) -> dict[str, Any]:
+        return asgi_scope(self._scope, self.root_path)
+
 
 def peer(client: str) -> Address | None:
     """Granian's ``host:port`` (``[::1]:port`` for IPv6) as an Address."""
@@ -106,6 +110,9 @@ class RSGIWebSocket(WebSocket):
 
     def _scheme(self) -> str:
         return "wss" if self._scope.scheme == "https" else "ws"
+
+    def _asgi_scope(self) -> dict[str, Any]:
+        return asgi_scope(self._scope, self.root_path)
 
     async def call_asgi(
         self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]], outbound: Any
@@ -158,6 +165,8 @@ def serve(served: Served, scope: Any, proto: Any) -> Awaitable[None]:
     if runtime is not None and scope.proto == "http" and not served.through_asgi:
         # perf: a plain function handing back the serve step's coroutine (no frame of ours).
         path: str = scope.path  # Granian has percent-decoded it, as ASGI servers do
+        if served.root_path:  # App(root_path=...), FastAPI's deprecated keyword
+            path = under_root(path, served.root_path)
         return runtime.serve(
             RSGIRequest(runtime.context, served, scope, proto, scope.method, path), proto
         )
@@ -170,8 +179,8 @@ async def _serve_unstarted(served: Served, scope: Any, proto: Any) -> None:
     if served.through_asgi:
         await serve_through_asgi(served, scope, proto)
         return
-    runtime = await served.start_for(scope.path)
-    path: str = scope.path
+    path = under_root(scope.path, served.root_path)
+    runtime = await served.start_for(path)
     if scope.proto != "http":
         if isinstance(runtime, Response):
             proto.close(runtime.status)  # a refused handshake carries the status
@@ -195,4 +204,4 @@ async def serve_through_asgi(served: Served, scope: Any, proto: Any) -> None:
         if scope.proto == "http"
         else WebSocketBridge(proto)
     )
-    await served.asgi(asgi_scope(scope, ""), bridge.receive, bridge.send)
+    await served.asgi(asgi_scope(scope, served.root_path), bridge.receive, bridge.send)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from ..errors import unhandled_exceptions
+from ..paths import under_root
 from ..websockets import ABNORMAL
 from .exchange import Message, Pipe, Result, Wire
 
@@ -149,7 +150,8 @@ class _Lifespan:
 class ASGIDriver:
     """Serves an app as uvicorn does: the lifespan scope starts and stops it, and each
     connection gets a scope, ``receive`` and ``send``. Under ``root_path`` the app is served
-    as if mounted there by another app (the prefix in both the path and ``root_path``)."""
+    as if mounted there by another app (the prefix in both the path and ``root_path``); a
+    request may name the path with the prefix or without."""
 
     def __init__(self, app: App, root_path: str) -> None:
         self.app = app
@@ -177,13 +179,18 @@ class ASGIDriver:
             await lifespan.cancel()  # its run is over: another run must not be shut down
 
     def _scope(self, kind: str, wire: Wire) -> dict[str, Any]:
+        # A path given under the root path already (Starlette's TestClient takes it so) is
+        # sent as it is; any other is sent under it, as a server with a root path does.
+        raw_path = wire.raw_path
+        if under_root(raw_path, self.root_path) == raw_path:
+            raw_path = self.root_path + raw_path
         return {
             "type": kind,
             "asgi": {"version": "3.0", "spec_version": "2.4"},
             "http_version": "1.1",
             "scheme": wire.scheme,
-            "path": self.root_path + unquote(wire.raw_path),
-            "raw_path": (self.root_path + wire.raw_path).encode("ascii"),
+            "path": unquote(raw_path),
+            "raw_path": raw_path.encode("ascii"),
             "query_string": wire.query_string.encode("ascii"),
             "root_path": self.root_path,
             "headers": [(n.encode("latin-1"), v.encode("latin-1")) for n, v in wire.headers],
