@@ -98,7 +98,7 @@ class Runtime:
         pools = self.pools.timed(QueueTimer) if self.observer is not None else self.pools
         routes = [*routes, *control_routes(settings, self)]
         try:
-            compiled = [route.compile(pools, self.dependencies) for route in routes]
+            compiled = [route.compile(pools, self.dependencies, self.context) for route in routes]
             self.matcher = Matcher(compiled)
         except BaseException:
             self.pools.shutdown()

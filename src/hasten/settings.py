@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, TypedDict
 
-__all__ = ["Settings", "SettingsKeywords"]
+__all__ = [
+    "FormLimitsKeywords",
+    "Settings",
+    "SettingsKeywords",
+    "check_body_size",
+    "check_form_limits",
+]
 
 DEFAULT_MAX_BODY_SIZE = 1_048_576
 DEFAULT_MAX_THREADS = 128
@@ -37,6 +44,37 @@ STATS_DIRECTORY_ENV = "HASTEN_STATS_DIR"
 AccessLogFormat = Literal["json", "keyvalue"]
 
 
+class FormLimitsKeywords(TypedDict, total=False):
+    """FastAPI's ``form_limits={...}``: each key given bounds the forms of the app, router or
+    route it is given to; each key left out keeps the enclosing value."""
+
+    max_fields: int  # fields that are not files
+    max_files: int
+    max_part_size: int  # bytes of a field that is not a file: max_form_field_size
+
+
+def check_form_limits(limits: Mapping[str, Any] | None, where: str) -> dict[str, int]:
+    """``form_limits`` checked as FastAPI checks it: its keys only, each an int >= 0."""
+    checked: dict[str, int] = {}
+    for key, value in (limits or {}).items():
+        if key not in FormLimitsKeywords.__optional_keys__:
+            raise ValueError(
+                f"{where}: form_limits takes max_fields, max_files and max_part_size, not {key!r}"
+            )
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{where}: form_limits[{key!r}] must be an int >= 0, not {value!r}")
+        checked[key] = value
+    return checked
+
+
+def check_body_size(value: int | None, where: str) -> int | None:
+    """``max_body_size`` checked as FastAPI checks it: None (the enclosing limit) or an
+    int >= 0 (0 allows an empty body only)."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise ValueError(f"{where}: max_body_size must be an int >= 0 or None, not {value!r}")
+    return value
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Settings:
     """What an App is configured with. Each field is an ``App(...)`` keyword argument."""
@@ -47,7 +85,10 @@ class Settings:
     )
     max_body_size: int = field(
         default=DEFAULT_MAX_BODY_SIZE,
-        metadata={"help": "Largest request body in bytes; a larger one gets 413."},
+        metadata={
+            "help": "Largest request body in bytes; a larger one gets 413. A router or a route "
+            "may give its own (FastAPI's max_body_size= on APIRouter and the decorators)."
+        },
     )
     max_threads: int = field(
         default=DEFAULT_MAX_THREADS,
@@ -98,6 +139,14 @@ class Settings:
             "help": "Largest JSON body in bytes the app decodes; a larger one gets 413. "
             "Decoding holds the event loop (about 25 ms for the costliest MiB), so this stays "
             "small when max_body_size is raised for uploads."
+        },
+    )
+    strict_content_type: bool = field(
+        default=True,
+        metadata={
+            "help": "A body without a Content-Type is not read as JSON (FastAPI's default: a "
+            "browser's cross-site form post cannot reach a JSON handler); False reads it as "
+            "JSON. A router or a route may give its own."
         },
     )
     shutdown_timeout: float = field(
@@ -151,6 +200,14 @@ class Settings:
         metadata={
             "help": "Largest uploaded file in bytes; a larger one gets 413 (the whole body is "
             "also held to max_body_size)."
+        },
+    )
+    form_limits: FormLimitsKeywords | None = field(
+        default=None,
+        metadata={
+            "help": "FastAPI's form limits, over the settings above: max_fields and max_files "
+            "(each kind of part, within max_form_parts), max_part_size (max_form_field_size). "
+            "A router or a route may give its own, key by key."
         },
     )
     form_spool_size: int = field(
@@ -264,8 +321,8 @@ class Settings:
     )
 
     def __post_init__(self) -> None:
+        _check_body_limits(self)
         for name in (
-            "max_body_size",
             "max_query_params",
             "max_headers",
             "max_json_depth",
@@ -324,6 +381,13 @@ class Settings:
         ]
 
 
+def _check_body_limits(settings: Settings) -> None:
+    # None, FastAPI's unlimited, is not taken: an app limits every body.
+    if check_body_size(settings.max_body_size, "App") is None:
+        raise ValueError("App: max_body_size must be an int >= 0, not None")
+    check_form_limits(settings.form_limits, "App")
+
+
 def _check_origins(origins: list[str] | tuple[()]) -> None:
     for origin in origins:
         if "://" not in origin or origin.rstrip("/").count("/") != 2:
@@ -347,6 +411,7 @@ class SettingsKeywords(TypedDict, total=False):
     max_headers: int
     max_json_depth: int
     max_json_size: int
+    strict_content_type: bool
     shutdown_timeout: float
     block_threshold: float | None
     websocket_max_size: int
@@ -355,6 +420,7 @@ class SettingsKeywords(TypedDict, total=False):
     max_form_parts: int
     max_form_field_size: int
     max_file_size: int
+    form_limits: FormLimitsKeywords | None
     form_spool_size: int
     metrics_url: str | None
     tracing: bool
