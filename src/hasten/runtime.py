@@ -138,11 +138,13 @@ class Runtime:
 
             sinks.append(AccessLog(settings.access_log))
         tracer = None
-        if settings.tracing:
+        if settings.traced:
             from . import tracing
 
             # Without a tracer provider every span would be a no-op: skip them all.
-            tracer = tracing.Tracing() if tracing.configured() else None
+            provider = (settings.telemetry or {}).get("tracer_provider")
+            if provider is not None or tracing.configured():
+                tracer = tracing.Tracing(provider)
         return sinks, tracer
 
     def start(self) -> None:

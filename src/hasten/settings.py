@@ -11,6 +11,7 @@ __all__ = [
     "FormLimitsKeywords",
     "Settings",
     "SettingsKeywords",
+    "TelemetryKeywords",
     "check_body_size",
     "check_form_limits",
 ]
@@ -65,6 +66,20 @@ def check_form_limits(limits: Mapping[str, Any] | None, where: str) -> dict[str,
             raise ValueError(f"{where}: form_limits[{key!r}] must be an int >= 0, not {value!r}")
         checked[key] = value
     return checked
+
+
+class TelemetryKeywords(TypedDict, total=False):
+    """FastAPI's ``telemetry={...}`` (its TelemetryConfig's keys)."""
+
+    tracer_provider: Any  # an opentelemetry TracerProvider (None: the global one)
+    tracing: bool
+    operation_spans: bool
+    meter_provider: Any
+    logger_provider: Any
+    metrics: bool
+    logs: bool
+    auto_configure: bool
+    exclude: Any
 
 
 def check_body_size(value: int | None, where: str) -> int | None:
@@ -232,6 +247,15 @@ class Settings:
             "startup. Needs opentelemetry-api: pip install 'hasten[otel]'."
         },
     )
+    telemetry: TelemetryKeywords | None = field(
+        default=None,
+        metadata={
+            "help": "FastAPI's telemetry={...}: given, it turns tracing on (unless 'tracing': "
+            "False), with its 'tracer_provider' if any rather than the global one. hasten's "
+            "span is the request's: 'operation_spans' and the metrics and logs keys are taken "
+            "and do nothing (metrics_url serves Prometheus metrics)."
+        },
+    )
     access_log: AccessLogFormat | None = field(
         default=None,
         metadata={
@@ -368,6 +392,13 @@ class Settings:
                 f"access_log must be 'json', 'keyvalue' or None, not {self.access_log!r}"
             )
 
+    @property
+    def traced(self) -> bool:
+        """Whether requests are traced: ``tracing=True``, or FastAPI's ``telemetry``."""
+        if self.telemetry is None:
+            return self.tracing
+        return self.telemetry.get("tracing", True)
+
     @classmethod
     def documentation(cls) -> list[tuple[str, str, str]]:
         """(name, default, help) for every setting: the README table is generated from this."""
@@ -386,6 +417,9 @@ def _check_body_limits(settings: Settings) -> None:
     if check_body_size(settings.max_body_size, "App") is None:
         raise ValueError("App: max_body_size must be an int >= 0, not None")
     check_form_limits(settings.form_limits, "App")
+    unknown = set(settings.telemetry or ()) - TelemetryKeywords.__optional_keys__
+    if unknown:
+        raise ValueError(f"App: telemetry takes FastAPI's TelemetryConfig keys, not {unknown}")
 
 
 def _check_origins(origins: list[str] | tuple[()]) -> None:
@@ -424,6 +458,7 @@ class SettingsKeywords(TypedDict, total=False):
     form_spool_size: int
     metrics_url: str | None
     tracing: bool
+    telemetry: TelemetryKeywords | None
     access_log: AccessLogFormat | None
     health_url: str | None
     ready_url: str | None
