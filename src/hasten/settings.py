@@ -343,6 +343,10 @@ class Settings:
     swagger_ui_parameters: dict[str, Any] | None = field(
         default=None, metadata={"help": "Swagger UI's configuration, over hasten's defaults."}
     )
+    swagger_ui_init_oauth: dict[str, Any] | None = field(
+        default=None,
+        metadata={"help": "Swagger UI's initOAuth options (clientId, scopes, ...) for /docs."},
+    )
 
     def __post_init__(self) -> None:
         _check_body_limits(self)
@@ -480,3 +484,4 @@ class SettingsKeywords(TypedDict, total=False):
     license_info: dict[str, Any] | None
     separate_input_output_schemas: bool
     swagger_ui_parameters: dict[str, Any] | None
+    swagger_ui_init_oauth: dict[str, Any] | None

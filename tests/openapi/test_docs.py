@@ -290,3 +290,11 @@ def test_the_redoc_page_is_served_only_when_asked_for(serve: ClientFactory) -> N
     page = client.get("/redoc")
     assert page.status_code == 200
     assert "<title>Docs &lt;test&gt; - ReDoc</title>" in page.text
+
+
+def test_swagger_ui_init_oauth_reaches_the_page(serve: ClientFactory) -> None:
+    client = serve(make_app(swagger_ui_init_oauth={"clientId": "shop", "scopes": "items"}))
+    response = client.get("/docs")
+    assert response.status_code == 200
+    assert 'ui.initOAuth({"clientId": "shop", "scopes": "items"});\n</script>' in response.text
+    assert "ui.initOAuth" not in serve(make_app()).get("/docs").text
