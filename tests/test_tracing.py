@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 from opentelemetry import trace
@@ -147,3 +148,48 @@ def test_without_a_tracer_provider_the_request_path_is_the_plain_one(
         assert app.runtime is not None
         assert app.runtime.observer is None
     assert server_spans(spans) == []
+
+
+def items_app(**settings: Any) -> App:
+    app = App(**settings)
+
+    @app.get("/items/{item_id}")
+    async def read_item(item_id: int) -> dict[str, int]:
+        return {"item_id": item_id}
+
+    return app
+
+
+def test_fastapis_telemetry_traces_with_its_tracer_provider(
+    serve: ClientFactory, spans: InMemorySpanExporter
+) -> None:
+    own = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(own))
+    client = serve(items_app(telemetry={"tracer_provider": provider, "operation_spans": False}))
+    response = client.get("/items/2")
+    assert (response.status_code, response.content) == (200, b'{"item_id":2}')
+    [span] = own.get_finished_spans()
+    assert (span.name, span.kind) == ("GET /items/{item_id}", trace.SpanKind.SERVER)
+    assert (span.attributes or {})["http.route"] == "/items/{item_id}"
+    assert spans.get_finished_spans() == ()  # not the global provider's
+
+
+@pytest.mark.parametrize(
+    ("telemetry", "traced"), [({}, True), ({"tracing": False}, False), (None, False)]
+)
+def test_telemetry_turns_tracing_on_unless_it_says_not_to(
+    serve: ClientFactory, spans: InMemorySpanExporter, telemetry: Any, traced: bool
+) -> None:
+    response = serve(items_app(telemetry=telemetry)).get("/items/3")
+    assert (response.status_code, response.content) == (200, b'{"item_id":3}')
+    assert [span.name for span in server_spans(spans)] == (
+        ["GET /items/{item_id}"] if traced else []
+    )
+
+
+def test_telemetry_takes_fastapis_keys_only() -> None:
+    with pytest.raises(
+        ValueError, match=r"telemetry takes FastAPI's TelemetryConfig keys, not \{'traces'\}"
+    ):
+        App(telemetry={"traces": True})  # type: ignore[arg-type]

@@ -7,9 +7,11 @@ and for ``app.py``.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .body_wait import BodyWait
 from .overload import InFlight
@@ -17,18 +19,31 @@ from .settings import Settings
 
 if TYPE_CHECKING:
     from .dependencies import AppDependencies
+    from .requests import Request
+    from .types import Invoke
 
-__all__ = ["UNSERVED", "FormLimits", "ServeContext"]
+__all__ = ["UNSERVED", "FormLimits", "InContext", "ServeContext"]
 
 
 @dataclass(frozen=True, slots=True)
 class FormLimits:
-    """How large a form may be (each an App setting of the same name)."""
+    """How large a form may be (each an App setting of the same name; ``max_fields`` and
+    ``max_files`` are FastAPI's ``form_limits``, which bound each kind of part within
+    ``max_parts``)."""
 
     max_parts: int
     max_field_size: int
     max_file_size: int
     spool_size: int
+    max_fields: int | None = None
+    max_files: int | None = None
+
+    def given(self, limits: Mapping[str, Any]) -> FormLimits:
+        """These limits with FastAPI's ``form_limits`` keys over them."""
+        changes = {key: value for key, value in limits.items() if key != "max_part_size"}
+        if "max_part_size" in limits:
+            changes["max_field_size"] = limits["max_part_size"]
+        return dataclasses.replace(self, **changes) if changes else self
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +58,9 @@ class ServeContext:
     websocket_max_size: int
     websocket_idle_timeout: float | None
     form: FormLimits
+    # Whether a body without a Content-Type stays bytes (FastAPI's strict_content_type),
+    # rather than being read as JSON.
+    strict_content_type: bool
     debug: bool
     body_wait: BodyWait
     # The app's thread pool (None: asyncio's default, for a request made outside an app).
@@ -71,12 +89,45 @@ class ServeContext:
                 settings.max_form_field_size,
                 settings.max_file_size,
                 settings.form_spool_size,
-            ),
+            ).given(settings.form_limits or {}),
+            strict_content_type=settings.strict_content_type,
             debug=settings.debug,
             body_wait=body_wait,
             threads=threads,
             dependencies=dependencies,
         )
+
+    def of_route(
+        self,
+        max_body_size: int | None,
+        form_limits: Mapping[str, Any],
+        strict_content_type: bool | None,
+    ) -> ServeContext:
+        """This context for a route given its own limits (a route's, its routers' keywords:
+        None and empty keep the app's); the same object when they change nothing."""
+        changes: dict[str, Any] = {}
+        if max_body_size is not None:
+            changes["body_limit"] = max_body_size
+        if form_limits:
+            changes["form"] = self.form.given(form_limits)
+        if strict_content_type is not None:
+            changes["strict_content_type"] = strict_content_type
+        return dataclasses.replace(self, **changes) if changes else self
+
+
+class InContext:
+    """A route's invoke, run with the route's own serve context: what it gives its requests
+    (a body limit, form limits) before they read anything."""
+
+    __slots__ = ("_context", "_invoke")
+
+    def __init__(self, invoke: Invoke, context: ServeContext) -> None:
+        self._invoke = invoke
+        self._context = context
+
+    async def __call__(self, request: Request) -> Any:
+        request.context = self._context
+        return await self._invoke(request)
 
 
 # A request made outside a started app (one a test builds, or one answered before startup):

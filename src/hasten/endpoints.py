@@ -18,6 +18,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .context import InContext, ServeContext
 from .dependencies import AppDependencies, collect, describe_dependency
 from .lifecycle import submit
 from .models import DumpOptions, IncEx, ResponseModel, response_model_for
@@ -28,6 +29,7 @@ from .plan import Plan, Run
 from .pools import Pools, call_in_child
 from .renderers import ClassRenderer, ModelRenderer, Renderer, StreamRenderer, renderer_for
 from .responses import Response
+from .settings import check_body_size, check_form_limits
 from .types import Invoke, Target
 
 __all__ = ["UNSET", "Endpoint", "Offload", "RouteOptions", "RunsOn", "check_dependencies"]
@@ -78,6 +80,10 @@ class RouteOptions:
     response_model_exclude_unset: bool = False
     response_model_exclude_defaults: bool = False
     response_model_exclude_none: bool = False
+    # The route's own limits (FastAPI's names; None and empty: its routers', else the app's).
+    max_body_size: int | None = None
+    form_limits: Mapping[str, int] = field(default_factory=dict)
+    strict_content_type: bool | None = None
 
     def __post_init__(self) -> None:
         if self.offload not in (None, "process"):
@@ -92,6 +98,8 @@ class RouteOptions:
             raise ValueError(f"max_concurrency must be at least 1, not {self.max_concurrency}")
         if self.timeout is not None and self.timeout <= 0:
             raise ValueError(f"timeout must be positive, not {self.timeout}")
+        check_body_size(self.max_body_size, "route")
+        check_form_limits(self.form_limits, "route")
 
 
 class Endpoint:
@@ -203,11 +211,13 @@ class Endpoint:
         label: str,
         dependencies: Sequence[Dependency] = (),
         app: AppDependencies | None = None,
+        context: ServeContext | None = None,
     ) -> Target:
         """The Target that serves this endpoint in one started app: its pools attached, its
         plan compiled (``dependencies``: its routers' and the app's, run first; ``app``: the
-        app's overrides and app-scoped values), the route's timeout and concurrency limit
-        (``label`` names it in a 503) wrapped around."""
+        app's overrides and app-scoped values), the route's own limits given to its requests
+        (over ``context``, the app's), its timeout and concurrency limit (``label`` names it
+        in a 503) wrapped around."""
         if self.runs_on == "process pool":
             _check_picklable(self.func)
         plan = Plan(
@@ -219,6 +229,13 @@ class Endpoint:
             run=self._runner(pools),
         )
         invoke: Invoke = plan.invoke
+        options = self.options
+        if context is not None:
+            own = context.of_route(
+                options.max_body_size, options.form_limits, options.strict_content_type
+            )
+            if own is not context:
+                invoke = InContext(invoke, own)
         if self.options.timeout is not None:
             invoke = Deadline(invoke, self.options.timeout)
         if self.options.max_concurrency is not None:

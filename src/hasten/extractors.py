@@ -197,7 +197,9 @@ class BodyDecoder:
             return UNDEFINED
         content_type = request._header("content-type")
         # perf: the usual Content-Type is taken as it is, without parsing it.
-        if content_type != "application/json" and not _is_json(content_type):
+        if content_type != "application/json" and not _is_json(
+            content_type, request.context.strict_content_type
+        ):
             return body
         try:
             return decode_json(self._decode, body, request.context)
@@ -212,9 +214,9 @@ class BodyDecoder:
             raise RequestValidationError([invalid], body=body) from None
 
 
-def _is_json(content_type: str | None) -> bool:
+def _is_json(content_type: str | None, strict: bool) -> bool:
     if not content_type:
-        return False  # FastAPI's strict content type: no content type, no JSON
+        return not strict  # FastAPI's strict_content_type: no content type, no JSON
     message = email.message.Message()
     message["content-type"] = content_type
     if message.get_content_maintype() != "application":

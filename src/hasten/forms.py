@@ -104,6 +104,8 @@ def _urlencoded(body: bytes, limits: FormLimits) -> FormData:
     pairs = parse_query(text)
     if len(pairs) > limits.max_parts:
         raise _too_many_parts(limits)
+    if limits.max_fields is not None and len(pairs) > limits.max_fields:
+        raise _too_many("fields", limits.max_fields)
     limit = limits.max_field_size
     for name, value in pairs:
         if len(value) > limit:
@@ -113,6 +115,10 @@ def _urlencoded(body: bytes, limits: FormLimits) -> FormData:
 
 def _too_many_parts(limits: FormLimits) -> HTTPError:
     return HTTPError(413, f"The form has more than {limits.max_parts} parts (max_form_parts)")
+
+
+def _too_many(kind: str, limit: int) -> HTTPError:
+    return HTTPError(413, f"The form has more than {limit} {kind} (form_limits max_{kind})")
 
 
 def _field_too_large(name: str, limits: FormLimits) -> HTTPError:
@@ -164,10 +170,11 @@ class _Part:
     """The part being received: a field's bytes (held to ``max_form_field_size``) or a
     file's (spooled, held to ``max_file_size``)."""
 
-    __slots__ = ("_chunks", "_file", "_limits", "_received", "_segment")
+    __slots__ = ("_chunks", "_counts", "_file", "_limits", "_received", "_segment")
 
     def __init__(self, limits: FormLimits) -> None:
         self._limits = limits
+        self._counts = {"fields": 0, "files": 0}  # for form_limits' max_fields, max_files
         self._segment: Any = None
         self._chunks: list[bytes] = []
         self._file: UploadFile | None = None
@@ -218,6 +225,11 @@ class _Part:
 
     def _finish(self, pairs: list[tuple[str, FormValue]]) -> None:
         segment = self._segment
+        kind = "files" if self._file is not None else "fields"
+        self._counts[kind] += 1
+        limit = getattr(self._limits, f"max_{kind}")
+        if limit is not None and self._counts[kind] > limit:
+            raise _too_many(kind, limit)
         if self._file is not None:
             self._file.size = self._received
             self._file.file.seek(0)

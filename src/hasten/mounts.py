@@ -24,6 +24,7 @@ from .types import Target
 from .websockets import WebSocket
 
 if TYPE_CHECKING:
+    from .context import ServeContext
     from .dependencies import AppDependencies
     from .params import Dependency
     from .pools import Pools
@@ -100,8 +101,10 @@ class MountEndpoint(Endpoint):
         label: str,
         dependencies: Sequence[Dependency] = (),
         app: AppDependencies | None = None,
+        context: ServeContext | None = None,
     ) -> Target:
-        # As in FastAPI, a router's dependencies are not run for the apps mounted on it.
+        # As in FastAPI, a router's dependencies (and limits) are not given to the apps
+        # mounted on it.
         mounted: Any = self.mounted
         invoke = _native(mounted) if is_native(mounted) else _asgi(mounted)
         return Target(self.name, invoke, _AS_IS.render)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, TypedDict, TypeVar, Unpack
 
+from .context import ServeContext
 from .dependencies import AppDependencies
 from .endpoints import Endpoint, Offload, RouteOptions, check_dependencies
 from .errors import FastAPIError, one_status
@@ -23,6 +24,7 @@ from .pools import Pools
 from .renderers import Renderer
 from .requests import Request
 from .responses import Response
+from .settings import FormLimitsKeywords, check_body_size, check_form_limits
 from .types import Handler, Target
 
 __all__ = ["Inherited", "NoMatchFound", "Route", "Router"]
@@ -67,6 +69,9 @@ class OptionKeywords(TypedDict, total=False):
     response_model_exclude_unset: bool
     response_model_exclude_defaults: bool
     response_model_exclude_none: bool
+    max_body_size: int | None
+    form_limits: FormLimitsKeywords | None
+    strict_content_type: bool | None
 
 
 class RouteKeywords(OptionKeywords, total=False):
@@ -84,6 +89,8 @@ def route_options(
     fields: dict[str, Any] = dict(options)  # checked as keywords; tags become text here
     if "tags" in fields:
         fields["tags"] = tag_names(fields["tags"])
+    if fields.get("form_limits", ()) is None:
+        del fields["form_limits"]
     return RouteOptions(**fields)
 
 
@@ -104,6 +111,9 @@ class InheritedKeywords(TypedDict, total=False):
     include_in_schema: bool
     default_response_class: type[Response] | None
     generate_unique_id_function: Callable[[Any], str] | None
+    max_body_size: int | None
+    form_limits: FormLimitsKeywords | None
+    strict_content_type: bool | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +130,11 @@ class Inherited:
     include_in_schema: bool = True
     default_response_class: type[Response] | None = None
     generate_unique_id_function: Callable[[Any], str] | None = None
+    # Limits: the innermost given wins (route, router, inclusion, outer router, app); form
+    # limits key by key.
+    max_body_size: int | None = None
+    form_limits: Mapping[str, int] = field(default_factory=dict)
+    strict_content_type: bool | None = None
 
     @classmethod
     def given(cls, where: str, **keywords: Unpack[InheritedKeywords]) -> Inherited:
@@ -133,6 +148,9 @@ class Inherited:
             keywords.get("include_in_schema", True),
             keywords.get("default_response_class"),
             keywords.get("generate_unique_id_function"),
+            check_body_size(keywords.get("max_body_size"), where),
+            check_form_limits(keywords.get("form_limits"), where),
+            keywords.get("strict_content_type"),
         )
 
     def within(self, outer: Inherited) -> Inherited:
@@ -146,6 +164,9 @@ class Inherited:
             self.include_in_schema and outer.include_in_schema,
             _first(self.default_response_class, outer.default_response_class),
             _first(self.generate_unique_id_function, outer.generate_unique_id_function),
+            _first(self.max_body_size, outer.max_body_size),
+            {**outer.form_limits, **self.form_limits},
+            _first(self.strict_content_type, outer.strict_content_type),
         )
 
     def options_of(self, options: RouteOptions) -> RouteOptions:
@@ -166,6 +187,12 @@ class Inherited:
             options.generate_unique_id_function is None
         ):
             changes["generate_unique_id_function"] = self.generate_unique_id_function
+        if self.max_body_size is not None and options.max_body_size is None:
+            changes["max_body_size"] = self.max_body_size
+        if self.form_limits.keys() - options.form_limits.keys():
+            changes["form_limits"] = {**self.form_limits, **options.form_limits}
+        if self.strict_content_type is not None and options.strict_content_type is None:
+            changes["strict_content_type"] = self.strict_content_type
         return dataclasses.replace(options, **changes) if changes else options
 
 
@@ -253,15 +280,21 @@ class Route:
 
         return handle
 
-    def compile(self, pools: Pools, dependencies: AppDependencies | None = None) -> CompiledRoute:
+    def compile(
+        self,
+        pools: Pools,
+        dependencies: AppDependencies | None = None,
+        context: ServeContext | None = None,
+    ) -> CompiledRoute:
         """What the matcher serves for this route in one app: its endpoint bound to ``pools``
-        and, where it has dependencies, to the app's (overrides, app-scoped values)."""
+        and, where it has dependencies, to the app's (overrides, app-scoped values); its
+        requests read ``context`` (the app's) with the route's own limits over it."""
         if not self.path:
             raise ValueError(
                 f"Route '' of {self.endpoint.name}: a path may be '' only under a router prefix, "
                 "which it then serves"
             )
-        target = self.endpoint.bind(pools, self.label, self.dependencies, dependencies)
+        target = self.endpoint.bind(pools, self.label, self.dependencies, dependencies, context)
         if type(self).get_route_handler is not Route.get_route_handler:
             handler = dataclasses.replace(self, target=target).get_route_handler()
             target = Target(target.name, handler, _AS_IS)

@@ -123,7 +123,7 @@ class Runtime:
                 self.monitor.listener = self.metrics.stalled
 
     def _compile(self, route: Route) -> CompiledRoute:
-        compiled = route.compile(self._route_pools, self.dependencies)
+        compiled = route.compile(self._route_pools, self.dependencies, self.context)
         if self.observer is not None:
             compiled.target.tag = RouteTag(route.path, WHERE[route.endpoint.runs_on])
         return compiled
@@ -186,11 +186,13 @@ class Runtime:
 
             sinks.append(AccessLog(settings.access_log))
         tracer = None
-        if settings.tracing:
+        if settings.traced:
             from . import tracing
 
             # Without a tracer provider every span would be a no-op: skip them all.
-            tracer = tracing.Tracing() if tracing.configured() else None
+            provider = (settings.telemetry or {}).get("tracer_provider")
+            if provider is not None or tracing.configured():
+                tracer = tracing.Tracing(provider)
         return sinks, tracer
 
     def start(self) -> None:

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, TypedDict
 
-__all__ = ["Settings", "SettingsKeywords"]
+__all__ = [
+    "FormLimitsKeywords",
+    "Settings",
+    "SettingsKeywords",
+    "TelemetryKeywords",
+    "check_body_size",
+    "check_form_limits",
+]
 
 DEFAULT_MAX_BODY_SIZE = 1_048_576
 DEFAULT_MAX_THREADS = 128
@@ -37,6 +45,51 @@ STATS_DIRECTORY_ENV = "HASTEN_STATS_DIR"
 AccessLogFormat = Literal["json", "keyvalue"]
 
 
+class FormLimitsKeywords(TypedDict, total=False):
+    """FastAPI's ``form_limits={...}``: each key given bounds the forms of the app, router or
+    route it is given to; each key left out keeps the enclosing value."""
+
+    max_fields: int  # fields that are not files
+    max_files: int
+    max_part_size: int  # bytes of a field that is not a file: max_form_field_size
+
+
+def check_form_limits(limits: Mapping[str, Any] | None, where: str) -> dict[str, int]:
+    """``form_limits`` checked as FastAPI checks it: its keys only, each an int >= 0."""
+    checked: dict[str, int] = {}
+    for key, value in (limits or {}).items():
+        if key not in FormLimitsKeywords.__optional_keys__:
+            raise ValueError(
+                f"{where}: form_limits takes max_fields, max_files and max_part_size, not {key!r}"
+            )
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{where}: form_limits[{key!r}] must be an int >= 0, not {value!r}")
+        checked[key] = value
+    return checked
+
+
+class TelemetryKeywords(TypedDict, total=False):
+    """FastAPI's ``telemetry={...}`` (its TelemetryConfig's keys)."""
+
+    tracer_provider: Any  # an opentelemetry TracerProvider (None: the global one)
+    tracing: bool
+    operation_spans: bool
+    meter_provider: Any
+    logger_provider: Any
+    metrics: bool
+    logs: bool
+    auto_configure: bool
+    exclude: Any
+
+
+def check_body_size(value: int | None, where: str) -> int | None:
+    """``max_body_size`` checked as FastAPI checks it: None (the enclosing limit) or an
+    int >= 0 (0 allows an empty body only)."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise ValueError(f"{where}: max_body_size must be an int >= 0 or None, not {value!r}")
+    return value
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Settings:
     """What an App is configured with. Each field is an ``App(...)`` keyword argument."""
@@ -47,7 +100,10 @@ class Settings:
     )
     max_body_size: int = field(
         default=DEFAULT_MAX_BODY_SIZE,
-        metadata={"help": "Largest request body in bytes; a larger one gets 413."},
+        metadata={
+            "help": "Largest request body in bytes; a larger one gets 413. A router or a route "
+            "may give its own (FastAPI's max_body_size= on APIRouter and the decorators)."
+        },
     )
     max_threads: int = field(
         default=DEFAULT_MAX_THREADS,
@@ -98,6 +154,14 @@ class Settings:
             "help": "Largest JSON body in bytes the app decodes; a larger one gets 413. "
             "Decoding holds the event loop (about 25 ms for the costliest MiB), so this stays "
             "small when max_body_size is raised for uploads."
+        },
+    )
+    strict_content_type: bool = field(
+        default=True,
+        metadata={
+            "help": "A body without a Content-Type is not read as JSON (FastAPI's default: a "
+            "browser's cross-site form post cannot reach a JSON handler); False reads it as "
+            "JSON. A router or a route may give its own."
         },
     )
     shutdown_timeout: float = field(
@@ -153,6 +217,14 @@ class Settings:
             "also held to max_body_size)."
         },
     )
+    form_limits: FormLimitsKeywords | None = field(
+        default=None,
+        metadata={
+            "help": "FastAPI's form limits, over the settings above: max_fields and max_files "
+            "(each kind of part, within max_form_parts), max_part_size (max_form_field_size). "
+            "A router or a route may give its own, key by key."
+        },
+    )
     form_spool_size: int = field(
         default=DEFAULT_FORM_SPOOL_SIZE,
         metadata={
@@ -173,6 +245,15 @@ class Settings:
         metadata={
             "help": "An OpenTelemetry span per request, when a tracer provider is set at "
             "startup. Needs opentelemetry-api: pip install 'hasten[otel]'."
+        },
+    )
+    telemetry: TelemetryKeywords | None = field(
+        default=None,
+        metadata={
+            "help": "FastAPI's telemetry={...}: given, it turns tracing on (unless 'tracing': "
+            "False), with its 'tracer_provider' if any rather than the global one. hasten's "
+            "span is the request's: 'operation_spans' and the metrics and logs keys are taken "
+            "and do nothing (metrics_url serves Prometheus metrics)."
         },
     )
     access_log: AccessLogFormat | None = field(
@@ -262,6 +343,10 @@ class Settings:
     swagger_ui_parameters: dict[str, Any] | None = field(
         default=None, metadata={"help": "Swagger UI's configuration, over hasten's defaults."}
     )
+    swagger_ui_init_oauth: dict[str, Any] | None = field(
+        default=None,
+        metadata={"help": "Swagger UI's initOAuth options (clientId, scopes, ...) for /docs."},
+    )
 
     def _check_urls(self) -> None:
         for name in (
@@ -285,8 +370,8 @@ class Settings:
                 )
 
     def __post_init__(self) -> None:
+        _check_body_limits(self)
         for name in (
-            "max_body_size",
             "max_query_params",
             "max_headers",
             "max_json_depth",
@@ -320,6 +405,13 @@ class Settings:
                 f"access_log must be 'json', 'keyvalue' or None, not {self.access_log!r}"
             )
 
+    @property
+    def traced(self) -> bool:
+        """Whether requests are traced: ``tracing=True``, or FastAPI's ``telemetry``."""
+        if self.telemetry is None:
+            return self.tracing
+        return self.telemetry.get("tracing", True)
+
     @classmethod
     def documentation(cls) -> list[tuple[str, str, str]]:
         """(name, default, help) for every setting: the README table is generated from this."""
@@ -331,6 +423,16 @@ class Settings:
             )
             for item in fields(cls)
         ]
+
+
+def _check_body_limits(settings: Settings) -> None:
+    # None, FastAPI's unlimited, is not taken: an app limits every body.
+    if check_body_size(settings.max_body_size, "App") is None:
+        raise ValueError("App: max_body_size must be an int >= 0, not None")
+    check_form_limits(settings.form_limits, "App")
+    unknown = set(settings.telemetry or ()) - TelemetryKeywords.__optional_keys__
+    if unknown:
+        raise ValueError(f"App: telemetry takes FastAPI's TelemetryConfig keys, not {unknown}")
 
 
 def _check_origins(origins: list[str] | tuple[()]) -> None:
@@ -356,6 +458,7 @@ class SettingsKeywords(TypedDict, total=False):
     max_headers: int
     max_json_depth: int
     max_json_size: int
+    strict_content_type: bool
     shutdown_timeout: float
     block_threshold: float | None
     websocket_max_size: int
@@ -364,9 +467,11 @@ class SettingsKeywords(TypedDict, total=False):
     max_form_parts: int
     max_form_field_size: int
     max_file_size: int
+    form_limits: FormLimitsKeywords | None
     form_spool_size: int
     metrics_url: str | None
     tracing: bool
+    telemetry: TelemetryKeywords | None
     access_log: AccessLogFormat | None
     health_url: str | None
     ready_url: str | None
@@ -388,3 +493,4 @@ class SettingsKeywords(TypedDict, total=False):
     license_info: dict[str, Any] | None
     separate_input_output_schemas: bool
     swagger_ui_parameters: dict[str, Any] | None
+    swagger_ui_init_oauth: dict[str, Any] | None

@@ -41,10 +41,12 @@ class Tracing:
     before the request is routed, named by the method, and renamed by its route at the end,
     as the HTTP semantic conventions allow."""
 
-    def __init__(self) -> None:
+    def __init__(self, provider: trace.TracerProvider | None = None) -> None:
+        """``provider``: the app's own (FastAPI's ``telemetry={"tracer_provider": ...}``),
+        else the global one."""
         from . import __version__
 
-        self.tracer = trace.get_tracer("hasten", __version__)
+        self.tracer = trace.get_tracer("hasten", __version__, provider)
 
     def start(self, method: str, request: Request) -> Started:
         attributes: dict[str, str] = {

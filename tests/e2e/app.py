@@ -200,8 +200,19 @@ def stats() -> dict[str, str]:
     return {"scope": "admin"}
 
 
+# Body limits of their own (FastAPI's max_body_size=): the router's, and one route's under it.
+uploads = Router(prefix="/uploads", max_body_size=4 * MAX_BODY_SIZE)
+
+
+@uploads.post("/")
+@uploads.post("/small", max_body_size=2 * MAX_BODY_SIZE)
+async def upload_size(request: Request) -> dict[str, int]:
+    return {"size": len(await request.body())}
+
+
 app.include(api)
 app.include(admin, prefix="/v1")
+app.include(uploads)
 
 
 def child_pid() -> int:

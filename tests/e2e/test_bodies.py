@@ -157,6 +157,24 @@ def test_chunked_body_over_the_limit_is_413(client: httpx.Client) -> None:
     assert_healthy(client)
 
 
+@pytest.mark.parametrize(("path", "limit"), [("/uploads/", 4), ("/uploads/small", 2)])
+@pytest.mark.parametrize("send", [bytes, chunked])
+def test_a_router_or_route_body_limit_holds_on_the_wire(
+    client: httpx.Client, path: str, limit: int, send: Any
+) -> None:
+    limit *= MAX_BODY_SIZE  # over the app's, which this route does not hold to
+    response = client.post(path, content=send(b"x" * limit))
+    assert (response.status_code, response.json()) == (200, {"size": limit})
+    response = client.post(path, content=send(b"x" * (limit + 1)))
+    assert response.status_code == 413
+    if send is bytes:
+        detail = f"Request body of {limit + 1} bytes exceeds the limit of {limit} bytes"
+    else:
+        detail = f"Request body exceeds the limit of {limit} bytes"
+    assert response.json() == {"detail": detail}
+    assert_healthy(client)
+
+
 def test_request_json_and_url(client: httpx.Client, server: str) -> None:
     response = client.post("/echo?x=1", json={"a": [1, 2]})
     assert response.json() == {"json": {"a": [1, 2]}, "url": f"{server}/echo?x=1", "scheme": "http"}

@@ -140,6 +140,7 @@ def _add_docs_page(router: Router, settings: Settings, docs_url: str, openapi_ur
             swagger_css_url=f"{root}{assets}/swagger-ui.css?v={version}",
             swagger_favicon_url=f"{root}{assets}/favicon-32x32.png?v={version}",
             oauth2_redirect_url=None if redirect_url is None else root + redirect_url,
+            init_oauth=settings.swagger_ui_init_oauth,
             swagger_ui_parameters=settings.swagger_ui_parameters,
         )
 

@@ -31,6 +31,12 @@ SWAGGER_UI_DEFAULTS: dict[str, Any] = {
     "showCommonExtensions": True,
 }
 _CDN = "https://cdn.jsdelivr.net/npm"
+_PRESETS = """
+presets: [
+    SwaggerUIBundle.presets.apis,
+    SwaggerUIBundle.SwaggerUIStandalonePreset
+    ],
+}"""
 
 _SWAGGER_UI = """<!doctype html>
 <html lang="en">
@@ -94,12 +100,13 @@ def get_swagger_ui_html(
 ) -> HTMLResponse:
     """Swagger UI's page for the document at ``openapi_url`` (FastAPI's function)."""
     config: dict[str, Any] = {"url": openapi_url, **SWAGGER_UI_DEFAULTS}
-    if oauth2_redirect_url:
-        config["oauth2RedirectUrl"] = oauth2_redirect_url
     config.update(swagger_ui_parameters or {})
-    script = _json(config)[:-1] + (
-        ', "presets": [SwaggerUIBundle.presets.apis, SwaggerUIBundle.SwaggerUIStandalonePreset]}'
-    )
+    # FastAPI's layout, one option a line (its tests look for them so); the redirect URL is
+    # made absolute in the browser, as an OAuth2 server wants its redirect_uri.
+    lines = [f"{_json(key)}: {_json(value)}," for key, value in config.items()]
+    if oauth2_redirect_url:
+        lines.append(f"oauth2RedirectUrl: window.location.origin + {_json(oauth2_redirect_url)},")
+    script = "{\n" + "\n".join(lines) + _PRESETS
     oauth = f"ui.initOAuth({_json(init_oauth)});\n" if init_oauth else ""
     page = _SWAGGER_UI.format(
         title=html.escape(title),
