@@ -22,6 +22,7 @@ from starlette.websockets import WebSocket as StarletteWebSocket
 from hasten import App, StaticFiles, WebSocketDisconnect
 from hasten.testing import WebSocketDenialResponse
 from tests.conftest import ClientFactory
+from tests.e2e.mounted_app import STARTED, STOPPED, lifecycle_app, mounting_apps
 
 
 @pytest.fixture
@@ -343,3 +344,29 @@ def test_a_mount_inside_an_app_that_is_itself_mounted(tmp_path: pathlib.Path) ->
     assert response.json()["root_path"] == "/outer/star"
     assert response.json()["path"] == "/outer/star/hello"
     assert response.json()["url_for"] == "http://testserver/outer/star/hello"
+
+
+def test_a_mounted_hasten_app_starts_and_stops_with_the_app(serve: ClientFactory) -> None:
+    outer, inner, events = mounting_apps()
+    with serve(outer) as client:
+        assert client.get("/events").json() == STARTED  # before the first request to it
+        assert client.get("/inner/events").json() == STARTED
+        assert client.get("/again/events").json() == STARTED
+    assert events == STARTED + STOPPED
+    assert not inner.started
+
+
+def test_a_mounted_app_that_fails_to_start_stops_those_started(serve: ClientFactory) -> None:
+    events: list[str] = []
+    outer = lifecycle_app("outer", events)
+    outer.mount("/inner", lifecycle_app("inner", events))
+    broken = App()
+
+    @broken.on_startup
+    def fail() -> None:
+        raise RuntimeError("the broken app cannot start")
+
+    outer.mount("/broken", broken)
+    with pytest.raises(RuntimeError, match="cannot start"), serve(outer):
+        pass
+    assert events == [*STARTED, "inner lifespan exits", "inner stops", "outer lifespan exits"]
