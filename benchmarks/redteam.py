@@ -294,6 +294,8 @@ def run_surfaces(target: Target) -> dict[str, str]:
                 cell = str(outcome)
                 if outcome.body.startswith(b'{"client":'):  # /who: whom the app believed
                     cell += f" (client {json.loads(outcome.body)['client']})"
+                if "content-encoding" in outcome.headers:  # what GZip did
+                    cell += f" ({outcome.headers['content-encoding']})"
             except OSError as exc:
                 cell = type(exc).__name__
             if not next_ok(port) or process.poll() is not None:

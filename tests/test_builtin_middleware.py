@@ -315,6 +315,37 @@ def test_gzip_leaves_what_it_should(serve: ClientFactory) -> None:
     assert plain.headers["vary"] == "Accept-Encoding"
 
 
+# Accept-Encoding values, and whether they ask for gzip (RFC 9110, 12.5.3).
+ACCEPT_ENCODINGS = [
+    ("gzip", True),
+    ("GZIP;Q=1", True),
+    ("x-gzip", True),
+    ("br, gzip;q=0.5", True),
+    ("*", False),  # as Starlette: identity is always acceptable
+    ("gzip;q=0", False),
+    ("gzip;q=0.000", False),
+    ("gzip;q=0, *", False),
+    ("identity;q=0", False),  # nothing acceptable: sent as it is (RFC 9110 says so)
+    ("gzip;q=abc", False),  # a weight that is not a number gives nothing
+    ("gzipped, ungzip", False),  # the word inside other codings
+    ("", False),
+    (", ".join(f"coding{number}" for number in range(10_000)) + ", gzip;q=0", False),
+    (", ".join(f"coding{number}" for number in range(10_000)) + ", gzip", True),
+]
+
+
+@pytest.mark.parametrize(("accept", "compressed"), ACCEPT_ENCODINGS, ids=lambda v: str(v)[:40])
+def test_gzip_follows_the_weights_of_accept_encoding(
+    serve: ClientFactory, accept: str, compressed: bool
+) -> None:
+    response = serve(gzip_app()).get("/big", headers={"accept-encoding": accept})
+    assert (response.headers.get("content-encoding"), response.text) == (
+        "gzip" if compressed else None,
+        "x" * 1000,
+    )
+    assert response.headers["vary"] == "Accept-Encoding"
+
+
 def test_gzip_compresses_streams_chunk_by_chunk(serve: ClientFactory) -> None:
     client = serve(gzip_app())
     response = client.get("/stream", headers={"accept-encoding": "gzip"})

@@ -22,6 +22,7 @@ from starlette.websockets import WebSocket as StarletteWebSocket
 from hasten import App, Request, StaticFiles, WebSocketDisconnect
 from hasten.testing import WebSocketDenialResponse
 from tests.conftest import ClientFactory
+from tests.e2e.mounted_app import STARTED, STOPPED, lifecycle_app, mounting_apps
 
 
 @pytest.fixture
@@ -383,3 +384,29 @@ def test_url_for_in_a_mounted_app_under_a_root_path(
         )
         response = client.get(f"{mount_path}/static/styles.css")  # or as a proxy strips it
         assert (response.status_code, response.text) == (200, "a { color: green; }")
+
+
+def test_a_mounted_hasten_app_starts_and_stops_with_the_app(serve: ClientFactory) -> None:
+    outer, inner, events = mounting_apps()
+    with serve(outer) as client:
+        assert client.get("/events").json() == STARTED  # before the first request to it
+        assert client.get("/inner/events").json() == STARTED
+        assert client.get("/again/events").json() == STARTED
+    assert events == STARTED + STOPPED
+    assert not inner.started
+
+
+def test_a_mounted_app_that_fails_to_start_stops_those_started(serve: ClientFactory) -> None:
+    events: list[str] = []
+    outer = lifecycle_app("outer", events)
+    outer.mount("/inner", lifecycle_app("inner", events))
+    broken = App()
+
+    @broken.on_startup
+    def fail() -> None:
+        raise RuntimeError("the broken app cannot start")
+
+    outer.mount("/broken", broken)
+    with pytest.raises(RuntimeError, match="cannot start"), serve(outer):
+        pass
+    assert events == [*STARTED, "inner lifespan exits", "inner stops", "outer lifespan exits"]

@@ -23,6 +23,7 @@ from .errors import (
     server_error_response,
 )
 from .monitor import BlockStats
+from .mounts import MountEndpoint
 from .overload import overloaded
 from .protocols import asgi, rsgi
 from .responses import Response
@@ -330,6 +331,9 @@ class App(Router):
                     await _run_hook(hook)
                 if self._lifespan is not None:
                     await stack.enter_async_context(self._lifespan(self))
+                for mounted in self._mounted_apps():
+                    await mounted.startup()
+                    stack.push_async_callback(mounted.shutdown)
                 await runtime.dependencies.open()
                 stack.push_async_callback(runtime.dependencies.close)
             except BaseException:
@@ -342,6 +346,14 @@ class App(Router):
             self._startup_error = None
             self.runtime = runtime
             self.asgi = self._build_asgi()
+
+    def _mounted_apps(self) -> list[App]:
+        """The hasten apps mounted here, each once: they start after this app's startup hooks
+        and lifespan, and stop before them (Starlette never starts a mounted app's lifespan;
+        a hasten app would otherwise start at its first request and never stop)."""
+        endpoints = (route.endpoint for route in self.routes)
+        mounted = (item.mounted for item in endpoints if isinstance(item, MountEndpoint))
+        return list({id(app): app for app in mounted if isinstance(app, App)}.values())
 
     async def shutdown(self) -> None:
         """Let requests in flight finish (up to ``shutdown_timeout``), run shutdown hooks and

@@ -1,16 +1,18 @@
 """Mounted ASGI apps and ASGI middleware on real servers: a Starlette and a FastAPI app
-under a prefix, and an app wrapped in Starlette's GZipMiddleware (under Granian RSGI, through
-the RSGI -> ASGI bridge)."""
+under a prefix, an app wrapped in Starlette's GZipMiddleware (under Granian RSGI, through
+the RSGI -> ASGI bridge), and a hasten app mounted in another, started and stopped with it."""
 
 from __future__ import annotations
 
 import gzip
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from websockets.sync.client import connect
 
-from tests.e2e.conftest import local_client, run_server
+from tests.e2e.conftest import KINDS, local_client, run_server
+from tests.e2e.mounted_app import EVENTS_ENV, STARTED, STOPPED
 from tests.e2e.raw import fetch
 
 pytestmark = pytest.mark.server
@@ -55,3 +57,20 @@ def test_asgi_middleware_wraps_every_request(middleware_server: str) -> None:
     with connect(url) as ws:
         ws.send("shout")
         assert ws.recv(5) == "SHOUT"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_mounted_hasten_app_starts_and_stops_with_the_app(tmp_path: Path, kind: str) -> None:
+    record = tmp_path / "events"
+    served = run_server(
+        kind,
+        tmp_path / "server.log",
+        env={EVENTS_ENV: str(record)},
+        target="tests.e2e.mounted_app:app",
+        ready="/events",
+    )
+    with served as running, local_client(running.base_url) as client:
+        for path in ("/events", "/inner/events", "/again/events"):
+            response = client.get(path)
+            assert (response.status_code, response.json()) == (200, STARTED)
+    assert record.read_text().splitlines() == STARTED + STOPPED

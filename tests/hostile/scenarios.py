@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from tests.hostile.cases import request
 from tests.hostile.surface_cases import multipart, part
 from tests.hostile.websocket import BINARY, CLOSE, PING, TEXT, frame, handshake, upgrade
@@ -292,12 +294,15 @@ def ws_idle_sockets(port: int) -> Seen:
 
 
 # Streams and Server-Sent Events.
-def stalled_reader(port: int, target: str) -> Seen:
+GZIP = (("Accept-Encoding", "gzip"),)
+
+
+def stalled_reader(port: int, target: str, headers: tuple[tuple[str, str], ...] = ()) -> Seen:
     """GET ``target`` (a fast source of 64 KiB chunks), read nothing for 1.5 s."""
     before = rss_mib(port)
     with connection(port) as sock:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
-        sock.sendall(request(target))
+        sock.sendall(request(target, headers=headers))
         time.sleep(1.5)
         seen = probe(port)
     grew = seen["rss"] / MIB - before
@@ -318,19 +323,57 @@ def stalled_mounted_stream(port: int) -> Seen:
     return stalled_reader(port, "/mounted/stream?count=1000")
 
 
-def vanishing_client(port: int) -> Seen:
-    """GET an endless stream, read a little, hang up: the generator and its tasks go."""
+def stalled_gzip_stream(port: int) -> Seen:
+    """A stream that gzip cannot shrink, through GZipMiddleware, to a client that stalls."""
+    return stalled_reader(port, "/stream/noise?count=1000", GZIP)
+
+
+def left_mid_stream(port: int, read: Callable[[], dict[str, Any]]) -> Seen:
+    """``read()`` an endless stream, then hang up: the generator and its tasks go."""
     baseline = settle(port, generators=0)
-    with connection(port) as sock:
-        sock.sendall(request("/stream/endless"))
-        received = b""
-        while received.count(b"tick") < 5:
-            received += sock.recv(4096)
+    facts = read()
     after = settle(port, generators=0, tasks=baseline["tasks"])
     closed = after["closed"] - baseline["closed"]
     left = after["tasks"] - baseline["tasks"]
+    facts |= {"closed": closed, "generators": after["generators"], "tasks": left}
     cell = f"{closed} generator closed, {after['generators']} open, {left} tasks left"
-    return Seen({"closed": closed, "generators": after["generators"], "tasks": left}, cell)
+    return Seen(facts, cell)
+
+
+def vanishing_client(port: int) -> Seen:
+    """GET an endless stream, read a little, hang up."""
+
+    def read() -> dict[str, Any]:
+        with connection(port) as sock:
+            sock.sendall(request("/stream/endless"))
+            received = b""
+            while received.count(b"tick") < 5:
+                received += sock.recv(4096)
+        return {}
+
+    return left_mid_stream(port, read)
+
+
+def gzip_stream_read_as_it_comes(port: int) -> Seen:
+    """GET an endless stream with ``Accept-Encoding: gzip``, decompress five ticks as they
+    arrive (a stream compressed whole would never arrive), then hang up."""
+
+    def read() -> dict[str, Any]:
+        url = f"http://{HOST}:{port}/stream/endless"
+        ticks = 0
+        with httpx.stream("GET", url, headers=dict(GZIP), timeout=5.0) as response:
+            encoding = response.headers.get("content-encoding")
+            with contextlib.suppress(httpx.ReadTimeout):
+                for data in response.iter_bytes():  # decompressed, chunk by chunk
+                    ticks += data.count(b"tick")
+                    if ticks >= 5:
+                        break
+        return {"encoding": encoding, "ticks": min(ticks, 5)}
+
+    seen = left_mid_stream(port, read)
+    ticks, encoding = seen.facts["ticks"], seen.facts["encoding"]
+    seen.cell = f"{encoding}, {ticks} ticks read as they came; {seen.cell}"
+    return seen
 
 
 # Control endpoints.
@@ -443,6 +486,8 @@ SCENARIOS: list[tuple[str, Callable[..., Seen]]] = [
     ("SSE: client reads nothing for 1.5 s", stalled_events),
     ("mounted ASGI app's stream: client reads nothing", stalled_mounted_stream),
     ("stream: client vanishes mid-stream", vanishing_client),
+    ("gzip stream: client reads nothing for 1.5 s", stalled_gzip_stream),
+    ("gzip stream: read as it comes, then the client vanishes", gzip_stream_read_as_it_comes),
     ("metrics: invented paths and methods", label_cardinality),
     ("X-Forwarded-For from the trusted proxy", forwarded_by_the_trusted_proxy),
     ("yield dependency: client hangs up in the handler", cleanup_after_hang_up),

@@ -7,13 +7,17 @@ client that hangs up, memory) is in ``tests/hostile/scenarios.py``.
 
 from __future__ import annotations
 
+import gzip
+
 from tests.hostile.cases import Case, request
 from tests.hostile.websocket import handshake
 
-__all__ = ["BOUNDARY", "SURFACE_CASES", "multipart", "part"]
+__all__ = ["BOUNDARY", "PRECOMPRESSED", "SURFACE_CASES", "multipart", "part"]
 
 BOUNDARY = "hostile-boundary"
 STATS_TOKEN = "hostile-stats-token-7f3a"  # as tests/hostile/surfaces_app.py has it
+# A body the app compressed itself, sent with its Content-Encoding: never compressed again.
+PRECOMPRESSED = gzip.compress(b"compressed by the app " * 100, mtime=0)
 
 
 def part(
@@ -48,6 +52,10 @@ def multipart(
     media = content_type or f"multipart/form-data; boundary={boundary}"
     headers = (("Content-Type", media), ("Content-Length", str(len(body))))
     return request(target, method="POST", headers=headers, body=body)
+
+
+def gzip_asked(target: str, accept_encoding: str) -> bytes:
+    return request(target, headers=(("Accept-Encoding", accept_encoding),))
 
 
 def tiny_parts(count: int) -> bytes:
@@ -177,7 +185,14 @@ SURFACE_CASES: list[Case] = [
             headers=(("Origin", "https://evil.example"), ("Access-Control-Request-Method", "GET")),
         ),
     ),
-    Case("gzip: an image", request("/image", headers=(("Accept-Encoding", "gzip"),))),
+    Case("gzip: an image", gzip_asked("/image", "gzip")),
+    Case("gzip: a body with its own Content-Encoding", gzip_asked("/precompressed", "gzip")),
+    Case("gzip: Accept-Encoding gzip;q=0", gzip_asked("/text?size=1024", "gzip;q=0")),
+    Case("gzip: Accept-Encoding identity;q=0", gzip_asked("/text?size=1024", "identity;q=0")),
+    Case(
+        "gzip: Accept-Encoding of 1,000 codings, gzip;q=0 last",
+        gzip_asked("/text?size=1024", ", ".join(f"c{n}" for n in range(1000)) + ", gzip;q=0"),
+    ),
     # Dependencies and exception handlers.
     Case("a handler that raises with a yield dependency", request("/deps/raise")),
     Case("an exception handler that raises", request("/exception-handler-fails")),

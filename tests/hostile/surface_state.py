@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import resource
 import tempfile
 from collections.abc import AsyncIterator
@@ -20,6 +21,8 @@ ALLOWED_ORIGIN = "https://app.example"
 PROXY = "127.0.0.2"  # the one trusted proxy: a test connects from it
 ALLOWED_HOSTS = ["127.0.0.1", "localhost", "app.example", "*.app.example"]
 CHUNK = b"x" * 65536
+# 64 KiB that gzip cannot shrink (its window is 32 KiB): a compressed stream of it is as big.
+NOISE = random.Random(17).randbytes(65536)
 BIG_FILE_SIZE = 16 * 1024 * 1024
 
 
@@ -95,6 +98,11 @@ async def counted(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
 async def fast(count: int) -> AsyncIterator[bytes]:
     for _ in range(count):
         yield CHUNK
+
+
+async def noise(count: int) -> AsyncIterator[bytes]:
+    for _ in range(count):
+        yield NOISE
 
 
 async def trickle() -> AsyncIterator[bytes]:

@@ -41,6 +41,7 @@ from hasten.middleware import (
     ProxyHeadersMiddleware,
     TrustedHostMiddleware,
 )
+from tests.hostile.surface_cases import PRECOMPRESSED
 from tests.hostile.surface_state import (
     ALLOWED_HOSTS,
     ALLOWED_ORIGIN,
@@ -52,6 +53,7 @@ from tests.hostile.surface_state import (
     failing_task,
     fast,
     live,
+    noise,
     probe,
     resource_held,
     trickle,
@@ -132,6 +134,12 @@ async def file() -> FileResponse:
 async def stream(count: int = 1000) -> StreamingResponse:
     live["produced"] = 0
     return StreamingResponse(counted(fast(count)), media_type="application/octet-stream")
+
+
+@app.get("/stream/noise")
+async def noisy(count: int = 1000) -> StreamingResponse:
+    live["produced"] = 0
+    return StreamingResponse(counted(noise(count)), media_type="text/plain")
 
 
 @app.get("/stream/endless")
@@ -257,3 +265,8 @@ async def text(size: int = 4 * 1024 * 1024) -> Response:
 @app.get("/image")
 async def image() -> Response:
     return Response(b"\x89PNG\r\n\x1a\n" + bytes(100_000), media_type="image/png")
+
+
+@app.get("/precompressed")
+async def precompressed() -> Response:
+    return Response(PRECOMPRESSED, media_type="text/plain", headers={"Content-Encoding": "gzip"})

@@ -17,7 +17,7 @@ import pytest
 from tests.hostile.cases import NORMAL
 from tests.hostile.conftest import KINDS, Surfaces
 from tests.hostile.scenarios import FILE_SIZE, SCENARIOS
-from tests.hostile.surface_cases import SURFACE_CASES
+from tests.hostile.surface_cases import PRECOMPRESSED, SURFACE_CASES
 from tests.hostile.wire import exchange
 
 pytestmark = pytest.mark.server
@@ -34,6 +34,7 @@ TOO_MANY_PARTS = b'{"detail":"The form has more than 1000 parts (max_form_parts)
 FILE_TOO_BIG = b'{"detail":"File \'a.txt\' exceeds 33554432 bytes (max_file_size)"}'
 NO_TOKEN = b'{"detail":"A bearer token is required"}'
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(100_000)
+TEXT = bytes(range(256)) * 4  # /text?size=1024
 
 Answer = tuple[int | None, bytes]
 
@@ -143,6 +144,11 @@ EXPECTED: dict[str, Answer | dict[str, Answer]] = {
     ),
     "CORS preflight from another site": (400, b"Disallowed CORS origin"),
     "gzip: an image": (200, PNG),  # not compressed again
+    "gzip: a body with its own Content-Encoding": (200, PRECOMPRESSED),
+    # A client that refuses gzip gets the body as it is (Starlette compresses it all the same).
+    "gzip: Accept-Encoding gzip;q=0": (200, TEXT),
+    "gzip: Accept-Encoding identity;q=0": (200, TEXT),  # nothing acceptable: as it is
+    "gzip: Accept-Encoding of 1,000 codings, gzip;q=0 last": (200, TEXT),
     "a handler that raises with a yield dependency": (500, SERVER_ERROR),
     "an exception handler that raises": (500, SERVER_ERROR),  # its secret not in the body
 }
@@ -209,6 +215,14 @@ FACTS: dict[str, dict[str, Any]] = {
     "SSE: client reads nothing for 1.5 s": {},
     "mounted ASGI app's stream: client reads nothing": {},
     "stream: client vanishes mid-stream": {"closed": 1, "generators": 0, "tasks": 0},
+    "gzip stream: client reads nothing for 1.5 s": {},
+    "gzip stream: read as it comes, then the client vanishes": {
+        "encoding": "gzip",
+        "ticks": 5,
+        "closed": 1,
+        "generators": 0,
+        "tasks": 0,
+    },
     "metrics: invented paths and methods": {"invented": 0},
     "X-Forwarded-For from the trusted proxy": {"client": "203.0.113.9"},
     "yield dependency: client hangs up in the handler": {"entered": 1, "cleaned": 1},
@@ -228,6 +242,7 @@ MEMORY_MIB: dict[str, float] = {
     "stream: client reads nothing for 1.5 s": 16,  # of a 64 MiB source
     "SSE: client reads nothing for 1.5 s": 16,
     "mounted ASGI app's stream: client reads nothing": 16,
+    "gzip stream: client reads nothing for 1.5 s": 16,  # of 64 MiB that gzip cannot shrink
 }
 # A source held back by its client runs a few MiB ahead of it, not through all 64 MiB: how
 # many chunks of 64 KiB it produced (of 1,000), or messages it sent.
@@ -236,6 +251,7 @@ RAN_AHEAD_AT_MOST: dict[str, tuple[str, int]] = {
     "stream: client reads nothing for 1.5 s": ("produced", 200),
     "SSE: client reads nothing for 1.5 s": ("produced", 200),
     "mounted ASGI app's stream: client reads nothing": ("produced", 200),
+    "gzip stream: client reads nothing for 1.5 s": ("produced", 200),
 }
 # Series /metrics' http_requests_total adds for 300 invented paths and methods: one for each
 # method label (GET, POST, the one for every other method) on the unmatched route, and one for

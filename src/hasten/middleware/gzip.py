@@ -16,7 +16,7 @@ from ..types import CallNext
 from ..wire import allows_body
 from .headers import add_vary
 
-__all__ = ["GZipMiddleware"]
+__all__ = ["GZipMiddleware", "accepts_gzip"]
 
 _GZIP = 31  # zlib's wbits for a gzip container
 # Compressing takes 30-50 ms a MiB at level 9: past this size a body (or a stream's chunk) is
@@ -77,7 +77,7 @@ class GZipMiddleware:
             return response
         headers = response.headers
         add_vary(headers, "Accept-Encoding")
-        if "gzip" not in request.headers.get("accept-encoding", "").lower():
+        if not accepts_gzip(request.headers.get("accept-encoding", "")):
             return response
         headers["content-encoding"] = "gzip"
         if isinstance(response, StreamingResponse):
@@ -105,6 +105,35 @@ class GZipMiddleware:
             if name == "content-type" and value.startswith(self.exclude_content_types):
                 return False
         return True
+
+
+def accepts_gzip(accept_encoding: str) -> bool:
+    """Whether an ``Accept-Encoding`` value asks for gzip: ``gzip`` (or ``x-gzip``) listed
+    with a weight above 0 (RFC 9110, 12.5.3). Starlette looks for the word anywhere, and so
+    compresses for a client that refused gzip (``gzip;q=0``), which then cannot read the
+    body; ``*`` alone is left uncompressed, as Starlette leaves it (identity is always
+    acceptable).
+    """
+    lowered = accept_encoding.lower()
+    if "gzip" not in lowered:
+        return False
+    for item in lowered.split(","):
+        coding, _, parameters = item.partition(";")
+        if coding.strip() in ("gzip", "x-gzip"):
+            return _weight(parameters) > 0
+    return False
+
+
+def _weight(parameters: str) -> float:
+    """The ``q`` of a coding's parameters: 1 when absent, 0 when it is not a number."""
+    for parameter in parameters.split(";"):
+        name, _, value = parameter.partition("=")
+        if name.strip() == "q":
+            try:
+                return float(value.strip())
+            except ValueError:
+                return 0.0
+    return 1.0
 
 
 async def _compressed(
