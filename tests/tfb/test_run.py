@@ -52,7 +52,7 @@ def test_the_report_gives_ratios_to_raw_and_to_each_peer() -> None:
     x = TIMES
     assert (
         f"| hasten@granian/rsgi | 900 | 10.00 | 2.00 | 1.20 | 0.60 | {x}0.90 |"
-        f" starlette {x}1.50, fastapi {x}3.00, blacksheep {x}2.00 |"
+        f" starlette {x}1.50, fastapi {x}3.00, blacksheep {x}2.00, emmett {x}2.00 |"
     ) in text
     assert "| raw@granian/rsgi | 1,000 | 10.00 | 2.00 | 1.20 | 0.60 | - | - |" in text
 
