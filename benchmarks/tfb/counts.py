@@ -1,4 +1,4 @@
-"""Instructions per request in-process, hasten against Emmett, on TFB's json and plaintext.
+"""Instructions per request in-process, raw RSGI, hasten and Emmett, on TFB's json and plaintext.
 
     benchmarks/.venv-peers/bin/python benchmarks/tfb/counts.py
 
@@ -28,6 +28,8 @@ import overhead  # noqa: E402
 
 REQUESTS = 2000
 CASES = (
+    ("raw", "/json"),
+    ("raw", "/plaintext"),
     ("hasten", "/json"),
     ("hasten", "/plaintext"),
     ("emmett", "/json"),
@@ -51,6 +53,13 @@ def hasten_app() -> Any:
         return "Hello, World!"
 
     asyncio.run(app.startup())
+    return app
+
+
+def raw_app() -> Any:
+    """benchmarks/tfb/raw_rsgi.py, the floor: its json and plaintext need no database."""
+    from benchmarks.tfb.raw_rsgi import app
+
     return app
 
 
@@ -83,7 +92,7 @@ def runner(app: Any, path: str) -> Callable[[Any, int], None]:
 
 
 def run_counted(name: str, path: str) -> None:
-    app = hasten_app() if name == "hasten" else emmett_app()
+    app = {"raw": raw_app, "hasten": hasten_app, "emmett": emmett_app}[name]()
     one = runner(app, path)
     one(None, 0)
     functools.reduce(one, range(REQUESTS), None)

@@ -1,4 +1,5 @@
-"""The TFB test types side by side: hasten, raw RSGI, Starlette, FastAPI, BlackSheep and Emmett.
+"""The TFB test types side by side: hasten, raw RSGI and the peers (Starlette, FastAPI,
+BlackSheep, Emmett, Falcon).
 
     python benchmarks/tfb/run.py                                  # every test type, RESULTS.md
     python benchmarks/tfb/run.py --tests json plaintext --duration 3 --rounds 2 --output -
@@ -47,6 +48,7 @@ RESULTS = ROOT / "benchmarks" / "RESULTS.md"
 JSON_DIR = ROOT / "benchmarks" / "results"
 SECTION = suite.TFB_SECTION
 TESTS = ("json", "plaintext", "db", "queries", "fortunes", "updates", "cached-queries")
+DATABASE_TESTS = TESTS[2:]
 PIPELINE = 16
 SAMPLE_SECONDS = 0.25
 BUSY_CORES = 0.2  # a server using less is starting or idle: its interval is not "under load"
@@ -96,6 +98,7 @@ GRANIAN = (
     Spec("fastapi", "fastapi_app", "granian/asgi"),
     Spec("blacksheep", "blacksheep_app", "granian/asgi"),
     Spec("emmett", "emmett_app", "granian/rsgi", skips=("fortunes",)),
+    Spec("falcon", "falcon_app", "granian/asgi", skips=DATABASE_TESTS),
 )
 UVICORN = tuple(
     Spec(name, module, "uvicorn")
@@ -112,6 +115,7 @@ PEERS = (
     ("fastapi", "granian/asgi"),
     ("blacksheep", "granian/asgi"),
     ("emmett", "granian/rsgi"),
+    ("falcon", "granian/asgi"),
 )
 
 
@@ -456,7 +460,8 @@ class Report:
             " that wrk shares, a test where the db column is about as large as the server's"
             " is paced by the database. *vs raw*: req/s over raw RSGI's; *vs peers*: req/s over"
             " each peer's on the same server (Granian ASGI; Emmett's on Granian RSGI, as it ships)."
-            " Emmett has no fortunes row: it must render with Emmett's own template engine.",
+            " Emmett has no fortunes row: it must render with Emmett's own template engine;"
+            " Falcon has json and plaintext only.",
             "- **Against TFB's published Python results** (not measured here): the shape to"
             " expect is theirs, json and plaintext far ahead of the database tests, plaintext"
             " ahead of json once pipelined, fortunes close to db, queries and updates falling"
@@ -536,6 +541,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     add("--queries", type=int, default=20, metavar="N", help="rows in queries and updates")
     add("--count", type=int, default=100, metavar="N", help="rows in cached-queries")
     add("--uvicorn", action="store_true", help="also measure every ASGI app on uvicorn")
+    names = sorted({spec.name for spec in (*GRANIAN, *UVICORN)})
+    add("--targets", nargs="+", choices=names, metavar="NAME", help=f"only these: {names}")
     add("--no-verify", action="store_true", help="skip verify.py before measuring")
     add("--output", default=str(RESULTS), metavar="FILE", help="'-': print the section")
     return parser.parse_args(argv)
@@ -557,7 +564,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.count,
         args.pipelined_connections,
     )
-    specs = (*GRANIAN, *(UVICORN if args.uvicorn else ()))
+    specs = tuple(
+        spec
+        for spec in (*GRANIAN, *(UVICORN if args.uvicorn else ()))
+        if args.targets is None or spec.name in args.targets
+    )
     command = shlex.join(["python", "benchmarks/tfb/run.py", *sys.argv[1:]])
     report = Report(settings, specs, command, ", ".join(f"{x:.2f}" for x in os.getloadavg()))
     JSON_DIR.mkdir(exist_ok=True)
