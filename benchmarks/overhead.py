@@ -264,6 +264,16 @@ def run_counted() -> None:
 
 def count() -> dict[str, float]:
     """Instructions per request for each scenario, from one callgrind run."""
+    totals = callgrind_totals([__file__, "--run-counted"], each_reduce=True)
+    names = [scenario.name for scenario in scenarios()]
+    if len(totals) != len(names):
+        raise RuntimeError(f"expected {len(names)} callgrind dumps, found {len(totals)}")
+    return {name: total / COUNTED_REQUESTS for name, total in zip(names, totals, strict=True)}
+
+
+def callgrind_totals(argv: list[str], *, each_reduce: bool = False) -> list[int]:
+    """The instructions ``python argv...`` executes inside ``functools.reduce`` calls, under
+    callgrind: one total, or one per call with ``each_reduce`` (each dumped as it returns)."""
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "callgrind.out"
         command = [
@@ -271,18 +281,14 @@ def count() -> dict[str, float]:
             "--tool=callgrind",
             f"--callgrind-out-file={out}",
             "--toggle-collect=functools_reduce",
-            "--dump-after=functools_reduce",
+            *(["--dump-after=functools_reduce"] if each_reduce else []),
             sys.executable,
-            __file__,
-            "--run-counted",
+            *argv,
         ]
         environment = {**os.environ, "PYTHONHASHSEED": "0"}
         subprocess.run(command, check=True, env=environment, capture_output=True)
-        totals = [_total(dump) for dump in sorted(Path(folder).glob("callgrind.out.*"), key=_part)]
-    names = [scenario.name for scenario in scenarios()]
-    if len(totals) != len(names):
-        raise RuntimeError(f"expected {len(names)} callgrind dumps, found {len(totals)}")
-    return {name: total / COUNTED_REQUESTS for name, total in zip(names, totals, strict=True)}
+        dumps = sorted(Path(folder).glob("callgrind.out.*"), key=_part) if each_reduce else [out]
+        return [_total(dump) for dump in dumps]
 
 
 def _part(dump: Path) -> int:
