@@ -19,7 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = "tests.e2e.app:app"  # its process pool has 2 workers, in each server worker
 START_TIMEOUT = 20.0
-GONE_WITHIN = 5.0
+GONE_WITHIN = 15.0  # a worker stopping gracefully on a loaded CI machine can take seconds
 
 
 def free_port() -> int:
