@@ -2,7 +2,10 @@
 
 - the plan's fast forms (values read inline, a JSON body decoded straight into its type)
   against the general solver, which a route with a dependency takes;
-- the matcher's ``_walk_greedy`` against ``_search``, which it shortcuts.
+- the matcher's ``_walk_greedy`` against ``_search``, which it shortcuts;
+- the serve step without middleware (``dispatch`` written out, a Target's shortcuts: the
+  handler called bare, plain data sent without a Response) against ``dispatch`` under a
+  middleware that passes every request on, through both adapters.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hasten import App, Depends
+from hasten import App, Depends, HTTPException, JSONResponse, Response
 from hasten.matcher import CompiledRoute, Matcher, _search, _walk_greedy
 from hasten.paths import PathTemplate
 from hasten.testing import TestClient
@@ -162,3 +165,158 @@ def _named(part: str, index: int) -> str:
 
 def _unused(*_: Any) -> Any:
     raise AssertionError("not called")
+
+
+class Item(msgspec.Struct):
+    name: str
+
+
+def _routes(app: App) -> App:
+    """A route for each way a result becomes a response, and for each failure."""
+
+    @app.get("/dict")
+    async def a_dict() -> dict[str, str]:
+        return {"a": "b"}
+
+    @app.get("/struct")
+    async def a_struct() -> Item:
+        return Item("pen")
+
+    @app.get("/other-type")
+    async def another_type() -> dict[str, Any]:
+        return Item("not the annotation")  # type: ignore[return-value]
+
+    @app.get("/bare")
+    async def unannotated():  # type: ignore[no-untyped-def]
+        return "a str, as JSON"
+
+    @app.get("/bare-bytes")
+    async def unannotated_bytes():  # type: ignore[no-untyped-def]
+        return b"raw"
+
+    @app.get("/text")
+    async def text() -> str:
+        return "hello"
+
+    @app.get("/text-wrong")
+    async def text_wrong() -> str:
+        return 42  # type: ignore[return-value]
+
+    @app.get("/bytes")
+    async def raw() -> bytes:
+        return b"\x00\x01"
+
+    @app.post("/created", status_code=201)
+    async def created(item: Item) -> Item:
+        return item
+
+    @app.get("/response")
+    async def a_response() -> dict[str, str]:
+        return JSONResponse({"own": True}, 202, {"x-own": "1"})  # type: ignore[return-value]
+
+    @app.get("/sub-response")
+    async def sub_response(response: Response) -> dict[str, str]:
+        response.headers["x-set"] = "yes"
+        response.status_code = 203
+        return {"a": "b"}
+
+    @app.get("/model", response_model=Item)
+    async def model() -> Any:
+        return {"name": "pen", "dropped": 1}
+
+    @app.get("/missing")
+    async def missing() -> dict[str, str]:
+        raise HTTPException(404, "no such thing", {"x-why": "gone"})
+
+    @app.get("/broken")
+    async def broken() -> dict[str, str]:
+        raise RuntimeError("boom")
+
+    @app.get("/unencodable")
+    async def unencodable() -> dict[str, Any]:
+        return {"a": object()}
+
+    @app.get("/no-content", status_code=204)
+    async def no_content() -> None:
+        return None
+
+    @app.get("/sync")
+    def sync() -> dict[str, str]:
+        return {"on": "a thread"}
+
+    @app.get("/slash/")
+    async def slash() -> dict[str, str]:
+        return {"slash": "ok"}
+
+    return app
+
+
+def _pair(interface: str) -> tuple[TestClient, TestClient]:
+    bare = _routes(App(block_threshold=None))
+    chained = _routes(App(block_threshold=None))
+
+    @chained.middleware
+    async def passes_on(request: Any, call_next: Any) -> Any:
+        return await call_next(request)
+
+    options: dict[str, Any] = {"raise_server_exceptions": False, "follow_redirects": False}
+    return (
+        TestClient(bare, interface=interface, **options),  # type: ignore[arg-type]
+        TestClient(chained, interface=interface, **options),  # type: ignore[arg-type]
+    )
+
+
+_REQUESTS = [
+    ("GET", path)
+    for path in [
+        "/dict",
+        "/struct",
+        "/other-type",
+        "/bare",
+        "/bare-bytes",
+        "/text",
+        "/text-wrong",
+        "/bytes",
+        "/response",
+        "/sub-response",
+        "/model",
+        "/missing",
+        "/broken",
+        "/unencodable",
+        "/no-content",
+        "/sync",
+        "/slash",
+        "/nowhere",
+    ]
+] + [("HEAD", "/dict"), ("HEAD", "/text"), ("POST", "/dict"), ("POST", "/created")]
+
+
+@pytest.mark.parametrize("interface", ["rsgi", "asgi"])
+def test_the_serve_step_answers_as_dispatch_under_middleware(interface: str) -> None:
+    bare, chained = _pair(interface)
+    with bare, chained:
+        for method, path in _REQUESTS:
+            body = {"name": "pen"} if path == "/created" else None
+            answers = [client.request(method, path, json=body) for client in (bare, chained)]
+            seen = [
+                (answer.status_code, answer.headers.multi_items(), answer.content)
+                for answer in answers
+            ]
+            assert seen[0] == seen[1], (method, path)
+            assert seen[0][0] == _STATUSES.get((method, path), 200), (method, path, seen[0])
+
+
+# Each answer's status, so that a test of two equal wrong answers fails too.
+_STATUSES = {
+    ("GET", "/text-wrong"): 500,
+    ("GET", "/response"): 202,
+    ("GET", "/sub-response"): 203,
+    ("GET", "/missing"): 404,
+    ("GET", "/broken"): 500,
+    ("GET", "/unencodable"): 500,
+    ("GET", "/no-content"): 204,
+    ("GET", "/slash"): 307,
+    ("GET", "/nowhere"): 404,
+    ("POST", "/dict"): 405,
+    ("POST", "/created"): 201,
+}

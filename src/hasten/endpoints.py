@@ -31,6 +31,7 @@ from .renderers import ClassRenderer, ModelRenderer, Renderer, StreamRenderer, r
 from .responses import Response
 from .settings import check_body_size, check_form_limits
 from .types import Invoke, Target
+from .wire import BODY_STATUSES
 
 __all__ = ["UNSET", "Endpoint", "Offload", "RouteOptions", "RunsOn", "check_dependencies"]
 
@@ -240,7 +241,18 @@ class Endpoint:
             invoke = Deadline(invoke, self.options.timeout)
         if self.options.max_concurrency is not None:
             invoke = ConcurrencyLimit(invoke, self.options.max_concurrency, label)
-        return Target(self.name, invoke, self.renderer.render)
+        renderer = self.renderer
+        return Target(
+            self.name,
+            invoke,
+            renderer.render,
+            call=plan.call if invoke is plan.invoke else None,  # nothing wraps the plan
+            # A status past 599 is framed by Response.send (see BODY_STATUSES).
+            plain=renderer.plain if renderer.status in BODY_STATUSES else frozenset(),
+            encode=renderer.encode,
+            status=renderer.status,
+            headers=renderer.headers,
+        )
 
     def _runner(self, pools: Pools) -> Run:
         func = self.func

@@ -229,7 +229,7 @@ class Plan:
     value, runs the dependencies and calls the handler; the awaitable's result is what the
     handler returned."""
 
-    __slots__ = ("_body", "_root", "_run", "_threads", "invoke")
+    __slots__ = ("_body", "_root", "_run", "_threads", "call", "invoke")
 
     def __init__(
         self,
@@ -252,6 +252,9 @@ class Plan:
         self._body: BodyDecoder | FormDecoder | None = None
         if bodies:
             self._body = FormDecoder() if form else BodyDecoder()
+        # The handler itself, when it reads nothing: the serve step calls it without a frame
+        # of the plan's (``invoke`` does the same through one).
+        self.call: Callable[[], Awaitable[Any]] | None = None
         self.invoke: Invoke = self._fast_form(builder) or self._solve_and_call
 
     def _fast_form(self, builder: _Builder) -> Invoke | None:
@@ -263,6 +266,7 @@ class Plan:
             return None
         run = self._run
         if not root.readers and self._body is None:
+            self.call = run
             return lambda request: run()
         read = _ValueReading(root.readers)
         if self._body is None:

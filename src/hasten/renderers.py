@@ -11,7 +11,7 @@ import msgspec
 
 from .encoders import jsonable_encoder
 from .models import ResponseModel, encode_hook
-from .responses import Response, StreamingResponse, build_response
+from .responses import Response, StreamingResponse, build_response, content_type_headers
 from .sse import EventSourceResponse, ServerSentEvent
 from .wire import allows_body
 
@@ -20,6 +20,8 @@ __all__ = ["ClassRenderer", "ModelRenderer", "Renderer", "StreamRenderer", "rend
 # enc_hook is called only for what msgspec cannot encode itself (a pydantic model).
 _json_encode = msgspec.json.Encoder(enc_hook=encode_hook).encode
 _JSON = "application/json"
+# What every JSON renderer sends as ``_json_encode(result)``: a Target's ``plain`` types.
+_JSON_DATA = frozenset({dict, list, tuple, int, float, bool, type(None)})
 
 
 class Renderer:
@@ -27,11 +29,26 @@ class Renderer:
     (``text=True``: the annotation names ``str``), bytes as octet-stream, anything else (a str
     of an unannotated handler too, as FastAPI sends it) as JSON."""
 
-    __slots__ = ("status", "text")
+    __slots__ = ("encode", "plain", "status", "text")
+
+    media_type = _JSON
 
     def __init__(self, status: int, *, text: bool = True) -> None:
         self.status = status
         self.text = text
+        # The result types that ``render`` sends as ``encode(result)`` with ``status`` and
+        # ``headers``, and nothing more: the serve step sends those without a Response. A
+        # subclass names its own (none, unless it says).
+        self.plain: frozenset[type] = frozenset()
+        self.encode: Callable[[Any], bytes] | None = None
+        if type(self) is Renderer:
+            self.encode = _json_encode
+            self.plain = _JSON_DATA if text else _JSON_DATA | {str}
+
+    @property
+    def headers(self) -> list[tuple[str, str]]:
+        """The headers ``plain`` results are sent with (shared: never mutated)."""
+        return content_type_headers(self.media_type)
 
     def render(self, result: Any) -> Response:
         if isinstance(result, Response):
@@ -47,6 +64,12 @@ class JSONRenderer(Renderer):
     """A handler annotated with a JSON type: its result is encoded by msgspec."""
 
     __slots__ = ()
+
+    def __init__(self, status: int, returns: Any = None) -> None:
+        super().__init__(status)
+        self.encode = _json_encode
+        annotated = {returns} if _is_data_class(returns) else set()
+        self.plain = frozenset(_JSON_DATA | {str} | annotated)
 
     def render(self, result: Any) -> Response:
         if isinstance(result, Response):
@@ -64,6 +87,11 @@ class ModelRenderer(JSONRenderer):
         super().__init__(status)
         self._model = model
         self._exact = model.exact
+        # Only a result of exactly the model's class is sent as it is.
+        exact = model.exact
+        self.plain = (
+            frozenset({exact}) if exact is not None and _is_data_class(exact) else frozenset()
+        )
 
     def _encode(self, result: Any) -> bytes:
         if type(result) is self._exact:
@@ -88,6 +116,12 @@ class TypedRenderer(Renderer):
         self._kind = kind
         self._media_type = media_type
         self._where = where
+        self.plain = frozenset({kind})
+        self.encode = str.encode if kind is str else bytes
+
+    @property
+    def headers(self) -> list[tuple[str, str]]:
+        return content_type_headers(self._media_type)
 
     def render(self, result: Any) -> Response:
         if isinstance(result, Response):
@@ -127,7 +161,13 @@ def renderer_for(returns: Any, status: int, where: str) -> Renderer:
     if isinstance(returns, type) and issubclass(returns, Response):
         # Annotated as a Response but returning something else: render it by its type.
         return Renderer(status)
-    return JSONRenderer(status)
+    return JSONRenderer(status, returns)
+
+
+def _is_data_class(returns: Any) -> bool:
+    """A class whose instances ``_json_encode`` sends as they are (a Struct, a dataclass):
+    not a Response, nor a pydantic model (encoded through ``encode_hook``, as it is too)."""
+    return isinstance(returns, type) and not issubclass(returns, Response)
 
 
 Prepare = Callable[[Any], Any]

@@ -116,6 +116,7 @@ class Runtime:
         # The middleware chain, the first registered outermost, ``dispatch`` innermost (it is
         # ``dispatch`` itself without middleware).
         self.handle = build_chain(middlewares, self.dispatch)
+        self.middleware = bool(middlewares)
         self.monitor: LoopMonitor | None = None
         if settings.block_threshold is not None:
             self.monitor = LoopMonitor(settings.block_threshold, _codes(self.routes, middlewares))
@@ -215,7 +216,7 @@ class Runtime:
             self.metrics.close()
         self.pools.shutdown()
 
-    async def serve(self, request: Request, outbound: Outbound) -> None:
+    async def serve(self, request: Request, outbound: Outbound) -> None:  # noqa: C901, PLR0912
         """Serve one request: the adapters' only call into the core. Never raises, unless
         sending itself fails (the server then drops the connection).
 
@@ -223,6 +224,8 @@ class Runtime:
         ``outbound``, then what it left for after its response runs; the in-flight slot is
         held until all of that is done, so that shutdown drains it too.
         """
+        # perf: one coroutine for the whole step, the rare branches (observation, a refusal,
+        # middleware) included, since each coroutine of ours costs as much as the handler's.
         observation = None
         if self.observer is not None:
             observation = self.observer.begin(request, request.method, outbound)
@@ -230,16 +233,40 @@ class Runtime:
         gate = self.in_flight
         try:
             if gate.count >= gate.limit:
-                # Observation names a refused request by its route too.
-                request._target = self.match(request.method, request.path)[0]
-                await gate.refuse().send(outbound, request)
+                await self._refuse(request, outbound)
                 return
             gate.count += 1
             try:
-                try:
-                    response = await self.handle(request)
-                except Exception as exc:  # from a middleware: dispatch answers its own
-                    response = await self.error_response(request, exc)
+                if self.middleware:
+                    response = await self._through_middleware(request)
+                else:
+                    # perf: ``dispatch`` written out, where no middleware needs a Response:
+                    # the target's shortcuts (see Target) call the handler without a frame
+                    # of ours and send plain data without a Response object.
+                    # tests/test_serve_step.py holds this and ``dispatch`` equal.
+                    body = None
+                    try:
+                        target, request.path_params = self.match(request.method, request.path)
+                        request._target = target
+                        call = target.call
+                        result = await (target.invoke(request) if call is None else call())
+                        if (
+                            type(result) in target.plain
+                            and request._sub_response is None
+                            and request.method != "HEAD"
+                        ):
+                            body = target.encode(result)  # type: ignore[misc]
+                        else:
+                            response = target.render(result)
+                            if request._sub_response is not None:
+                                _merge(request._sub_response, response)
+                    except Exception as exc:
+                        response = await self.error_response(request, exc)
+                    if body is not None:
+                        sent = outbound.response_bytes(target.status, target.headers, body)
+                        if sent is not None:
+                            await sent
+                        return
                 await response.send(outbound, request)
                 if response.background is not None:  # Response(background=...)
                     await run_tasks(response.background, self.context.threads)
@@ -254,6 +281,17 @@ class Runtime:
             if observation is not None:
                 assert self.observer is not None
                 self.observer.end(observation, request)
+
+    async def _through_middleware(self, request: Request) -> Response:
+        try:
+            return await self.handle(request)
+        except Exception as exc:  # from a middleware: dispatch answers its own
+            return await self.error_response(request, exc)
+
+    async def _refuse(self, request: Request, outbound: Outbound) -> None:
+        # Observation names a refused request by its route too.
+        request._target = self.match(request.method, request.path)[0]
+        await self.in_flight.refuse().send(outbound, request)
 
     async def dispatch(self, request: Request) -> Response:
         """Route, run the handler, render: the innermost link of the middleware chain.

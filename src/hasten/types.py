@@ -25,16 +25,48 @@ Render: TypeAlias = "Callable[[Any], Response]"
 class Target:
     """What the router hands a request to: ``render(await invoke(request))`` is its Response.
 
+    Two shortcuts that give the same response, for the serve step: ``call``, where set, is
+    the handler itself, to be called without arguments (it reads nothing from the request);
+    a result whose type is in ``plain`` is sent as ``encode(result)`` with ``status`` and
+    ``headers``, without a Response object (``render`` would build exactly that Response).
+
     ``websocket``: it serves WebSocket connections (``invoke(websocket)``). ``tag``: how
     observation names its requests (a ``RouteTag``), when the app observes them.
     """
 
-    __slots__ = ("invoke", "name", "render", "tag", "websocket")
+    __slots__ = (
+        "call",
+        "encode",
+        "headers",
+        "invoke",
+        "name",
+        "plain",
+        "render",
+        "status",
+        "tag",
+        "websocket",
+    )
 
-    def __init__(self, name: str, invoke: Invoke, render: Render) -> None:
+    def __init__(
+        self,
+        name: str,
+        invoke: Invoke,
+        render: Render,
+        *,
+        call: Callable[[], Awaitable[Any]] | None = None,
+        plain: frozenset[type] = frozenset(),
+        encode: Callable[[Any], bytes] | None = None,
+        status: int = 200,
+        headers: list[tuple[str, str]] | None = None,
+    ) -> None:
         self.name = name
         self.invoke = invoke
         self.render = render
+        self.call = call
+        self.plain = plain
+        self.encode = encode
+        self.status = status
+        self.headers = headers or []
         self.websocket = False
         self.tag: Any = None
 
