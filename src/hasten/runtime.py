@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from .metrics import Metrics
     from .routing import Route
     from .stats import RouteCounts
-    from .types import Middleware
+    from .types import Middleware, Target
 
 __all__ = ["Runtime"]
 
@@ -135,6 +135,7 @@ class Runtime:
         # One reference each, swapped whole: a request in flight matched on the old matcher.
         self.matcher = matcher
         self.match = matcher.match
+        self.static_targets = matcher.static_targets
 
     def add_route(self, route: Route) -> None:
         """Serve ``route`` too, registered after the app started (as FastAPI allows): the
@@ -243,10 +244,15 @@ class Runtime:
                     # perf: ``dispatch`` written out, where no middleware needs a Response:
                     # the target's shortcuts (see Target) call the handler without a frame
                     # of ours and send plain data without a Response object.
-                    # tests/test_serve_step.py holds this and ``dispatch`` equal.
-                    body = None
+                    # tests/test_perf_copies.py holds this and ``dispatch`` equal.
+                    sent_plain: Target | None = None  # the target whose plain data ``body`` is
                     try:
-                        target, request.path_params = self.match(request.method, request.path)
+                        # perf: Matcher.match's first step, a parameterless path, without
+                        # its frame.
+                        by_method = self.static_targets.get(request.path)
+                        target = None if by_method is None else by_method.get(request.method)
+                        if target is None:
+                            target, request.path_params = self.match(request.method, request.path)
                         request._target = target
                         call = target.call
                         result = await (target.invoke(request) if call is None else call())
@@ -256,14 +262,15 @@ class Runtime:
                             and request.method != "HEAD"
                         ):
                             body = target.encode(result)  # type: ignore[misc]
+                            sent_plain = target
                         else:
                             response = target.render(result)
                             if request._sub_response is not None:
                                 _merge(request._sub_response, response)
                     except Exception as exc:
                         response = await self.error_response(request, exc)
-                    if body is not None:
-                        sent = outbound.response_bytes(target.status, target.headers, body)
+                    if sent_plain is not None:
+                        sent = outbound.response_bytes(sent_plain.status, sent_plain.headers, body)
                         if sent is not None:
                             await sent
                         return
