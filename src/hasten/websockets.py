@@ -77,10 +77,10 @@ class WebSocket(Connection):
         """The next message; raises WebSocketDisconnect when the client closed."""
         raise NotImplementedError
 
-    async def _send_text(self, data: str) -> None:
+    def _send_text(self, data: str) -> Awaitable[None]:
         raise NotImplementedError
 
-    async def _send_bytes(self, data: bytes) -> None:
+    def _send_bytes(self, data: bytes) -> Awaitable[None]:
         raise NotImplementedError
 
     async def _close(self, code: int, reason: str) -> None:
