@@ -6,6 +6,9 @@ are decided once. ``serve`` is the request path:
 
     gate → handle (the middleware chain, whose innermost link is ``dispatch``: match → invoke
     → render; errors become their responses) → send → after-response cleanup → gate
+
+Without middleware ``serve`` takes ``dispatch``'s steps itself, and a result of one of the
+route's plain types goes to the wire as bytes, without a Response object (see ``Target``).
 """
 
 from __future__ import annotations
