@@ -19,7 +19,7 @@ from ..requests import ClientDisconnected, Request
 from ..responses import Response
 from ..websockets import ABNORMAL, NO_STATUS, WebSocket, WebSocketDisconnect
 from ..websockets import Message as WebSocketMessage
-from ..wire import HeaderList, allows_body, frame
+from ..wire import BODY_STATUSES, HeaderList, allows_body
 
 if TYPE_CHECKING:
     from ..types import Served
@@ -38,7 +38,8 @@ FILE_CHUNK_SIZE = 256 * 1024  # files read on threads under ASGI without pathsen
 def route_path(scope: Scope) -> str:
     """The path the app routes on: the scope's path without the ``root_path`` it is mounted
     under (ASGI servers and mounting apps put the prefix in both)."""
-    return under_root(scope["path"], scope.get("root_path", ""))
+    root = scope.get("root_path")
+    return under_root(scope["path"], root) if root else scope["path"]
 
 
 def _decoded(scope: Scope) -> list[tuple[str, str]]:
@@ -187,12 +188,20 @@ class ASGIChannel:
 
     def response_bytes(self, status: int, headers: HeaderList, body: bytes) -> Awaitable[None]:
         self._respond()
-        if allows_body(status) and not any(name == "content-length" for name, _ in headers):
-            headers = frame(status, headers, len(body))
         return self._send_whole(status, headers, body)
 
     async def _send_whole(self, status: int, headers: HeaderList, body: bytes) -> None:
-        await self._start(status, headers)
+        # perf: one pass encodes the headers and looks for a Content-Length, which is added
+        # (as an RSGI server adds it) where the headers carry none and the status has a body.
+        add_length = status in BODY_STATUSES or allows_body(status)
+        encoded = []
+        for name, value in headers:
+            if name == "content-length":
+                add_length = False
+            encoded.append((name.encode("latin-1"), value.encode("latin-1")))
+        if add_length:
+            encoded.append((b"content-length", str(len(body)).encode()))
+        await self.send({"type": "http.response.start", "status": status, "headers": encoded})
         await self.send({"type": "http.response.body", "body": body})
 
     async def _start(self, status: int, headers: HeaderList) -> None:
@@ -239,14 +248,18 @@ class ASGIChannel:
                     left -= len(chunk)
         await writer.close()
 
-    async def finish(self) -> None:
-        """End a stream the response started (RSGI servers do it when the app returns), and
-        stop listening for a disconnect."""
+    def finish(self) -> Awaitable[None] | None:
+        """Stop listening for a disconnect, and end a stream the response started (RSGI
+        servers do it when the app returns): what ends it, to await, or None when there is
+        no stream (a plain function, as most responses have none)."""
         if self._listener is not None:
             self._listener.cancel()
-        if self._stream is not None:
-            with contextlib.suppress(OSError):  # the client left mid-stream
-                await self._stream.close()
+        return None if self._stream is None else self._end_stream(self._stream)
+
+    @staticmethod
+    async def _end_stream(stream: ASGIStreamWriter) -> None:
+        with contextlib.suppress(OSError):  # the client left mid-stream
+            await stream.close()
 
 
 class ASGIStreamWriter:
@@ -378,14 +391,13 @@ class ASGIAdapter:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
-        if kind == "http":
-            await self._serve_http(scope, receive, send)
-        elif kind == "websocket":
-            await self._serve_websocket(scope, receive, send)
-        elif kind == "lifespan":
-            await self._serve_lifespan(receive, send)
-
-    async def _serve_http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if kind != "http":
+            if kind == "websocket":
+                await self._serve_websocket(scope, receive, send)
+            elif kind == "lifespan":
+                await self._serve_lifespan(receive, send)
+            return
+        # perf: an HTTP request served here, not in a coroutine of its own.
         served = self.served
         path = route_path(scope)
         runtime = served.runtime or await served.start_for(path)
@@ -400,7 +412,9 @@ class ASGIAdapter:
             channel = ASGIChannel(receive, send, pathsend, runtime.context.threads)
             request = ASGIRequest(runtime.context, served, scope, channel, scope["method"], path)
             await runtime.serve(request, channel)
-        await channel.finish()
+        ending = channel.finish()
+        if ending is not None:
+            await ending
 
     async def _serve_websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
         served = self.served
