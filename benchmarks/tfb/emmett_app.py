@@ -1,4 +1,4 @@
-"""Emmett's implementation of the TFB test types (see ``app.py`` for the list), but fortunes.
+"""Emmett's implementation of the TFB test types (see ``app.py`` for the list).
 
 Written as Emmett's docs show: an ``App`` with routes declared by ``@app.route``, JSON through
 ``@service.json``, the request's query read from ``request.query_params`` and headers set on
@@ -6,8 +6,9 @@ the context's ``response``; served by Granian's RSGI, as Emmett ships it. Emmett
 response path are in Rust (emmett-core). The database work is ``db.py``'s, shared by every
 implementation; the pool is opened on a worker's first database request (Emmett has no
 startup hook for a worker's loop that an app declares, only its extensions' signals), which
-the warm-up absorbs. fortunes is left out: it must render with the framework's own template
-engine (Renoir, for Emmett), and the shared templates are Jinja2's.
+the warm-up absorbs. fortunes renders with Emmett's own template engine, Renoir
+(``templates/emmett/fortunes.html``: Renoir escapes ``{{=value}}``), where the others share
+a Jinja2 template.
 """
 
 from __future__ import annotations
@@ -61,6 +62,12 @@ async def queries() -> list[dict[str, int]]:
     ids = db.random_ids(db.clamp(request.query_params.queries or None))
     async with (await pool()).acquire() as connection:
         return await db.read_worlds(connection, ids)
+
+
+@app.route("/fortunes", methods=["get"], template="emmett/fortunes.html")
+async def fortunes() -> dict[str, Any]:
+    async with (await pool()).acquire() as connection:
+        return {"fortunes": await db.read_fortunes(connection)}
 
 
 @app.route("/updates", methods=["get"])

@@ -97,7 +97,7 @@ GRANIAN = (
     Spec("starlette", "starlette_app", "granian/asgi"),
     Spec("fastapi", "fastapi_app", "granian/asgi"),
     Spec("blacksheep", "blacksheep_app", "granian/asgi"),
-    Spec("emmett", "emmett_app", "granian/rsgi", skips=("fortunes",)),
+    Spec("emmett", "emmett_app", "granian/rsgi"),
     Spec("falcon", "falcon_app", "granian/asgi", skips=DATABASE_TESTS),
 )
 UVICORN = tuple(
@@ -460,8 +460,8 @@ class Report:
             " that wrk shares, a test where the db column is about as large as the server's"
             " is paced by the database. *vs raw*: req/s over raw RSGI's; *vs peers*: req/s over"
             " each peer's on the same server (Granian ASGI; Emmett's on Granian RSGI, as it ships)."
-            " Emmett has no fortunes row: it must render with Emmett's own template engine;"
-            " Falcon has json and plaintext only.",
+            " Emmett renders fortunes with its own template engine (Renoir), the others with"
+            " Jinja2; Falcon has json and plaintext only.",
             "- **Against TFB's published Python results** (not measured here): the shape to"
             " expect is theirs, json and plaintext far ahead of the database tests, plaintext"
             " ahead of json once pipelined, fortunes close to db, queries and updates falling"
