@@ -156,6 +156,20 @@ class RawRSGI:
             proto.response_bytes(200, _JSON, _encode({"user": user, "db": db, "limit": limit}))
 
 
+async def raw_asgi(scope: Any, receive: Any, send: Any) -> None:
+    """The floor under ASGI (uvicorn, Granian's ASGI): the hello and three-dependency twins."""
+    path = scope["path"]
+    if path == "/hello":
+        body = _encode({"message": "hello"})
+    elif path == "/deps":
+        user, db, limit = await current_user(), await database(), await page_limit()
+        body = _encode({"user": user, "db": db, "limit": limit})
+    length = str(len(body)).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", length)]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
 class Headers:
     """Granian's RSGIHeaders: its methods run in Rust, so here they are C methods too."""
 
@@ -202,6 +216,7 @@ class Scenario:
     body: bytes = b""
     status: int = 200
     twin: str = "raw rsgi /hello"  # the hand-written scenario it is compared with
+    asgi: bool = False  # served through the ASGI adapter (as uvicorn calls it), not RSGI
 
 
 ORDER = b'{"id":1,"name":"pen","price":1.5,"quantity":2,"tags":["a","b"],"active":true}'
@@ -226,6 +241,12 @@ def scenarios() -> list[Scenario]:
         Scenario("json body", app, "POST", "/orders", body=ORDER, status=201, twin="raw json body"),
         Scenario("3 dependencies", app, "GET", "/deps", twin="raw 3 dependencies"),
         Scenario("3 middlewares", app_mw, "GET", "/hello"),
+        Scenario("raw asgi /hello", raw_asgi, "GET", "/hello", asgi=True),
+        Scenario("raw asgi 3 dependencies", raw_asgi, "GET", "/deps", asgi=True),
+        Scenario("hello (ASGI)", app, "GET", "/hello", twin="raw asgi /hello", asgi=True),
+        Scenario(
+            "3 dependencies (ASGI)", app, "GET", "/deps", twin="raw asgi 3 dependencies", asgi=True
+        ),
         # What observability costs: the instrumented path (hasten.observe) and the metrics.
         Scenario("hello, metrics on", app_metrics, "GET", "/hello"),
     ]
@@ -233,6 +254,8 @@ def scenarios() -> list[Scenario]:
 
 def request_runner(scenario: Scenario) -> Callable[[Any, int], None]:
     """One request per call, run to completion without an event loop (nothing here waits)."""
+    if scenario.asgi:
+        return asgi_request_runner(scenario)
     headers = [("content-length", str(len(scenario.body)))] if scenario.body else []
     if scenario.body:
         headers.append(("content-type", "application/json"))
@@ -250,6 +273,49 @@ def request_runner(scenario: Scenario) -> Callable[[Any, int], None]:
             raise RuntimeError(f"{scenario.name} waited on something: it cannot be measured here")
         if proto.status != scenario.status:
             raise RuntimeError(f"{scenario.name} answered {proto.status}")
+
+    return one
+
+
+def asgi_request_runner(scenario: Scenario) -> Callable[[Any, int], None]:
+    """``request_runner`` through the ASGI interface, with a scope as uvicorn makes it."""
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.4"},
+        "http_version": "1.1",
+        "method": scenario.method,
+        "scheme": "http",
+        "path": scenario.path,
+        "raw_path": scenario.path.encode(),
+        "query_string": scenario.query.encode(),
+        "root_path": "",
+        "headers": [(b"host", b"127.0.0.1:8000")],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8000),
+        "state": {},
+    }
+    request = {"type": "http.request", "body": scenario.body, "more_body": False}
+    app: Callable[[Any, Any, Any], Coroutine[Any, Any, None]] = scenario.app
+
+    def one(_: Any, __: int) -> None:
+        statuses: list[int] = []
+
+        async def receive() -> dict[str, Any]:
+            return request
+
+        async def send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                statuses.append(message["status"])
+
+        coroutine = app(scope, receive, send)
+        try:
+            coroutine.send(None)
+        except StopIteration:
+            pass
+        else:
+            raise RuntimeError(f"{scenario.name} waited on something: it cannot be measured here")
+        if statuses != [scenario.status]:
+            raise RuntimeError(f"{scenario.name} answered {statuses}")
 
     return one
 
