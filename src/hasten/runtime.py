@@ -171,19 +171,16 @@ class Runtime:
         """What observes each request, as the settings ask: nothing by default. Each module
         is imported only by an app that uses it."""
         self.metrics = self.route_counts = None
-        tallies = None
-        if settings.metrics_url is not None or settings.stats_token is not None:
-            tallies = Tallies()
+        tallies = Tallies()  # what the metrics and the live stats read, when either is on
         if settings.metrics_url is not None:
             from .metrics import Metrics
 
-            assert tallies is not None
             self.metrics = Metrics(self.pools, self.in_flight, tallies)
         if settings.stats_token is not None:
             from .stats import RouteCounts
 
-            assert tallies is not None
             self.route_counts = RouteCounts(self.stats, tallies)
+        counted = self.metrics is not None or self.route_counts is not None
         sinks: list[Sink] = []
         if settings.access_log is not None:
             from .access_log import AccessLog
@@ -197,9 +194,9 @@ class Runtime:
             provider = (settings.telemetry or {}).get("tracer_provider")
             if provider is not None or tracing.configured():
                 tracer = tracing.Tracing(provider)
-        if tallies is None and not sinks and tracer is None:
+        if not counted and not sinks and tracer is None:
             return None
-        return Observer(tallies, sinks, tracer)
+        return Observer(tallies if counted else None, sinks, tracer)
 
     def start(self) -> None:
         """Start what needs the running loop (call from the loop's thread)."""
