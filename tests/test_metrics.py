@@ -128,6 +128,43 @@ def test_the_histogram_holds_every_request_in_its_buckets_and_sum(serve: ClientF
     assert 0 < found[f"http_request_duration_seconds_sum{{{series}}}"] < 5
 
 
+def test_each_scrape_adds_only_the_requests_since_the_last(serve: ClientFactory) -> None:
+    """The tallies count from the start; a scrape adds what they gained since the one
+    before, bucket by bucket, so that nothing is counted twice."""
+    client = serve(build_app())
+    for _ in range(3):
+        client.get("/hello")
+    assert client.get("/blocking").text == "blocked"  # 0.15 s: above 0.1, within 0.25
+    client.get("/metrics")
+    for _ in range(2):
+        client.get("/hello")
+    found = samples(client.get("/metrics").text)
+    hello, blocking = 'handler="/hello",method="GET"', 'handler="/blocking",method="GET"'
+    assert found[f'http_requests_total{{{hello},status="2xx"}}'] == 5
+    assert found[f"http_request_duration_seconds_count{{{hello}}}"] == 5
+    bucket = 'http_request_duration_seconds_bucket{{handler="{}",le="{}",method="GET"}}'
+    assert found[bucket.format("/hello", "+Inf")] == 5
+    assert found[f"http_request_duration_seconds_count{{{blocking}}}"] == 1
+    assert found[bucket.format("/blocking", "0.1")] == 0
+    assert found[bucket.format("/blocking", "0.25")] == 1
+    assert 0.15 <= found[f"http_request_duration_seconds_sum{{{blocking}}}"] < 0.25
+
+
+def test_metrics_and_the_live_stats_count_each_request_once(serve: ClientFactory) -> None:
+    client = serve(build_app(stats_token="s3cret"))
+    for _ in range(3):
+        client.get("/hello")
+    client.get("/nowhere")
+    stats = client.get("/_hasten/stats", headers={"authorization": "Bearer s3cret"}).json()
+    assert [route for route in stats["routes"] if route["method"] == "GET"] == [
+        {"method": "GET", "route": "/hello", "requests": 3, "statuses": {"2xx": 3}},
+        {"method": "GET", "route": "<unmatched>", "requests": 1, "statuses": {"4xx": 1}},
+    ]
+    found = samples(client.get("/metrics").text)
+    assert found['http_requests_total{handler="/hello",method="GET",status="2xx"}'] == 3
+    assert found['http_requests_total{handler="<unmatched>",method="GET",status="4xx"}'] == 1
+
+
 def test_an_app_with_metrics_refuses_to_start_when_prometheus_client_moved_its_cells(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -28,13 +28,13 @@ class AccessLog:
     def __init__(self, style: AccessLogFormat) -> None:
         self.format: Callable[[dict[str, Any]], str] = _json if style == "json" else _keyvalue
 
-    def record(
-        self, method: str, path: str, tag: RouteTag, exchange: Exchange, seconds: float
-    ) -> None:
+    reads_queued = True
+
+    def record(self, path: str, tag: RouteTag, exchange: Exchange, seconds: float) -> None:
         if not logger.isEnabledFor(logging.INFO):
             return
         fields: dict[str, Any] = {
-            "method": method,
+            "method": exchange.method,
             "route": tag.template,
             "path": path[:LOGGED_PATH_LENGTH],
             "status": exchange.status,

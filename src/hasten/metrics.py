@@ -5,23 +5,23 @@ handler, status class), ``http_request_duration_seconds``, ``http_requests_inpro
 hasten's own: requests shed with 503 or timed out with 504, event-loop stalls by route, and the
 thread and process pools' queues.
 
-A request only adds to plain counters of ours (prometheus-client's metric objects take a lock
-per call, several microseconds a request); they are flushed into prometheus-client's metrics
-when scraped. With several workers (``PROMETHEUS_MULTIPROC_DIR``, which ``hasten run
---workers N`` sets) each worker also flushes every second, into the files prometheus-client's
-multiprocess mode sums, so that any worker's scrape serves every worker's requests.
+A request only adds to the observer's tallies (hasten.tallies: prometheus-client's metric
+objects take a lock per call, several microseconds a request); what they gained since the last
+flush is added to prometheus-client's metrics when scraped. With several workers
+(``PROMETHEUS_MULTIPROC_DIR``, which ``hasten run --workers N`` sets) each worker also flushes
+every second, into the files prometheus-client's multiprocess mode sums, so that any worker's
+scrape serves every worker's requests.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from bisect import bisect_left
 from typing import TYPE_CHECKING, Any
 
-from .observe import Exchange, RouteTag
 from .responses import Response
 from .settings import METRICS_DIRECTORY_ENV
+from .tallies import DURATION_BOUNDS, Tallies, Tally
 
 if TYPE_CHECKING:
     from .overload import InFlight
@@ -44,12 +44,17 @@ FLUSH_SECONDS = 1.0  # multiprocess mode: how stale another worker's scrape may 
 def check_histogram_internals() -> None:
     """Fail at startup, saying why, if prometheus-client moved the histogram cells ``flush``
     adds to: it has no public call that adds many observations at once (``observe()`` adds
-    one, under a lock), so hasten adds to a histogram's ``_sum`` and ``_buckets`` and reads
-    its ``_upper_bounds``, as they are from prometheus-client 0.20 to 0.26 at least."""
-    probe: Any = Histogram("hasten_probe", "", registry=None)
+    one, under a lock), so hasten adds to a histogram's ``_sum`` and ``_buckets``, one cell per
+    upper bound (``_upper_bounds``), as they are from prometheus-client 0.20 to 0.26 at least:
+    a tally's buckets are added cell by cell."""
+    probe: Any = Histogram("hasten_probe", "", registry=None, buckets=DURATION_BOUNDS)
     cells = (getattr(probe, "_sum", None), *getattr(probe, "_buckets", ()))
-    bounds = getattr(probe, "_upper_bounds", None)
-    if len(cells) < 2 or not all(hasattr(cell, "inc") for cell in cells) or not bounds:
+    bounds = tuple(getattr(probe, "_upper_bounds", ()))
+    if (
+        not all(hasattr(cell, "inc") for cell in cells)
+        or bounds != DURATION_BOUNDS
+        or len(cells) != 1 + len(bounds)
+    ):
         raise RuntimeError(
             f"prometheus-client {_version()} changed the Histogram internals hasten.metrics "
             "adds to (_sum, _buckets, _upper_bounds): install a release that has them (0.20 "
@@ -63,26 +68,19 @@ def _version() -> str:
     return version("prometheus-client")
 
 
-class _Series:
-    """One (method, route, status)'s requests since the last flush."""
-
-    __slots__ = ("buckets", "count", "seconds")
-
-    def __init__(self, buckets: int) -> None:
-        self.count = 0
-        self.seconds = 0.0
-        self.buckets = [0] * buckets  # by the first upper bound the duration fits under
-
-
 class Metrics:
     """One started app's metrics, in a registry of its own (so that apps, or restarts of
-    one, never collide); ``respond`` serves them with the default registry's (the process's,
-    and any the app defines). Used from the event loop's thread only."""
+    one, never collide), read from ``tallies``; ``respond`` serves them with the default
+    registry's (the process's, and any the app defines). Used from the event loop's thread
+    only."""
 
-    def __init__(self, pools: Pools, in_flight: InFlight) -> None:
+    def __init__(self, pools: Pools, in_flight: InFlight, tallies: Tallies) -> None:
         check_histogram_internals()
         self.pools = pools
         self.in_flight = in_flight
+        self.tallies = tallies
+        # Each tally as it was at the last flush: the next one adds what it gained since.
+        self.flushed: dict[tuple[str, str, int], Tally] = {}
         self.multiprocess = bool(os.environ.get(METRICS_DIRECTORY_ENV))
         self.registry = CollectorRegistry(auto_describe=True)
         labels = ("method", "handler", "status")
@@ -97,8 +95,8 @@ class Metrics:
             "Seconds from the request's arrival at the app until its response was sent.",
             ("method", "handler"),
             registry=self.registry,
+            buckets=DURATION_BOUNDS,
         )
-        self.bounds = list(self.duration._upper_bounds)
         self.in_progress = Gauge(
             "http_requests_inprogress",
             "Requests being served.",
@@ -130,20 +128,7 @@ class Metrics:
             registry=self.registry,
             multiprocess_mode="livesum",
         )
-        self.series: dict[tuple[str, str, int], _Series] = {}
         self._timer: asyncio.TimerHandle | None = None
-
-    def record(
-        self, method: str, path: str, tag: RouteTag, exchange: Exchange, seconds: float
-    ) -> None:
-        """Count one request (a Sink): a few additions, nothing else."""
-        key = (method, tag.template, exchange.status)
-        series = self.series.get(key)
-        if series is None:
-            series = self.series[key] = _Series(len(self.bounds))
-        series.count += 1
-        series.seconds += seconds
-        series.buckets[bisect_left(self.bounds, seconds)] += 1
 
     def stalled(self, label: str, stall_ms: float) -> None:
         """The blocking monitor's report: ``label``'s route blocked the loop."""
@@ -153,22 +138,27 @@ class Metrics:
     def flush(self) -> None:
         """Move what requests added since the last flush into prometheus-client's metrics,
         and sample the gauges."""
-        for (method, template, status), series in self.series.items():
-            if not series.count:
+        for key, tally in self.tallies.items():
+            before = self.flushed.get(key)
+            if before is None:
+                before = self.flushed[key] = Tally()
+            requests = tally.requests - before.requests
+            if not requests:
                 continue
+            method, template, status = key
             status_class = STATUS_CLASSES.get(status // 100, "none")
-            self.requests.labels(method, template, status_class).inc(series.count)
+            self.requests.labels(method, template, status_class).inc(requests)
             if status in SHED:
-                self.shed.labels(method, template, str(status)).inc(series.count)
+                self.shed.labels(method, template, str(status)).inc(requests)
             histogram: Any = self.duration.labels(method, template)
             # The histogram's own cells (observe() adds one request at a time, under a lock).
-            histogram._sum.inc(series.seconds)
-            for index, count in enumerate(series.buckets):
-                if count:
-                    histogram._buckets[index].inc(count)
-                    series.buckets[index] = 0
-            series.count = 0
-            series.seconds = 0.0
+            histogram._sum.inc(tally.seconds - before.seconds)
+            for cell, now, then in zip(
+                histogram._buckets, tally.buckets, before.buckets, strict=True
+            ):
+                if now > then:
+                    cell.inc(now - then)
+            self.flushed[key] = tally.copy()
         self.in_progress.set(self.in_flight.count)
         for pool, depth in self.pools.queued().items():
             self.queued.labels(pool).set(depth)

@@ -105,19 +105,22 @@ class _LoopWatch:
         self._loop_thread = threading.get_ident()
         # The first app to start (the outermost) is told of stalls in code no app owns.
         self._monitors: tuple[LoopMonitor, ...] = ()
+        self._threshold = _IDLE  # the smallest of the monitors' thresholds
         self._due = 0.0  # when the next heartbeat should run
         self._culprit: tuple[LoopMonitor, str] | None = None  # what ran during this stall
         self._timer: asyncio.TimerHandle | None = None
-        self._stop = threading.Event()
+        # Held until ``stop``: the watchdog sleeps by waiting for it, one C call a wake (an
+        # Event's wait is a dozen Python steps and a new lock each time).
+        self._running = threading.Lock()
+        self._running.acquire()
         self._watchdog: threading.Thread | None = None
 
-    @staticmethod
-    def _threshold(monitors: tuple[LoopMonitor, ...]) -> float:
-        """The smallest threshold of ``monitors`` (a snapshot: apps come and go meanwhile)."""
-        return min((monitor.threshold for monitor in monitors), default=_IDLE)
+    def _use(self, monitors: tuple[LoopMonitor, ...]) -> None:
+        self._monitors = monitors
+        self._threshold = min((monitor.threshold for monitor in monitors), default=_IDLE)
 
     def add(self, monitor: LoopMonitor) -> None:
-        self._monitors = (*self._monitors, monitor)
+        self._use((*self._monitors, monitor))
         if self._watchdog is None:
             self._schedule()
             self._watchdog = threading.Thread(
@@ -127,18 +130,18 @@ class _LoopWatch:
 
     def remove(self, monitor: LoopMonitor) -> bool:
         """Forget ``monitor``; whether it was the last one."""
-        self._monitors = tuple(item for item in self._monitors if item is not monitor)
+        self._use(tuple(item for item in self._monitors if item is not monitor))
         return not self._monitors
 
     def stop(self) -> None:
-        self._stop.set()
+        self._running.release()
         if self._timer is not None:
             self._timer.cancel()
         if self._watchdog is not None:
             self._watchdog.join()
 
     def _schedule(self) -> None:
-        interval = _interval(self._threshold(self._monitors))
+        interval = _interval(self._threshold)
         self._due = time.monotonic() + interval
         self._timer = self.loop.call_later(interval, self._beat)
 
@@ -147,7 +150,7 @@ class _LoopWatch:
         if not monitors:
             return
         late = time.monotonic() - self._due
-        if late >= self._threshold(monitors):
+        if late >= self._threshold:
             self._report(monitors, late * 1000)
         self._schedule()
 
@@ -158,10 +161,9 @@ class _LoopWatch:
             monitor.blame(label, stall_ms)
 
     def _watch(self) -> None:
-        threshold = self._threshold(self._monitors)
-        while not self._stop.wait(_interval(threshold)):
-            threshold = self._threshold(self._monitors)
-            if self._culprit is None and time.monotonic() - self._due >= threshold:
+        # Each wake reads the threshold afresh (an app may have come or gone).
+        while not self._running.acquire(True, _interval(self._threshold)):
+            if self._culprit is None and time.monotonic() - self._due >= self._threshold:
                 self._culprit = self._find_culprit()
 
     def _find_culprit(self) -> tuple[LoopMonitor, str] | None:

@@ -1,23 +1,26 @@
 """Observation: what an app does for each request when metrics, tracing, the access log or
 the live stats are on, chosen once at startup. With all of them off, no request comes here.
 
-The serve step begins an Observation before it handles a request and ends it once the
-response is sent: the Observation wraps the request's Outbound in an Exchange that notes the
-status and bytes of whatever is sent, and tells the sinks the route the request matched (the
-tag on its route's Target, never its raw path), the status, bytes, duration and time spent
-queued for a thread or a worker process.
+The serve step begins an Exchange before it handles a request and ends it once the response
+is sent: the Exchange stands in for the request's Outbound, noting the status and bytes of
+whatever is sent. At the end the request is counted in the tallies (for the metrics and the
+live stats, which read them when asked), and the access log and the tracer are told the route
+the request matched (the tag on its route's Target, never its raw path), the status, bytes,
+duration and time spent queued for a thread or a worker process (timed only for them).
 """
 
 from __future__ import annotations
 
 import contextvars
 import time
+from bisect import bisect_left
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .tallies import DURATION_BOUNDS, Tallies
 from .wire import HeaderList
 
 if TYPE_CHECKING:
@@ -27,7 +30,6 @@ if TYPE_CHECKING:
 __all__ = [
     "UNMATCHED",
     "Exchange",
-    "Observation",
     "Observer",
     "QueueTimer",
     "RouteTag",
@@ -67,17 +69,24 @@ UNMATCHED_TAG = RouteTag(UNMATCHED, "loop", matched=False)
 
 
 class Exchange:
-    """One observed request's Outbound: it notes the status and the body bytes on their way
-    to the server's (``inner``), and the seconds its handler waited for a thread or worker
-    process (``queued``)."""
+    """One observed request, from before it is handled to after its response is sent: it
+    stands in for the request's Outbound, noting the status and the body bytes on their way to
+    the server's (``inner``), and holds what the sinks and the tracer are told at the end: the
+    method's label, the seconds its handler waited for a thread or worker process
+    (``queued``), and its span."""
 
-    __slots__ = ("inner", "queued", "sent", "status")
+    __slots__ = ("inner", "method", "queued", "sent", "span", "started", "status", "token")
 
-    def __init__(self, inner: Outbound) -> None:
+    def __init__(self, inner: Outbound, method: str) -> None:
         self.inner = inner
+        self.method = method
         self.status = 0  # 0 until a response starts (the client may leave first)
         self.sent = 0
         self.queued = 0.0
+        self.span: Any = None
+        # Set while QueueTimer notes this request's waits (only when something reads them).
+        self.token: contextvars.Token[Exchange | None] | None = None
+        self.started = perf_counter()
 
     def response_bytes(self, status: int, headers: HeaderList, body: bytes) -> Sent:
         self.status = status
@@ -132,7 +141,8 @@ def _content_length(headers: HeaderList) -> int:
     return 0
 
 
-# The request being observed, for QueueTimer: set by the Observer around the serve step.
+# The request being observed, for QueueTimer: set by the Observer around the serve step when
+# something reads the queue waits (Observer.times_queues).
 _current: contextvars.ContextVar[Exchange | None] = contextvars.ContextVar(
     "hasten_exchange", default=None
 )
@@ -181,11 +191,14 @@ def _timed(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
 
 
 class Sink(Protocol):
-    """What is told of each observed request, once its response is sent (or failed)."""
+    """What is told of each observed request, once its response is sent (or failed): for what
+    the tallies do not hold (the access log's line)."""
 
-    def record(
-        self, method: str, path: str, tag: RouteTag, exchange: Exchange, seconds: float
-    ) -> None: ...
+    # Whether it reads ``Exchange.queued``: the waits for pools are timed only if one does.
+    reads_queued: bool
+
+    def record(self, path: str, tag: RouteTag, exchange: Exchange, seconds: float) -> None:
+        """``exchange.method`` is the request's method, a known one or ``_OTHER``."""
 
 
 class Tracer(Protocol):
@@ -197,42 +210,42 @@ class Tracer(Protocol):
     def end(self, started: Any, tag: RouteTag, exchange: Exchange) -> None: ...
 
 
-class Observation:
-    """One request under observation, from before it is handled to after its response."""
-
-    __slots__ = ("exchange", "method", "span", "started", "token")
-
-    def __init__(self, method: str, outbound: Outbound, span: Any) -> None:
-        self.method = method
-        self.exchange = Exchange(outbound)
-        self.span = span
-        # QueueTimer notes this request's waits for a thread or a worker process.
-        self.token = _current.set(self.exchange)
-        self.started = perf_counter()
-
-
 class Observer:
-    """What observes an app's requests: the sinks told of each, and the tracer, if any."""
+    """What observes an app's requests: the tallies each is counted in (for the metrics and
+    the live stats), the sinks told of each, and the tracer, if any."""
 
-    def __init__(self, sinks: list[Sink], tracer: Tracer | None) -> None:
+    def __init__(self, tallies: Tallies | None, sinks: list[Sink], tracer: Tracer | None) -> None:
+        self.tallies = tallies
         self.sinks = sinks
         self.tracer = tracer
+        # The queue waits are timed (a context variable set around each request, and every
+        # call to a pool wrapped) only when something reports them.
+        self.times_queues = tracer is not None or any(sink.reads_queued for sink in sinks)
 
-    def begin(self, request: Request, method: str, outbound: Outbound) -> Observation:
-        """A request is about to be handled (its response goes to ``outbound``)."""
-        label = method if method in KNOWN_METHODS else OTHER_METHOD
-        span = None if self.tracer is None else self.tracer.start(label, request)
-        return Observation(label, outbound, span)
+    def begin(self, request: Request, method: str, outbound: Outbound) -> Exchange:
+        """A request is about to be handled: the Exchange its response goes through, to
+        ``outbound``."""
+        exchange = Exchange(outbound, method if method in KNOWN_METHODS else OTHER_METHOD)
+        if self.tracer is not None:
+            exchange.span = self.tracer.start(exchange.method, request)
+        if self.times_queues:
+            exchange.token = _current.set(exchange)
+        return exchange
 
-    def end(self, observation: Observation, request: Request) -> None:
-        """The request's response is sent (or failed): tell the sinks and the tracer."""
-        seconds = perf_counter() - observation.started
-        _current.reset(observation.token)
+    def end(self, exchange: Exchange, request: Request) -> None:
+        """The request's response is sent (or failed): count it, tell the sinks and the
+        tracer."""
+        seconds = perf_counter() - exchange.started
+        if exchange.token is not None:
+            _current.reset(exchange.token)
         target = request._target
         tag = UNMATCHED_TAG if target is None or target.tag is None else target.tag
-        exchange = observation.exchange
-        if observation.span is not None:
+        if self.tallies is not None:
+            tally = self.tallies[exchange.method, tag.template, exchange.status]
+            tally.seconds += seconds
+            tally.buckets[bisect_left(DURATION_BOUNDS, seconds)] += 1
+        if exchange.span is not None:
             assert self.tracer is not None
-            self.tracer.end(observation.span, tag, exchange)
+            self.tracer.end(exchange.span, tag, exchange)
         for sink in self.sinks:
-            sink.record(observation.method, request.path, tag, exchange, seconds)
+            sink.record(request.path, tag, exchange, seconds)

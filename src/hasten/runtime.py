@@ -44,6 +44,7 @@ from .pools import Pools
 from .requests import Request
 from .responses import Response
 from .settings import Settings
+from .tallies import Tallies
 from .transport import Outbound
 from .websockets import (
     GOING_AWAY,
@@ -97,12 +98,11 @@ class Runtime:
             self.pools.threads,
             self.dependencies,
         )
-        sinks, tracer = self._observers(settings)
-        self.observer = Observer(sinks, tracer) if sinks or tracer is not None else None
-        # Observed, the handlers' pools note how long each call waited for a thread.
-        self._route_pools = (
-            self.pools.timed(QueueTimer) if self.observer is not None else self.pools
-        )
+        self.observer = self._observer(settings)
+        # Where the access log or a tracer reports it, the handlers' pools note how long each
+        # call waited for a thread.
+        timed = self.observer is not None and self.observer.times_queues
+        self._route_pools = self.pools.timed(QueueTimer) if timed else self.pools
         control = control_routes(settings, self)
         _check_control_routes(routes, control)
         self.routes = [*routes, *control]
@@ -171,26 +171,26 @@ class Runtime:
                 "the app starts: register or override it before startup"
             )
 
-    def _observers(self, settings: Settings) -> tuple[list[Sink], Tracer | None]:
+    def _observer(self, settings: Settings) -> Observer | None:
         """What observes each request, as the settings ask: nothing by default. Each module
         is imported only by an app that uses it."""
-        sinks: list[Sink] = []
         self.metrics = self.route_counts = None
+        tallies = Tallies()  # what the metrics and the live stats read, when either is on
         if settings.metrics_url is not None:
             from .metrics import Metrics
 
-            self.metrics = Metrics(self.pools, self.in_flight)
-            sinks.append(self.metrics)
+            self.metrics = Metrics(self.pools, self.in_flight, tallies)
         if settings.stats_token is not None:
             from .stats import RouteCounts
 
-            self.route_counts = RouteCounts(self.stats)
-            sinks.append(self.route_counts)
+            self.route_counts = RouteCounts(self.stats, tallies)
+        counted = self.metrics is not None or self.route_counts is not None
+        sinks: list[Sink] = []
         if settings.access_log is not None:
             from .access_log import AccessLog
 
             sinks.append(AccessLog(settings.access_log))
-        tracer = None
+        tracer: Tracer | None = None
         if settings.traced:
             from . import tracing
 
@@ -198,7 +198,9 @@ class Runtime:
             provider = (settings.telemetry or {}).get("tracer_provider")
             if provider is not None or tracing.configured():
                 tracer = tracing.Tracing(provider)
-        return sinks, tracer
+        if not counted and not sinks and tracer is None:
+            return None
+        return Observer(tallies if counted else None, sinks, tracer)
 
     def start(self) -> None:
         """Start what needs the running loop (call from the loop's thread)."""
@@ -207,6 +209,8 @@ class Runtime:
             self.monitor.start()
         if self.metrics is not None:
             self.metrics.start()
+        if self.route_counts is not None:
+            self.route_counts.start()
         if self.settings.ready_url is not None:
             from .drain import drain_on_sigterm
 
@@ -218,6 +222,8 @@ class Runtime:
             self.monitor.stop()
         if self.metrics is not None:
             self.metrics.close()
+        if self.route_counts is not None:
+            self.route_counts.close()
         self.pools.shutdown()
 
     async def serve(self, request: Request, outbound: Outbound) -> None:  # noqa: C901, PLR0912
@@ -230,10 +236,9 @@ class Runtime:
         """
         # perf: one coroutine for the whole step, the rare branches (observation, a refusal,
         # middleware) included, since each coroutine of ours costs as much as the handler's.
-        observation = None
+        exchange = None
         if self.observer is not None:
-            observation = self.observer.begin(request, request.method, outbound)
-            outbound = observation.exchange
+            outbound = exchange = self.observer.begin(request, request.method, outbound)
         gate = self.in_flight
         try:
             if gate.count >= gate.limit:
@@ -288,9 +293,9 @@ class Runtime:
                     await cleanup.after_response()
                 gate.count -= 1
         finally:
-            if observation is not None:
+            if exchange is not None:
                 assert self.observer is not None
-                self.observer.end(observation, request)
+                self.observer.end(exchange, request)
 
     async def _through_middleware(self, request: Request) -> Response:
         try:

@@ -19,8 +19,8 @@ from typing import Any
 
 import msgspec
 
-from .observe import Exchange, RouteTag
 from .settings import STATS_DIRECTORY_ENV
+from .tallies import Tallies
 
 __all__ = ["FLUSH_SECONDS", "RouteCounts"]
 
@@ -29,38 +29,42 @@ Stats = dict[str, Any]
 
 
 class RouteCounts:
-    """Requests by (method, route) and status class (a Sink), with the worker's own stats
-    from ``worker_stats`` (requests in flight, refused, event-loop stalls)."""
+    """Requests by (method, route) and status class, from the observer's ``tallies``, with
+    the worker's own stats from ``worker_stats`` (requests in flight, refused, event-loop
+    stalls)."""
 
-    def __init__(self, worker_stats: Callable[[], Stats]) -> None:
-        self.counts: dict[tuple[str, str], Counter[str]] = {}
+    def __init__(self, worker_stats: Callable[[], Stats], tallies: Tallies) -> None:
+        self.tallies = tallies
         self.worker_stats = worker_stats
         found = os.environ.get(STATS_DIRECTORY_ENV)
         self.directory = Path(found) if found else None
         self._timer: asyncio.TimerHandle | None = None
 
-    def record(
-        self, method: str, path: str, tag: RouteTag, exchange: Exchange, seconds: float
-    ) -> None:
-        key = (method, tag.template)
-        counts = self.counts.get(key)
-        if counts is None:
-            counts = self.counts[key] = Counter()
-        counts[f"{exchange.status // 100}xx" if exchange.status else "none"] += 1
-        if self._timer is None and self.directory is not None:
+    def start(self) -> None:
+        """With a stats directory, write this worker's stats there every second (call from
+        the loop's thread)."""
+        if self.directory is not None:
             self._timer = asyncio.get_running_loop().call_later(FLUSH_SECONDS, self._flush)
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
 
     def snapshot(self) -> Stats:
         """This worker's stats: in flight, refused, stalls by route, and each route seen with
         its requests by status class."""
+        by_route: dict[tuple[str, str], Counter[str]] = {}
+        for (method, template, status), tally in self.tallies.items():
+            statuses = by_route.setdefault((method, template), Counter())
+            statuses[f"{status // 100}xx" if status else "none"] += tally.requests
         routes = [
             {
                 "method": method,
                 "route": template,
-                "requests": sum(counts.values()),
-                "statuses": dict(sorted(counts.items())),
+                "requests": sum(statuses.values()),
+                "statuses": dict(sorted(statuses.items())),
             }
-            for (method, template), counts in sorted(self.counts.items())
+            for (method, template), statuses in sorted(by_route.items())
         ]
         return {**self.worker_stats(), "routes": routes, "workers": 1}
 
@@ -87,7 +91,7 @@ class RouteCounts:
         with contextlib.suppress(OSError):  # the directory went with the server: stopping
             written.write_bytes(msgspec.json.encode(self.snapshot()))
             written.replace(target)  # whole, never half-written, for a reader
-        self._timer = asyncio.get_running_loop().call_later(FLUSH_SECONDS, self._flush)
+        self.start()
 
 
 def _running(path: Path) -> bool:
