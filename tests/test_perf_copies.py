@@ -1,7 +1,9 @@
 """Every ``# perf:`` shortcut held equal to the general code it stands for, by property.
 
-- the plan's fast forms (values read inline, a JSON body decoded straight into its type)
-  against the general solver, which a route with a dependency takes;
+- each fast converter of text (one C call) against pydantic, which FastAPI validates with;
+- the plan's fast forms (values read inline, a JSON body decoded straight into its type,
+  dependencies that take nothing awaited in a row) against the general solver, which a
+  route with a dependency that reads the request takes;
 - the matcher's ``_walk_greedy`` against ``_search``, which it shortcuts;
 - the serve step without middleware (``dispatch`` written out, a Target's shortcuts: the
   handler called bare, plain data sent without a Response) against ``dispatch`` under a
@@ -10,20 +12,23 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 from urllib.parse import quote
 
 import msgspec
+import pydantic
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hasten import App, Depends, HTTPException, JSONResponse, Response
+from hasten import App, Depends, HTTPException, JSONResponse, Request, Response
 from hasten.matcher import CompiledRoute, Matcher, _search, _walk_greedy
 from hasten.paths import PathTemplate
 from hasten.testing import TestClient
 from hasten.types import Target
+from hasten.validation import _FAST
 
 
 class Order(msgspec.Struct):
@@ -36,6 +41,18 @@ async def nothing() -> None:
     return None
 
 
+async def reads_the_request(request: Request) -> None:
+    return None  # a dependency only the general solver calls
+
+
+async def user() -> str:
+    return "ada"
+
+
+async def refuses() -> str:
+    raise HTTPException(403, "not you", {"x-why": "refused"})
+
+
 def _app() -> App:
     app = App(block_threshold=None)
 
@@ -45,10 +62,19 @@ def _app() -> App:
     async def order(order: Order) -> Any:
         return order
 
+    async def who(key: int, name: str = Depends(user), page: int = 1) -> Any:
+        return [key, name, page]
+
+    general = [Depends(reads_the_request)]
     app.get("/fast/values/{key}")(_with_key(values))
-    app.get("/general/values/{key}", dependencies=[Depends(nothing)])(_with_key(values))
+    app.get("/deps/values/{key}", dependencies=[Depends(nothing)])(_with_key(values))
+    app.get("/general/values/{key}", dependencies=general)(_with_key(values))
     app.post("/fast/order")(order)
-    app.post("/general/order", dependencies=[Depends(nothing)])(order)
+    app.post("/general/order", dependencies=general)(order)
+    app.get("/deps/who/{key}", dependencies=[Depends(nothing)])(who)
+    app.get("/general/who/{key}", dependencies=[Depends(nothing), *general])(who)
+    app.get("/deps/refused/{key}", dependencies=[Depends(refuses)])(who)
+    app.get("/general/refused/{key}", dependencies=[Depends(refuses), *general])(who)
     return app
 
 
@@ -82,8 +108,67 @@ def test_values_read_inline_as_their_readers_read_them(
     params = {"page": page, "ratio": ratio, "active": active, "q": q}
     segment = quote(key, safe="") or "x"
     fast = _answer(f"/fast/values/{segment}", method="GET", params=params)
+    with_dependencies = _answer(f"/deps/values/{segment}", method="GET", params=params)
     general = _answer(f"/general/values/{segment}", method="GET", params=params)
+    assert fast == with_dependencies == general
+
+
+@_SETTINGS
+@given(key=_text, page=_text, route=st.sampled_from(["who", "refused"]))
+def test_dependencies_that_take_nothing_are_awaited_as_the_solver_awaits_them(
+    key: str, page: str, route: str
+) -> None:
+    segment = quote(key, safe="") or "x"
+    fast = _answer(f"/deps/{route}/{segment}", method="GET", params={"page": page})
+    general = _answer(f"/general/{route}/{segment}", method="GET", params={"page": page})
     assert fast == general
+
+
+def test_each_fast_form_is_the_one_its_route_takes() -> None:
+    """Else a property above would compare the general solver with itself."""
+    app = _app()
+    asyncio.run(app.startup())
+    try:
+        runtime = app.runtime
+        assert runtime is not None
+        taken = {
+            path: runtime.match(method, path)[0].invoke.__name__
+            for method, path in [
+                ("GET", "/fast/values/1"),
+                ("GET", "/deps/values/1"),
+                ("GET", "/deps/who/1"),
+                ("GET", "/general/who/1"),
+                ("POST", "/fast/order"),
+            ]
+        }
+    finally:
+        asyncio.run(app.shutdown())
+    assert taken == {
+        "/fast/values/1": "invoke_with_values",
+        "/deps/values/1": "invoke_with_dependencies",
+        "/deps/who/1": "invoke_with_dependencies",
+        "/general/who/1": "_solve_and_call",
+        "/fast/order": "invoke_with_body",
+    }
+
+
+_numberish = st.sampled_from(
+    ["-0", "-0.0", "1e2", "1E400", "+3", "00012", "3.0", ".5", "1_000", "\t1 ", "NaN", "tRuE", "oN"]
+) | st.text(alphabet="0123456789+-._eEinfatrueyso \t\n\r\u00a0\u0661", max_size=8)
+
+
+@pytest.mark.parametrize("kind", [int, float, bool, str])
+@_SETTINGS
+@given(text=_numberish | _text)
+def test_a_fast_converter_takes_only_what_pydantic_takes_and_gives_the_same(
+    kind: type, text: str
+) -> None:
+    try:
+        fast = _FAST[kind](text)
+    except ValueError:
+        return  # the error path asks pydantic itself
+    expected: Any = pydantic.TypeAdapter(kind).validate_python(text)
+    assert (type(fast), repr(fast)) == (type(expected), repr(expected))  # -0.0 is not 0.0
 
 
 _json = st.recursive(
