@@ -213,6 +213,48 @@ _template_part = st.sampled_from(["a", "b", "{s}", "{i:int}", "{f:float}", "{p:p
 def test_the_greedy_walk_finds_what_the_search_finds_first(
     templates: list[list[str]], path: list[str]
 ) -> None:
+    matcher = _matcher(templates)
+    segments = ["", *path]
+    greedy_values: list[Any] = []
+    greedy = _walk_greedy(matcher._tree, segments, "GET", greedy_values)
+    if greedy is None:
+        return  # the matcher then searches: nothing to compare
+    search_values: list[Any] = []
+    found = _search(matcher._tree, segments, 1, "GET", search_values)
+    assert found is greedy
+    assert greedy_values == search_values
+
+
+@pytest.mark.filterwarnings("ignore:Do not use the `random` module inside strategies")
+@settings(max_examples=300, deadline=None)
+@given(
+    templates=st.lists(st.lists(_template_part, min_size=1, max_size=3), min_size=1, max_size=6),
+    path=st.lists(_segment, min_size=1, max_size=4),
+    method=st.sampled_from(["GET", "HEAD", "POST"]),
+)
+def test_a_match_is_what_the_search_finds_first(
+    templates: list[list[str]], path: list[str], method: str
+) -> None:
+    """``match`` (a static path's dict, the last segment from a static head, the greedy
+    walk) against the search alone."""
+    matcher = _matcher(templates)
+    text = "/" + "/".join(path)
+    target, params = matcher.match(method, text)
+    static = matcher.static_targets.get(text, {}).get(method)
+    if static is not None:
+        assert (target, params) == (static, {})
+        return
+    values: list[Any] = []
+    found = _search(matcher._tree, text.split("/"), 1, method, values)
+    if found is None:
+        assert target.name in ("not found", "method not allowed", "trailing slash redirect")
+        return
+    found_target, names = found.targets[method]
+    assert (target, params) == (found_target, dict(zip(names, values, strict=True)))
+
+
+def _matcher(templates: list[list[str]]) -> Matcher:
+    """A GET route for each template, but one of two that take the same requests."""
     routes = []
     seen = set()
     for number, parts in enumerate(templates):
@@ -227,16 +269,7 @@ def test_the_greedy_walk_finds_what_the_search_finds_first(
         seen.update({template.path, shape})
         target = Target(f"route {number}", _unused, _unused)
         routes.append(CompiledRoute(template, frozenset({"GET"}), target, text))
-    matcher = Matcher(routes)  # of two templates for the same requests, the first is kept
-    segments = ["", *path]
-    greedy_values: list[Any] = []
-    greedy = _walk_greedy(matcher._tree, segments, "GET", greedy_values)
-    if greedy is None:
-        return  # the matcher then searches: nothing to compare
-    search_values: list[Any] = []
-    found = _search(matcher._tree, segments, 1, "GET", search_values)
-    assert found is greedy
-    assert greedy_values == search_values
+    return Matcher(routes)  # of two templates for the same requests, the first is kept
 
 
 def _named(part: str, index: int) -> str:
