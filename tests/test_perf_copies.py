@@ -65,7 +65,22 @@ def _app() -> App:
     async def who(key: int, name: str = Depends(user), page: int = 1) -> Any:
         return [key, name, page]
 
+    async def one(key: int) -> Any:
+        return key
+
+    async def one_query(ratio: float = 1.0) -> Any:
+        return ratio
+
+    async def one_text(key: str) -> Any:
+        return key
+
     general = [Depends(reads_the_request)]
+    app.get("/one/int/{key}")(one)
+    app.get("/general/int/{key}", dependencies=general)(one)
+    app.get("/one/query")(one_query)
+    app.get("/general/query", dependencies=general)(one_query)
+    app.get("/one/text/{key}")(one_text)
+    app.get("/general/text/{key}", dependencies=general)(one_text)
     app.get("/fast/values/{key}")(_with_key(values))
     app.get("/deps/values/{key}", dependencies=[Depends(nothing)])(_with_key(values))
     app.get("/general/values/{key}", dependencies=general)(_with_key(values))
@@ -90,7 +105,9 @@ def _with_key(values: Any) -> Any:
 _client = TestClient(_app())
 _SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 _text = st.one_of(
-    st.sampled_from(["1", "-3", "+3", " 4", "1e2", "3.0", "nan", "inf", "true", "YES", "off", ""]),
+    st.sampled_from(
+        ["0", "1", "-3", "+3", " 4", "1e2", "3.0", "-0", "nan", "inf", "true", "YES", "off", ""]
+    ),
     st.text(max_size=6),
 )
 
@@ -111,6 +128,16 @@ def test_values_read_inline_as_their_readers_read_them(
     with_dependencies = _answer(f"/deps/values/{segment}", method="GET", params=params)
     general = _answer(f"/general/values/{segment}", method="GET", params=params)
     assert fast == with_dependencies == general
+
+
+@_SETTINGS
+@given(key=_text, ratio=_text, route=st.sampled_from(["int", "query", "text"]))
+def test_one_value_read_at_once_as_its_reader_reads_it(key: str, ratio: str, route: str) -> None:
+    tail = "" if route == "query" else "/" + (quote(key, safe="") or "x")
+    params = {"ratio": ratio} if ratio else {}  # and the default where there is none
+    fast = _answer(f"/one/{route}{tail}", method="GET", params=params)
+    general = _answer(f"/general/{route}{tail}", method="GET", params=params)
+    assert fast == general
 
 
 @_SETTINGS
@@ -135,6 +162,9 @@ def test_each_fast_form_is_the_one_its_route_takes() -> None:
             path: runtime.match(method, path)[0].invoke.__name__
             for method, path in [
                 ("GET", "/fast/values/1"),
+                ("GET", "/one/int/1"),
+                ("GET", "/one/query"),
+                ("GET", "/one/text/1"),
                 ("GET", "/deps/values/1"),
                 ("GET", "/deps/who/1"),
                 ("GET", "/general/who/1"),
@@ -145,6 +175,9 @@ def test_each_fast_form_is_the_one_its_route_takes() -> None:
         asyncio.run(app.shutdown())
     assert taken == {
         "/fast/values/1": "invoke_with_values",
+        "/one/int/1": "invoke_with_one_value",
+        "/one/query": "invoke_with_one_value",
+        "/one/text/1": "invoke_with_one_value",
         "/deps/values/1": "invoke_with_dependencies",
         "/deps/who/1": "invoke_with_dependencies",
         "/general/who/1": "_solve_and_call",

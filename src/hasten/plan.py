@@ -272,16 +272,9 @@ class Plan:
             return lambda request: run()
         read = _ValueReading(root.readers)
         if self._body is None:
-            values_of = read.values
-
-            def invoke_with_values(request: Any) -> Awaitable[Any]:
-                # perf: a plain function handing back the handler's own coroutine.
-                values, errors = values_of(request)
-                if errors:
-                    raise RequestValidationError(errors)
-                return run(**values)
-
-            return invoke_with_values
+            invoke = _invoke_with_values(read, run)
+            only = read.only_quick()
+            return invoke if only is None else _invoke_with_one_value(only, invoke, run)
         if not isinstance(self._body, BodyDecoder):
             return None
         bodies = tuple(body for body in root.bodies if isinstance(body, BodyField))
@@ -462,6 +455,41 @@ def _invoke_with_dependencies(calls: list[_Call], read: _ValueReading | None, ru
     return invoke_with_dependencies
 
 
+def _invoke_with_values(read: _ValueReading, run: Run) -> Invoke:
+    """The fast form of a plan that reads path, query, header and cookie values only."""
+    values_of = read.values
+
+    def invoke_with_values(request: Any) -> Awaitable[Any]:
+        # perf: a plain function handing back the handler's own coroutine.
+        values, errors = values_of(request)
+        if errors:
+            raise RequestValidationError(errors)
+        return run(**values)
+
+    return invoke_with_values
+
+
+def _invoke_with_one_value(only: _Quick, invoke: Invoke, run: Run) -> Invoke:
+    """``invoke`` for a handler that reads one path or query value (``/items/{id}``):
+    read and converted at once, else left to ``invoke``, which says what is wrong."""
+    name, alias, convert, in_query, _ = only
+
+    def invoke_with_one_value(request: Any) -> Awaitable[Any]:
+        raw = (request.query._last if in_query else request.path_params).get(alias)
+        if raw is not None:
+            if convert is None:
+                return run(**{name: raw})
+            try:
+                value = convert(raw)
+            except ValueError:
+                pass
+            else:
+                return run(**{name: value})
+        return invoke(request)
+
+    return invoke_with_one_value
+
+
 def _invoke_with_body(
     decoder: BodyDecoder, bodies: tuple[BodyField, ...], read: _ValueReading, run: Run
 ) -> Invoke:
@@ -519,6 +547,12 @@ class _ValueReading:
 
     def is_empty(self) -> bool:
         return not (self._quick or self._readers)
+
+    def only_quick(self) -> _Quick | None:
+        """The one value read, where it is a path or query value the plan reads itself."""
+        if len(self._quick) != 1 or self._readers or self._quick[0][1] is None:
+            return None
+        return self._quick[0]
 
     def values(self, request: Any) -> tuple[dict[str, Any], Errors]:
         values: dict[str, Any] = {}
