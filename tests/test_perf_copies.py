@@ -4,7 +4,8 @@
 - the plan's fast forms (values read inline, a JSON body decoded straight into its type,
   dependencies that take nothing awaited in a row) against the general solver, which a
   route with a dependency that reads the request takes;
-- the matcher's ``_walk_greedy`` against ``_search``, which it shortcuts;
+- the matcher's ``_walk_greedy`` against ``_search``, which it shortcuts, and ``match`` (its
+  static dict, its last-segment step) against the search alone;
 - the serve step without middleware (``dispatch`` written out, a Target's shortcuts: the
   handler called bare, plain data sent without a Response) against ``dispatch`` under a
   middleware that passes every request on, through both adapters.
