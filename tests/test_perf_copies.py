@@ -1,8 +1,11 @@
 """Every ``# perf:`` shortcut held equal to the general code it stands for, by property.
 
-- the plan's fast forms (values read inline, a JSON body decoded straight into its type)
-  against the general solver, which a route with a dependency takes;
-- the matcher's ``_walk_greedy`` against ``_search``, which it shortcuts;
+- each fast converter of text (one C call) against pydantic, which FastAPI validates with;
+- the plan's fast forms (values read inline, a JSON body decoded straight into its type,
+  dependencies that take nothing awaited in a row) against the general solver, which a
+  route with a dependency that reads the request takes;
+- the matcher's ``_walk_greedy`` against ``_search``, which it shortcuts, and ``match`` (its
+  static dict, its last-segment step) against the search alone;
 - the serve step without middleware (``dispatch`` written out, a Target's shortcuts: the
   handler called bare, plain data sent without a Response) against ``dispatch`` under a
   middleware that passes every request on, through both adapters.
@@ -10,20 +13,23 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 from urllib.parse import quote
 
 import msgspec
+import pydantic
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hasten import App, Depends, HTTPException, JSONResponse, Response
+from hasten import App, Depends, HTTPException, JSONResponse, Request, Response
 from hasten.matcher import CompiledRoute, Matcher, _search, _walk_greedy
 from hasten.paths import PathTemplate
 from hasten.testing import TestClient
 from hasten.types import Target
+from hasten.validation import _FAST
 
 
 class Order(msgspec.Struct):
@@ -36,6 +42,18 @@ async def nothing() -> None:
     return None
 
 
+async def reads_the_request(request: Request) -> None:
+    return None  # a dependency only the general solver calls
+
+
+async def user() -> str:
+    return "ada"
+
+
+async def refuses() -> str:
+    raise HTTPException(403, "not you", {"x-why": "refused"})
+
+
 def _app() -> App:
     app = App(block_threshold=None)
 
@@ -45,10 +63,34 @@ def _app() -> App:
     async def order(order: Order) -> Any:
         return order
 
+    async def who(key: int, name: str = Depends(user), page: int = 1) -> Any:
+        return [key, name, page]
+
+    async def one(key: int) -> Any:
+        return key
+
+    async def one_query(ratio: float = 1.0) -> Any:
+        return ratio
+
+    async def one_text(key: str) -> Any:
+        return key
+
+    general = [Depends(reads_the_request)]
+    app.get("/one/int/{key}")(one)
+    app.get("/general/int/{key}", dependencies=general)(one)
+    app.get("/one/query")(one_query)
+    app.get("/general/query", dependencies=general)(one_query)
+    app.get("/one/text/{key}")(one_text)
+    app.get("/general/text/{key}", dependencies=general)(one_text)
     app.get("/fast/values/{key}")(_with_key(values))
-    app.get("/general/values/{key}", dependencies=[Depends(nothing)])(_with_key(values))
+    app.get("/deps/values/{key}", dependencies=[Depends(nothing)])(_with_key(values))
+    app.get("/general/values/{key}", dependencies=general)(_with_key(values))
     app.post("/fast/order")(order)
-    app.post("/general/order", dependencies=[Depends(nothing)])(order)
+    app.post("/general/order", dependencies=general)(order)
+    app.get("/deps/who/{key}", dependencies=[Depends(nothing)])(who)
+    app.get("/general/who/{key}", dependencies=[Depends(nothing), *general])(who)
+    app.get("/deps/refused/{key}", dependencies=[Depends(refuses)])(who)
+    app.get("/general/refused/{key}", dependencies=[Depends(refuses), *general])(who)
     return app
 
 
@@ -64,7 +106,9 @@ def _with_key(values: Any) -> Any:
 _client = TestClient(_app())
 _SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 _text = st.one_of(
-    st.sampled_from(["1", "-3", "+3", " 4", "1e2", "3.0", "nan", "inf", "true", "YES", "off", ""]),
+    st.sampled_from(
+        ["0", "1", "-3", "+3", " 4", "1e2", "3.0", "-0", "nan", "inf", "true", "YES", "off", ""]
+    ),
     st.text(max_size=6),
 )
 
@@ -82,8 +126,83 @@ def test_values_read_inline_as_their_readers_read_them(
     params = {"page": page, "ratio": ratio, "active": active, "q": q}
     segment = quote(key, safe="") or "x"
     fast = _answer(f"/fast/values/{segment}", method="GET", params=params)
+    with_dependencies = _answer(f"/deps/values/{segment}", method="GET", params=params)
     general = _answer(f"/general/values/{segment}", method="GET", params=params)
+    assert fast == with_dependencies == general
+
+
+@_SETTINGS
+@given(key=_text, ratio=_text, route=st.sampled_from(["int", "query", "text"]))
+def test_one_value_read_at_once_as_its_reader_reads_it(key: str, ratio: str, route: str) -> None:
+    tail = "" if route == "query" else "/" + (quote(key, safe="") or "x")
+    params = {"ratio": ratio} if ratio else {}  # and the default where there is none
+    fast = _answer(f"/one/{route}{tail}", method="GET", params=params)
+    general = _answer(f"/general/{route}{tail}", method="GET", params=params)
     assert fast == general
+
+
+@_SETTINGS
+@given(key=_text, page=_text, route=st.sampled_from(["who", "refused"]))
+def test_dependencies_that_take_nothing_are_awaited_as_the_solver_awaits_them(
+    key: str, page: str, route: str
+) -> None:
+    segment = quote(key, safe="") or "x"
+    fast = _answer(f"/deps/{route}/{segment}", method="GET", params={"page": page})
+    general = _answer(f"/general/{route}/{segment}", method="GET", params={"page": page})
+    assert fast == general
+
+
+def test_each_fast_form_is_the_one_its_route_takes() -> None:
+    """Else a property above would compare the general solver with itself."""
+    app = _app()
+    asyncio.run(app.startup())
+    try:
+        runtime = app.runtime
+        assert runtime is not None
+        taken = {
+            path: runtime.match(method, path)[0].invoke.__name__
+            for method, path in [
+                ("GET", "/fast/values/1"),
+                ("GET", "/one/int/1"),
+                ("GET", "/one/query"),
+                ("GET", "/one/text/1"),
+                ("GET", "/deps/values/1"),
+                ("GET", "/deps/who/1"),
+                ("GET", "/general/who/1"),
+                ("POST", "/fast/order"),
+            ]
+        }
+    finally:
+        asyncio.run(app.shutdown())
+    assert taken == {
+        "/fast/values/1": "invoke_with_values",
+        "/one/int/1": "invoke_with_one_value",
+        "/one/query": "invoke_with_one_value",
+        "/one/text/1": "invoke_with_one_value",
+        "/deps/values/1": "invoke_with_dependencies",
+        "/deps/who/1": "invoke_with_dependencies",
+        "/general/who/1": "_solve_and_call",
+        "/fast/order": "invoke_with_body",
+    }
+
+
+_numberish = st.sampled_from(
+    ["-0", "-0.0", "1e2", "1E400", "+3", "00012", "3.0", ".5", "1_000", "\t1 ", "NaN", "tRuE", "oN"]
+) | st.text(alphabet="0123456789+-._eEinfatrueyso \t\n\r\u00a0\u0661", max_size=8)
+
+
+@pytest.mark.parametrize("kind", [int, float, bool, str])
+@_SETTINGS
+@given(text=_numberish | _text)
+def test_a_fast_converter_takes_only_what_pydantic_takes_and_gives_the_same(
+    kind: type, text: str
+) -> None:
+    try:
+        fast = _FAST[kind](text)
+    except ValueError:
+        return  # the error path asks pydantic itself
+    expected: Any = pydantic.TypeAdapter(kind).validate_python(text)
+    assert (type(fast), repr(fast)) == (type(expected), repr(expected))  # -0.0 is not 0.0
 
 
 _json = st.recursive(
@@ -128,6 +247,48 @@ _template_part = st.sampled_from(["a", "b", "{s}", "{i:int}", "{f:float}", "{p:p
 def test_the_greedy_walk_finds_what_the_search_finds_first(
     templates: list[list[str]], path: list[str]
 ) -> None:
+    matcher = _matcher(templates)
+    segments = ["", *path]
+    greedy_values: list[Any] = []
+    greedy = _walk_greedy(matcher._tree, segments, "GET", greedy_values)
+    if greedy is None:
+        return  # the matcher then searches: nothing to compare
+    search_values: list[Any] = []
+    found = _search(matcher._tree, segments, 1, "GET", search_values)
+    assert found is greedy
+    assert greedy_values == search_values
+
+
+@pytest.mark.filterwarnings("ignore:Do not use the `random` module inside strategies")
+@settings(max_examples=300, deadline=None)
+@given(
+    templates=st.lists(st.lists(_template_part, min_size=1, max_size=3), min_size=1, max_size=6),
+    path=st.lists(_segment, min_size=1, max_size=4),
+    method=st.sampled_from(["GET", "HEAD", "POST"]),
+)
+def test_a_match_is_what_the_search_finds_first(
+    templates: list[list[str]], path: list[str], method: str
+) -> None:
+    """``match`` (a static path's dict, the last segment from a static head, the greedy
+    walk) against the search alone."""
+    matcher = _matcher(templates)
+    text = "/" + "/".join(path)
+    target, params = matcher.match(method, text)
+    static = matcher.static_targets.get(text, {}).get(method)
+    if static is not None:
+        assert (target, params) == (static, {})
+        return
+    values: list[Any] = []
+    found = _search(matcher._tree, text.split("/"), 1, method, values)
+    if found is None:
+        assert target.name in ("not found", "method not allowed", "trailing slash redirect")
+        return
+    found_target, names = found.targets[method]
+    assert (target, params) == (found_target, dict(zip(names, values, strict=True)))
+
+
+def _matcher(templates: list[list[str]]) -> Matcher:
+    """A GET route for each template, but one of two that take the same requests."""
     routes = []
     seen = set()
     for number, parts in enumerate(templates):
@@ -142,16 +303,7 @@ def test_the_greedy_walk_finds_what_the_search_finds_first(
         seen.update({template.path, shape})
         target = Target(f"route {number}", _unused, _unused)
         routes.append(CompiledRoute(template, frozenset({"GET"}), target, text))
-    matcher = Matcher(routes)  # of two templates for the same requests, the first is kept
-    segments = ["", *path]
-    greedy_values: list[Any] = []
-    greedy = _walk_greedy(matcher._tree, segments, "GET", greedy_values)
-    if greedy is None:
-        return  # the matcher then searches: nothing to compare
-    search_values: list[Any] = []
-    found = _search(matcher._tree, segments, 1, "GET", search_values)
-    assert found is greedy
-    assert greedy_values == search_values
+    return Matcher(routes)  # of two templates for the same requests, the first is kept
 
 
 def _named(part: str, index: int) -> str:

@@ -79,7 +79,7 @@ def _missing_or_default(parameter: Parameter, loc: Loc, values: Values, errors: 
 class ScalarReader(Reader):
     """A path, query, header or cookie value (a list of them for a sequence)."""
 
-    __slots__ = ("_check", "_fetch", "_parameter", "_validator", "loc", "source")
+    __slots__ = ("_check", "_fetch", "_parameter", "_text", "_validator", "loc", "source")
 
     def __init__(self, parameter: Parameter, path_type: type | None = None) -> None:
         super().__init__(parameter.name)
@@ -93,6 +93,8 @@ class ScalarReader(Reader):
             and parameter.annotation in (str, path_type)
         )
         self._validator = None if converted_already else TextValidator(parameter, self.loc)
+        # Whether the value comes as text: a typed template's ({id:float}) comes converted.
+        self._text = source != "path" or path_type in (None, str)
         self._check = _as_is if self._validator is None else self._validator.check
 
     def quick(self) -> tuple[str, str, Callable[[str], Any] | None] | None:
@@ -105,6 +107,8 @@ class ScalarReader(Reader):
             return None
         if self._validator is None:
             return self.name, parameter.alias, None
+        if not self._text:
+            return None
         convert = self._validator.quick
         if convert is None:
             return None

@@ -11,8 +11,11 @@ applied. Per request it only executes, in FastAPI's order and with FastAPI's ans
 3. the handler's own values are read; if any value anywhere failed, one 422 names them all;
 4. the handler is called, where it runs (loop, threads, processes, an executor).
 
-A handler without dependencies gets a fast form of the same steps, and one that reads only
-path, query, header and cookie values is called without a coroutine of ours.
+A handler without dependencies gets a fast form of the same steps (one that reads only
+path, query, header and cookie values is called without a coroutine of ours; one that reads
+a single path or query value reads it at once), and so does one whose dependencies are all
+``async def`` functions that take nothing. tests/test_perf_copies.py holds each fast form
+equal to the solver.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ from .extractors import (
     ScalarReader,
     reader_for,
 )
-from .lifecycle import Exit, cleanup_of, submit
+from .lifecycle import Cleanup, Exit, cleanup_of, submit
 from .params import Dependency, Parameter, describe_handler
 from .security import SecurityScopes
 from .validation import Errors
@@ -255,7 +258,9 @@ class Plan:
         # The handler itself, when it reads nothing: the serve step calls it without a frame
         # of the plan's (``invoke`` does the same through one).
         self.call: Callable[[], Awaitable[Any]] | None = None
-        self.invoke: Invoke = self._fast_form(builder) or self._solve_and_call
+        self.invoke: Invoke = (
+            self._fast_form(builder) or self._with_plain_dependencies() or self._solve_and_call
+        )
 
     def _fast_form(self, builder: _Builder) -> Invoke | None:
         """The plan without dependencies, for the shapes most handlers have: the same
@@ -270,20 +275,26 @@ class Plan:
             return lambda request: run()
         read = _ValueReading(root.readers)
         if self._body is None:
-            values_of = read.values
-
-            def invoke_with_values(request: Any) -> Awaitable[Any]:
-                # perf: a plain function handing back the handler's own coroutine.
-                values, errors = values_of(request)
-                if errors:
-                    raise RequestValidationError(errors)
-                return run(**values)
-
-            return invoke_with_values
+            invoke = _invoke_with_values(read, run)
+            only = read.only_quick()
+            return invoke if only is None else _invoke_with_one_value(only, invoke, run)
         if not isinstance(self._body, BodyDecoder):
             return None
         bodies = tuple(body for body in root.bodies if isinstance(body, BodyField))
         return _invoke_with_body(self._body, bodies, read, run)
+
+    def _with_plain_dependencies(self) -> Invoke | None:
+        """The plan whose dependencies are all ``async def`` functions that take nothing,
+        each a different one (the usual session, user or settings): the solver's steps
+        without its state."""
+        root = self._root
+        if root.args or self._body is not None:
+            return None
+        calls = _plain_calls(root)
+        if calls is None:
+            return None
+        read = _ValueReading(root.readers) if root.readers else None
+        return _invoke_with_dependencies(calls, read, self._run)
 
     async def _solve_and_call(self, request: Any) -> Any:
         state = _State()
@@ -298,10 +309,7 @@ class Plan:
             result = await self._run(**values)
         except BaseException as exc:
             await self._close_function_scoped(state, exc)
-            cleanup = request._cleanup
-            if cleanup is None:
-                raise
-            final = await cleanup.unwind(exc)  # no task nor generator is left after it
+            final = await _unwound(request, exc)
             if final is exc:
                 raise
             raise final from exc
@@ -386,6 +394,15 @@ class Plan:
             await done.close(self._threads)
 
 
+async def _unwound(request: Any, exc: BaseException) -> BaseException:
+    """What a request that failed with ``exc`` raises: ``exc``, or what its yield
+    dependencies made of it (no task nor generator is left after it)."""
+    cleanup: Cleanup | None = request._cleanup
+    if cleanup is None:
+        return exc
+    return await cleanup.unwind(exc)
+
+
 def _read_scalars_and_specials(
     node: Node, request: Any, values: dict[str, Any], errors: Errors
 ) -> None:
@@ -395,6 +412,85 @@ def _read_scalars_and_specials(
         reader.read(request, values, errors)
     for argument, make in node.args:
         values[argument] = make(request)
+
+
+_Call = tuple[str | None, Callable[[], Awaitable[Any]]]  # (argument, dependency)
+
+
+def _plain_calls(root: Node) -> list[_Call] | None:
+    """``root``'s dependencies, where each is an ``async def`` that takes nothing and none
+    is asked for twice (the solver's cache would call it once); else None."""
+    calls: list[_Call] = []
+    for argument, child in root.children:
+        func = child.func
+        if func is None or child.kind != ASYNC or not child.takes_nothing:
+            return None
+        if child.app_value is not None:
+            return None
+        calls.append((argument, func))
+    keys = [child.cache_key for _, child in root.children if child.cache_key is not None]
+    return calls if len(set(keys)) == len(keys) else None
+
+
+def _invoke_with_dependencies(calls: list[_Call], read: _ValueReading | None, run: Run) -> Invoke:
+    """The fast form of a plan whose dependencies take nothing: each awaited in order,
+    then the handler's values read, as the solver does."""
+
+    async def invoke_with_dependencies(request: Any) -> Any:
+        try:
+            values: dict[str, Any] = {}
+            for argument, call in calls:
+                value = await call()
+                if argument is not None:
+                    values[argument] = value
+            if read is not None:
+                found, errors = read.values(request)
+                if errors:
+                    raise RequestValidationError(errors)
+                values.update(found)
+            return await run(**values)
+        except BaseException as exc:
+            final = await _unwound(request, exc)
+            if final is exc:
+                raise
+            raise final from exc
+
+    return invoke_with_dependencies
+
+
+def _invoke_with_values(read: _ValueReading, run: Run) -> Invoke:
+    """The fast form of a plan that reads path, query, header and cookie values only."""
+    values_of = read.values
+
+    def invoke_with_values(request: Any) -> Awaitable[Any]:
+        # perf: a plain function handing back the handler's own coroutine.
+        values, errors = values_of(request)
+        if errors:
+            raise RequestValidationError(errors)
+        return run(**values)
+
+    return invoke_with_values
+
+
+def _invoke_with_one_value(only: _Quick, invoke: Invoke, run: Run) -> Invoke:
+    """``invoke`` for a handler that reads one path or query value (``/items/{id}``):
+    read and converted at once, else left to ``invoke``, which says what is wrong."""
+    name, alias, convert, in_query, _ = only
+
+    def invoke_with_one_value(request: Any) -> Awaitable[Any]:
+        raw = (request.query._last if in_query else request.path_params).get(alias)
+        if raw is not None:
+            if convert is None:
+                return run(**{name: raw})
+            try:
+                value = convert(raw)
+            except ValueError:
+                pass
+            else:
+                return run(**{name: value})
+        return invoke(request)
+
+    return invoke_with_one_value
 
 
 def _invoke_with_body(
@@ -433,15 +529,14 @@ class _ValueReading:
     """A dependant's path, query, header and cookie values read for one request.
 
     Path and query values with a fast converter are read here, one dict lookup and at most
-    one conversion each; the rest, and any value that is missing or does not convert at
-    once, by its reader (which gives the default, or FastAPI's error).
+    one conversion (one C call) each; the rest, and any value that is missing or does not
+    convert at once, by its reader (which gives the default, or FastAPI's error).
     """
 
-    __slots__ = ("_path", "_query", "_readers")
+    __slots__ = ("_query", "_quick", "_readers")
 
     def __init__(self, readers: Sequence[Reader]) -> None:
-        self._path: list[_Quick] = []
-        self._query: list[_Quick] = []
+        self._quick: list[_Quick] = []  # path values, then query values
         self._readers: list[Reader] = []  # headers and cookies
         for reader in readers:  # in FastAPI's order: path, query, header, cookie
             source = _source(reader)
@@ -449,47 +544,46 @@ class _ValueReading:
                 self._readers.append(reader)
                 continue
             quick = reader.quick() if isinstance(reader, ScalarReader) else None
-            entry = (reader.name, None, None, reader) if quick is None else (*quick, reader)
-            (self._path if source == "path" else self._query).append(entry)
+            read = (reader.name, None, None) if quick is None else quick
+            self._quick.append((*read, source == "query", reader))
+        self._query = any(entry[3] for entry in self._quick)
 
     def is_empty(self) -> bool:
-        return not (self._path or self._query or self._readers)
+        return not (self._quick or self._readers)
+
+    def only_quick(self) -> _Quick | None:
+        """The one value read, where it is a path or query value the plan reads itself."""
+        if len(self._quick) != 1 or self._readers or self._quick[0][1] is None:
+            return None
+        return self._quick[0]
 
     def values(self, request: Any) -> tuple[dict[str, Any], Errors]:
         values: dict[str, Any] = {}
         errors: Errors = []
-        if self._path:
-            _take(request.path_params, self._path, request, values, errors)
-        if self._query:
-            # perf: the parsed query's last values, as QueryParams.get reads them.
-            _take(request.query._last, self._query, request, values, errors)
+        path = request.path_params
+        # perf: the parsed query's last values, as QueryParams.get reads them.
+        query = request.query._last if self._query else path
+        for name, alias, convert, in_query, reader in self._quick:
+            if alias is not None:
+                raw = (query if in_query else path).get(alias)
+                if raw is not None:
+                    if convert is None:
+                        values[name] = raw
+                        continue
+                    try:
+                        values[name] = convert(raw)
+                        continue
+                    except ValueError:
+                        pass
+            reader.read(request, values, errors)
         for reader in self._readers:
             reader.read(request, values, errors)
         return values, errors
 
 
-# (name, alias, converter, reader): the value read by the plan (alias None: by its reader).
-_Quick = tuple[str, str | None, Callable[[str], Any] | None, Reader]
-
-
-def _take(
-    found: Any, quick: list[_Quick], request: Any, values: dict[str, Any], errors: Errors
-) -> None:
-    for name, alias, convert, reader in quick:
-        if alias is None:
-            reader.read(request, values, errors)
-            continue
-        raw = found.get(alias)
-        if raw is not None:
-            if convert is None:
-                values[name] = raw
-                continue
-            try:
-                values[name] = convert(raw)
-                continue
-            except ValueError:
-                pass
-        reader.read(request, values, errors)
+# (name, alias, converter, from the query, reader): the value read by the plan (alias None:
+# by its reader).
+_Quick = tuple[str, str | None, Callable[[str], Any] | None, bool, Reader]
 
 
 class _State:
