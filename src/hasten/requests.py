@@ -109,9 +109,26 @@ class Request(Connection):
             self._start_reading()
             declared = self._allowed_length()
             if declared is not None:
-                # perf: a Content-Length body comes in one read, without the async
-                # generators of stream() (the usual JSON body).
-                body = self._body = await self._whole(declared)
+                # perf: a Content-Length body comes in one read (a future, which the body
+                # timeout may cancel), without the async generators of stream() nor a
+                # coroutine of its own: the usual JSON body.
+                reading = self._channel()
+                wait = self.context.body_wait
+                wait.enter(reading, monotonic())
+                try:
+                    body = await reading
+                except asyncio.CancelledError:
+                    timeout = wait.timed_out(reading)
+                    if timeout is None:
+                        raise
+                    raise timeout from None
+                except self._gone:
+                    raise ClientDisconnected from None
+                finally:
+                    wait.leave(reading)
+                if len(body) != declared:
+                    raise _incomplete(len(body), declared)
+                self._body = body
             else:
                 chunks = [chunk async for chunk in self._limited_chunks(None)]
                 body = self._body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
@@ -158,26 +175,6 @@ class Request(Connection):
                 "it: read it with request.body() instead, or only once with stream()."
             )
         self._streamed = True
-
-    async def _whole(self, declared: int) -> bytes:
-        """A Content-Length body in one read, which the body timeout may cancel."""
-        reading = self._channel()
-        wait = self.context.body_wait
-        wait.enter(reading, monotonic())
-        try:
-            whole = await reading
-        except asyncio.CancelledError:
-            timeout = wait.timed_out(reading)
-            if timeout is None:
-                raise
-            raise timeout from None
-        except self._gone:
-            raise ClientDisconnected from None
-        finally:
-            wait.leave(reading)
-        if len(whole) != declared:
-            raise _incomplete(len(whole), declared)
-        return whole
 
     async def _limited_chunks(self, declared: int | None) -> AsyncIterator[bytes]:
         limit = self.context.body_limit
