@@ -33,8 +33,8 @@ from hasten import App, Depends, HTMLResponse
 from hasten.templating import Jinja2Templates
 
 # A benchmark app turns off what only serves people: the OpenAPI document and docs page, and the
-# blocking monitor (its watchdog thread costs about 7% of CPU per /db request on this 2-core
-# machine under load: 1.91 against 1.78 CPU s/10k, hasten bench --workers 2, 256 connections).
+# blocking monitor (its heartbeat and watchdog cost about 3% of CPU per /db request on this
+# 2-core machine under load: 2.53 against 2.46 CPU s/10k, benchmarks/observability.py).
 app = App(openapi_url=None, docs_url=None, block_threshold=None)
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 
