@@ -6,6 +6,7 @@ import asyncio
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -180,3 +181,28 @@ def test_an_app_with_metrics_refuses_to_start_when_prometheus_client_moved_its_c
     monkeypatch.setattr(prometheus_client.Histogram, "_metric_init", without_bounds)
     with pytest.raises(RuntimeError, match="changed the Histogram internals"):
         asyncio.run(build_app().startup())
+
+
+def test_a_response_is_counted_by_the_status_it_sent(serve: ClientFactory) -> None:
+    """Plain data is counted by its route's status without an Exchange; a Response by the
+    status that went out, which a mounted app decides as it sends."""
+    app = build_app()
+
+    @app.post("/created", status=201)
+    async def created() -> dict[str, bool]:
+        return {"created": True}
+
+    async def teapot(scope: dict[str, object], receive: object, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 418, "headers": []})
+        await send({"type": "http.response.body", "body": b"short and stout"})
+
+    app.mount("/tea", teapot)
+    client = serve(app)
+    assert client.post("/created").status_code == 201
+    response = client.get("/tea/pot")
+    assert (response.status_code, response.text) == (418, "short and stout")
+    found = samples(client.get("/metrics").text)
+    assert found['http_requests_total{handler="/created",method="POST",status="2xx"}'] == 1
+    assert [name for name in found if name.startswith("http_requests_total") and "tea" in name] == [
+        'http_requests_total{handler="/tea/{mount_path:path}",method="GET",status="4xx"}'
+    ]

@@ -1,12 +1,15 @@
 """Observation: what an app does for each request when metrics, tracing, the access log or
 the live stats are on, chosen once at startup. With all of them off, no request comes here.
 
-The serve step begins an Exchange before it handles a request and ends it once the response
-is sent: the Exchange stands in for the request's Outbound, noting the status and bytes of
-whatever is sent. At the end the request is counted in the tallies (for the metrics and the
-live stats, which read them when asked), and the access log and the tracer are told the route
-the request matched (the tag on its route's Target, never its raw path), the status, bytes,
-duration and time spent queued for a thread or a worker process (timed only for them).
+The serve step notes when it began a request and ends it once the response is sent, with the
+status it sent. Where the access log or the tracer reads more than that, an Exchange begins
+with the request and stands in for its Outbound, noting the status and bytes of whatever is
+sent; where only the tallies count it, the serve step hands plain data's status over itself
+and makes an Exchange only for a Response, whose status a file or a mounted app may change.
+At the end the request is counted in the tallies (for the metrics and the live stats, which
+read them when asked), and the access log and the tracer are told the route the request
+matched (the tag on its route's Target, never its raw path), the status, bytes, duration and
+time spent queued for a thread or a worker process (timed only for them).
 """
 
 from __future__ import annotations
@@ -75,7 +78,7 @@ class Exchange:
     method's label, the seconds its handler waited for a thread or worker process
     (``queued``), and its span."""
 
-    __slots__ = ("inner", "method", "queued", "sent", "span", "started", "status", "token")
+    __slots__ = ("inner", "method", "queued", "sent", "span", "status", "token")
 
     def __init__(self, inner: Outbound, method: str) -> None:
         self.inner = inner
@@ -86,7 +89,6 @@ class Exchange:
         self.span: Any = None
         # Set while QueueTimer notes this request's waits (only when something reads them).
         self.token: contextvars.Token[Exchange | None] | None = None
-        self.started = perf_counter()
 
     def response_bytes(self, status: int, headers: HeaderList, body: bytes) -> Sent:
         self.status = status
@@ -218,13 +220,18 @@ class Observer:
         self.tallies = tallies
         self.sinks = sinks
         self.tracer = tracer
+        # Whether every request needs an Exchange from its start: the access log and the
+        # tracer read more than the status (bytes, queue waits, a span). The tallies alone
+        # need only the status, which the serve step knows for plain data.
+        self.exchanges = bool(sinks) or tracer is not None
         # The queue waits are timed (a context variable set around each request, and every
         # call to a pool wrapped) only when something reports them.
         self.times_queues = tracer is not None or any(sink.reads_queued for sink in sinks)
 
-    def begin(self, request: Request, method: str, outbound: Outbound) -> Exchange:
-        """A request is about to be handled: the Exchange its response goes through, to
-        ``outbound``."""
+    def begin(self, request: Request, outbound: Outbound) -> Exchange:
+        """A request is about to be handled, or its Response sent: the Exchange the response
+        goes through, to ``outbound``."""
+        method = request.method
         exchange = Exchange(outbound, method if method in KNOWN_METHODS else OTHER_METHOD)
         if self.tracer is not None:
             exchange.span = self.tracer.start(exchange.method, request)
@@ -232,18 +239,24 @@ class Observer:
             exchange.token = _current.set(exchange)
         return exchange
 
-    def end(self, exchange: Exchange, request: Request) -> None:
+    def end(self, request: Request, started: float, status: int, exchange: Exchange | None) -> None:
         """The request's response is sent (or failed): count it, tell the sinks and the
-        tracer."""
-        seconds = perf_counter() - exchange.started
-        if exchange.token is not None:
-            _current.reset(exchange.token)
+        tracer. ``status`` is the plain data's sent without an Exchange; else the Exchange's."""
+        seconds = perf_counter() - started
         target = request._target
         tag = UNMATCHED_TAG if target is None or target.tag is None else target.tag
+        if exchange is not None:
+            status = exchange.status
+            if exchange.token is not None:
+                _current.reset(exchange.token)
         if self.tallies is not None:
-            tally = self.tallies[exchange.method, tag.template, exchange.status]
+            method = request.method
+            label = method if method in KNOWN_METHODS else OTHER_METHOD
+            tally = self.tallies[label, tag.template, status]
             tally.seconds += seconds
             tally.buckets[bisect_left(DURATION_BOUNDS, seconds)] += 1
+        if exchange is None:  # counted only: no sink, no tracer
+            return
         if exchange.span is not None:
             assert self.tracer is not None
             self.tracer.end(exchange.span, tag, exchange)

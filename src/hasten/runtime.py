@@ -19,6 +19,7 @@ import inspect
 import logging
 import threading
 from collections.abc import Mapping, Sequence
+from time import perf_counter
 from types import CodeType
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +38,7 @@ from .lifecycle import run_tasks
 from .matcher import CompiledRoute, Matcher, RouteConflict
 from .middleware import build_chain
 from .monitor import BlockStats, LoopMonitor
-from .observe import WHERE, Observer, QueueTimer, RouteTag, Sink, Tracer
+from .observe import WHERE, Exchange, Observer, QueueTimer, RouteTag, Sink, Tracer
 from .overload import InFlight
 from .params import describe_handler, unwrap
 from .pools import Pools
@@ -226,7 +227,7 @@ class Runtime:
             self.route_counts.close()
         self.pools.shutdown()
 
-    async def serve(self, request: Request, outbound: Outbound) -> None:  # noqa: C901, PLR0912
+    async def serve(self, request: Request, outbound: Outbound) -> None:  # noqa: C901, PLR0912, PLR0915
         """Serve one request: the adapters' only call into the core. Never raises, unless
         sending itself fails (the server then drops the connection).
 
@@ -236,13 +237,17 @@ class Runtime:
         """
         # perf: one coroutine for the whole step, the rare branches (observation, a refusal,
         # middleware) included, since each coroutine of ours costs as much as the handler's.
-        exchange = None
-        if self.observer is not None:
-            outbound = exchange = self.observer.begin(request, request.method, outbound)
+        observer = self.observer
+        exchange: Exchange | None = None
+        status = 0  # plain data's, sent without an Exchange (observed for the tallies only)
+        if observer is not None:
+            started = perf_counter()
+            if observer.exchanges:
+                outbound = exchange = observer.begin(request, outbound)
         gate = self.in_flight
         try:
             if gate.count >= gate.limit:
-                await self._refuse(request, outbound)
+                status = await self._refuse(request, outbound)
                 return
             gate.count += 1
             try:
@@ -278,10 +283,15 @@ class Runtime:
                     except Exception as exc:
                         response = await self.error_response(request, exc)
                     if sent_plain is not None:
-                        sent = outbound.response_bytes(sent_plain.status, sent_plain.headers, body)
+                        status = sent_plain.status
+                        sent = outbound.response_bytes(status, sent_plain.headers, body)
                         if sent is not None:
                             await sent
                         return
+                if observer is not None and exchange is None:
+                    # A Response's status may change as it is sent (a file's range, a mounted
+                    # app's own): its Exchange notes the one sent.
+                    outbound = exchange = observer.begin(request, outbound)
                 await response.send(outbound, request)
                 if response.background is not None:  # Response(background=...)
                     await run_tasks(response.background, self.context.threads)
@@ -293,9 +303,8 @@ class Runtime:
                     await cleanup.after_response()
                 gate.count -= 1
         finally:
-            if exchange is not None:
-                assert self.observer is not None
-                self.observer.end(exchange, request)
+            if observer is not None:
+                observer.end(request, started, status, exchange)
 
     async def _through_middleware(self, request: Request) -> Response:
         try:
@@ -303,10 +312,12 @@ class Runtime:
         except Exception as exc:  # from a middleware: dispatch answers its own
             return await self.error_response(request, exc)
 
-    async def _refuse(self, request: Request, outbound: Outbound) -> None:
-        # Observation names a refused request by its route too.
+    async def _refuse(self, request: Request, outbound: Outbound) -> int:
+        """Send the refusal; its status, for observation (which names it by its route too)."""
         request._target = self.match(request.method, request.path)[0]
-        await self.in_flight.refuse().send(outbound, request)
+        refusal = self.in_flight.refuse()
+        await refusal.send(outbound, request)
+        return refusal.status
 
     async def dispatch(self, request: Request) -> Response:
         """Route, run the handler, render: the innermost link of the middleware chain.
