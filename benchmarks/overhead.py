@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import functools
 import json
 import os
@@ -26,17 +27,17 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from hasten import App, Depends, Request, Response  # noqa: E402
+from hasten import App, Depends, Header, Request, Response  # noqa: E402
 from hasten.types import CallNext  # noqa: E402
 
 BASELINE = Path(__file__).resolve().parent / "overhead-baseline.json"
@@ -76,6 +77,10 @@ def build_app(middlewares: int = 0, metrics: bool = False) -> App:
     async def orders(order: Order) -> Order:
         return order
 
+    @app.get("/nested")
+    async def nested(user: Annotated[dict[str, str], Depends(nested_user)]) -> dict[str, str]:
+        return user
+
     @app.get("/deps")
     async def with_dependencies(
         user: str = Depends(current_user),
@@ -109,6 +114,22 @@ def numbered_route(number: int) -> Callable[[int], Coroutine[Any, Any, dict[str,
 
 async def current_user() -> str:
     return "ada"
+
+
+async def nested_token(x_token: Annotated[str, Header()]) -> str:
+    return x_token
+
+
+async def nested_session(
+    token: Annotated[str, Depends(nested_token)],
+) -> AsyncIterator[dict[str, str]]:
+    yield {"user": token, "session": "open"}
+
+
+async def nested_user(
+    session: Annotated[dict[str, str], Depends(nested_session)],
+) -> dict[str, str]:
+    return session
 
 
 async def database() -> str:
@@ -154,6 +175,19 @@ class RawRSGI:
         elif path == "/deps":
             user, db, limit = await current_user(), await database(), await page_limit()
             proto.response_bytes(200, _JSON, _encode({"user": user, "db": db, "limit": limit}))
+        elif path == "/nested":
+            # The same three, written out: the token, a session opened for the request and
+            # closed after its response, the user.
+            token = scope.headers.get("x-token")
+            session = _raw_session(token)
+            opened = await session.__anext__()
+            proto.response_bytes(200, _JSON, _encode(opened))
+            with contextlib.suppress(StopAsyncIteration):
+                await session.__anext__()
+
+
+async def _raw_session(token: str) -> AsyncIterator[dict[str, str]]:
+    yield {"user": token, "session": "open"}
 
 
 async def raw_asgi(scope: Any, receive: Any, send: Any) -> None:
@@ -216,10 +250,14 @@ class Scenario:
     body: bytes = b""
     status: int = 200
     twin: str = "raw rsgi /hello"  # the hand-written scenario it is compared with
+    headers: tuple[tuple[str, str], ...] = ()  # sent besides the body's
     asgi: bool = False  # served through the ASGI adapter (as uvicorn calls it), not RSGI
 
 
 ORDER = b'{"id":1,"name":"pen","price":1.5,"quantity":2,"tags":["a","b"],"active":true}'
+
+
+TOKEN = (("x-token", "abc"),)
 
 
 def scenarios() -> list[Scenario]:
@@ -234,12 +272,21 @@ def scenarios() -> list[Scenario]:
         Scenario("raw typed query", raw, "GET", "/query", query),
         Scenario("raw json body", raw, "POST", "/orders", body=ORDER, status=201),
         Scenario("raw 3 dependencies", raw, "GET", "/deps"),
+        Scenario("raw nested dependencies", raw, "GET", "/nested", headers=TOKEN),
         Scenario("hello", app, "GET", "/hello"),
         Scenario("path param", app, "GET", "/items/42", twin="raw path param"),
         Scenario("1,000 routes, the last", app, "GET", "/r999/42", twin="raw path param"),
         Scenario("typed query", app, "GET", "/query", query, twin="raw typed query"),
         Scenario("json body", app, "POST", "/orders", body=ORDER, status=201, twin="raw json body"),
         Scenario("3 dependencies", app, "GET", "/deps", twin="raw 3 dependencies"),
+        Scenario(
+            "nested dependencies, one yield",
+            app,
+            "GET",
+            "/nested",
+            headers=TOKEN,
+            twin="raw nested dependencies",
+        ),
         Scenario("3 middlewares", app_mw, "GET", "/hello"),
         Scenario("raw asgi /hello", raw_asgi, "GET", "/hello", asgi=True),
         Scenario("raw asgi 3 dependencies", raw_asgi, "GET", "/deps", asgi=True),
@@ -257,6 +304,7 @@ def request_runner(scenario: Scenario) -> Callable[[Any, int], None]:
     if scenario.asgi:
         return asgi_request_runner(scenario)
     headers = [("content-length", str(len(scenario.body)))] if scenario.body else []
+    headers += scenario.headers
     if scenario.body:
         headers.append(("content-type", "application/json"))
     scope = Scope(scenario.method, scenario.path, scenario.query, Headers(headers))

@@ -652,6 +652,23 @@ def test_headers_by_name_alias_and_as_lists(serve: ClientFactory) -> None:
     }
 
 
+def test_a_header_sent_twice_is_read_by_its_first_value(serve: ClientFactory) -> None:
+    """A single-valued Header parameter takes the first value, as FastAPI's (Starlette's
+    headers.get): RSGI looks it up in Granian without building request.headers."""
+    app = App()
+
+    @app.get("/token")
+    async def token(
+        x_token: Annotated[str, Header()], other: Annotated[str, Header(alias="X-Other")]
+    ) -> dict[str, str]:
+        return {"token": x_token, "other": other}
+
+    response = serve(app).get(
+        "/token", headers=[("X-Token", "first"), ("x-token", "second"), ("x-other", "o")]
+    )
+    assert (response.status_code, response.json()) == (200, {"token": "first", "other": "o"})
+
+
 def test_a_header_or_cookie_is_never_read_from_the_query(serve: ClientFactory) -> None:
     client = serve(constrained_app())
     assert client.get("/aliased?page-size=7", headers={"cookie": "theme=dark"}).json() == [

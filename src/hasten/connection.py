@@ -90,6 +90,11 @@ class Connection:
         look it up does so without building ``headers``."""
         return self.headers.get(name)
 
+    def _app_header(self, name: str) -> str | None:
+        """One header's first value, read for the app (a Header parameter): past
+        ``max_headers`` a 431, as ``headers`` answers."""
+        return self.headers.get(name)
+
     def _peer(self) -> Address | None:
         raise NotImplementedError
 

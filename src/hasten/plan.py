@@ -339,7 +339,8 @@ class Plan:
                     state.cache[key] = value
             if argument is not None:
                 values[argument] = value
-        _read_scalars_and_specials(node, request, values, errors)
+        if node.readers or node.args:
+            _read_scalars_and_specials(node, request, values, errors)
         for body in node.bodies:
             if isinstance(body, FormField):
                 await body.read_from(state.body, values, errors)

@@ -47,6 +47,16 @@ class RSGIRequest(Request):
         value: str | None = self._scope.headers.get(name)  # Granian looks it up in Rust
         return value
 
+    def _app_header(self, name: str) -> str | None:
+        if self._headers is None:
+            headers = self._scope.headers
+            # perf: looked up in Rust, without ``headers`` built; the limit counted as
+            # ``headers`` counts it (every line: Granian's len() counts names).
+            if len(headers.items()) <= self.context.max_headers:
+                value: str | None = headers.get(name)
+                return value
+        return self.headers.get(name)  # made, or the 431
+
     async def _chunks_from_server(self) -> AsyncIterator[bytes]:
         # Granian hands the body over on the protocol object's (one) __aiter__(). It (2.8)
         # ends a body with one empty chunk; a chunked body that broke off (malformed, or the
