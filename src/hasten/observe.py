@@ -43,9 +43,9 @@ UNMATCHED = "<unmatched>"
 # Any other method a client sends is labelled as this (OpenTelemetry's name), so that invented
 # methods cannot add label values without bound.
 OTHER_METHOD = "_OTHER"
-KNOWN_METHODS = frozenset(
-    {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"}
-)
+_KNOWN_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT")
+# A method's label: ``METHOD_LABELS.get(method, OTHER_METHOD)``, one lookup in C.
+METHOD_LABELS = {method: method for method in _KNOWN_METHODS}
 WHERE = {
     "event loop": "loop",
     "thread pool": "thread",
@@ -231,8 +231,7 @@ class Observer:
     def begin(self, request: Request, outbound: Outbound) -> Exchange:
         """A request is about to be handled, or its Response sent: the Exchange the response
         goes through, to ``outbound``."""
-        method = request.method
-        exchange = Exchange(outbound, method if method in KNOWN_METHODS else OTHER_METHOD)
+        exchange = Exchange(outbound, METHOD_LABELS.get(request.method, OTHER_METHOD))
         if self.tracer is not None:
             exchange.span = self.tracer.start(exchange.method, request)
         if self.times_queues:
@@ -250,8 +249,7 @@ class Observer:
             if exchange.token is not None:
                 _current.reset(exchange.token)
         if self.tallies is not None:
-            method = request.method
-            label = method if method in KNOWN_METHODS else OTHER_METHOD
+            label = METHOD_LABELS.get(request.method, OTHER_METHOD)
             tally = self.tallies[label, tag.template, status]
             tally.seconds += seconds
             tally.buckets[bisect_left(DURATION_BOUNDS, seconds)] += 1
