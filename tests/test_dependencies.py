@@ -132,6 +132,81 @@ def test_a_dependency_runs_once_per_request_unless_use_cache_is_false(
     assert client.get("/fresh").json() == [1, 2]
 
 
+def test_a_cached_dependency_asked_for_again_is_not_solved_again(serve: ClientFactory) -> None:
+    """FastAPI's: the second time, its cached value is taken and nothing under it runs, not
+    even a dependency under it that is not cached itself."""
+    app = App()
+    calls: list[str] = []
+
+    async def fresh() -> str:
+        calls.append("fresh")
+        return "f"
+
+    async def shared(value: str = Depends(fresh, use_cache=False)) -> str:
+        calls.append("shared")
+        return value + "s"
+
+    async def first(value: str = Depends(shared)) -> str:
+        return value + "1"
+
+    @app.get("/twice")
+    async def twice(a: str = Depends(first), b: str = Depends(shared)) -> list[str]:
+        return [a, b]
+
+    @app.get("/listed", dependencies=[Depends(first), Depends(shared)])
+    async def listed() -> dict[str, str]:
+        return {"listed": "yes"}
+
+    client = serve(app)
+    response = client.get("/twice")
+    assert response.status_code == 200
+    assert response.json() == ["fs1", "fs"]
+    assert calls == ["fresh", "shared"]
+    calls.clear()
+    response = client.get("/listed")  # asked again for no argument
+    assert response.status_code == 200
+    assert response.json() == {"listed": "yes"}
+    assert calls == ["fresh", "shared"]
+
+
+def test_a_bad_value_stops_only_the_dependencies_above_it(serve: ClientFactory) -> None:
+    """As FastAPI's solver: the chain over the bad header is not called; a dependency beside
+    it is, and one 422 answers."""
+    app = App()
+    calls: list[str] = []
+
+    async def token(x_token: Annotated[str, Header()]) -> str:
+        calls.append("token")
+        return x_token
+
+    async def session(value: str = Depends(token)) -> str:
+        calls.append("session")
+        return value
+
+    async def beside() -> str:
+        calls.append("beside")
+        return "b"
+
+    @app.get("/chain")
+    async def chain(user: str = Depends(session), other: str = Depends(beside)) -> str:
+        calls.append("handler")
+        return user + other
+
+    response = serve(app).get("/chain")
+    assert response.status_code == 422
+    assert response.json() == {
+        "detail": [
+            {
+                "type": "missing",
+                "loc": ["header", "x-token"],
+                "msg": "Field required",
+                "input": None,
+            }
+        ]
+    }
+    assert calls == ["beside"]
+
+
 def test_yield_cleanup_runs_after_the_response_in_reverse_order(
     serve: ClientFactory, caplog: pytest.LogCaptureFixture
 ) -> None:

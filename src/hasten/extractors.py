@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import email.message
 import json
+import operator
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
@@ -95,7 +96,10 @@ class ScalarReader(Reader):
         self._validator = None if converted_already else TextValidator(parameter, self.loc)
         # Whether the value comes as text: a typed template's ({id:float}) comes converted.
         self._text = source != "path" or path_type in (None, str)
-        self._check = _as_is if self._validator is None else self._validator.check
+        # None where the value is taken as it comes (text for a str, a typed path value).
+        self._check = None
+        if self._validator is not None and self._validator.quick is not text_as_is:
+            self._check = self._validator.check
 
     def quick(self) -> tuple[str, str, Callable[[str], Any] | None] | None:
         """(name, alias, converter) where a single path or query value is read by the plan
@@ -119,8 +123,12 @@ class ScalarReader(Reader):
         if raw is None or raw == []:
             _missing_or_default(self._parameter, self.loc, values, errors)
             return
+        check = self._check
+        if check is None:
+            values[self.name] = raw
+            return
         try:
-            values[self.name] = self._check(raw)
+            values[self.name] = check(raw)
         except Invalid as exc:
             errors.extend(exc.errors)
 
@@ -145,8 +153,7 @@ def _fetcher(source: str, alias: str, many: bool) -> Callable[[Request], Any]:
             return lambda request: request.headers.get_all(alias)
         # perf: the adapter's lookup of one name (Granian's, in Rust) rather than every
         # header indexed into ``request.headers``; the first value, as ``headers.get``.
-        name = alias.lower()
-        return lambda request: request._app_header(name)
+        return operator.methodcaller("_app_header", alias.lower())  # perf: no frame of ours
     return lambda request: request.cookies.get(alias)
 
 

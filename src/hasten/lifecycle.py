@@ -99,9 +99,14 @@ class Cleanup:
         self.tasks: BackgroundTasks | None = None
         self.form: FormData | None = None  # its uploaded files are closed last
 
-    async def after_response(self) -> None:
+    def after_response(self) -> Awaitable[None]:
         """Background tasks, then each generator's code after ``yield`` (last first), then
         the uploaded files are closed; every failure is logged, none raised."""
+        if self.tasks is None and self.form is None:
+            return self.finish()  # perf: yield dependencies alone, without a coroutine around
+        return self._after_response()
+
+    async def _after_response(self) -> None:
         try:
             if self.tasks is not None:
                 await run_tasks(self.tasks, self.threads)
