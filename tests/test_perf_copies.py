@@ -1,9 +1,8 @@
 """Every ``# perf:`` shortcut held equal to the general code it stands for, by property.
 
 - each fast converter of text (one C call) against pydantic, which FastAPI validates with;
-- the plan's fast forms (values read inline, a JSON body decoded straight into its type,
-  dependencies that take nothing awaited in a row) against the general solver, which a
-  route with a dependency that reads the request takes;
+- the plan's fast forms (values read inline, a JSON body decoded straight into its type)
+  against the solver, which a route with dependencies takes;
 - the matcher's ``_walk_greedy`` against ``_search``, which it shortcuts, and ``match`` (its
   static dict, its last-segment step) against the search alone;
 - the serve step without middleware (``dispatch`` written out, a Target's shortcuts: the
@@ -50,10 +49,6 @@ async def user() -> str:
     return "ada"
 
 
-async def refuses() -> str:
-    raise HTTPException(403, "not you", {"x-why": "refused"})
-
-
 def _app() -> App:
     app = App(block_threshold=None)
 
@@ -87,10 +82,7 @@ def _app() -> App:
     app.get("/general/values/{key}", dependencies=general)(_with_key(values))
     app.post("/fast/order")(order)
     app.post("/general/order", dependencies=general)(order)
-    app.get("/deps/who/{key}", dependencies=[Depends(nothing)])(who)
     app.get("/general/who/{key}", dependencies=[Depends(nothing), *general])(who)
-    app.get("/deps/refused/{key}", dependencies=[Depends(refuses)])(who)
-    app.get("/general/refused/{key}", dependencies=[Depends(refuses), *general])(who)
     return app
 
 
@@ -141,17 +133,6 @@ def test_one_value_read_at_once_as_its_reader_reads_it(key: str, ratio: str, rou
     assert fast == general
 
 
-@_SETTINGS
-@given(key=_text, page=_text, route=st.sampled_from(["who", "refused"]))
-def test_dependencies_that_take_nothing_are_awaited_as_the_solver_awaits_them(
-    key: str, page: str, route: str
-) -> None:
-    segment = quote(key, safe="") or "x"
-    fast = _answer(f"/deps/{route}/{segment}", method="GET", params={"page": page})
-    general = _answer(f"/general/{route}/{segment}", method="GET", params={"page": page})
-    assert fast == general
-
-
 def test_each_fast_form_is_the_one_its_route_takes() -> None:
     """Else a property above would compare the general solver with itself."""
     app = _app()
@@ -167,7 +148,6 @@ def test_each_fast_form_is_the_one_its_route_takes() -> None:
                 ("GET", "/one/query"),
                 ("GET", "/one/text/1"),
                 ("GET", "/deps/values/1"),
-                ("GET", "/deps/who/1"),
                 ("GET", "/general/who/1"),
                 ("POST", "/fast/order"),
             ]
@@ -179,9 +159,8 @@ def test_each_fast_form_is_the_one_its_route_takes() -> None:
         "/one/int/1": "invoke_with_one_value",
         "/one/query": "invoke_with_one_value",
         "/one/text/1": "invoke_with_one_value",
-        "/deps/values/1": "invoke_with_dependencies",
-        "/deps/who/1": "invoke_with_dependencies",
-        "/general/who/1": "_solve_and_call",
+        "/deps/values/1": "solve_and_call",
+        "/general/who/1": "solve_and_call",
         "/fast/order": "invoke_with_body",
     }
 

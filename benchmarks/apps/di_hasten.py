@@ -9,9 +9,11 @@ Every ``di_*`` app serves the same paths with the same responses:
 - ``POST /upload``: a multipart file ``file``, ``{"size": N}``
 
 ``app_inline`` serves ``/deps`` with the values computed in the handler, for the cost of the
-dependencies themselves.
+dependencies themselves; ``app_called`` serves it by calling the same three functions in the
+handler (the session opened and closed around it), for the cost of hasten's solver alone.
 """
 
+import contextlib
 from collections.abc import AsyncIterator
 from typing import Annotated
 
@@ -67,3 +69,15 @@ app_inline = App()
 @app_inline.get("/deps")
 async def deps_inline(x_token: Annotated[str, Header()]) -> dict[str, str]:
     return {"user": x_token, "session": "open"}
+
+
+app_called = App()
+
+
+@app_called.get("/deps")
+async def deps_called(x_token: Annotated[str, Header()]) -> dict[str, str]:
+    opened = session(await token(x_token))
+    user = await current_user(await anext(opened))
+    with contextlib.suppress(StopAsyncIteration):  # the session's code after its yield
+        await anext(opened)
+    return user

@@ -24,8 +24,8 @@ APPS = ["di_hasten", "di_fastapi", "di_litestar"]
 FORM = "a=text&b=7&c=1.5&d=true&e=more"
 
 
-async def answers(module: str) -> list[tuple[int, Any]]:
-    app = importlib.import_module(f"benchmarks.apps.{module}").app
+async def answers(module: str, name: str = "app") -> list[tuple[int, Any]]:
+    app = getattr(importlib.import_module(f"benchmarks.apps.{module}"), name)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
         found = []
@@ -55,3 +55,8 @@ def test_every_app_answers_the_same(module: str) -> None:
         (200, {"a": "text", "b": 7, "c": 1.5, "d": True, "e": "more"}),
         (200, {"size": UPLOAD_SIZE}),
     ]
+
+
+@pytest.mark.parametrize("name", ["app_inline", "app_called"])
+def test_hastens_inline_twins_answer_deps_the_same(name: str) -> None:
+    assert asyncio.run(answers("di_hasten", name))[0] == (200, {"user": "abc", "session": "open"})

@@ -228,6 +228,7 @@ class Endpoint:
             app=app if app is not None else AppDependencies({}),
             threads=pools.threads,
             run=self._runner(pools),
+            label=label,
         )
         invoke: Invoke = plan.invoke
         options = self.options

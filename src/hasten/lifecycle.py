@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .connection import Connection
     from .forms import FormData
 
-__all__ = ["Cleanup", "Exit", "cleanup_of", "resume", "run_tasks", "submit"]
+__all__ = ["Cleanup", "Exit", "cleanup_of", "resume", "run_tasks", "submit", "unwound"]
 
 logger = logging.getLogger("hasten.error")
 
@@ -151,6 +151,15 @@ class Cleanup:
             logger.error("Dependency %s yielded again after an exception", done.name)
             await done.close(self.threads)
         return exc
+
+
+async def unwound(connection: Connection, exc: BaseException) -> BaseException:
+    """What a request that failed with ``exc`` raises: ``exc``, or what its yield
+    dependencies made of it (no task nor generator is left after it)."""
+    cleanup = connection._cleanup
+    if cleanup is None:
+        return exc
+    return await cleanup.unwind(exc)
 
 
 def cleanup_of(connection: Connection) -> Cleanup:

@@ -11,16 +11,15 @@ applied. Per request it only executes, in FastAPI's order and with FastAPI's ans
 3. the handler's own values are read; if any value anywhere failed, one 422 names them all;
 4. the handler is called, where it runs (loop, threads, processes, an executor).
 
-A handler without dependencies gets a fast form of the same steps (one that reads only
-path, query, header and cookie values is called without a coroutine of ours; one that reads
-a single path or query value reads it at once), and so does one whose dependencies are all
-``async def`` functions that take nothing. tests/test_perf_copies.py holds each fast form
-equal to the solver.
+With dependencies, the steps are written out for the tree as one coroutine when the app
+starts (``hasten.solver``). A handler without dependencies gets a fast form of the same steps
+(one that reads only path, query, header and cookie values is called without a coroutine of
+ours; one that reads a single path or query value reads it at once; a JSON body is decoded
+straight into its type). tests/test_perf_copies.py holds each fast form equal to the solver.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
@@ -31,8 +30,6 @@ from .background import BackgroundTasks
 from .decoding import decode_json
 from .dependencies import (
     ASYNC,
-    ASYNC_GEN,
-    SYNC,
     AppDependencies,
     call_kind,
     describe_dependency,
@@ -49,9 +46,10 @@ from .extractors import (
     ScalarReader,
     reader_for,
 )
-from .lifecycle import Cleanup, Exit, cleanup_of, submit
+from .lifecycle import cleanup_of
 from .params import Dependency, Parameter, describe_handler
 from .security import SecurityScopes
+from .solver import written_solver
 from .validation import Errors
 
 if TYPE_CHECKING:
@@ -84,7 +82,6 @@ class Node:
         "name",
         "readers",
         "scope",
-        "takes_nothing",
     )
 
     def __init__(self, func: Callable[..., Any] | None, name: str) -> None:
@@ -101,9 +98,6 @@ class Node:
         self.scope = "request"
         # A scope="app" dependency: its value, made at startup.
         self.app_value: Callable[[], Any] | None = None
-        # No dependencies, request values nor special arguments: called with none (set
-        # once the tree is built).
-        self.takes_nothing = False
 
 
 class _Builder:
@@ -233,7 +227,7 @@ class Plan:
     value, runs the dependencies and calls the handler; the awaitable's result is what the
     handler returned."""
 
-    __slots__ = ("_body", "_root", "_run", "_slots", "_threads", "_turns", "call", "invoke")
+    __slots__ = ("_body", "_label", "_root", "_run", "_threads", "call", "invoke", "source")
 
     def __init__(
         self,
@@ -244,26 +238,33 @@ class Plan:
         app: AppDependencies,
         threads: Executor | None,
         run: Run,
+        label: str = "",
     ) -> None:
         self._threads = threads
         self._run = run
+        self._label = label
         builder = _Builder(path_types, app)
         self._root = builder.root(parameters, dependencies)
         bodies = builder.body_parameters
         embed = should_embed(bodies)
         form = any(parameter.source in ("form", "file") for parameter in bodies)
         _bind_bodies(self._root, embed, form)
-        self._turns = _turns(self._root)
-        self._slots = ((),) * (1 + max(step.slot for step in self._turns))  # see the solver
         self._body: BodyDecoder | FormDecoder | None = None
         if bodies:
             self._body = FormDecoder() if form else BodyDecoder()
         # The handler itself, when it reads nothing: the serve step calls it without a frame
         # of the plan's (``invoke`` does the same through one).
         self.call: Callable[[], Awaitable[Any]] | None = None
-        self.invoke: Invoke = (
-            self._fast_form(builder) or self._with_plain_dependencies() or self._solve_and_call
+        # The solver's source, where the plan has no fast form (see hasten.solver).
+        self.source: str | None = None
+        self.invoke: Invoke = self._fast_form(builder) or self._solver()
+
+    def _solver(self) -> Invoke:
+        """The general form: the tree written out as one coroutine (hasten.solver)."""
+        invoke, self.source = written_solver(
+            self._root, self._body, self._threads, self._run, self._label
         )
+        return invoke
 
     def _fast_form(self, builder: _Builder) -> Invoke | None:
         """The plan without dependencies, for the shapes most handlers have: the same
@@ -285,170 +286,6 @@ class Plan:
             return None
         bodies = tuple(body for body in root.bodies if isinstance(body, BodyField))
         return _invoke_with_body(self._body, bodies, read, run)
-
-    def _with_plain_dependencies(self) -> Invoke | None:
-        """The plan whose dependencies are all ``async def`` functions that take nothing,
-        each a different one (the usual session, user or settings): the solver's steps
-        without its state."""
-        root = self._root
-        if root.args or self._body is not None:
-            return None
-        calls = _plain_calls(root)
-        if calls is None:
-            return None
-        read = _ValueReading(root.readers) if root.readers else None
-        return _invoke_with_dependencies(calls, read, self._run)
-
-    async def _solve_and_call(self, request: Any) -> Any:  # noqa: C901, PLR0912, PLR0915
-        """The solver: the plan's turns in order (see ``Turn``), each dependency called if its
-        values and its own dependencies' were all good, then the handler.
-
-        perf: one coroutine for the whole tree, rather than one per dependant.
-        """
-        errors: Errors = []
-        body: Any = UNDEFINED
-        if self._body is not None:
-            body = await self._body.decode(request)
-        threads = self._threads
-        # Each dependant's arguments, by its slot (perf: made in C, without a comprehension).
-        arguments: list[dict[str, Any]] = list(map(dict, self._slots))
-        cache: dict[Any, Any] = {}
-        failed: set[int] = set()  # the dependants not called, as a value under them failed
-        function_exits: list[Exit] = []
-        try:
-            turns = iter(self._turns)
-            for turn in turns:
-                values = arguments[turn.slot]
-                if turn.reads:
-                    before = len(errors)
-                    for reader in turn.readers:  # path, query, header, cookie values
-                        reader.read(request, values, errors)
-                    for argument, make in turn.specials:  # what hasten gives (the request, ...)
-                        values[argument] = make(request)
-                    for field in turn.bodies:
-                        if isinstance(field, FormField):
-                            await field.read_from(body, values, errors)
-                        else:
-                            field.read_from(body, values, errors)
-                    if len(errors) > before:
-                        failed.add(turn.parent)
-                        continue
-                if errors and turn.slot in failed:
-                    failed.add(turn.parent)
-                    continue
-                how = turn.how
-                if how == ASYNC:
-                    value = await turn.call(**values)
-                elif how == _HANDLER:
-                    break
-                elif how == _AGAIN:  # a dependency asked for again: its value, if cached
-                    if turn.key in cache:
-                        if turn.argument is not None:
-                            arguments[turn.parent][turn.argument] = cache[turn.key]
-                        for skipped in turns:  # the turns under it, and its own
-                            if skipped is turn.again:
-                                break
-                    continue
-                elif how == SYNC:
-                    value = await submit(threads, turn.call, **values)
-                elif how == _APP:
-                    value = turn.call()
-                else:
-                    node = turn.node
-                    started = Exit(turn.call(**values), how == ASYNC_GEN, node.name)
-                    try:
-                        value = await started.resume(threads)
-                    except StopAsyncIteration:
-                        raise RuntimeError(
-                            f"Dependency {node.name} did not yield a value"
-                        ) from None
-                    if node.scope == "function":
-                        function_exits.append(started)
-                    else:
-                        cleanup_of(request).exits.append(started)
-                if turn.key is not None:
-                    cache[turn.key] = value
-                if turn.argument is not None:
-                    arguments[turn.parent][turn.argument] = value
-            if errors:
-                raise RequestValidationError(errors, body=None if body is UNDEFINED else body)
-            result = await self._run(**values)
-        except BaseException as exc:
-            await self._close_function_scoped(function_exits, exc)
-            final = await _unwound(request, exc)
-            if final is exc:
-                raise
-            raise final from exc
-        if function_exits:
-            await self._close_function_scoped(function_exits, None)
-        return result
-
-    async def _close_function_scoped(self, exits: list[Exit], exc: BaseException | None) -> None:
-        """``scope="function"`` dependencies end when the handler returns (or fails)."""
-        while exits:
-            done = exits.pop()
-            try:
-                await done.resume(self._threads, exc)
-            except StopAsyncIteration:
-                continue
-            except BaseException:
-                if exc is None:
-                    raise
-                continue
-            await done.close(self._threads)
-
-
-async def _unwound(request: Any, exc: BaseException) -> BaseException:
-    """What a request that failed with ``exc`` raises: ``exc``, or what its yield
-    dependencies made of it (no task nor generator is left after it)."""
-    cleanup: Cleanup | None = request._cleanup
-    if cleanup is None:
-        return exc
-    return await cleanup.unwind(exc)
-
-
-_Call = tuple[str | None, Callable[[], Awaitable[Any]]]  # (argument, dependency)
-
-
-def _plain_calls(root: Node) -> list[_Call] | None:
-    """``root``'s dependencies, where each is an ``async def`` that takes nothing and none
-    is asked for twice (the solver's cache would call it once); else None."""
-    calls: list[_Call] = []
-    for argument, child in root.children:
-        func = child.func
-        if func is None or child.kind != ASYNC or not child.takes_nothing:
-            return None
-        if child.app_value is not None:
-            return None
-        calls.append((argument, func))
-    keys = [child.cache_key for _, child in root.children if child.cache_key is not None]
-    return calls if len(set(keys)) == len(keys) else None
-
-
-def _invoke_with_dependencies(calls: list[_Call], read: _ValueReading | None, run: Run) -> Invoke:
-    """The fast form of a plan whose dependencies take nothing: each awaited in order,
-    then the handler's values read, as the solver does."""
-
-    async def invoke_with_dependencies(request: Any) -> Any:
-        try:
-            values: dict[str, Any] = {}
-            for argument, call in calls:
-                value = await call()
-                if argument is not None:
-                    values[argument] = value
-            if read is not None:
-                found, errors = read.values(request)
-                if errors:
-                    raise RequestValidationError(errors)
-                values.update(found)
-            return await run(**values)
-        except BaseException as exc:
-            final = await _unwound(request, exc)
-            if final is exc:
-                raise
-            raise final from exc
-
-    return invoke_with_dependencies
 
 
 def _invoke_with_values(read: _ValueReading, run: Run) -> Invoke:
@@ -579,83 +416,6 @@ class _ValueReading:
 _Quick = tuple[str, str | None, Callable[[str], Any] | None, bool, Reader]
 
 
-# How a turn is taken (beside dependencies.ASYNC, SYNC, ASYNC_GEN and SYNC_GEN): the value
-# made at startup of a scope="app" dependency, the handler's (the last turn), and the one
-# before a dependency asked for again (``use_cache``).
-_APP, _HANDLER, _AGAIN = 4, 5, 6
-
-
-class Turn:
-    """One dependant's turn in the solver: its values read, then it is called, its value
-    going to its parent's argument. A dependant's dependencies take their turns before it
-    (depth first, in order); the handler's is last. What the solver reads of the Node is
-    copied here, so that a turn costs few lookups."""
-
-    __slots__ = (
-        "again",
-        "argument",
-        "bodies",
-        "call",
-        "how",
-        "key",
-        "node",
-        "parent",
-        "readers",
-        "reads",
-        "slot",
-        "specials",
-    )
-
-    def __init__(self, node: Node, slot: int, parent: int, argument: str | None) -> None:
-        self.node = node
-        self.slot = slot  # where its arguments are gathered
-        self.parent = parent  # its parent's slot
-        self.argument = argument
-        self.key = node.cache_key  # where its value is cached for the turns after it
-        self.readers = tuple(node.readers)
-        self.specials = tuple(node.args)
-        self.bodies = tuple(node.bodies)
-        self.reads = bool(self.readers or self.specials or self.bodies)
-        self.call: Any = node.func  # None for the handler's (``run`` calls it)
-        self.how = _HANDLER if node.func is None else node.kind
-        if node.app_value is not None:
-            self.call, self.how = node.app_value, _APP
-        # On a turn before a dependency asked for again (``use_cache``): that dependency's
-        # turn, up to which the solver skips when its value is cached already.
-        self.again: Turn | None = None
-
-
-def _turns(root: Node) -> list[Turn]:
-    """The solver's turns for ``root``'s tree."""
-    made: list[Turn] = []
-    solved: set[Any] = set()  # cache keys solved by an earlier turn
-    slots = itertools.count()
-
-    def visit(node: Node, parent: int, argument: str | None) -> None:
-        slot = next(slots)
-        ahead = None
-        if node.cache_key is not None and node.cache_key in solved:
-            ahead = Turn(node, -1, parent, argument)
-            ahead.how, ahead.reads = _AGAIN, False
-            made.append(ahead)
-        for child_argument, child in node.children:
-            visit(child, slot, child_argument)
-        turn = Turn(node, slot, parent, argument)
-        made.append(turn)
-        if node.cache_key is not None:
-            solved.add(node.cache_key)
-        if ahead is not None:
-            ahead.again = turn
-
-    visit(root, -1, None)
-    # perf: a value is kept for the request only where a later turn asks for it again.
-    asked_again = {each.key for each in made if each.again is not None}
-    for each in made:
-        if each.key not in asked_again:
-            each.key = None
-    return made
-
-
 def _bind_bodies(node: Node, embed: bool, form: bool) -> None:
     """Make each body parameter's reader, now that the tree's body parameters are known."""
     made: list[BodyField | FormField | ModelReader] = []
@@ -665,7 +425,6 @@ def _bind_bodies(node: Node, embed: bool, form: bool) -> None:
         else:
             made.append(BodyField(parameter, embed))
     node.bodies = made
-    node.takes_nothing = not (node.children or node.readers or node.bodies or node.args)
     for _, child in node.children:
         _bind_bodies(child, embed, form)
 

@@ -1,0 +1,288 @@
+"""The solver: a plan's tree of dependencies written out, when the app starts, as the source of
+one coroutine, then compiled, so that a request runs only the steps its tree has.
+
+It does what FastAPI's ``solve_dependencies`` does, in its order: each dependency, depth
+first, has its own dependencies solved, then its request values read; it is called if no
+value under it failed, once per request where ``use_cache`` asks it again, its ``yield`` kept
+for after the response; then the handler's own values are read and one 422 names every
+failure. What a tree does not have (a body, a cache, a failing value, a function-scoped
+``yield``) is not written. The source is kept on the plan (``Plan.source``) and shows in
+tracebacks, as Falcon shows its compiled router.
+
+For a handler taking ``user: str = Depends(get_user)``, where ``get_user`` takes
+``token: str = Depends(get_token)`` and ``get_token`` reads a header (tests/test_solver.py
+holds this example to what is written)::
+
+    async def solve_and_call(request):
+        errors = []
+        try:
+            a2 = {}
+            read2(request, a2, errors)
+            if not errors:
+                v2 = await call2(**a2)
+            if not errors:
+                v1 = await call1(token=v2)
+            if errors:
+                raise RequestValidationError(errors, body=None)
+            result = await run(user=v1)
+        except BaseException as exc:
+            final = await unwound(request, exc)
+            if final is exc:
+                raise
+            raise final from exc
+        return result
+"""
+
+from __future__ import annotations
+
+import itertools
+import keyword
+import linecache
+from collections.abc import Awaitable, Callable
+from concurrent.futures import Executor
+from typing import TYPE_CHECKING, Any
+
+from .dependencies import ASYNC, ASYNC_GEN, SYNC
+from .errors import RequestValidationError
+from .extractors import UNDEFINED, FormField
+from .lifecycle import Exit, cleanup_of, submit, unwound
+
+if TYPE_CHECKING:
+    from .extractors import BodyDecoder, FormDecoder
+    from .plan import Node
+
+__all__ = ["written_solver"]
+
+_plans = itertools.count()
+
+
+class _Writer:
+    """Writes one tree's solver: its lines, and the objects its names stand for."""
+
+    def __init__(self, root: Node) -> None:
+        self.lines: list[str] = []
+        self.names: dict[str, Any] = {}
+        self._slots = itertools.count()
+        # Cache keys asked for more than once in the tree: only their values are kept.
+        self.again = _asked_again(root)
+        self.function_scoped = _any_node(root, lambda node: node.scope == "function")
+        self.handler_arguments = ""
+        # Whether no value read so far may have failed: ``errors`` is still empty.
+        self.clean = True
+
+    def emit(self, depth: int, line: str) -> None:
+        self.lines.append("    " * depth + line)
+
+    def name(self, prefix: str, slot: int, value: Any) -> str:
+        """A name for ``value`` in the source, by the dependant it belongs to."""
+        name = base = f"{prefix}{slot}"
+        for number in itertools.count(1):
+            if name not in self.names:
+                break
+            name = f"{base}_{number}"
+        self.names[name] = value
+        return name
+
+    def dependant(self, node: Node, depth: int, solved: set[Any]) -> tuple[str, bool]:
+        """Write ``node``'s turn (its dependencies' first) at ``depth``: the name its value
+        has where it was called, and whether a value under it may fail."""
+        slot = next(self._slots)
+        key = node.cache_key
+        if key is not None and key in solved:  # asked for again: its cached value, if any
+            cached = self.name("key", slot, key)
+            value = f"v{slot}"
+            self.emit(depth, f"if {cached} in cache:")
+            self.emit(depth + 1, f"{value} = cache[{cached}]")
+            self.emit(depth, "else:")
+            mark = len(self.lines)
+            _, may_fail = self._solved(node, slot, depth + 1, solved)
+            if len(self.lines) == mark:  # pragma: no cover - a dependency always writes a call
+                self.emit(depth + 1, "pass")
+            return value, may_fail
+        return self._solved(node, slot, depth, solved)
+
+    def _solved(self, node: Node, slot: int, depth: int, solved: set[Any]) -> tuple[str, bool]:
+        may_fail = bool(node.readers or node.bodies)
+        clean = self.clean  # nothing can have failed before this dependant's turn
+        count = f"n{slot}"
+        start = len(self.lines)
+        arguments: list[str] = []
+        for argument, child in node.children:
+            value, child_fails = self.dependant(child, depth, solved)
+            may_fail = may_fail or child_fails
+            if argument is not None:
+                arguments.append(f"{_keyword(argument)}={value}")
+        values = self._read(node, slot, depth)
+        if values is not None:
+            arguments.insert(0, f"**{values}")
+        for argument, make in node.args:  # what hasten gives: the request, background tasks
+            arguments.append(f"{_keyword(argument)}={self.name('make', slot, make)}(request)")
+        called = ", ".join(arguments)
+        if node.func is None:  # the handler: the plan's last step
+            self.handler_arguments = called
+            return "", may_fail
+        inner = depth
+        if may_fail:  # called only if no value under it failed
+            if clean:
+                self.emit(depth, "if not errors:")
+            else:
+                self.lines.insert(start, "    " * depth + f"{count} = len(errors)")
+                self.emit(depth, f"if len(errors) == {count}:")
+            inner += 1
+        value = f"v{slot}"
+        self._call(node, slot, value, called, inner)
+        if node.cache_key is not None and node.cache_key in self.again:
+            self.emit(inner, f"cache[{self.name('key', slot, node.cache_key)}] = {value}")
+            solved.add(node.cache_key)
+        return value, may_fail
+
+    def _read(self, node: Node, slot: int, depth: int) -> str | None:
+        """Write the reading of ``node``'s request values into a dict: its name."""
+        if not (node.readers or node.bodies):
+            return None
+        self.clean = False
+        values = f"a{slot}"
+        self.emit(depth, f"{values} = {{}}")
+        for reader in node.readers:
+            self.emit(depth, f"{self.name('read', slot, reader.read)}(request, {values}, errors)")
+        for body in node.bodies:
+            read = self.name("body", slot, body.read_from)
+            wait = "await " if isinstance(body, FormField) else ""
+            self.emit(depth, f"{wait}{read}(body, {values}, errors)")
+        return values
+
+    def _call(self, node: Node, slot: int, value: str, arguments: str, depth: int) -> None:
+        if node.app_value is not None:
+            self.emit(depth, f"{value} = {self.name('app_value', slot, node.app_value)}()")
+            return
+        func = self.name("call", slot, node.func)
+        if node.kind == ASYNC:
+            self.emit(depth, f"{value} = await {func}({arguments})")
+        elif node.kind == SYNC:
+            separator = ", " if arguments else ""
+            self.emit(depth, f"{value} = await submit(threads, {func}{separator}{arguments})")
+        else:
+            started = f"g{slot}"
+            is_async = node.kind == ASYNC_GEN
+            name = self.name("name", slot, node.name)
+            self.emit(depth, f"{started} = Exit({func}({arguments}), {is_async}, {name})")
+            self.emit(depth, "try:")
+            self.emit(depth + 1, f"{value} = await {started}.resume(threads)")
+            self.emit(depth, "except StopAsyncIteration:")
+            self.emit(depth + 1, f"raise did_not_yield({name}) from None")
+            if node.scope == "function":
+                self.emit(depth, f"function_exits.append({started})")
+            else:
+                self.emit(depth, f"cleanup_of(request).exits.append({started})")
+
+
+def written_solver(
+    root: Node,
+    body: BodyDecoder | FormDecoder | None,
+    threads: Executor | None,
+    run: Callable[..., Awaitable[Any]],
+    label: str,
+) -> tuple[Callable[[Any], Awaitable[Any]], str]:
+    """The solver of ``root``'s tree, and its source."""
+    writer = _Writer(root)
+    _, may_fail = writer.dependant(root, 2, set())
+    head = ["async def solve_and_call(request):"]
+    if may_fail:
+        head.append("    errors = []")
+    if body is not None:
+        head.append("    body = await decode_body(request)")
+    if writer.again:
+        head.append("    cache = {}")
+    if writer.function_scoped:
+        head.append("    function_exits = []")
+    head.append("    try:")
+    tail = []
+    if may_fail:
+        failed_body = "None if body is UNDEFINED else body" if body is not None else "None"
+        tail.append("        if errors:")
+        tail.append(f"            raise RequestValidationError(errors, body={failed_body})")
+    tail += [
+        f"        result = await run({writer.handler_arguments})",
+        "    except BaseException as exc:",
+    ]
+    if writer.function_scoped:
+        tail.append("        await close_function_scoped(function_exits, threads, exc)")
+    tail += [
+        "        final = await unwound(request, exc)",
+        "        if final is exc:",
+        "            raise",
+        "        raise final from exc",
+    ]
+    if writer.function_scoped:
+        tail += [
+            "    if function_exits:",
+            "        await close_function_scoped(function_exits, threads)",
+        ]
+    tail.append("    return result")
+    source = "\n".join([*head, *writer.lines, *tail]) + "\n"
+    namespace: dict[str, Any] = {
+        **writer.names,
+        "RequestValidationError": RequestValidationError,
+        "UNDEFINED": UNDEFINED,
+        "Exit": Exit,
+        "cleanup_of": cleanup_of,
+        "submit": submit,
+        "unwound": unwound,
+        "close_function_scoped": close_function_scoped,
+        "did_not_yield": _did_not_yield,
+        "decode_body": None if body is None else body.decode,
+        "threads": threads,
+        "run": run,
+    }
+    filename = f"<hasten solver {next(_plans)}: {label}>"
+    # The source shows in tracebacks, as a file's would.
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    # Only names of ours are in the source: every object it uses is in ``namespace``.
+    exec(compile(source, filename, "exec"), namespace)
+    solve: Callable[[Any], Awaitable[Any]] = namespace["solve_and_call"]
+    return solve, source
+
+
+def _keyword(argument: str) -> str:
+    if not argument.isidentifier() or keyword.iskeyword(argument):  # pragma: no cover
+        raise TypeError(f"{argument!r} cannot be passed by keyword")
+    return argument
+
+
+def _asked_again(root: Node) -> set[Any]:
+    seen: set[Any] = set()
+    again: set[Any] = set()
+
+    def visit(node: Node) -> None:
+        if node.cache_key is not None:
+            (again if node.cache_key in seen else seen).add(node.cache_key)
+        for _, child in node.children:
+            visit(child)
+
+    visit(root)
+    return again
+
+
+def _any_node(root: Node, test: Callable[[Node], bool]) -> bool:
+    return test(root) or any(_any_node(child, test) for _, child in root.children)
+
+
+def _did_not_yield(name: str) -> RuntimeError:
+    return RuntimeError(f"Dependency {name} did not yield a value")
+
+
+async def close_function_scoped(
+    exits: list[Exit], threads: Executor | None, exc: BaseException | None = None
+) -> None:
+    """``scope="function"`` dependencies end when the handler returns (or fails)."""
+    while exits:
+        done = exits.pop()
+        try:
+            await done.resume(threads, exc)
+        except StopAsyncIteration:
+            continue
+        except BaseException:
+            if exc is None:
+                raise
+            continue
+        await done.close(threads)
