@@ -3,6 +3,7 @@
 - each fast converter of text (one C call) against pydantic, which FastAPI validates with;
 - the plan's fast forms (values read inline, a JSON body decoded straight into its type)
   against the solver, which a route with dependencies takes;
+- a query string without escapes split in one comprehension against the general loop;
 - the matcher's ``_walk_greedy`` against ``_search``, which it shortcuts, and ``match`` (its
   static dict, its last-segment step) against the search alone;
 - the serve step without middleware (``dispatch`` written out, a Target's shortcuts: the
@@ -24,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hasten import App, Depends, HTTPException, JSONResponse, Request, Response
+from hasten.datastructures import _decoded_pairs, parse_query
 from hasten.matcher import CompiledRoute, Matcher, _search, _walk_greedy
 from hasten.paths import PathTemplate
 from hasten.testing import TestClient
@@ -163,6 +165,12 @@ def test_each_fast_form_is_the_one_its_route_takes() -> None:
         "/general/who/1": "solve_and_call",
         "/fast/order": "invoke_with_body",
     }
+
+
+@_SETTINGS
+@given(query=st.text(alphabet="ab=&%+;?x1 é", max_size=24))
+def test_a_query_without_escapes_is_split_as_the_general_loop_splits_it(query: str) -> None:
+    assert parse_query(query) == _decoded_pairs(query)
 
 
 _numberish = st.sampled_from(
