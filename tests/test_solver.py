@@ -94,4 +94,4 @@ def test_a_dependency_that_fails_shows_the_solvers_line_in_its_traceback() -> No
     with pytest.raises(ValueError, match="broken") as raised:
         TestClient(app).get("/broken")
     lines = traceback.format_exception(raised.value)
-    assert any("GET /broken>" in line and "v1 = await call1()" in line for line in lines)
+    assert any("solver of GET /broken" in line and "v1 = await call1()" in line for line in lines)

@@ -49,8 +49,7 @@ from .extractors import (
 from .lifecycle import cleanup_of
 from .params import Dependency, Parameter, describe_handler
 from .security import SecurityScopes
-from .solver import written_solver
-from .validation import Errors
+from .solver import written_solver, written_values
 
 if TYPE_CHECKING:
     from .connection import Connection
@@ -277,7 +276,7 @@ class Plan:
         if not root.readers and self._body is None:
             self.call = run
             return lambda request: run()
-        read = _ValueReading(root.readers)
+        read = _ValueReading(root.readers, self._label)
         if self._body is None:
             invoke = _invoke_with_values(read, run)
             only = read.only_quick()
@@ -363,9 +362,9 @@ class _ValueReading:
     convert at once, by its reader (which gives the default, or FastAPI's error).
     """
 
-    __slots__ = ("_query", "_quick", "_readers")
+    __slots__ = ("_quick", "_readers", "values")
 
-    def __init__(self, readers: Sequence[Reader]) -> None:
+    def __init__(self, readers: Sequence[Reader], label: str) -> None:
         self._quick: list[_Quick] = []  # path values, then query values
         self._readers: list[Reader] = []  # headers and cookies
         for reader in readers:  # in FastAPI's order: path, query, header, cookie
@@ -376,7 +375,8 @@ class _ValueReading:
             quick = reader.quick() if isinstance(reader, ScalarReader) else None
             read = (reader.name, None, None) if quick is None else quick
             self._quick.append((*read, source == "query", reader))
-        self._query = any(entry[3] for entry in self._quick)
+        # (request) -> (values, errors), written for these values (see hasten.solver).
+        self.values = written_values(self._quick, self._readers, label)
 
     def is_empty(self) -> bool:
         return not (self._quick or self._readers)
@@ -386,29 +386,6 @@ class _ValueReading:
         if len(self._quick) != 1 or self._readers or self._quick[0][1] is None:
             return None
         return self._quick[0]
-
-    def values(self, request: Any) -> tuple[dict[str, Any], Errors]:
-        values: dict[str, Any] = {}
-        errors: Errors = []
-        path = request.path_params
-        # perf: the parsed query's last values, as QueryParams.get reads them.
-        query = request.query._last if self._query else path
-        for name, alias, convert, in_query, reader in self._quick:
-            if alias is not None:
-                raw = (query if in_query else path).get(alias)
-                if raw is not None:
-                    if convert is None:
-                        values[name] = raw
-                        continue
-                    try:
-                        values[name] = convert(raw)
-                        continue
-                    except ValueError:
-                        pass
-            reader.read(request, values, errors)
-        for reader in self._readers:
-            reader.read(request, values, errors)
-        return values, errors
 
 
 # (name, alias, converter, from the query, reader): the value read by the plan (alias None:

@@ -7,7 +7,9 @@ value under it failed, once per request where ``use_cache`` asks it again, its `
 for after the response; then the handler's own values are read and one 422 names every
 failure. What a tree does not have (a body, a cache, a failing value, a function-scoped
 ``yield``) is not written. The source is kept on the plan (``Plan.source``) and shows in
-tracebacks, as Falcon shows its compiled router.
+tracebacks, as Falcon shows its compiled router. A handler without dependencies has its
+path, query, header and cookie values read by a function written the same way
+(``written_values``), each value one lookup and at most one conversion.
 
 For a handler taking ``user: str = Depends(get_user)``, where ``get_user`` takes
 ``token: str = Depends(get_token)`` and ``get_token`` reads a header (tests/test_solver.py
@@ -35,10 +37,11 @@ holds this example to what is written)::
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import keyword
 import linecache
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
@@ -48,12 +51,11 @@ from .extractors import UNDEFINED, FormField
 from .lifecycle import Exit, cleanup_of, submit, unwound
 
 if TYPE_CHECKING:
-    from .extractors import BodyDecoder, FormDecoder
+    from .extractors import BodyDecoder, FormDecoder, Reader
     from .plan import Node
+    from .validation import Errors
 
-__all__ = ["written_solver"]
-
-_plans = itertools.count()
+__all__ = ["written_solver", "written_values"]
 
 
 class _Writer:
@@ -219,7 +221,7 @@ def written_solver(
             "        await close_function_scoped(function_exits, threads)",
         ]
     tail.append("    return result")
-    source = "\n".join([*head, *writer.lines, *tail]) + "\n"
+    source_lines = [*head, *writer.lines, *tail]
     namespace: dict[str, Any] = {
         **writer.names,
         "RequestValidationError": RequestValidationError,
@@ -234,13 +236,71 @@ def written_solver(
         "threads": threads,
         "run": run,
     }
-    filename = f"<hasten solver {next(_plans)}: {label}>"
+    solve: Callable[[Any], Awaitable[Any]] = _compiled(
+        source_lines, namespace, "solve_and_call", f"solver of {label}"
+    )
+    source = "\n".join(source_lines) + "\n"
+    return solve, source
+
+
+def written_values(
+    quick: Sequence[tuple[str, str | None, Callable[[str], Any] | None, bool, Reader]],
+    readers: Sequence[Reader],
+    label: str,
+) -> Callable[[Any], tuple[dict[str, Any], Errors]]:
+    """A handler's path, query, header and cookie values read, without dependencies:
+    ``quick`` are (name, alias, converter, from the query, reader) of path and query values
+    read here, one lookup and at most one conversion (one C call) each; the rest, and any
+    value that is missing or does not convert at once, go to their reader (which gives the
+    default, or FastAPI's error)."""
+    lines = ["def read_values(request):", "    values = {}", "    errors = []"]
+    if any(alias is not None and not in_query for _, alias, _, in_query, _ in quick):
+        lines.append("    path = request.path_params")
+    if any(alias is not None and in_query for _, alias, _, in_query, _ in quick):
+        lines.append("    query = request.query._last  # perf: as QueryParams.get reads it")
+    names: dict[str, Any] = {}
+    for number, (name, alias, convert, in_query, reader) in enumerate(quick):
+        read = f"read{number}"
+        names[read] = reader.read
+        if alias is None:
+            lines.append(f"    {read}(request, values, errors)")
+            continue
+        lines.append(f"    raw = {'query' if in_query else 'path'}.get({alias!r})")
+        lines.append("    if raw is None:")
+        lines.append(f"        {read}(request, values, errors)")
+        if convert is None:
+            lines.append("    else:")
+            lines.append(f"        values[{name!r}] = raw")
+            continue
+        names[f"convert{number}"] = convert
+        lines += [
+            "    else:",
+            "        try:",
+            f"            values[{name!r}] = convert{number}(raw)",
+            "        except ValueError:",
+            f"            {read}(request, values, errors)",
+        ]
+    for number, reader in enumerate(readers, len(quick)):
+        names[f"read{number}"] = reader.read
+        lines.append(f"    read{number}(request, values, errors)")
+    lines.append("    return values, errors")
+    function: Callable[[Any], tuple[dict[str, Any], Errors]] = _compiled(
+        lines, names, "read_values", f"values of {label}"
+    )
+    return function
+
+
+def _compiled(lines: list[str], names: dict[str, Any], function: str, label: str) -> Any:
+    """``function`` from the source ``lines``, its names taken from ``names``."""
+    source = "\n".join(lines) + "\n"
+    # Named by its content too: an app built again (tests, changed overrides) reuses it.
+    digest = hashlib.sha1(source.encode(), usedforsecurity=False).hexdigest()[:8]
+    filename = f"<hasten {label} {digest}>"
     # The source shows in tracebacks, as a file's would.
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    # Only names of ours are in the source: every object it uses is in ``namespace``.
-    exec(compile(source, filename, "exec"), namespace)
-    solve: Callable[[Any], Awaitable[Any]] = namespace["solve_and_call"]
-    return solve, source
+    # Only names of ours are in the source: every object it uses is in ``names``.
+    exec(compile(source, filename, "exec"), names)
+    return names[function]
 
 
 def _keyword(argument: str) -> str:
