@@ -2,6 +2,8 @@
 
     benchmarks/.venv-peers/bin/python benchmarks/tfb/worker_counts.py        # json, three apps
     benchmarks/.venv-peers/bin/python benchmarks/tfb/worker_counts.py --loop uvloop raw hasten
+    benchmarks/.venv-peers/bin/python benchmarks/tfb/worker_counts.py --path /deps \
+        --header x-token:abc benchmarks.apps.di_hasten:app benchmarks.apps.di_hasten:app_called
 
 ``counts.py`` counts a framework alone, in-process; this counts everything a Granian worker
 executes for a request on 127.0.0.1: its Rust threads (HTTP parsing, the socket), and the
@@ -11,7 +13,8 @@ zeroed, ``--requests`` requests are sent on ``--connections`` keep-alive connect
 (each one request after another; 1 connection: the event loop runs a whole iteration for every
 request, many: one iteration serves many requests, as under load), and the counters dumped:
 steady to about a percent, unlike req/s on a shared machine.
-The apps need PostgreSQL at startup (``pg.sh start``): they open their pools.
+The TFB apps need PostgreSQL at startup (``pg.sh start``): they open their pools. Any other
+RSGI app is named as ``module:attribute``.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 APPS = {"raw": "raw_rsgi", "hasten": "app", "emmett": "emmett_app"}
+HEADERS: dict[str, str] = {}  # sent with every request (--header)
 WARMUP = 200
 
 
@@ -59,7 +63,7 @@ def connect(port: int, path: str, seconds: float = 300.0) -> http.client.HTTPCon
 
 
 def get(connection: http.client.HTTPConnection, path: str) -> None:
-    connection.request("GET", path)
+    connection.request("GET", path, headers=HEADERS)
     response = connection.getresponse()
     body = response.read()
     if response.status != 200:
@@ -86,7 +90,7 @@ def count(name: str, path: str, requests: int, loop: str, connections: int) -> l
                 *("--separate-threads=yes", f"--callgrind-out-file={folder}/cg.%p"),
                 *(sys.executable, "-m", "granian", "--interface", "rsgi", "--workers", "1"),
                 *("--port", str(port), "--no-ws", "--log-level", "warning", "--loop", loop),
-                f"benchmarks.tfb.{APPS[name]}:app",
+                f"benchmarks.tfb.{APPS[name]}:app" if name in APPS else name,
             ],
             cwd=ROOT,
             env={**os.environ, "PYTHONHASHSEED": "0"},
@@ -119,13 +123,17 @@ def count(name: str, path: str, requests: int, loop: str, connections: int) -> l
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("apps", nargs="*", metavar="APP", help=f"of {list(APPS)}: all")
+    parser.add_argument(
+        "apps", nargs="*", metavar="APP", help=f"of {list(APPS)} (all), or module:attribute"
+    )
     parser.add_argument("--path", default="/json")
+    parser.add_argument("--header", action="append", default=[], metavar="NAME:VALUE")
     parser.add_argument("--requests", type=int, default=1000)
     parser.add_argument("--connections", type=int, default=1)
     parser.add_argument("--loop", default="asyncio", help="Granian's --loop")
     args = parser.parse_args(argv)
-    unknown = set(args.apps) - set(APPS)
+    HEADERS.update(header.split(":", 1) for header in args.header)
+    unknown = {app for app in args.apps if app not in APPS and ":" not in app}
     if unknown:
         parser.error(f"no app named {', '.join(sorted(unknown))}: one of {list(APPS)}")
     print(
