@@ -56,7 +56,7 @@ class Order(msgspec.Struct):
     active: bool
 
 
-def build_app(middlewares: int = 0, metrics: bool = False) -> App:
+def build_app(middlewares: int = 0, metrics: bool = False, routes: int = 0) -> App:
     app = App(block_threshold=None, metrics_url="/metrics" if metrics else None)
 
     @app.get("/hello")
@@ -89,7 +89,7 @@ def build_app(middlewares: int = 0, metrics: bool = False) -> App:
     ) -> dict[str, Any]:
         return {"user": user, "db": db, "limit": limit}
 
-    for number in range(1000):
+    for number in range(routes):  # for "1,000 routes, the last": one app has them
         app.add_route(f"/r{number}/{{id}}", numbered_route(number))
 
     for number in range(middlewares):
@@ -261,7 +261,11 @@ TOKEN = (("x-token", "abc"),)
 
 
 def scenarios() -> list[Scenario]:
-    app, app_mw, app_metrics = build_app(), build_app(middlewares=3), build_app(metrics=True)
+    app, app_mw, app_metrics = (
+        build_app(routes=1000),
+        build_app(middlewares=3),
+        build_app(metrics=True),
+    )
     for started in (app, app_mw, app_metrics):
         asyncio.run(started.startup())
     raw = RawRSGI()

@@ -1,8 +1,14 @@
-"""Every behaviour test runs through both protocol adapters: the ``interface`` fixture."""
+"""Every behaviour test runs through both protocol adapters: the ``interface`` fixture.
+
+``--part in-process`` runs only the in-process tests (no real server, browser or subprocess:
+what ``scripts/quick`` runs, on both cores), ``--part servers`` only the others, which keep
+their timings one at a time (``scripts/test`` runs both).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Protocol
 
 import pytest
@@ -10,6 +16,34 @@ import pytest
 from hasten import App
 from hasten.servers import Interface
 from hasten.testing import TestClient
+
+TESTS = Path(__file__).resolve().parent
+# Where the in-process tests are: these files and folders, less the tests marked ``server``.
+IN_PROCESS = ("test_", "migration/", "openapi/")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--part",
+        choices=("in-process", "servers"),
+        help="only the in-process tests, or only the others (real servers, browsers)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    part = config.getoption("--part")
+    if part is None:
+        return
+    wanted = part == "in-process"
+    kept = [item for item in items if _in_process(item) == wanted]
+    if len(kept) != len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+        items[:] = kept
+
+
+def _in_process(item: pytest.Item) -> bool:
+    where = item.path.relative_to(TESTS).as_posix()
+    return where.startswith(IN_PROCESS) and item.get_closest_marker("server") is None
 
 
 class ClientFactory(Protocol):

@@ -243,6 +243,49 @@ def test_yield_cleanup_runs_after_the_response_in_reverse_order(
     ]
 
 
+def test_a_function_scoped_yield_ends_when_the_handler_returns(serve: ClientFactory) -> None:
+    """FastAPI's ``scope="function"``: its code after ``yield`` runs as the handler returns,
+    before the response and the request-scoped ones; a handler's error is thrown into it."""
+    app = App()
+    events: list[str] = []
+
+    async def per_request() -> AsyncIterator[str]:
+        yield "r"
+        events.append("request cleanup")
+
+    async def per_call() -> AsyncIterator[str]:
+        try:
+            yield "f"
+        except ValueError:
+            events.append("function saw the error")
+            raise
+        events.append("function cleanup")
+
+    @app.get("/{fail}")
+    async def handler(
+        fail: bool,
+        r: str = Depends(per_request),
+        f: str = Depends(per_call, scope="function"),
+        tasks: BackgroundTasks = None,  # type: ignore[assignment]
+    ) -> dict[str, str]:
+        events.append("handler")
+        tasks.add_task(events.append, "background task")
+        if fail:
+            raise ValueError("failed")
+        return {"r": r, "f": f}
+
+    client = serve(app, raise_server_exceptions=False)
+    response = client.get("/false")
+    assert response.status_code == 200
+    assert response.json() == {"r": "r", "f": "f"}
+    assert events == ["handler", "function cleanup", "background task", "request cleanup"]
+    events.clear()
+    response = client.get("/true")
+    assert response.status_code == 500
+    assert response.text == "Internal Server Error"
+    assert events == ["handler", "function saw the error"]
+
+
 def test_a_handler_error_is_thrown_into_yield_dependencies_before_the_error_response(
     serve: ClientFactory,
 ) -> None:

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import keyword
 import linecache
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Executor
@@ -95,11 +94,8 @@ class _Writer:
             value = f"v{slot}"
             self.emit(depth, f"if {cached} in cache:")
             self.emit(depth + 1, f"{value} = cache[{cached}]")
-            self.emit(depth, "else:")
-            mark = len(self.lines)
+            self.emit(depth, "else:")  # a dependency always writes its call under it
             _, may_fail = self._solved(node, slot, depth + 1, solved)
-            if len(self.lines) == mark:  # pragma: no cover - a dependency always writes a call
-                self.emit(depth + 1, "pass")
             return value, may_fail
         return self._solved(node, slot, depth, solved)
 
@@ -108,17 +104,18 @@ class _Writer:
         clean = self.clean  # nothing can have failed before this dependant's turn
         count = f"n{slot}"
         start = len(self.lines)
+        # Keyword arguments by the parameters' names: identifiers, as inspect.Parameter holds.
         arguments: list[str] = []
         for argument, child in node.children:
             value, child_fails = self.dependant(child, depth, solved)
             may_fail = may_fail or child_fails
             if argument is not None:
-                arguments.append(f"{_keyword(argument)}={value}")
+                arguments.append(f"{argument}={value}")
         values = self._read(node, slot, depth)
         if values is not None:
             arguments.insert(0, f"**{values}")
         for argument, make in node.args:  # what hasten gives: the request, background tasks
-            arguments.append(f"{_keyword(argument)}={self.name('make', slot, make)}(request)")
+            arguments.append(f"{argument}={self.name('make', slot, make)}(request)")
         called = ", ".join(arguments)
         if node.func is None:  # the handler: the plan's last step
             self.handler_arguments = called
@@ -301,12 +298,6 @@ def _compiled(lines: list[str], names: dict[str, Any], function: str, label: str
     # Only names of ours are in the source: every object it uses is in ``names``.
     exec(compile(source, filename, "exec"), names)
     return names[function]
-
-
-def _keyword(argument: str) -> str:
-    if not argument.isidentifier() or keyword.iskeyword(argument):  # pragma: no cover
-        raise TypeError(f"{argument!r} cannot be passed by keyword")
-    return argument
 
 
 def _asked_again(root: Node) -> set[Any]:
