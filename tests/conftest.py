@@ -35,9 +35,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if part is None:
         return
     wanted = part == "in-process"
-    kept = [item for item in items if _in_process(item) == wanted]
-    if len(kept) != len(items):
-        config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+    kept: list[pytest.Item] = []
+    left: list[pytest.Item] = []
+    for item in items:
+        (kept if _in_process(item) == wanted else left).append(item)
+    if left:
+        config.hook.pytest_deselected(items=left)
         items[:] = kept
 
 

@@ -152,8 +152,9 @@ def _fetcher(source: str, alias: str, many: bool) -> Callable[[Request], Any]:
         if many:
             return lambda request: request.headers.get_all(alias)
         # perf: the adapter's lookup of one name (Granian's, in Rust) rather than every
-        # header indexed into ``request.headers``; the first value, as ``headers.get``.
-        return operator.methodcaller("_app_header", alias.lower())  # perf: no frame of ours
+        # header indexed into ``request.headers``, the first value as ``headers.get``; called
+        # without a frame of ours.
+        return operator.methodcaller("_app_header", alias.lower())
     return lambda request: request.cookies.get(alias)
 
 

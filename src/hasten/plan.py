@@ -301,7 +301,7 @@ def _invoke_with_values(read: _ValueReading, run: Run) -> Invoke:
     return invoke_with_values
 
 
-def _invoke_with_one_value(only: _Quick, invoke: Invoke, run: Run) -> Invoke:
+def _invoke_with_one_value(only: Quick, invoke: Invoke, run: Run) -> Invoke:
     """``invoke`` for a handler that reads one path or query value (``/items/{id}``):
     read and converted at once, else left to ``invoke``, which says what is wrong."""
     name, alias, convert, in_query, _ = only
@@ -365,7 +365,7 @@ class _ValueReading:
     __slots__ = ("_quick", "_readers", "values")
 
     def __init__(self, readers: Sequence[Reader], label: str) -> None:
-        self._quick: list[_Quick] = []  # path values, then query values
+        self._quick: list[Quick] = []  # path values, then query values
         self._readers: list[Reader] = []  # headers and cookies
         for reader in readers:  # in FastAPI's order: path, query, header, cookie
             source = _source(reader)
@@ -381,7 +381,7 @@ class _ValueReading:
     def is_empty(self) -> bool:
         return not (self._quick or self._readers)
 
-    def only_quick(self) -> _Quick | None:
+    def only_quick(self) -> Quick | None:
         """The one value read, where it is a path or query value the plan reads itself."""
         if len(self._quick) != 1 or self._readers or self._quick[0][1] is None:
             return None
@@ -390,7 +390,7 @@ class _ValueReading:
 
 # (name, alias, converter, from the query, reader): the value read by the plan (alias None:
 # by its reader).
-_Quick = tuple[str, str | None, Callable[[str], Any] | None, bool, Reader]
+Quick = tuple[str, str | None, Callable[[str], Any] | None, bool, Reader]
 
 
 def _bind_bodies(node: Node, embed: bool, form: bool) -> None:
@@ -404,7 +404,3 @@ def _bind_bodies(node: Node, embed: bool, form: bool) -> None:
     node.bodies = made
     for _, child in node.children:
         _bind_bodies(child, embed, form)
-
-
-async def _ready(value: Any) -> Any:
-    return value

@@ -51,7 +51,7 @@ from .lifecycle import Exit, cleanup_of, submit, unwound
 
 if TYPE_CHECKING:
     from .extractors import BodyDecoder, FormDecoder, Reader
-    from .plan import Node
+    from .plan import Node, Quick
     from .validation import Errors
 
 __all__ = ["written_solver", "written_values"]
@@ -233,15 +233,11 @@ def written_solver(
         "threads": threads,
         "run": run,
     }
-    solve: Callable[[Any], Awaitable[Any]] = _compiled(
-        source_lines, namespace, "solve_and_call", f"solver of {label}"
-    )
-    source = "\n".join(source_lines) + "\n"
-    return solve, source
+    return _compiled(source_lines, namespace, "solve_and_call", f"solver of {label}")
 
 
 def written_values(
-    quick: Sequence[tuple[str, str | None, Callable[[str], Any] | None, bool, Reader]],
+    quick: Sequence[Quick],
     readers: Sequence[Reader],
     label: str,
 ) -> Callable[[Any], tuple[dict[str, Any], Errors]]:
@@ -281,14 +277,15 @@ def written_values(
         names[f"read{number}"] = reader.read
         lines.append(f"    read{number}(request, values, errors)")
     lines.append("    return values, errors")
-    function: Callable[[Any], tuple[dict[str, Any], Errors]] = _compiled(
-        lines, names, "read_values", f"values of {label}"
-    )
+    function: Callable[[Any], tuple[dict[str, Any], Errors]]
+    function, _ = _compiled(lines, names, "read_values", f"values of {label}")
     return function
 
 
-def _compiled(lines: list[str], names: dict[str, Any], function: str, label: str) -> Any:
-    """``function`` from the source ``lines``, its names taken from ``names``."""
+def _compiled(
+    lines: list[str], names: dict[str, Any], function: str, label: str
+) -> tuple[Any, str]:
+    """``function`` from the source ``lines``, its names taken from ``names``; the source."""
     source = "\n".join(lines) + "\n"
     # Named by its content too: an app built again (tests, changed overrides) reuses it.
     digest = hashlib.sha1(source.encode(), usedforsecurity=False).hexdigest()[:8]
@@ -297,7 +294,7 @@ def _compiled(lines: list[str], names: dict[str, Any], function: str, label: str
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     # Only names of ours are in the source: every object it uses is in ``names``.
     exec(compile(source, filename, "exec"), names)
-    return names[function]
+    return names[function], source
 
 
 def _asked_again(root: Node) -> set[Any]:
