@@ -4,6 +4,7 @@
 - the plan's fast forms (values read inline, a JSON body decoded straight into its type)
   against the solver, which a route with dependencies takes;
 - a query string without escapes split in one comprehension against the general loop;
+- a Cleanup's ``finish`` stepping each generator against ``advance``;
 - the matcher's ``_walk_greedy`` against ``_search``, which it shortcuts, and ``match`` (its
   static dict, its last-segment step) against the search alone;
 - the serve step without middleware (``dispatch`` written out, a Target's shortcuts: the
@@ -14,6 +15,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import inspect
 import json
 from typing import Any
 from urllib.parse import quote
@@ -26,6 +29,7 @@ from hypothesis import strategies as st
 
 from hasten import App, Depends, HTTPException, JSONResponse, Request, Response
 from hasten.datastructures import _decoded_pairs, parse_query
+from hasten.lifecycle import Cleanup, advance
 from hasten.matcher import CompiledRoute, Matcher, _search, _walk_greedy
 from hasten.paths import PathTemplate
 from hasten.testing import TestClient
@@ -171,6 +175,80 @@ def test_each_fast_form_is_the_one_its_route_takes() -> None:
 @given(query=st.text(alphabet="ab=&%+;?x1 é", max_size=24))
 def test_a_query_without_escapes_is_split_as_the_general_loop_splits_it(query: str) -> None:
     assert parse_query(query) == _decoded_pairs(query)
+
+
+def _generators(log: list[str]) -> list[Any]:
+    """One of each kind a Cleanup ends: ends after its yield, fails there, yields again."""
+
+    async def ends() -> Any:
+        yield 1
+        log.append("async ends")
+
+    async def fails() -> Any:
+        yield 1
+        log.append("async fails")
+        raise ValueError
+
+    async def twice() -> Any:
+        yield 1
+        log.append("async yields again")
+        yield 2
+
+    def sync_ends() -> Any:
+        yield 1
+        log.append("sync ends")
+
+    def sync_twice() -> Any:
+        yield 1
+        log.append("sync yields again")
+        yield 2
+
+    return [ends(), fails(), twice(), sync_ends(), sync_twice()]
+
+
+async def _after_advance(cleanup: Cleanup) -> list[str]:
+    """What each started generator's next step gives, through ``advance``."""
+    outcomes = []
+    while cleanup.exits:
+        try:
+            await advance(cleanup.exits.pop(), None)
+        except Exception as exc:
+            outcomes.append(type(exc).__name__)
+        else:
+            outcomes.append("yielded")
+    return outcomes
+
+
+def test_a_cleanup_ends_its_generators_as_advance_runs_them() -> None:
+    async def run(finish: bool) -> list[str]:
+        log: list[str] = []
+        cleanup = Cleanup(None)
+        for generator in _generators(log):
+            is_async = inspect.isasyncgen(generator)
+            await (generator.__anext__() if is_async else asyncio.to_thread(next, generator))
+            cleanup.exits.append((generator, is_async, "dependency"))
+        if finish:
+            with contextlib.suppress(ValueError):  # a TestClient's report of the failure
+                await cleanup.finish()
+            return log
+        outcomes = await _after_advance(cleanup)
+        return [*log, *outcomes]
+
+    assert asyncio.run(run(finish=True)) == [
+        "sync yields again",
+        "sync ends",
+        "async yields again",
+        "async fails",
+        "async ends",
+    ]
+    assert asyncio.run(run(finish=False)) == [
+        "sync yields again",
+        "sync ends",
+        "async yields again",
+        "async fails",
+        "async ends",
+        *("yielded", "StopAsyncIteration", "yielded", "ValueError", "StopAsyncIteration"),
+    ]
 
 
 _numberish = st.sampled_from(

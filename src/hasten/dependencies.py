@@ -18,7 +18,7 @@ import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from .lifecycle import Exit, submit
+from .lifecycle import Exit, advance, submit
 from .params import REQUEST_SOURCES, Dependency, Parameter, describe, describe_handler, unwrap
 
 __all__ = [
@@ -162,8 +162,8 @@ class AppDependencies:
         kind = call_kind(func)
         name = describe_handler(func)
         if kind in (ASYNC_GEN, SYNC_GEN):
-            started = Exit(func(**kwargs), kind == ASYNC_GEN, name)
-            value = await started.resume(None)
+            started = (func(**kwargs), kind == ASYNC_GEN, name)
+            value = await advance(started, None)
             self._exits.append(started)
             return value
         if kind == ASYNC:
@@ -175,13 +175,13 @@ class AppDependencies:
         while self._exits:
             done = self._exits.pop()
             try:
-                await done.resume(None)
+                await advance(done, None)
             except StopAsyncIteration:
                 continue
             except Exception as exc:
-                logger.error("Closing app dependency %s failed", done.name, exc_info=exc)
+                logger.error("Closing app dependency %s failed", done[2], exc_info=exc)
                 continue
-            logger.error("App dependency %s yielded more than once", done.name)
+            logger.error("App dependency %s yielded more than once", done[2])
         self.values.clear()
 
 

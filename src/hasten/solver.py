@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 from .dependencies import ASYNC, ASYNC_GEN, SYNC
 from .errors import RequestValidationError
 from .extractors import UNDEFINED, FormField
-from .lifecycle import Exit, cleanup_of, submit, unwound
+from .lifecycle import Exit, advance, cleanup_of, close, resume, submit, unwound
 
 if TYPE_CHECKING:
     from .extractors import BodyDecoder, FormDecoder, Reader
@@ -162,17 +162,17 @@ class _Writer:
             self.emit(depth, f"{value} = await submit(threads, {func}{separator}{arguments})")
         else:
             started = f"g{slot}"
-            is_async = node.kind == ASYNC_GEN
             name = self.name("name", slot, node.name)
-            self.emit(depth, f"{started} = Exit({func}({arguments}), {is_async}, {name})")
+            self.emit(depth, f"{started} = {func}({arguments})")
             self.emit(depth, "try:")
-            self.emit(depth + 1, f"{value} = await {started}.resume(threads)")
+            if node.kind == ASYNC_GEN:
+                self.emit(depth + 1, f"{value} = await {started}.__anext__()")
+            else:
+                self.emit(depth + 1, f"{value} = await resume(threads, {started})")
             self.emit(depth, "except StopAsyncIteration:")
             self.emit(depth + 1, f"raise did_not_yield({name}) from None")
-            if node.scope == "function":
-                self.emit(depth, f"function_exits.append({started})")
-            else:
-                self.emit(depth, f"cleanup_of(request).exits.append({started})")
+            exits = "function_exits" if node.scope == "function" else "cleanup_of(request).exits"
+            self.emit(depth, f"{exits}.append(({started}, {node.kind == ASYNC_GEN}, {name}))")
 
 
 def written_solver(
@@ -223,7 +223,7 @@ def written_solver(
         **writer.names,
         "RequestValidationError": RequestValidationError,
         "UNDEFINED": UNDEFINED,
-        "Exit": Exit,
+        "resume": resume,
         "cleanup_of": cleanup_of,
         "submit": submit,
         "unwound": unwound,
@@ -326,11 +326,11 @@ async def close_function_scoped(
     while exits:
         done = exits.pop()
         try:
-            await done.resume(threads, exc)
+            await advance(done, threads, exc)
         except StopAsyncIteration:
             continue
         except BaseException:
             if exc is None:
                 raise
             continue
-        await done.close(threads)
+        await close(done, threads)
