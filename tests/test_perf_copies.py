@@ -5,6 +5,7 @@
   against the solver, which a route with dependencies takes;
 - a query string without escapes split in one comprehension against the general loop;
 - a Cleanup's ``finish`` stepping each generator against ``advance``;
+- the RSGI adapter's request made without ``__init__`` against the one ``__init__`` makes;
 - the matcher's ``_walk_greedy`` against ``_search``, which it shortcuts, and ``match`` (its
   static dict, its last-segment step) against the search alone;
 - the serve step without middleware (``dispatch`` written out, a Target's shortcuts: the
@@ -18,6 +19,7 @@ import asyncio
 import contextlib
 import inspect
 import json
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import quote
 
@@ -29,9 +31,11 @@ from hypothesis import strategies as st
 
 from hasten import App, Depends, HTTPException, JSONResponse, Request, Response
 from hasten.datastructures import _decoded_pairs, parse_query
+from hasten.errors import FastAPIDeprecationWarning
 from hasten.lifecycle import Cleanup, advance
 from hasten.matcher import CompiledRoute, Matcher, _search, _walk_greedy
 from hasten.paths import PathTemplate
+from hasten.protocols import rsgi
 from hasten.testing import TestClient
 from hasten.types import Target
 from hasten.validation import _FAST
@@ -249,6 +253,27 @@ def test_a_cleanup_ends_its_generators_as_advance_runs_them() -> None:
         "async ends",
         *("yielded", "StopAsyncIteration", "yielded", "ValueError", "StopAsyncIteration"),
     ]
+
+
+def test_an_rsgi_request_is_made_as_its_init_makes_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.warns(FastAPIDeprecationWarning):  # the root path, so that one is stripped
+        app = App(block_threshold=None, root_path="/api")
+    asyncio.run(app.startup())
+    try:
+        runtime = app.runtime
+        assert runtime is not None
+        made: list[Any] = []
+        monkeypatch.setattr(runtime, "serve", lambda request, outbound: made.append(request))
+        scope = SimpleNamespace(proto="http", path="/api/a%2Fb", method="PATCH")
+        proto = object()
+        rsgi.serve(app, scope, proto)
+        (request,) = made
+        expected = rsgi.RSGIRequest(runtime.context, app, scope, proto, "PATCH", "/a%2Fb")
+        assert type(request) is rsgi.RSGIRequest
+        assert vars(request) == vars(expected)
+        assert list(vars(request)) == list(vars(expected))  # the same order: shared keys
+    finally:
+        asyncio.run(app.shutdown())
 
 
 _numberish = st.sampled_from(

@@ -307,7 +307,7 @@ def _invoke_with_one_value(only: Quick, invoke: Invoke, run: Run) -> Invoke:
     name, alias, convert, in_query, _ = only
 
     def invoke_with_one_value(request: Any) -> Awaitable[Any]:
-        raw = (request.query._last if in_query else request.path_params).get(alias)
+        raw = (request._query_params()._last if in_query else request.path_params).get(alias)
         if raw is not None:
             if convert is None:
                 return run(**{name: raw})

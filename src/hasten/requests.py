@@ -55,10 +55,10 @@ class Request(Connection):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        # A protocol adapter's subclass says where the request's parts are (query_string);
+        # A protocol adapter's subclass says where the request's parts are (_query_string);
         # a subclass that says neither that nor how it is made is an app's, made as
         # Starlette's: ``GzipRequest(request.scope, request.receive)``.
-        if "query_string" not in cls.__dict__ and "__init__" not in cls.__dict__:
+        if "_query_string" not in cls.__dict__ and "__init__" not in cls.__dict__:
             cls.__new__ = _view_of  # type: ignore[assignment]
             cls.__init__ = _made_as_view  # type: ignore[assignment]
 

@@ -250,7 +250,9 @@ def written_values(
     if any(alias is not None and not in_query for _, alias, _, in_query, _ in quick):
         lines.append("    path = request.path_params")
     if any(alias is not None and in_query for _, alias, _, in_query, _ in quick):
-        lines.append("    query = request.query._last  # perf: as QueryParams.get reads it")
+        lines.append(
+            "    query = request._query_params()._last  # perf: as QueryParams.get reads it"
+        )
     names: dict[str, Any] = {}
     for number, (name, alias, convert, in_query, reader) in enumerate(quick):
         read = f"read{number}"

@@ -57,8 +57,7 @@ class ASGIRequest(Request):
 
     _channel: ASGIChannel
 
-    @property
-    def query_string(self) -> str:
+    def _query_string(self) -> str:
         return str(self._scope["query_string"].decode("latin-1"))
 
     def _raw_headers(self) -> list[tuple[str, str]]:
@@ -304,8 +303,7 @@ class ASGIWebSocket(WebSocket):
     _channel: tuple[Receive, Send]
     _connected = False
 
-    @property
-    def query_string(self) -> str:
+    def _query_string(self) -> str:
         return str(self._scope["query_string"].decode("latin-1"))
 
     def _raw_headers(self) -> list[tuple[str, str]]:
