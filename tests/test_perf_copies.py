@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from hasten import App, Depends, HTTPException, JSONResponse, Request, Response
 from hasten.datastructures import _decoded_pairs, parse_query
 from hasten.errors import FastAPIDeprecationWarning
-from hasten.lifecycle import Cleanup, advance
+from hasten.lifecycle import Cleanup, advance, cleanup_of
 from hasten.matcher import CompiledRoute, Matcher, _search, _walk_greedy
 from hasten.paths import PathTemplate
 from hasten.protocols import rsgi
@@ -226,7 +226,8 @@ async def _after_advance(cleanup: Cleanup) -> list[str]:
 def test_a_cleanup_ends_its_generators_as_advance_runs_them() -> None:
     async def run(finish: bool) -> list[str]:
         log: list[str] = []
-        cleanup = Cleanup(None)
+        request: Any = SimpleNamespace(_cleanup=None, context=SimpleNamespace(threads=None))
+        cleanup = cleanup_of(request)
         for generator in _generators(log):
             is_async = inspect.isasyncgen(generator)
             await (generator.__anext__() if is_async else asyncio.to_thread(next, generator))

@@ -37,6 +37,7 @@ __all__ = [
 ]
 
 logger = logging.getLogger("hasten.error")
+_new = object.__new__
 
 
 def submit(threads: Executor | None, func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
@@ -100,15 +101,13 @@ async def close(started: Exit, threads: Executor | None) -> None:
 class Cleanup:
     """What a request leaves for after its response: the exits of its ``yield``
     dependencies, its background tasks, and its uploaded files. A request without any never
-    has one."""
+    has one. ``cleanup_of`` makes it."""
 
     __slots__ = ("exits", "form", "tasks", "threads")
-
-    def __init__(self, threads: Executor | None) -> None:
-        self.threads = threads
-        self.exits: list[Exit] = []
-        self.tasks: BackgroundTasks | None = None
-        self.form: FormData | None = None  # its uploaded files are closed last
+    threads: Executor | None
+    exits: list[Exit]
+    tasks: BackgroundTasks | None
+    form: FormData | None  # its uploaded files are closed last
 
     def after_response(self) -> Awaitable[None]:
         """Background tasks, then each generator's code after ``yield`` (last first), then
@@ -181,7 +180,13 @@ def cleanup_of(connection: Connection) -> Cleanup:
     """The connection's Cleanup, made on first use."""
     cleanup = connection._cleanup
     if cleanup is None:
-        cleanup = connection._cleanup = Cleanup(connection.context.threads)
+        # perf: made here only, without an __init__: its frame would cost more than the
+        # rest of the making (a request with a yield dependency makes one).
+        cleanup = connection._cleanup = _new(Cleanup)
+        cleanup.threads = connection.context.threads
+        cleanup.exits = []
+        cleanup.tasks = None
+        cleanup.form = None
     return cleanup
 
 
