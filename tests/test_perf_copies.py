@@ -5,7 +5,8 @@
   against the solver, which a route with dependencies takes;
 - a query string without escapes split in one comprehension against the general loop;
 - a Cleanup's ``finish`` stepping each generator against ``advance``;
-- the RSGI adapter's request made without ``__init__`` against the one ``__init__`` makes;
+- each adapter's request (and the ASGI channel) made without ``__init__`` against the one
+  ``__init__`` makes;
 - the matcher's ``_walk_greedy`` against ``_search``, which it shortcuts, and ``match`` (its
   static dict, its last-segment step) against the search alone;
 - the serve step without middleware (``dispatch`` written out, a Target's shortcuts: the
@@ -35,7 +36,7 @@ from hasten.errors import FastAPIDeprecationWarning
 from hasten.lifecycle import Cleanup, advance, cleanup_of
 from hasten.matcher import CompiledRoute, Matcher, _search, _walk_greedy
 from hasten.paths import PathTemplate
-from hasten.protocols import rsgi
+from hasten.protocols import asgi, rsgi
 from hasten.testing import TestClient
 from hasten.types import Target
 from hasten.validation import _FAST
@@ -275,6 +276,50 @@ def test_an_rsgi_request_is_made_as_its_init_makes_it(monkeypatch: pytest.Monkey
         assert list(vars(request)) == list(vars(expected))  # the same order: shared keys
     finally:
         asyncio.run(app.shutdown())
+
+
+def test_an_asgi_request_and_channel_are_made_as_their_inits_make_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def run() -> None:
+        app = App(block_threshold=None)
+        await app.startup()
+        try:
+            runtime = app.runtime
+            assert runtime is not None
+            made: list[Any] = []
+
+            async def serve(request: Any, outbound: Any) -> None:
+                made.append((request, outbound))
+
+            async def receive() -> Any:
+                return {"type": "http.disconnect"}
+
+            async def send(message: Any) -> None:
+                return None
+
+            monkeypatch.setattr(runtime, "serve", serve)
+            scope = {
+                "type": "http",
+                "method": "PATCH",
+                "path": "/api/a/b",
+                "root_path": "/api",
+                "extensions": {"http.response.pathsend": {}},
+            }
+            await app(scope, receive, send)
+            ((request, channel),) = made
+            expected_channel = asgi.ASGIChannel(receive, send, True, runtime.context.threads)
+            assert type(channel) is asgi.ASGIChannel
+            for name in asgi.ASGIChannel.__slots__:
+                assert getattr(channel, name) == getattr(expected_channel, name), name
+            expected = asgi.ASGIRequest(runtime.context, app, scope, channel, "PATCH", "/a/b")
+            assert type(request) is asgi.ASGIRequest
+            assert vars(request) == vars(expected)
+            assert list(vars(request)) == list(vars(expected))  # the same order: shared keys
+        finally:
+            await app.shutdown()
+
+    asyncio.run(run())
 
 
 _numberish = st.sampled_from(

@@ -32,6 +32,7 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
+_new = object.__new__
 FILE_CHUNK_SIZE = 256 * 1024  # files read on threads under ASGI without pathsend
 
 
@@ -407,8 +408,27 @@ class ASGIAdapter:
                 channel, ASGIRequest(UNSERVED, served, scope, channel, scope["method"], path)
             )
         else:
-            channel = ASGIChannel(receive, send, pathsend, runtime.context.threads)
-            request = ASGIRequest(runtime.context, served, scope, channel, scope["method"], path)
+            # perf: ``ASGIChannel(receive, send, pathsend, runtime.context.threads)`` and
+            # ``ASGIRequest(runtime.context, served, scope, channel, scope["method"], path)``
+            # with their ``__init__``s written out, as the RSGI adapter makes its request
+            # (each ``__init__`` would run in an interpreter frame of its own).
+            # tests/test_perf_copies.py holds them equal.
+            channel = _new(ASGIChannel)
+            channel._receive = receive
+            channel.send = send
+            channel._pathsend = pathsend
+            channel._threads = runtime.context.threads
+            channel._stream = None
+            channel._responded = False
+            channel._inbox = None
+            channel._listener = None
+            request = _new(ASGIRequest)
+            request.context = runtime.context
+            request.app = served
+            request.method = scope["method"]
+            request.path = path
+            request._scope = scope
+            request._channel = channel
             await runtime.serve(request, channel)
         ending = channel.finish()
         if ending is not None:
