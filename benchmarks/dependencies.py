@@ -7,7 +7,8 @@ Each scenario is one ``hasten bench --compare`` run over the ``benchmarks/apps/d
 (their docstring lists the routes), in alternating rounds: hasten on Granian RSGI and on
 uvicorn, FastAPI and Litestar on uvicorn (the same server, for the ratios), and for ``deps``
 hasten's ``app_inline`` (the same response computed in the handler) and ``app_called`` (the
-same three functions called in the handler: what is left is the solver's). The JSON of each run
+same three functions called in the handler: what is left is the solver's; ``app_called_bare``
+the same with try/except). The JSON of each run
 goes to ``benchmarks/results/di-<scenario>.json``; the ratios are printed. It runs from
 ``benchmarks/.venv-peers`` (``python benchmarks/suite.py`` builds it).
 """
@@ -48,9 +49,11 @@ def targets(scenario: str) -> list[str]:
         found[1:1] = [
             "hasten-inline.rsgi=benchmarks.apps.di_hasten:app_inline@granian/rsgi",
             "hasten-called.rsgi=benchmarks.apps.di_hasten:app_called@granian/rsgi",
+            "hasten-bare.rsgi=benchmarks.apps.di_hasten:app_called_bare@granian/rsgi",
         ]
         found.append("hasten-inline=benchmarks.apps.di_hasten:app_inline@uvicorn")
         found.append("hasten-called=benchmarks.apps.di_hasten:app_called@uvicorn")
+        found.append("hasten-bare=benchmarks.apps.di_hasten:app_called_bare@uvicorn")
     return found
 
 
@@ -94,7 +97,11 @@ def ratios(scenario: str, rps: dict[str, float]) -> list[str]:
     lines.append(f"hasten on RSGI / fastapi on uvicorn: {rps['hasten.rsgi'] / rps['fastapi']:.2f}x")
     if scenario == "deps":
         for suffix, where in ((".rsgi", "granian/rsgi"), ("", "uvicorn")):
-            for other, what in (("inline", "computed inline"), ("called", "called inline")):
+            for other, what in (
+                ("inline", "computed inline"),
+                ("called", "called inline"),
+                ("bare", "called inline, try/except"),
+            ):
                 slower = 1 - rps[f"hasten{suffix}"] / rps[f"hasten-{other}{suffix}"]
                 lines.append(f"dependencies against {what} on {where}: {slower:+.1%} slower")
     return lines
