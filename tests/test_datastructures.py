@@ -16,7 +16,7 @@ def test_parse_query_decodes_only_what_needs_it() -> None:
 
 
 def test_query_params_mapping() -> None:
-    query = QueryParams.from_string("tag=a&tag=b&n=1")
+    query = QueryParams(parse_query("tag=a&tag=b&n=1"))
     assert (query["tag"], query.get("tag"), query.get("none")) == ("b", "b", None)  # the last
     assert query.get_all("tag") == ["a", "b"]
     assert query.multi_items() == [("tag", "a"), ("tag", "b"), ("n", "1")]

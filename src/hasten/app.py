@@ -155,13 +155,9 @@ class App(Router):
         return self
 
     # The protocol entry points: thin adapters into the same core.
-    # perf: Granian calls the adapter itself, with no frame of the App's between.
+    # perf: the server calls the adapter itself, with no frame of the App's between.
     __rsgi__ = rsgi.serve
-
-    async def __call__(self, scope: asgi.Scope, receive: asgi.Receive, send: asgi.Send) -> None:
-        if self.root_path:
-            scope["root_path"] = self.root_path
-        await self.asgi(scope, receive, send)
+    __call__ = asgi.serve
 
     def __rsgi_init__(self, loop: asyncio.AbstractEventLoop) -> None:
         loop.run_until_complete(self.startup())

@@ -76,12 +76,12 @@ class Connection:
         self._scope = scope
         self._channel = channel
 
-    # The protocol adapters implement these.
     @property
     def query_string(self) -> str:
         """The query string as sent, without the ``?``."""
         return self._query_string()
 
+    # The protocol adapters implement these.
     def _query_string(self) -> str:
         raise NotImplementedError
 
@@ -166,12 +166,20 @@ class Connection:
             self._query = QueryParams(parse_query(query_string))
         return self._query
 
-    # perf: the plans call ``_query_params`` themselves, as a method: reading a property
-    # costs a call from C into an interpreter frame of its own (about 1,000 instructions).
-    query = property(
-        _query_params,
-        doc="The parsed query string; more than ``max_query_params`` parameters is a 414.",
-    )
+    if TYPE_CHECKING:
+
+        @property
+        def query(self) -> QueryParams:
+            """The parsed query string; more than ``max_query_params`` parameters is a 414."""
+
+    else:
+        # perf: the plans call ``_query_params`` themselves, as a method: reading a property
+        # costs a call from C into an interpreter frame of its own (about 1,000
+        # instructions).
+        query = property(
+            _query_params,
+            doc="The parsed query string; more than ``max_query_params`` parameters is a 414.",
+        )
     query_params = query  # Starlette's name for it
 
     @property

@@ -150,10 +150,6 @@ class QueryParams(Mapping[str, str]):
         self._pairs = pairs
         self._last = dict(pairs)
 
-    @classmethod
-    def from_string(cls, query_string: str) -> QueryParams:
-        return cls(parse_query(query_string))
-
     def __getitem__(self, name: str) -> str:
         return self._last[name]
 

@@ -15,7 +15,7 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .background import BackgroundTasks, task_name
 from .errors import SWALLOWED, FastAPIError, report_unhandled
@@ -29,7 +29,7 @@ __all__ = [
     "Exit",
     "advance",
     "cleanup_of",
-    "close",
+    "close_exit",
     "resume",
     "run_tasks",
     "submit",
@@ -73,20 +73,23 @@ async def resume(threads: Executor | None, generator: Any, exc: BaseException | 
 # whether it is async, and its name for the log. perf: a tuple, as one is made per ``yield``
 # dependency per request, and making an object of a class of ours costs about six times as
 # many instructions (its __init__ runs in an interpreter frame of its own).
-Exit = tuple[Any, bool, str]
+Exit: TypeAlias = tuple[Any, bool, str]
 
 
-def advance(started: Exit, threads: Executor | None, exc: BaseException | None = None) -> Any:
+def advance(
+    started: Exit, threads: Executor | None, exc: BaseException | None = None
+) -> Awaitable[Any]:
     """Run a started generator to its next ``yield`` (throwing ``exc`` in): an awaitable,
     which raises StopAsyncIteration at the generator's end. perf: an async generator's own
     awaitable, without a coroutine of ours around it."""
     generator, is_async, _ = started
     if is_async:
-        return generator.athrow(exc) if exc else generator.__anext__()
+        step: Awaitable[Any] = generator.athrow(exc) if exc else generator.__anext__()
+        return step
     return resume(threads, generator, exc)
 
 
-async def close(started: Exit, threads: Executor | None) -> None:
+async def close_exit(started: Exit, threads: Executor | None) -> None:
     """Close a generator that yielded once too often; a failure is logged."""
     generator, is_async, name = started
     try:
@@ -141,7 +144,7 @@ class Cleanup:
                 report_unhandled(exc)  # a TestClient raises it, as Starlette's does
                 continue
             logger.error("Dependency %s yielded more than once", name)
-            await close(done, self.threads)
+            await close_exit(done, self.threads)
 
     async def unwind(self, exc: BaseException) -> BaseException:
         """The request failed with ``exc``: throw it into each generator (last first). A
@@ -163,7 +166,7 @@ class Cleanup:
                 continue
             _, _, name = done
             logger.error("Dependency %s yielded again after an exception", name)
-            await close(done, self.threads)
+            await close_exit(done, self.threads)
         return exc
 
 

@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 UNMATCHED = "<unmatched>"
-FIRST_BOUND = DURATION_BOUNDS[0]
+_FIRST_BOUND = DURATION_BOUNDS[0]
 # Any other method a client sends is labelled as this (OpenTelemetry's name), so that invented
 # methods cannot add label values without bound.
 OTHER_METHOD = "_OTHER"
@@ -254,7 +254,7 @@ class Observer:
             tally = self.tallies[label, tag.template, status]
             tally.seconds += seconds
             # perf: most requests take under the first bound; a compare is a tenth of bisect's call.
-            bucket = 0 if seconds <= FIRST_BOUND else bisect_left(DURATION_BOUNDS, seconds)
+            bucket = 0 if seconds <= _FIRST_BOUND else bisect_left(DURATION_BOUNDS, seconds)
             tally.buckets[bucket] += 1
         if exchange is None:  # counted only: no sink, no tracer
             return

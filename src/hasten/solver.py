@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 from .dependencies import ASYNC, ASYNC_GEN, SYNC
 from .errors import RequestValidationError
 from .extractors import UNDEFINED, FormField
-from .lifecycle import Exit, advance, cleanup_of, close, resume, submit, unwound
+from .lifecycle import Exit, advance, cleanup_of, close_exit, resume, submit, unwound
 
 if TYPE_CHECKING:
     from .extractors import BodyDecoder, FormDecoder, Reader
@@ -164,6 +164,8 @@ class _Writer:
             started = f"g{slot}"
             name = self.name("name", slot, node.name)
             self.emit(depth, f"{started} = {func}({arguments})")
+            # perf: the first step of ``lifecycle.advance``, the generator's kind known here;
+            # tests/test_dependencies.py runs both kinds, as requests and as function scoped.
             self.emit(depth, "try:")
             if node.kind == ASYNC_GEN:
                 self.emit(depth + 1, f"{value} = await {started}.__anext__()")
@@ -335,4 +337,4 @@ async def close_function_scoped(
             if exc is None:
                 raise
             continue
-        await close(done, threads)
+        await close_exit(done, threads)

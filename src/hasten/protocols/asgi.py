@@ -24,7 +24,7 @@ from ..wire import BODY_STATUSES, HeaderList, allows_body
 if TYPE_CHECKING:
     from ..types import Served
 
-__all__ = ["ASGIAdapter", "ASGIChannel", "ASGIRequest", "ASGIWebSocket", "route_path"]
+__all__ = ["ASGIAdapter", "ASGIChannel", "ASGIRequest", "ASGIWebSocket", "route_path", "serve"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -380,8 +380,70 @@ class ASGIWebSocket(WebSocket):
             await send({"type": "websocket.close", "code": 1000, "reason": ""})
 
 
+async def serve(
+    served: Served, scope: Scope, receive: Receive, send: Send, under_middleware: bool = False
+) -> None:
+    """``App.__call__``, the app's ASGI 3 entry, and the innermost link of any ASGI
+    middleware around it (``under_middleware``): one connection served.
+
+    perf: the App calls it as its own ``__call__``, so that a request under an ASGI server
+    runs in one coroutine of ours before the serve step, not one for the App and one for the
+    adapter."""
+    if not under_middleware:
+        if served.root_path:  # App(root_path=...), FastAPI's deprecated keyword
+            scope["root_path"] = served.root_path
+        handler = served.asgi
+        # ASGI middleware around the app, or tooling that replaced ``app.asgi``.
+        if type(handler) is not ASGIAdapter or handler.served is not served:
+            await handler(scope, receive, send)
+            return
+    kind = scope["type"]
+    if kind != "http":
+        if kind == "websocket":
+            await _serve_websocket(served, scope, receive, send)
+        elif kind == "lifespan":
+            await _serve_lifespan(served, receive, send)
+        return
+    path = route_path(scope)
+    runtime = served.runtime or await served.start_for(path)
+    extensions = scope.get("extensions")
+    pathsend = extensions is not None and "http.response.pathsend" in extensions
+    if isinstance(runtime, Response):
+        channel = ASGIChannel(receive, send, pathsend)
+        await runtime.send(
+            channel, ASGIRequest(UNSERVED, served, scope, channel, scope["method"], path)
+        )
+    else:
+        # perf: ``ASGIChannel(receive, send, pathsend, runtime.context.threads)`` and
+        # ``ASGIRequest(runtime.context, served, scope, channel, scope["method"], path)``
+        # with their ``__init__``s written out, as the RSGI adapter makes its request
+        # (each ``__init__`` would run in an interpreter frame of its own).
+        # tests/test_perf_copies.py holds them equal.
+        channel = _new(ASGIChannel)
+        channel._receive = receive
+        channel.send = send
+        channel._pathsend = pathsend
+        channel._threads = runtime.context.threads
+        channel._stream = None
+        channel._responded = False
+        channel._inbox = None
+        channel._listener = None
+        request = _new(ASGIRequest)
+        request.context = runtime.context
+        request.app = served
+        request.method = scope["method"]
+        request.path = path
+        request._scope = scope
+        request._channel = channel
+        await runtime.serve(request, channel)
+    ending = channel.finish()
+    if ending is not None:
+        await ending
+
+
 class ASGIAdapter:
-    """The app's ASGI 3 entry point, before any ASGI middleware wraps it."""
+    """The app's ASGI callable under its ASGI middleware (``app.asgi``): the innermost link,
+    which serves the connection."""
 
     __slots__ = ("served",)
 
@@ -389,79 +451,33 @@ class ASGIAdapter:
         self.served = served
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        kind = scope["type"]
-        if kind != "http":
-            if kind == "websocket":
-                await self._serve_websocket(scope, receive, send)
-            elif kind == "lifespan":
-                await self._serve_lifespan(receive, send)
-            return
-        # perf: an HTTP request served here, not in a coroutine of its own.
-        served = self.served
-        path = route_path(scope)
-        runtime = served.runtime or await served.start_for(path)
-        extensions = scope.get("extensions")
-        pathsend = extensions is not None and "http.response.pathsend" in extensions
-        if isinstance(runtime, Response):
-            channel = ASGIChannel(receive, send, pathsend)
-            await runtime.send(
-                channel, ASGIRequest(UNSERVED, served, scope, channel, scope["method"], path)
-            )
-        else:
-            # perf: ``ASGIChannel(receive, send, pathsend, runtime.context.threads)`` and
-            # ``ASGIRequest(runtime.context, served, scope, channel, scope["method"], path)``
-            # with their ``__init__``s written out, as the RSGI adapter makes its request
-            # (each ``__init__`` would run in an interpreter frame of its own).
-            # tests/test_perf_copies.py holds them equal.
-            channel = _new(ASGIChannel)
-            channel._receive = receive
-            channel.send = send
-            channel._pathsend = pathsend
-            channel._threads = runtime.context.threads
-            channel._stream = None
-            channel._responded = False
-            channel._inbox = None
-            channel._listener = None
-            request = _new(ASGIRequest)
-            request.context = runtime.context
-            request.app = served
-            request.method = scope["method"]
-            request.path = path
-            request._scope = scope
-            request._channel = channel
-            await runtime.serve(request, channel)
-        ending = channel.finish()
-        if ending is not None:
-            await ending
+        await serve(self.served, scope, receive, send, under_middleware=True)
 
-    async def _serve_websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
-        served = self.served
-        path = route_path(scope)
-        runtime = served.runtime or await served.start_for(path)
-        if isinstance(runtime, Response):
-            websocket = ASGIWebSocket(UNSERVED, served, scope, (receive, send), "GET", path)
-            await websocket.refuse(runtime.status)
-            return
-        websocket = ASGIWebSocket(runtime.context, served, scope, (receive, send), "GET", path)
-        await runtime.serve_websocket(websocket)
 
-    async def _serve_lifespan(self, receive: Receive, send: Send) -> None:
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                try:
-                    await self.served.startup()
-                except Exception as exc:
-                    report_unhandled(exc)  # a TestClient raises it, as Starlette's does
-                    await send({"type": "lifespan.startup.failed", "message": repr(exc)})
-                    return
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                try:
-                    await self.served.shutdown()
-                except Exception as exc:
-                    report_unhandled(exc)  # a TestClient raises it, as Starlette's does
-                    await send({"type": "lifespan.shutdown.failed", "message": repr(exc)})
-                    return
-                await send({"type": "lifespan.shutdown.complete"})
-                return
+async def _serve_websocket(served: Served, scope: Scope, receive: Receive, send: Send) -> None:
+    path = route_path(scope)
+    runtime = served.runtime or await served.start_for(path)
+    if isinstance(runtime, Response):
+        websocket = ASGIWebSocket(UNSERVED, served, scope, (receive, send), "GET", path)
+        await websocket.refuse(runtime.status)
+        return
+    websocket = ASGIWebSocket(runtime.context, served, scope, (receive, send), "GET", path)
+    await runtime.serve_websocket(websocket)
+
+
+async def _serve_lifespan(served: Served, receive: Receive, send: Send) -> None:
+    steps = {"lifespan.startup": served.startup, "lifespan.shutdown": served.shutdown}
+    while True:
+        kind = (await receive())["type"]
+        step = steps.get(kind)
+        if step is None:
+            continue
+        try:
+            await step()
+        except Exception as exc:
+            report_unhandled(exc)  # a TestClient raises it, as Starlette's does
+            await send({"type": f"{kind}.failed", "message": repr(exc)})
+            return
+        await send({"type": f"{kind}.complete"})
+        if kind == "lifespan.shutdown":
+            return

@@ -178,7 +178,7 @@ def serve(served: Served, scope: Any, proto: Any) -> Awaitable[None]:
             path = under_root(path, served.root_path)
         # perf: ``RSGIRequest(runtime.context, served, scope, proto, scope.method, path)``
         # with Connection.__init__ written out: making an object of a class with an
-        # ``__init__`` runs it in an interpreter frame of its own (about 800 instructions).
+        # ``__init__`` runs it in an interpreter frame of its own (about 1,100 instructions).
         # tests/test_perf_copies.py holds the two equal.
         request = _new(RSGIRequest)
         request.context = runtime.context
