@@ -46,7 +46,9 @@ def free_port() -> int:
         return port
 
 
-def connect(port: int, path: str, seconds: float = 300.0) -> http.client.HTTPConnection:
+def connect(
+    server: subprocess.Popen[bytes], port: int, path: str, seconds: float = 300.0
+) -> http.client.HTTPConnection:
     """A keep-alive connection once the server (slow under callgrind) answers ``path``."""
     deadline = time.monotonic() + seconds
     while True:
@@ -55,6 +57,11 @@ def connect(port: int, path: str, seconds: float = 300.0) -> http.client.HTTPCon
             get(connection, path)
         except OSError:
             connection.close()
+            if server.poll() is not None:
+                raise RuntimeError(
+                    f"the server exited ({server.returncode}) before answering {path}: the TFB "
+                    "apps need PostgreSQL when they start (benchmarks/tfb/pg.sh start)"
+                ) from None
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.5)
@@ -98,7 +105,7 @@ def count(name: str, path: str, requests: int, loop: str, connections: int) -> l
             stderr=subprocess.DEVNULL,
         )
         try:
-            opened = [connect(port, path) for _ in range(connections)]
+            opened = [connect(server, port, path) for _ in range(connections)]
             for _ in range(WARMUP):
                 get(opened[0], path)
             # Granian's supervisor has one child: the worker, itself under callgrind.
