@@ -174,14 +174,15 @@ class AppDependencies:
         """Close the app dependencies (last created first); failures are logged."""
         while self._exits:
             done = self._exits.pop()
+            _, _, name = done
             try:
                 await advance(done, None)
             except StopAsyncIteration:
                 continue
             except Exception as exc:
-                logger.error("Closing app dependency %s failed", done[2], exc_info=exc)
+                logger.error("Closing app dependency %s failed", name, exc_info=exc)
                 continue
-            logger.error("App dependency %s yielded more than once", done[2])
+            logger.error("App dependency %s yielded more than once", name)
         self.values.clear()
 
 
