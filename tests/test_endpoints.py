@@ -212,7 +212,7 @@ def test_endpoint_describes_its_parameters() -> None:
         Parameter("user", "body", User, MISSING, "user"),
         Parameter("q", "query", str, "", "q"),
         Parameter("request", "request", Request | None, None, "request"),
-        Parameter("token", "header", str | None, None, "x-token", (), ("doc",), header),
+        Parameter("token", "header", str | None, None, "X-Token", (), ("doc",), header),
     )
 
 

@@ -13,7 +13,7 @@ from typing import Annotated, Any, TypedDict
 import msgspec
 import pytest
 
-from hasten import App, Body, Cookie, Header, Path, Query, Request
+from hasten import App, Body, Cookie, Depends, Header, Path, Query, Request
 from hasten.params import Marker, MarkerOptions
 from tests.conftest import ClientFactory
 
@@ -667,6 +667,64 @@ def test_a_header_sent_twice_is_read_by_its_first_value(serve: ClientFactory) ->
         "/token", headers=[("X-Token", "first"), ("x-token", "second"), ("x-other", "o")]
     )
     assert (response.status_code, response.json()) == (200, {"token": "first", "other": "o"})
+
+
+def header_app() -> App:
+    app = App(max_headers=10)
+
+    @app.get("/one")  # a handler reading one header alone
+    async def one(x_count: Annotated[int, Header()]) -> int:
+        return x_count
+
+    @app.get("/two")  # a header after a query value (the values written out)
+    async def two(q: str, x_count: Annotated[int, Header()] = 7) -> list[str | int]:
+        return [q, x_count]
+
+    @app.get("/dep")  # a dependency's header (the solver written out)
+    async def dep(count: Annotated[int, Depends(counted)]) -> int:
+        return count
+
+    return app
+
+
+async def counted(x_count: Annotated[int, Header(alias="X-Many")]) -> int:
+    return x_count
+
+
+@pytest.mark.parametrize(
+    ("path", "name", "loc"),
+    [("/one", "x-count", "x-count"), ("/two?q=a", "x-count", ""), ("/dep", "x-many", "X-Many")],
+)
+def test_a_header_looked_up_in_place_answers_as_its_reader(
+    serve: ClientFactory, path: str, name: str, loc: str
+) -> None:
+    """The plan, the values and the solver look a header up themselves; a value missing, or
+    one that does not convert at once, is its reader's, with FastAPI's error or default."""
+    client = serve(header_app())
+    ok = client.get(path, headers=[(name.upper(), "5"), (name, "6")])
+    assert (ok.status_code, ok.content) == (200, b'["a",5]' if loc == "" else b"5")
+    bad = client.get(path, headers={name: "five"})
+    assert bad.status_code == 422
+    assert bad.json() == {
+        "detail": [
+            {"type": "int_parsing", "loc": ["header", loc or name], "msg": INT, "input": "five"}
+        ]
+    }
+    missing = client.get(path)
+    if loc == "":  # a default
+        assert (missing.status_code, missing.content) == (200, b'["a",7]')
+    else:
+        assert missing.status_code == 422
+        assert missing.json() == {
+            "detail": [
+                {"type": "missing", "loc": ["header", loc], "msg": "Field required", "input": None}
+            ]
+        }
+    many = client.get(path, headers={f"x-h{index}": "v" for index in range(10)} | {name: "5"})
+    assert (many.status_code, many.content) == (
+        431,
+        b'{"detail":"The request has more than 10 headers"}',
+    )
 
 
 def test_a_header_or_cookie_is_never_read_from_the_query(serve: ClientFactory) -> None:

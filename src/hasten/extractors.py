@@ -102,21 +102,23 @@ class ScalarReader(Reader):
             self._check = self._validator.check
 
     def quick(self) -> tuple[str, str, Callable[[str], Any] | None] | None:
-        """(name, alias, converter) where a single path or query value is read by the plan
-        itself: a converter that raises ValueError on anything it does not take as pydantic
-        would (None: taken as it is); ``read`` says what is wrong, or the default. None for
-        any other value."""
+        """(name, key, converter) where a single path, query or header value is read by the
+        plan itself, by its key (a header's lower-case name): a converter that raises
+        ValueError on anything it does not take as pydantic would (None: taken as it is);
+        ``read`` says what is wrong, or the default. None for any other value."""
         parameter = self._parameter
-        if parameter.source not in ("path", "query") or _is_sequence(parameter.annotation):
+        source = parameter.source
+        if source not in ("path", "query", "header") or _is_sequence(parameter.annotation):
             return None
+        key = parameter.alias.lower() if source == "header" else parameter.alias
         if self._validator is None:
-            return self.name, parameter.alias, None
+            return self.name, key, None
         if not self._text:
             return None
         convert = self._validator.quick
         if convert is None:
             return None
-        return self.name, parameter.alias, None if convert is text_as_is else convert
+        return self.name, key, None if convert is text_as_is else convert
 
     def read(self, request: Request, values: Values, errors: Errors) -> None:
         raw = self._fetch(request)

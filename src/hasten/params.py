@@ -210,12 +210,11 @@ class Marker:
         return any(getattr(self, name) is not None for name in _PYDANTIC_ONLY)
 
     def wire_name(self, name: str) -> str:
-        """The name the value has on the wire."""
+        """The name the value has on the wire, as FastAPI names it in errors and the schema
+        (a header's alias as written: headers are looked up by its lower case)."""
         alias = self.validation_alias or self.alias
-        if self.source != "header":
+        if self.source != "header" or alias:
             return alias or name
-        if alias:
-            return alias.lower()
         return name.replace("_", "-") if self.convert_underscores else name
 
 

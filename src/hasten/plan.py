@@ -49,7 +49,7 @@ from .extractors import (
 from .lifecycle import cleanup_of
 from .params import Dependency, Parameter, describe_handler
 from .security import SecurityScopes
-from .solver import written_solver, written_values
+from .solver import Quick, quick_of, written_solver, written_values
 
 if TYPE_CHECKING:
     from .connection import Connection
@@ -304,10 +304,11 @@ def _invoke_with_values(read: _ValueReading, run: Run) -> Invoke:
 def _invoke_with_one_value(only: Quick, invoke: Invoke, run: Run) -> Invoke:
     """``invoke`` for a handler that reads one path or query value (``/items/{id}``):
     read and converted at once, else left to ``invoke``, which says what is wrong."""
-    name, alias, convert, in_query, _ = only
+    name, key, convert, source, _ = only
+    in_query = source == "query"
 
     def invoke_with_one_value(request: Any) -> Awaitable[Any]:
-        raw = (request._query_params()._last if in_query else request.path_params).get(alias)
+        raw = (request._query_params()._last if in_query else request.path_params).get(key)
         if raw is not None:
             if convert is None:
                 return run(**{name: raw})
@@ -357,24 +358,22 @@ def _invoke_with_body(
 class _ValueReading:
     """A dependant's path, query, header and cookie values read for one request.
 
-    Path and query values with a fast converter are read here, one dict lookup and at most
-    one conversion (one C call) each; the rest, and any value that is missing or does not
-    convert at once, by its reader (which gives the default, or FastAPI's error).
+    Path, query and header values with a fast converter are read here, one lookup and at
+    most one conversion (one C call) each; the rest, and any value that is missing or does
+    not convert at once, by its reader (which gives the default, or FastAPI's error).
     """
 
     __slots__ = ("_quick", "_readers", "values")
 
     def __init__(self, readers: Sequence[Reader], label: str) -> None:
-        self._quick: list[Quick] = []  # path values, then query values
-        self._readers: list[Reader] = []  # headers and cookies
+        self._quick: list[Quick] = []  # path values, then query values, then headers
+        self._readers: list[Reader] = []  # cookies
         for reader in readers:  # in FastAPI's order: path, query, header, cookie
-            source = _source(reader)
-            if source not in ("path", "query"):
+            quick = quick_of(reader)
+            if quick is None:
                 self._readers.append(reader)
-                continue
-            quick = reader.quick() if isinstance(reader, ScalarReader) else None
-            read = (reader.name, None, None) if quick is None else quick
-            self._quick.append((*read, source == "query", reader))
+            else:
+                self._quick.append(quick)
         # (request) -> (values, errors), written for these values (see hasten.solver).
         self.values = written_values(self._quick, self._readers, label)
 
@@ -383,14 +382,11 @@ class _ValueReading:
 
     def only_quick(self) -> Quick | None:
         """The one value read, where it is a path or query value the plan reads itself."""
-        if len(self._quick) != 1 or self._readers or self._quick[0][1] is None:
+        if len(self._quick) != 1 or self._readers:
             return None
-        return self._quick[0]
-
-
-# (name, alias, converter, from the query, reader): the value read by the plan (alias None:
-# by its reader).
-Quick = tuple[str, str | None, Callable[[str], Any] | None, bool, Reader]
+        only = self._quick[0]
+        _, key, _, source, _ = only
+        return None if key is None or source == "header" else only
 
 
 def _bind_bodies(node: Node, embed: bool, form: bool) -> None:

@@ -13,13 +13,18 @@ path, query, header and cookie values read by a function written the same way
 
 For a handler taking ``user: str = Depends(get_user)``, where ``get_user`` takes
 ``token: str = Depends(get_token)`` and ``get_token`` reads a header (tests/test_solver.py
-holds this example to what is written)::
+holds this example to what is written; the header is looked up in place, and its reader
+called only when it is missing, for FastAPI's error)::
 
     async def solve_and_call(request):
         errors = []
         try:
             a2 = {}
-            read2(request, a2, errors)
+            raw = request._app_header('x-token')
+            if raw is None:
+                read2(request, a2, errors)
+            else:
+                a2['x_token'] = raw
             if not errors:
                 v2 = await call2(**a2)
             if not errors:
@@ -46,15 +51,15 @@ from typing import TYPE_CHECKING, Any
 
 from .dependencies import ASYNC, ASYNC_GEN, SYNC
 from .errors import RequestValidationError
-from .extractors import UNDEFINED, FormField
+from .extractors import UNDEFINED, FormField, ModelReader, Reader, ScalarReader
 from .lifecycle import Exit, advance, cleanup_of, close_exit, resume, submit, unwound
 
 if TYPE_CHECKING:
-    from .extractors import BodyDecoder, FormDecoder, Reader
-    from .plan import Node, Quick
+    from .extractors import BodyDecoder, FormDecoder
+    from .plan import Node
     from .validation import Errors
 
-__all__ = ["written_solver", "written_values"]
+__all__ = ["Quick", "quick_of", "written_solver", "written_values"]
 
 
 class _Writer:
@@ -76,13 +81,18 @@ class _Writer:
 
     def name(self, prefix: str, slot: int, value: Any) -> str:
         """A name for ``value`` in the source, by the dependant it belongs to."""
+        name = self.free(prefix, slot)
+        self.names[name] = value
+        return name
+
+    def free(self, prefix: str, slot: int) -> str:
+        """A name not taken yet, by the dependant it is for."""
         name = base = f"{prefix}{slot}"
         for number in itertools.count(1):
             if name not in self.names:
-                break
+                return name
             name = f"{base}_{number}"
-        self.names[name] = value
-        return name
+        raise AssertionError("unreachable")
 
     def dependant(self, node: Node, depth: int, solved: set[Any]) -> tuple[str, bool]:
         """Write ``node``'s turn (its dependencies' first) at ``depth``: the name its value
@@ -143,7 +153,15 @@ class _Writer:
         values = f"a{slot}"
         self.emit(depth, f"{values} = {{}}")
         for reader in node.readers:
-            self.emit(depth, f"{self.name('read', slot, reader.read)}(request, {values}, errors)")
+            quick = quick_of(reader)  # a path, query or header value looked up here
+            if quick is None:
+                read = self.name("read", slot, reader.read)
+                self.emit(depth, f"{read}(request, {values}, errors)")
+                continue
+            suffix = self.free("read", slot).removeprefix("read")
+            self.lines += _quick_lines(
+                quick, suffix, values, names=self.names, lookups=_LOOKUPS, depth=depth
+            )
         for body in node.bodies:
             read = self.name("body", slot, body.read_from)
             wait = "await " if isinstance(body, FormField) else ""
@@ -244,39 +262,18 @@ def written_values(
     label: str,
 ) -> Callable[[Any], tuple[dict[str, Any], Errors]]:
     """A handler's path, query, header and cookie values read, without dependencies:
-    ``quick`` are (name, alias, converter, from the query, reader) of path and query values
-    read here, one lookup and at most one conversion (one C call) each; the rest, and any
-    value that is missing or does not convert at once, go to their reader (which gives the
-    default, or FastAPI's error)."""
+    ``quick`` are the values read here, one lookup and at most one conversion (one C call)
+    each; the rest, and any value that is missing or does not convert at once, go to their
+    reader (which gives the default, or FastAPI's error)."""
     lines = ["def read_values(request):", "    values = {}", "    errors = []"]
-    if any(alias is not None and not in_query for _, alias, _, in_query, _ in quick):
-        lines.append("    path = request.path_params")
-    if any(alias is not None and in_query for _, alias, _, in_query, _ in quick):
-        lines.append(
-            "    query = request._query_params()._last  # perf: as QueryParams.get reads it"
-        )
+    lookups = dict(_LOOKUPS)
+    for source, mapping in _MAPPINGS.items():  # each looked up once, into a local
+        if any(key is not None and where == source for _, key, _, where, _ in quick):
+            lines.append(f"    {source} = {mapping}")
+            lookups[source] = f"{source}.get({{key!r}})"
     names: dict[str, Any] = {}
-    for number, (name, alias, convert, in_query, reader) in enumerate(quick):
-        read = f"read{number}"
-        names[read] = reader.read
-        if alias is None:
-            lines.append(f"    {read}(request, values, errors)")
-            continue
-        lines.append(f"    raw = {'query' if in_query else 'path'}.get({alias!r})")
-        lines.append("    if raw is None:")
-        lines.append(f"        {read}(request, values, errors)")
-        if convert is None:
-            lines.append("    else:")
-            lines.append(f"        values[{name!r}] = raw")
-            continue
-        names[f"convert{number}"] = convert
-        lines += [
-            "    else:",
-            "        try:",
-            f"            values[{name!r}] = convert{number}(raw)",
-            "        except ValueError:",
-            f"            {read}(request, values, errors)",
-        ]
+    for number, value in enumerate(quick):
+        lines += _quick_lines(value, str(number), "values", names=names, lookups=lookups, depth=1)
     for number, reader in enumerate(readers, len(quick)):
         names[f"read{number}"] = reader.read
         lines.append(f"    read{number}(request, values, errors)")
@@ -284,6 +281,67 @@ def written_values(
     function: Callable[[Any], tuple[dict[str, Any], Errors]]
     function, _ = _compiled(lines, names, "read_values", f"values of {label}")
     return function
+
+
+# (name, key, converter, source, reader): a value the written source reads itself, by its
+# key in its source (key None: by its reader, in its turn).
+Quick = tuple[str, str | None, Callable[[str], Any] | None, str, Reader]
+_QUICK_SOURCES = ("path", "query", "header")
+
+
+def quick_of(reader: Reader) -> Quick | None:
+    """How the written source reads ``reader``'s value: None where it is not a path, query
+    or header value (a cookie)."""
+    if not isinstance(reader, ScalarReader | ModelReader) or reader.source not in _QUICK_SOURCES:
+        return None
+    quick = reader.quick() if isinstance(reader, ScalarReader) else None
+    name, key, convert = (reader.name, None, None) if quick is None else quick
+    return name, key, convert, reader.source, reader
+
+
+# The dicts path and query values are looked up in (the query's as QueryParams.get reads
+# it), and how the written source looks up a value by its key, in each source.
+_MAPPINGS = {"path": "request.path_params", "query": "request._query_params()._last"}
+_LOOKUPS = {
+    **{source: f"{mapping}.get({{key!r}})" for source, mapping in _MAPPINGS.items()},
+    "header": "request._app_header({key!r})",
+}
+
+
+def _quick_lines(
+    quick: Quick,
+    suffix: str,
+    values: str,
+    *,
+    names: dict[str, Any],
+    lookups: dict[str, str],
+    depth: int,
+) -> list[str]:
+    """The lines that read one value into the dict ``values``, at ``depth``: looked up and
+    converted in place, else by its reader (``read{suffix}``, put in ``names``)."""
+    name, key, convert, source, reader = quick
+    read = f"read{suffix}"
+    names[read] = reader.read
+    indent = "    " * depth
+    if key is None:
+        return [f"{indent}{read}(request, {values}, errors)"]
+    lines = [
+        f"{indent}raw = {lookups[source].format(key=key)}",
+        f"{indent}if raw is None:",
+        f"{indent}    {read}(request, {values}, errors)",
+    ]
+    if convert is None:
+        return [*lines, f"{indent}else:", f"{indent}    {values}[{name!r}] = raw"]
+    converter = f"convert{suffix}"
+    names[converter] = convert
+    return [
+        *lines,
+        f"{indent}else:",
+        f"{indent}    try:",
+        f"{indent}        {values}[{name!r}] = {converter}(raw)",
+        f"{indent}    except ValueError:",
+        f"{indent}        {read}(request, {values}, errors)",
+    ]
 
 
 def _compiled(

@@ -223,7 +223,7 @@ def test_header_and_cookie_parameters(full: Document) -> None:
     headers = operation(full, "/params/headers")["parameters"]
     assert [(item["name"], item["in"]) for item in headers] == [
         ("user-agent", "header"),
-        ("x-auth-token", "header"),
+        ("X-Auth-Token", "header"),
         ("raw_name", "header"),
         ("x-tag", "header"),
     ]
