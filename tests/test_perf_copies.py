@@ -4,7 +4,7 @@
 - the plan's fast forms (values read inline, a JSON body decoded straight into its type)
   against the solver, which a route with dependencies takes;
 - a query string without escapes split in one comprehension against the general loop;
-- a Cleanup's ``finish`` stepping each generator against ``advance``;
+- a Cleanup's ``after_response`` stepping each generator against ``advance``;
 - each adapter's request (and the ASGI channel) made without ``__init__`` against the one
   ``__init__`` makes;
 - the matcher's ``_walk_greedy`` against ``_search``, which it shortcuts, and ``match`` (its
@@ -225,7 +225,7 @@ async def _after_advance(cleanup: Cleanup) -> list[str]:
 
 
 def test_a_cleanup_ends_its_generators_as_advance_runs_them() -> None:
-    async def run(finish: bool) -> list[str]:
+    async def run(after_response: bool) -> list[str]:
         log: list[str] = []
         request: Any = SimpleNamespace(_cleanup=None, context=SimpleNamespace(threads=None))
         cleanup = cleanup_of(request)
@@ -233,20 +233,20 @@ def test_a_cleanup_ends_its_generators_as_advance_runs_them() -> None:
             is_async = inspect.isasyncgen(generator)
             await (generator.__anext__() if is_async else asyncio.to_thread(next, generator))
             cleanup.exits.append((generator, is_async, "dependency"))
-        if finish:
-            await cleanup.finish()
+        if after_response:
+            await cleanup.after_response()
             return log
         outcomes = await _after_advance(cleanup)
         return [*log, *outcomes]
 
-    assert asyncio.run(run(finish=True)) == [
+    assert asyncio.run(run(after_response=True)) == [
         "sync yields again",
         "sync ends",
         "async yields again",
         "async fails",
         "async ends",
     ]
-    assert asyncio.run(run(finish=False)) == [
+    assert asyncio.run(run(after_response=False)) == [
         "sync yields again",
         "sync ends",
         "async yields again",

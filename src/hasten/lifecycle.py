@@ -112,39 +112,35 @@ class Cleanup:
     tasks: BackgroundTasks | None
     form: FormData | None  # its uploaded files are closed last
 
-    def after_response(self) -> Awaitable[None]:
+    async def after_response(self) -> None:
         """Background tasks, then each generator's code after ``yield`` (last first), then
-        the uploaded files are closed; every failure is logged, none raised."""
-        if self.tasks is None and self.form is None:
-            return self.finish()  # perf: yield dependencies alone, without a coroutine around
-        return self._after_response()
-
-    async def _after_response(self) -> None:
+        the uploaded files are closed; every failure is logged, none raised. Each runs once:
+        what is left after it is nothing to do."""
+        # perf: one coroutine for all three, as a request with a yield dependency runs it.
         try:
             if self.tasks is not None:
-                await run_tasks(self.tasks, self.threads)
-            await self.finish()
+                tasks, self.tasks = self.tasks, None
+                await run_tasks(tasks, self.threads)
+            while self.exits:
+                done = self.exits.pop()
+                generator, is_async, name = done
+                try:
+                    # perf: ``advance(done, self.threads)`` written out, a frame less for
+                    # every request with a yield dependency; tests/test_perf_copies.py holds
+                    # them equal.
+                    await (generator.__anext__() if is_async else resume(self.threads, generator))
+                except StopAsyncIteration:
+                    continue
+                except Exception as exc:
+                    logger.error("The cleanup of dependency %s failed", name, exc_info=exc)
+                    report_unhandled(exc)  # a TestClient raises it, as Starlette's does
+                    continue
+                logger.error("Dependency %s yielded more than once", name)
+                await close_exit(done, self.threads)
         finally:
             if self.form is not None:
-                await self.form.close()
-
-    async def finish(self) -> None:
-        """Run each generator's code after ``yield`` (last first); failures are logged."""
-        while self.exits:
-            done = self.exits.pop()
-            generator, is_async, name = done
-            try:
-                # perf: ``advance(done, self.threads)`` written out, a frame less for every
-                # request with a yield dependency; tests/test_perf_copies.py holds them equal.
-                await (generator.__anext__() if is_async else resume(self.threads, generator))
-            except StopAsyncIteration:
-                continue
-            except Exception as exc:
-                logger.error("The cleanup of dependency %s failed", name, exc_info=exc)
-                report_unhandled(exc)  # a TestClient raises it, as Starlette's does
-                continue
-            logger.error("Dependency %s yielded more than once", name)
-            await close_exit(done, self.threads)
+                form, self.form = self.form, None
+                await form.close()
 
     async def unwind(self, exc: BaseException) -> BaseException:
         """The request failed with ``exc``: throw it into each generator (last first). A
@@ -159,7 +155,7 @@ class Cleanup:
             except StopAsyncIteration:
                 if not isinstance(exc, Exception):  # cancelled: the request is gone anyway
                     continue
-                await self.finish()
+                await self.after_response()  # the generators before it, and the files
                 return FastAPIError(SWALLOWED)
             except BaseException as raised:
                 exc = raised
