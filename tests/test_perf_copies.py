@@ -1,8 +1,9 @@
 """Every ``# perf:`` shortcut held equal to the general code it stands for, by property.
 
 - each fast converter of text (one C call) against pydantic, which FastAPI validates with;
-- the plan's fast forms (values read inline, a JSON body decoded straight into its type)
-  against the solver, which a route with dependencies takes;
+- the plan's fast forms (values read inline, a JSON body decoded straight into its type),
+  and the solver's values looked up in place, against a solver that reads every value by its
+  reader;
 - a query string without escapes split in one comprehension against the general loop;
 - a Cleanup's ``after_response`` stepping each generator against ``advance``;
 - each adapter's request (and the ASGI channel) made without ``__init__`` against the one
@@ -29,7 +30,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hasten import App, Depends, HTTPException, JSONResponse, Request, Response
+import hasten.solver
+from hasten import App, Depends, Header, HTTPException, JSONResponse, Request, Response
 from hasten.datastructures import _decoded_pairs, parse_query
 from hasten.errors import FastAPIDeprecationWarning
 from hasten.lifecycle import Cleanup, advance, cleanup_of
@@ -65,6 +67,12 @@ def _app() -> App:
     async def values(page: int = 1, ratio: float = 1.0, active: bool = False, q: str = "") -> Any:
         return [page, ratio, active, q]
 
+    async def header(x_count: int = Header(1)) -> Any:
+        return x_count
+
+    async def counted(count: int = Depends(header)) -> Any:
+        return count
+
     async def order(order: Order) -> Any:
         return order
 
@@ -93,6 +101,8 @@ def _app() -> App:
     app.post("/fast/order")(order)
     app.post("/general/order", dependencies=general)(order)
     app.get("/general/who/{key}", dependencies=[Depends(nothing), *general])(who)
+    app.get("/fast/header")(header)
+    app.get("/deps/header")(counted)
     return app
 
 
@@ -106,6 +116,19 @@ def _with_key(values: Any) -> Any:
 
 
 _client = TestClient(_app())
+
+
+def _read_by_readers(app: App) -> TestClient:
+    """A client of ``app`` whose solvers read every value by its reader: what the values
+    looked up in place (the fast forms', and the solvers' of ``_client``) are held to."""
+    client = TestClient(app)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(hasten.solver, "quick_of", lambda reader: None)
+        assert client.get("/one/query").status_code == 200  # started: its solvers written
+    return client
+
+
+_reference = _read_by_readers(_app())
 _SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 _text = st.one_of(
     st.sampled_from(
@@ -115,8 +138,8 @@ _text = st.one_of(
 )
 
 
-def _answer(path: str, **kwargs: Any) -> tuple[int, Any]:
-    response = _client.request(url=path, **kwargs)
+def _answer(path: str, client: TestClient = _client, **kwargs: Any) -> tuple[int, Any]:
+    response = client.request(url=path, **kwargs)
     return response.status_code, response.json()
 
 
@@ -129,8 +152,21 @@ def test_values_read_inline_as_their_readers_read_them(
     segment = quote(key, safe="") or "x"
     fast = _answer(f"/fast/values/{segment}", method="GET", params=params)
     with_dependencies = _answer(f"/deps/values/{segment}", method="GET", params=params)
-    general = _answer(f"/general/values/{segment}", method="GET", params=params)
+    general = _answer(f"/general/values/{segment}", _reference, method="GET", params=params)
     assert fast == with_dependencies == general
+
+
+_header_text = st.one_of(_text.filter(str.isascii), st.sampled_from(["7", " 8 ", "-9"]))
+
+
+@_SETTINGS
+@given(count=st.one_of(st.none(), _header_text.map(str.strip)))
+def test_a_header_looked_up_in_place_is_read_as_its_reader_reads_it(count: str | None) -> None:
+    headers = {} if count is None else {"x-count": count}
+    fast = _answer("/fast/header", method="GET", headers=headers)
+    solved = _answer("/deps/header", method="GET", headers=headers)
+    reference = _answer("/deps/header", _reference, method="GET", headers=headers)
+    assert fast == solved == reference
 
 
 @_SETTINGS
@@ -139,7 +175,7 @@ def test_one_value_read_at_once_as_its_reader_reads_it(key: str, ratio: str, rou
     tail = "" if route == "query" else "/" + (quote(key, safe="") or "x")
     params = {"ratio": ratio} if ratio else {}  # and the default where there is none
     fast = _answer(f"/one/{route}{tail}", method="GET", params=params)
-    general = _answer(f"/general/{route}{tail}", method="GET", params=params)
+    general = _answer(f"/general/{route}{tail}", _reference, method="GET", params=params)
     assert fast == general
 
 
@@ -160,6 +196,8 @@ def test_each_fast_form_is_the_one_its_route_takes() -> None:
                 ("GET", "/deps/values/1"),
                 ("GET", "/general/who/1"),
                 ("POST", "/fast/order"),
+                ("GET", "/fast/header"),
+                ("GET", "/deps/header"),
             ]
         }
     finally:
@@ -172,7 +210,23 @@ def test_each_fast_form_is_the_one_its_route_takes() -> None:
         "/deps/values/1": "solve_and_call",
         "/general/who/1": "solve_and_call",
         "/fast/order": "invoke_with_body",
+        "/fast/header": "invoke_with_values",
+        "/deps/header": "solve_and_call",
     }
+
+
+@pytest.mark.parametrize("path", ["/general/values/1", "/general/query", "/deps/header"])
+def test_the_reference_reads_every_value_by_its_reader(path: str) -> None:
+    """Else the properties above would compare values looked up in place with themselves."""
+
+    def solver_source(client: TestClient) -> str:
+        assert client.get("/one/query").status_code == 200  # started
+        runtime = client.app.runtime
+        assert runtime is not None
+        return inspect.getsource(runtime.match("GET", path)[0].invoke.__code__)
+
+    assert "raw = " in solver_source(_client)
+    assert "raw = " not in solver_source(_reference)
 
 
 @_SETTINGS
