@@ -13,7 +13,18 @@ from typing import Annotated, Any
 import msgspec
 import pytest
 
-from hasten import App, BackgroundTasks, Depends, Header, HTTPError, Query, Request, Router
+from hasten import (
+    App,
+    BackgroundTasks,
+    Depends,
+    Header,
+    HTTPError,
+    PlainTextResponse,
+    Query,
+    Request,
+    Router,
+    UploadFile,
+)
 from hasten.errors import FastAPIError
 from hasten.servers import Interface
 from hasten.testing import TestClient
@@ -734,3 +745,34 @@ def test_a_yield_dependency_that_swallows_the_error_is_a_fastapi_error(
     with pytest.raises(FastAPIError, match="a dependency with yield has a block with a bare"):
         serve(swallowing_app(events)).get("/items/portal-gun")
     assert client.get("/items/plumbus").text == "plumbus"
+
+
+def test_uploaded_files_stay_open_for_the_error_response_after_a_swallowed_error(
+    serve: ClientFactory,
+) -> None:
+    """A yield dependency that swallows the error ends the generators before it at once; the
+    request's files are closed only after the error response is sent, as after any other."""
+    app = App()
+    swallowed: list[str] = []
+
+    async def swallows() -> AsyncIterator[None]:
+        try:
+            yield
+        except RuntimeError as exc:
+            swallowed.append(str(exc))
+
+    @app.post("/upload", dependencies=[Depends(swallows)])
+    async def upload(file: UploadFile) -> None:
+        raise RuntimeError("failed after the upload")
+
+    @app.exception_handler(FastAPIError)
+    async def read_the_file(request: Request, exc: FastAPIError) -> PlainTextResponse:
+        form = await request.form()
+        file = form["file"]
+        assert isinstance(file, UploadFile)
+        return PlainTextResponse(await file.read(), status_code=500)
+
+    client = serve(app, raise_server_exceptions=False)
+    response = client.post("/upload", files={"file": ("a.txt", b"hello")})
+    assert (response.status_code, response.text) == (500, "hello")
+    assert swallowed == ["failed after the upload"]

@@ -155,7 +155,11 @@ class Cleanup:
             except StopAsyncIteration:
                 if not isinstance(exc, Exception):  # cancelled: the request is gone anyway
                     continue
-                await self.after_response()  # the generators before it, and the files
+                # The generators before it end now; the files stay open for the error
+                # response (a handler of it may read them), and close after it is sent.
+                form, self.form = self.form, None
+                await self.after_response()
+                self.form = form
                 return FastAPIError(SWALLOWED)
             except BaseException as raised:
                 exc = raised

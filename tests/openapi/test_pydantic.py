@@ -147,6 +147,35 @@ class Theme(BaseModel):
     theme: str
 
 
+class Aliased(BaseModel):
+    many: int = Field(alias="X-Many")
+    plain_name: str = "p"
+
+
+def test_a_header_models_alias_is_documented_as_written() -> None:
+    """As FastAPI documents it (and with no warning from pydantic about the alias)."""
+    app = App()
+
+    @app.get("/h")
+    async def read(headers: Annotated[Aliased, Header()]) -> None:
+        return None
+
+    assert app.openapi()["paths"]["/h"]["get"]["parameters"] == [
+        {
+            "name": "X-Many",
+            "in": "header",
+            "required": True,
+            "schema": {"title": "X-Many", "type": "integer"},
+        },
+        {
+            "name": "plain-name",
+            "in": "header",
+            "required": False,
+            "schema": {"title": "Plain Name", "type": "string", "default": "p"},
+        },
+    ]
+
+
 def test_parameter_models_are_documented_field_by_field() -> None:
     app = App()
 

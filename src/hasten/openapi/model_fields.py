@@ -62,10 +62,12 @@ def _fields(parameter: Parameter, model: Any) -> list[ModelField]:
     if is_pydantic_model(model):
         return [
             # pydantic reads a FieldInfo in Annotated: its constraints, default and description.
+            # A header's alias is documented as written, as FastAPI does (it is looked up by
+            # its lower case).
             ModelField(
-                wire,
+                key if header and field.alias else wire,
                 key,
-                typing.Annotated[field.annotation, field],
+                typing.Annotated[field.annotation, _without_aliases(field)],
                 field.is_required(),
                 field.description,
             )
@@ -77,3 +79,15 @@ def _fields(parameter: Parameter, model: Any) -> list[ModelField]:
         default = MISSING if field.default is msgspec.NODEFAULT else field.default
         found.append(ModelField(wire, key, hints[field.name], field.required, None, default))
     return found
+
+
+def _without_aliases(field: Any) -> Any:
+    """A pydantic FieldInfo without its aliases, which pydantic warns of outside a model
+    (the parameter is named by its alias already)."""
+    if field.alias is None and field.validation_alias is None:
+        return field
+    from pydantic.fields import FieldInfo
+
+    return FieldInfo.merge_field_infos(
+        field, alias=None, validation_alias=None, serialization_alias=None, alias_priority=None
+    )
