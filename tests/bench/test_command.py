@@ -445,7 +445,10 @@ def test_no_server_survives_a_failed_start(
 @pytest.mark.server
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_no_server_survives_an_interrupted_run(marked: FindMarked, signum: int) -> None:
-    argv = [sys.executable, "-m", "hasten.bench", APP, "--path", "/hello", "--duration", "30"]
+    # ``python -m hasten.bench`` as a terminal starts it, Ctrl-C raising KeyboardInterrupt: a
+    # suite started in the background (``cmd &`` without job control) ignores SIGINT, and a
+    # Python started from it would too.
+    argv = [sys.executable, "-c", _AS_FROM_A_TERMINAL, APP, "--path", "/hello", "--duration", "30"]
     bench = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         wait_for_load(bench, marked)
@@ -458,6 +461,12 @@ def test_no_server_survives_an_interrupted_run(marked: FindMarked, signum: int) 
     assert bench.returncode == 130
     assert b"interrupted" in errors
     assert marked() == []
+
+
+_AS_FROM_A_TERMINAL = (
+    "import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "runpy.run_module('hasten.bench', run_name='__main__', alter_sys=True)"
+)
 
 
 def wait_for_load(bench: subprocess.Popen[bytes], marked: FindMarked) -> None:
