@@ -4,6 +4,7 @@ test, so that a test can check that none survives; and measurements made up by h
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from collections.abc import Callable, Iterator
@@ -50,9 +51,10 @@ def counted(server: Server) -> int:
 
 
 @pytest.fixture
-def marked(monkeypatch: pytest.MonkeyPatch) -> FindMarked:
-    """Mark the environment of the processes this test starts; return a function listing the
-    marked processes that are alive (this process excepted)."""
+def marked(monkeypatch: pytest.MonkeyPatch) -> Iterator[FindMarked]:
+    """Mark the environment of the processes this test starts; give a function listing the
+    marked processes that are alive (this process excepted). Any still alive after the test
+    (one that failed midway) is killed, so that it does not load the tests after it."""
     mark = uuid.uuid4().hex
     monkeypatch.setenv(MARK, mark)
 
@@ -68,7 +70,10 @@ def marked(monkeypatch: pytest.MonkeyPatch) -> FindMarked:
                 continue
         return found
 
-    return find
+    yield find
+    for process in find():
+        with contextlib.suppress(psutil.NoSuchProcess):
+            process.kill()
 
 
 # Measurements made up by hand: fast (an app) and slow (a URL), three rounds each.
