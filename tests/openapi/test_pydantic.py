@@ -150,6 +150,7 @@ class Theme(BaseModel):
 class Aliased(BaseModel):
     many: int = Field(alias="X-Many")
     plain_name: str = "p"
+    other: str = Field("o", serialization_alias="X-Other")  # read and documented by its name
 
 
 def test_a_header_models_alias_is_documented_as_written() -> None:
@@ -172,6 +173,12 @@ def test_a_header_models_alias_is_documented_as_written() -> None:
             "in": "header",
             "required": False,
             "schema": {"title": "Plain Name", "type": "string", "default": "p"},
+        },
+        {
+            "name": "other",
+            "in": "header",
+            "required": False,
+            "schema": {"title": "Other", "type": "string", "default": "o"},
         },
     ]
 

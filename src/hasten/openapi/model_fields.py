@@ -81,13 +81,14 @@ def _fields(parameter: Parameter, model: Any) -> list[ModelField]:
     return found
 
 
+_ALIASES = ("alias", "validation_alias", "serialization_alias")
+
+
 def _without_aliases(field: Any) -> Any:
     """A pydantic FieldInfo without its aliases, which pydantic warns of outside a model
     (the parameter is named by its alias already)."""
-    if field.alias is None and field.validation_alias is None:
+    if all(getattr(field, name) is None for name in _ALIASES):
         return field
     from pydantic.fields import FieldInfo
 
-    return FieldInfo.merge_field_infos(
-        field, alias=None, validation_alias=None, serialization_alias=None, alias_priority=None
-    )
+    return FieldInfo.merge_field_infos(field, alias_priority=None, **dict.fromkeys(_ALIASES, None))
