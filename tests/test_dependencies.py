@@ -8,6 +8,7 @@ import asyncio
 import logging
 import threading
 from collections.abc import AsyncIterator, Iterator
+from types import SimpleNamespace
 from typing import Annotated, Any
 
 import msgspec
@@ -26,6 +27,7 @@ from hasten import (
     UploadFile,
 )
 from hasten.errors import FastAPIError
+from hasten.lifecycle import cleanup_of
 from hasten.servers import Interface
 from hasten.testing import TestClient
 from tests.conftest import ClientFactory
@@ -776,3 +778,38 @@ def test_uploaded_files_stay_open_for_the_error_response_after_a_swallowed_error
     response = client.post("/upload", files={"file": ("a.txt", b"hello")})
     assert (response.status_code, response.text) == (500, "hello")
     assert swallowed == ["failed after the upload"]
+
+
+def test_a_cancelled_unwind_still_leaves_the_files_to_close_after_the_response() -> None:
+    """The files are set aside while the generators before a swallowing one end; a
+    cancellation there puts them back, for the serve step's ``after_response``."""
+    closed: list[str] = []
+
+    class Files:
+        async def close(self) -> None:
+            closed.append("files")
+
+    async def cancelled_after_yield() -> AsyncIterator[None]:
+        yield
+        raise asyncio.CancelledError
+
+    async def swallows() -> AsyncIterator[None]:
+        try:
+            yield
+        except RuntimeError:
+            closed.append("swallowed")
+
+    async def scenario() -> None:
+        request: Any = SimpleNamespace(_cleanup=None, context=SimpleNamespace(threads=None))
+        cleanup = cleanup_of(request)
+        cleanup.form = Files()  # type: ignore[assignment]
+        for generator in (cancelled_after_yield(), swallows()):
+            await generator.__anext__()
+            cleanup.exits.append((generator, True, "dependency"))
+        with pytest.raises(asyncio.CancelledError):
+            await cleanup.unwind(RuntimeError("failed"))
+        assert closed == ["swallowed"]
+        await cleanup.after_response()
+
+    asyncio.run(scenario())
+    assert closed == ["swallowed", "files"]

@@ -158,8 +158,10 @@ class Cleanup:
                 # The generators before it end now; the files stay open for the error
                 # response (a handler of it may read them), and close after it is sent.
                 form, self.form = self.form, None
-                await self.after_response()
-                self.form = form
+                try:
+                    await self.after_response()
+                finally:  # cancelled or not, the files are still closed after the response
+                    self.form = form
                 return FastAPIError(SWALLOWED)
             except BaseException as raised:
                 exc = raised
