@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from .requests import Request
 
 __all__ = [
+    "QUICK_SOURCES",
     "UNDEFINED",
     "BodyDecoder",
     "BodyField",
@@ -54,6 +55,8 @@ __all__ = [
 ]
 
 Values = dict[str, Any]
+# Where a value can be looked up by its key in place of its reader (``ScalarReader.quick``).
+QUICK_SOURCES = ("path", "query", "header")
 # A body the request does not have (FastAPI's Undefined): not the same as JSON ``null``.
 UNDEFINED: Final[Any] = type("Undefined", (), {"__repr__": lambda self: "UNDEFINED"})()
 
@@ -108,7 +111,7 @@ class ScalarReader(Reader):
         ``read`` says what is wrong, or the default. None for any other value."""
         parameter = self._parameter
         source = parameter.source
-        if source not in ("path", "query", "header") or _is_sequence(parameter.annotation):
+        if source not in QUICK_SOURCES or _is_sequence(parameter.annotation):
             return None
         key = parameter.alias.lower() if source == "header" else parameter.alias
         if self._validator is None:

@@ -51,7 +51,14 @@ from typing import TYPE_CHECKING, Any
 
 from .dependencies import ASYNC, ASYNC_GEN, SYNC
 from .errors import RequestValidationError
-from .extractors import UNDEFINED, FormField, ModelReader, Reader, ScalarReader
+from .extractors import (
+    QUICK_SOURCES,
+    UNDEFINED,
+    FormField,
+    ModelReader,
+    Reader,
+    ScalarReader,
+)
 from .lifecycle import Exit, advance, cleanup_of, close_exit, resume, submit, unwound
 
 if TYPE_CHECKING:
@@ -88,11 +95,10 @@ class _Writer:
     def free(self, prefix: str, slot: int) -> str:
         """A name not taken yet, by the dependant it is for."""
         name = base = f"{prefix}{slot}"
-        for number in itertools.count(1):
-            if name not in self.names:
-                return name
-            name = f"{base}_{number}"
-        raise AssertionError("unreachable")
+        number = itertools.count(1)
+        while name in self.names:
+            name = f"{base}_{next(number)}"
+        return name
 
     def dependant(self, node: Node, depth: int, solved: set[Any]) -> tuple[str, bool]:
         """Write ``node``'s turn (its dependencies' first) at ``depth``: the name its value
@@ -286,13 +292,12 @@ def written_values(
 # (name, key, converter, source, reader): a value the written source reads itself, by its
 # key in its source (key None: by its reader, in its turn).
 Quick = tuple[str, str | None, Callable[[str], Any] | None, str, Reader]
-_QUICK_SOURCES = ("path", "query", "header")
 
 
 def quick_of(reader: Reader) -> Quick | None:
     """How the written source reads ``reader``'s value: None where it is not a path, query
     or header value (a cookie)."""
-    if not isinstance(reader, ScalarReader | ModelReader) or reader.source not in _QUICK_SOURCES:
+    if not isinstance(reader, ScalarReader | ModelReader) or reader.source not in QUICK_SOURCES:
         return None
     quick = reader.quick() if isinstance(reader, ScalarReader) else None
     name, key, convert = (reader.name, None, None) if quick is None else quick
