@@ -1,6 +1,7 @@
 """The example app: every feature of the core, small enough to read in one sitting.
 
-Serve it with ``hasten run examples.hello:app`` (Granian, RSGI) or ``uvicorn examples.hello:app``.
+Serve it with ``./scripts/serve``, ``hasten run examples.hello:app`` (Granian, RSGI) or
+``uvicorn examples.hello:app``, then open http://127.0.0.1:8000/: it links to every route.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from collections.abc import Awaitable, Callable
 
 import msgspec
 
-from hasten import App, HTTPError, Request, Response, Router
+from hasten import App, HTMLResponse, HTTPError, Request, Response, Router
 
 app = App()
 started: list[str] = []
@@ -19,6 +20,31 @@ started: list[str] = []
 @app.on_startup
 async def connect() -> None:
     started.append("connected")
+
+
+# What / links to: a URL for each GET route (tests/test_examples.py holds the two together).
+TRY = (
+    "/hello",
+    "/items/3?q=x",
+    "/typed/7",
+    "/files/notes/today.txt",
+    "/wait",
+    "/teapot",
+    "/fail",
+    "/raw",
+    "/api/users/1",
+)
+
+
+@app.get("/", include_in_schema=False)
+async def index() -> HTMLResponse:
+    """Where a newcomer lands: a link to each route, and to the docs page (POST /orders)."""
+    links = "".join(f'<li><a href="{url}">{url}</a></li>' for url in TRY)
+    return HTMLResponse(
+        "<!doctype html><title>hasten: examples/hello.py</title>"
+        "<h1>hello from hasten</h1><p>examples/hello.py answers at:</p>"
+        f'<ul>{links}</ul><p><a href="/docs">/docs</a>: every route, to try in the browser.</p>'
+    )
 
 
 @app.get("/hello")
