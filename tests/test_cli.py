@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import os
 import signal
@@ -10,23 +9,28 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from pathlib import Path
 
 import httpx
 import pytest
 
 import hasten
+from hasten._arguments import from_arguments
 from hasten.app import RouteInfo
 from hasten.cli import RunConfig, build_parser, format_routes, load_app, main
+from tests.running import (
+    STARTUP_TIMEOUT,
+    STOPPED_BY_SIGTERM,
+    Server,
+    children,
+    client,
+    free_port,
+    hasten_run,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = "examples.hello:app"
-STARTUP_TIMEOUT = 15.0
-STOP_TIMEOUT = 10.0
-# uvicorn re-raises SIGTERM after its graceful shutdown; Granian returns normally.
-STOPPED_BY_SIGTERM = {0, -signal.SIGTERM}
 
 
 @pytest.fixture
@@ -130,6 +134,7 @@ def test_an_import_error_inside_the_app_keeps_its_traceback(
         (["--max-connections", "0"], "max_connections must be at least 1, got 0"),
         (["--header-timeout", "0"], "header_timeout must be positive, got 0.0"),
         (["--keep-alive-timeout", "-1"], "keep_alive_timeout must be positive, got -1.0"),
+        (["--reload-include", "*.html"], "--reload-dir, --reload-include and --reload-exclude"),
     ],
 )
 def test_conflicting_options_are_one_line_and_exit_code_2(
@@ -290,10 +295,8 @@ def test_run_help_documents_every_run_config_field(capsys: pytest.CaptureFixture
 
 def test_the_parser_defaults_are_run_configs_defaults() -> None:
     args = build_parser().parse_args(["run", TARGET])
-    defaults = RunConfig(target=TARGET)
 
-    for item in fields(RunConfig):
-        assert getattr(args, item.name) == getattr(defaults, item.name)
+    assert from_arguments(RunConfig, args) == RunConfig(target=TARGET)
 
 
 def test_the_parser_converts_each_option_to_its_field_type() -> None:
@@ -323,75 +326,6 @@ def test_run_config_describes_what_is_served_where(config: RunConfig, descriptio
 
 
 # hasten run: real servers on 127.0.0.1
-@dataclass
-class Server:
-    """A ``hasten run`` subprocess: its URL while it runs; its log and exit code once stopped."""
-
-    url: str
-    log_path: Path
-    returncode: int | None = None
-    pid: int | None = None  # of the `hasten run` process, which the server runs in
-
-    @property
-    def log(self) -> str:
-        return self.log_path.read_text()
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def client(url: str) -> httpx.Client:
-    # trust_env=False: no proxy from the environment, the traffic stays on loopback.
-    return httpx.Client(base_url=url, trust_env=False, timeout=5.0)
-
-
-@contextlib.contextmanager
-def hasten_run(options: list[str], cwd: Path, log_path: Path) -> Iterator[Server]:
-    """Start ``hasten run`` on a free port, wait until it answers, SIGTERM it on exit."""
-    port = free_port()
-    server = Server(f"http://127.0.0.1:{port}", log_path)
-    argv = [sys.executable, "-m", "hasten", "run", *options, "--port", str(port)]
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            argv, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-        server.pid = process.pid
-        try:
-            wait_until_answering(process, server)
-            yield server
-        finally:
-            server.returncode = stop(process)
-
-
-def wait_until_answering(process: subprocess.Popen[bytes], server: Server) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    with client(server.url) as http:
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                pytest.fail(f"the server exited with {process.returncode}:\n{server.log}")
-            try:
-                http.get("/")
-            except httpx.TransportError:
-                time.sleep(0.05)
-            else:
-                return
-    pytest.fail(f"the server did not answer within {STARTUP_TIMEOUT} s:\n{server.log}")
-
-
-def stop(process: subprocess.Popen[bytes]) -> int:
-    """SIGTERM the server, as a user would; if it hangs, kill its whole session, workers too."""
-    process.send_signal(signal.SIGTERM)
-    try:
-        return process.wait(STOP_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        return process.wait()
-
-
 @pytest.mark.server
 @pytest.mark.parametrize(
     ("options", "how"),
@@ -487,19 +421,6 @@ def test_run_reload_serves_the_changed_code(server_name: str, tmp_path: Path) ->
 
     assert reloaded == 2, server.log
     assert server.returncode in STOPPED_BY_SIGTERM, server.log
-
-
-def children(pid: int) -> set[int]:
-    """The live processes whose parent is ``pid``."""
-    found = set()
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields_after_name = stat.read_text().rsplit(") ", 1)[1].split()
-        except (FileNotFoundError, ProcessLookupError, IndexError):
-            continue
-        if int(fields_after_name[1]) == pid and fields_after_name[0] != "Z":
-            found.add(int(stat.parent.name))
-    return found
 
 
 def server_pid(server: Server) -> int:

@@ -9,11 +9,13 @@ process pools, down with it.
 from __future__ import annotations
 
 import os
+import signal
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._lifeline import die_with_parent
+from ._watching import SourceFiles, source_filter
 
 if TYPE_CHECKING:
     from .cli import RunConfig
@@ -25,8 +27,18 @@ def load_tied(parent_pid: int, working_dir: Path, target: str) -> Any:
     """In a Granian worker: tie it to ``parent_pid``, then load the app as Granian would."""
     from granian._internal import load_target
 
+    # The worker is forked with the parent's signal handlers, and Granian sets its own only
+    # once the app is loaded: a stop asked for while the app's module is imported (seconds,
+    # for a large app) would be lost, and the worker left serving. It has nothing in flight
+    # yet: it stops at once.
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, _stop_loading)
     die_with_parent(parent_pid)
     return load_target(target, wd=working_dir)
+
+
+def _stop_loading(signum: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 def serve(config: RunConfig) -> None:
@@ -36,6 +48,16 @@ def serve(config: RunConfig) -> None:
     from granian.http import HTTP1Settings
 
     working_dir = Path.cwd()
+    reloading: dict[str, Any] = {}
+    if config.reload:
+        files = SourceFiles.of(config.reload_include, config.reload_exclude)
+        reloading = {
+            "reload_paths": [Path(item) for item in config.reload_dir] or [working_dir],
+            "reload_filter": source_filter(files),
+            # A change that breaks the app stops the worker, not the reloader: the next
+            # change starts a fresh one, as uvicorn's reloader does.
+            "reload_ignore_worker_failure": True,
+        }
     Granian(
         config.target,
         address=config.host,
@@ -50,4 +72,5 @@ def serve(config: RunConfig) -> None:
         # Granian has one timer for both: the headers of a request, and an idle keep-alive
         # connection waiting for the next one.
         http1_settings=HTTP1Settings(header_read_timeout=round(config.header_timeout * 1000)),
+        **reloading,
     ).serve(target_loader=partial(load_tied, os.getpid(), working_dir))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import importlib.util
 import json
 import os
@@ -13,7 +12,6 @@ import resource
 import socket
 import sys
 import tempfile
-import types
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -24,7 +22,8 @@ from typing import Any
 
 from . import __version__
 from ._arguments import add_arguments, from_arguments
-from .app import App, RouteInfo
+from ._loading import AppFacts, UsageError, check_in_child, load_app
+from .app import RouteInfo
 from .openapi import cli as openapi
 from .servers import INTERFACES, Interface, ServerName
 from .settings import (
@@ -46,10 +45,6 @@ DEFAULT_BACKLOG = 2048
 DEFAULT_MAX_CONNECTIONS = 10_000
 DEFAULT_HEADER_TIMEOUT = 10.0
 DEFAULT_KEEP_ALIVE_TIMEOUT = 5.0
-
-
-class UsageError(Exception):
-    """The user asked for something that cannot be done: reported in one line, exit code 2."""
 
 
 def _parse_workers(text: str) -> int:
@@ -86,7 +81,34 @@ class RunConfig:
     )
     reload: bool = field(
         default=False,
-        metadata={"help": "Restart the workers when a file changes (granian needs watchfiles)."},
+        metadata={
+            "help": "Start fresh workers when a source file changes (granian needs watchfiles)."
+        },
+    )
+    # What --reload watches: uvicorn's options, with its rules on either server.
+    reload_dir: tuple[str, ...] = field(
+        default=(),
+        metadata={
+            "help": "With --reload: a directory to watch, repeatable (default: the working "
+            "directory).",
+            "metavar": "DIR",
+        },
+    )
+    reload_include: tuple[str, ...] = field(
+        default=(),
+        metadata={
+            "help": "With --reload: a glob of the files to watch besides *.py, repeatable "
+            "(e.g. '*.html').",
+            "metavar": "GLOB",
+        },
+    )
+    reload_exclude: tuple[str, ...] = field(
+        default=(),
+        metadata={
+            "help": "With --reload: a glob of files, or a directory, not to watch, repeatable "
+            "(hidden files, editors' swap files and __pycache__ never are).",
+            "metavar": "GLOB|DIR",
+        },
     )
     interface: Interface | None = field(
         default=None,
@@ -141,11 +163,19 @@ class RunConfig:
             raise ValueError("uvicorn speaks ASGI only: use interface asgi (or none), or granian")
         if self.server == "uvicorn" and self.reload and self.workers > 1:
             raise ValueError("uvicorn cannot reload with more than one worker")
+        if not self.reload and (self.reload_dir or self.reload_include or self.reload_exclude):
+            raise ValueError("--reload-dir, --reload-include and --reload-exclude go with --reload")
 
     @property
     def effective_interface(self) -> Interface:
         """The interface asked for, or the server's native one."""
         return self.interface or INTERFACES[self.server][0]
+
+    @property
+    def serves_here(self) -> bool:
+        """Whether the app runs in this process: uvicorn with one worker and no reloader.
+        Granian always starts workers, and uvicorn does to reload or to run several."""
+        return self.server == "uvicorn" and self.workers == 1 and not self.reload
 
     @property
     def url(self) -> str:
@@ -160,70 +190,36 @@ class RunConfig:
         return f"{self.target} on {self.url} ({', '.join(how)})"
 
 
-# Loading the app.
-def load_app(target: str) -> App:
-    """Import ``module:attribute`` (the working directory first on the path); return the App."""
-    module_name, _, attribute = target.partition(":")
-    if not module_name or not attribute:
-        raise UsageError(f"target {target!r} must look like module:attribute, e.g. pkg.main:app")
-    _put_cwd_on_path()
-    found: object = _import(module_name)
-    for part in attribute.split("."):
-        try:
-            found = getattr(found, part)
-        except AttributeError:
-            raise UsageError(f"module {module_name!r} has no attribute {attribute!r}") from None
-    if not isinstance(found, App):
-        raise UsageError(f"{target} is a {type(found).__name__}, not a hasten App")
-    return found
-
-
-def _put_cwd_on_path() -> None:
-    # Like uvicorn: `hasten run pkg.main:app` finds pkg in the directory it is run from.
-    cwd = os.getcwd()
-    if cwd not in sys.path:
-        sys.path.insert(0, cwd)
-
-
-def _import(name: str) -> types.ModuleType:
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        missing = exc.name or ""
-        if name != missing and not name.startswith(f"{missing}."):
-            raise  # the app itself imports something missing: its traceback says where
-        raise UsageError(f"cannot import {name!r}: {exc}") from None
-
-
 # Serving.
 def serve(config: RunConfig) -> None:
     """Check that the app loads, then serve it with the configured server until it stops."""
     _require_extras(config)
-    before = set(sys.modules)
-    app = load_app(config.target)
-    if config.reload:
-        # Granian forks each new worker from this process: were the app left imported here,
-        # every reload would serve the code as it was at the first import.
-        for name in set(sys.modules) - before:
-            del sys.modules[name]
+    facts = _check_app(config)
     _check_address(config)
     _raise_open_files_limit()
     print(f"hasten: serving {config.describe()}", file=sys.stderr, flush=True)
-    with _shared_directories(app, config):
+    with _shared_directories(facts, config):
         _SERVERS[config.server](config)
 
 
+def _check_app(config: RunConfig) -> AppFacts:
+    """Load the app where it will run: here if this process serves it, else in a child process
+    (a server that forks its workers from this one must find it without the app imported)."""
+    if config.serves_here:
+        return AppFacts.of(load_app(config.target))
+    return check_in_child(config.target)
+
+
 @contextlib.contextmanager
-def _shared_directories(app: App, config: RunConfig) -> Iterator[None]:
+def _shared_directories(facts: AppFacts, config: RunConfig) -> Iterator[None]:
     """With several workers, a fresh directory each for what the workers sum: metrics
     (prometheus-client's multiprocess mode) and live stats, so that /metrics and stats_url
     serve every worker's requests; removed when the server stops."""
-    settings = app.settings
     with contextlib.ExitStack() as stack:
         if config.workers > 1:
-            if settings.metrics_url is not None:
+            if facts.metrics:
                 stack.enter_context(_directory(METRICS_DIRECTORY_ENV, "hasten-metrics-"))
-            if settings.stats_token is not None:
+            if facts.stats:
                 stack.enter_context(_directory(STATS_DIRECTORY_ENV, "hasten-stats-"))
         yield
 

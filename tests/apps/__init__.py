@@ -1,0 +1,1 @@
+"""Apps that ``hasten run`` serves in the lifecycle tests (tests/test_run.py)."""

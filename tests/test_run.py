@@ -1,0 +1,212 @@
+"""``hasten run`` serves what works under TestClient: the app is imported in each worker, never
+in a process that forks them; reload starts fresh workers and watches source files only."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.running import STARTUP_TIMEOUT, STOPPED_BY_SIGTERM, Server, client, hasten_run
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEDULER_ENV = "HASTEN_TEST_SCHEDULER"  # where tests.apps.dask_client finds the scheduler
+
+pytestmark = pytest.mark.server
+
+RELOADERS = [
+    pytest.param(
+        "granian",
+        marks=pytest.mark.skipif(
+            importlib.util.find_spec("watchfiles") is None,
+            reason="Granian's reloader needs watchfiles: pip install 'hasten[reload]'",
+        ),
+    ),
+    "uvicorn",
+]
+
+
+# The app is imported where it runs.
+def _answers(server: Server, times: int) -> list[dict[str, int]]:
+    answers = []
+    for _ in range(times):
+        with client(server.url) as http:  # a new connection each time: any worker may take it
+            response = http.get("/answer")
+            assert response.status_code == 200, server.log
+            answers.append(response.json())
+    return answers
+
+
+@pytest.mark.parametrize(
+    "options", [["--workers", "2"], ["--workers", "2", "--server", "uvicorn"], ["--reload"]]
+)
+def test_a_thread_started_at_import_serves_in_every_worker(
+    options: list[str], tmp_path: Path
+) -> None:
+    with hasten_run(["tests.apps.threaded:app", *options], ROOT, tmp_path / "log") as server:
+        answers = _answers(server, 8)
+
+    for answer in answers:
+        # Imported by the worker that serves, whose own thread answers.
+        assert answer["imported_in"] == answer["pid"] == answer["answered_in"]
+    assert server.pid not in {answer["pid"] for answer in answers}
+    assert server.returncode in STOPPED_BY_SIGTERM, server.log
+
+
+@pytest.fixture(scope="module")
+def scheduler() -> Iterator[str]:
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=True, host="127.0.0.1", dashboard_address=":0"
+    )
+    try:
+        yield cluster.scheduler_address
+    finally:
+        cluster.close()
+
+
+def test_the_readme_dask_client_serves_under_two_workers(scheduler: str, tmp_path: Path) -> None:
+    options = ["tests.apps.dask_client:app", "--workers", "2"]
+    environment = {SCHEDULER_ENV: scheduler}
+    with hasten_run(options, ROOT, tmp_path / "log", environment) as server:
+        for _ in range(8):
+            with client(server.url) as http:  # a new connection each time: any worker
+                fibo = http.get("/fibo/20")
+            assert fibo.status_code == 200, server.log
+            assert fibo.json()["fibo"] == 6765
+
+    assert server.returncode in STOPPED_BY_SIGTERM, server.log
+    assert "still in flight" not in server.log
+
+
+# Reload.
+NOTES_APP = '''
+"""Notes in SQLite through SQLAlchemy 2's asyncio engine, one session per request."""
+
+import os
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+from sqlalchemy import String, select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from hasten import App, Depends
+
+VERSION = 1
+
+engine = create_async_engine("sqlite+aiosqlite:///notes.db")
+sessions = async_sessionmaker(engine, expire_on_commit=False)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Note(Base):
+    __tablename__ = "notes"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    text: Mapped[str] = mapped_column(String(200))
+
+
+async def session() -> AsyncIterator[AsyncSession]:
+    async with sessions() as db:
+        yield db
+
+
+app = App()
+
+
+@app.on_startup
+async def create_tables() -> None:
+    async with engine.begin() as connection:
+        await connection.run_sync(Base.metadata.create_all)
+
+
+@app.post("/notes")
+async def add(text: str, db: Annotated[AsyncSession, Depends(session)]) -> dict[str, int]:
+    note = Note(text=text)
+    db.add(note)
+    await db.commit()
+    return {"id": note.id, "pid": os.getpid(), "version": VERSION}
+
+
+@app.get("/notes")
+async def notes(db: Annotated[AsyncSession, Depends(session)]) -> dict[str, object]:
+    texts = (await db.scalars(select(Note.text).order_by(Note.id))).all()
+    return {"notes": list(texts), "pid": os.getpid(), "version": VERSION}
+'''
+
+
+def _write(module: Path, version: int) -> None:
+    module.write_text(NOTES_APP.replace("VERSION = 1", f"VERSION = {version}"))
+
+
+def _notes(http: httpx.Client) -> dict[str, object] | None:
+    try:
+        response = http.get("/notes")
+    except httpx.TransportError:
+        return None  # between the old worker and the new
+    assert response.status_code == 200, response.text
+    answer: dict[str, object] = response.json()
+    return answer
+
+
+def _wait_for_version(http: httpx.Client, module: Path, wanted: int) -> dict[str, object]:
+    touched = time.monotonic()
+    deadline = touched + STARTUP_TIMEOUT
+    while (answer := _notes(http)) is None or answer["version"] != wanted:
+        assert time.monotonic() < deadline, f"still {answer} after {STARTUP_TIMEOUT} s"
+        if time.monotonic() - touched > 2:
+            # A change made before the reloader's first scan looks like the original: touch again.
+            os.utime(module)
+            touched = time.monotonic()
+        time.sleep(0.05)
+    return answer
+
+
+def _wait_for_log(server: Server, pattern: str, count: int) -> None:
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while len(re.findall(pattern, server.log)) < count:
+        assert time.monotonic() < deadline, server.log
+        time.sleep(0.05)
+
+
+# What each server logs when its reloader restarts the worker.
+RELOADED = {"granian": "Changes detected", "uvicorn": "WatchFiles detected changes"}
+
+
+@pytest.mark.parametrize("server_name", RELOADERS)
+def test_reload_serves_sqlalchemy_and_ignores_the_database_file(
+    server_name: str, tmp_path: Path
+) -> None:
+    module = tmp_path / "notes_app.py"
+    _write(module, 1)
+    options = ["notes_app:app", "--reload", "--server", server_name]
+
+    with hasten_run(options, tmp_path, tmp_path / "log") as server, client(server.url) as http:
+        _wait_for_version(http, module, 1)
+        added = http.post("/notes", params={"text": "first"})
+        assert added.status_code == 200, server.log
+        _write(module, 2)
+        reloaded = _wait_for_version(http, module, 2)
+        # A change that breaks the module: the worker fails, the reloader waits for the fix.
+        module.write_text("def broken(:\n")
+        _wait_for_log(server, RELOADED[server_name], 2)
+        _write(module, 3)
+        fixed = _wait_for_version(http, module, 3)
+        again = http.post("/notes", params={"text": "second"})
+
+    assert added.json()["version"] == 1
+    assert reloaded["notes"] == ["first"]
+    assert reloaded["pid"] != added.json()["pid"]  # a fresh worker process
+    assert fixed["notes"] == ["first"]
+    assert again.json()["id"] == 2
+    assert "notes.db" not in server.log  # writing the database restarted nothing
+    assert server.returncode in STOPPED_BY_SIGTERM, server.log
