@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import signal
 import socket
@@ -12,7 +11,6 @@ import time
 from dataclasses import fields
 from pathlib import Path
 
-import httpx
 import pytest
 
 import hasten
@@ -357,70 +355,6 @@ def test_run_with_two_workers_starts_two_processes(tmp_path: Path) -> None:
 
     assert server.returncode in STOPPED_BY_SIGTERM, server.log
     assert "worker-2" in server.log  # Granian's own log names each worker it spawns
-
-
-RELOADABLE_APP = """
-from hasten import App
-
-app = App()
-
-
-@app.get("/version")
-async def version() -> dict[str, int]:
-    return {{"version": {version}}}
-"""
-
-
-def _version(http: httpx.Client) -> int | None:
-    try:
-        version: int = http.get("/version").json()["version"]
-    except httpx.TransportError:
-        return None  # between the old worker and the new
-    return version
-
-
-def _wait_for_version(http: httpx.Client, module: Path, wanted: int) -> int | None:
-    touched = time.monotonic()
-    deadline = touched + STARTUP_TIMEOUT
-    while (version := _version(http)) != wanted and time.monotonic() < deadline:
-        if time.monotonic() - touched > 2:
-            # A change made before the reloader's first scan looks like the original: touch again.
-            os.utime(module)
-            touched = time.monotonic()
-        time.sleep(0.05)
-    return version
-
-
-@pytest.mark.server
-@pytest.mark.parametrize(
-    "server_name",
-    [
-        pytest.param(
-            "granian",
-            marks=pytest.mark.skipif(
-                importlib.util.find_spec("watchfiles") is None,
-                reason="Granian's reloader needs watchfiles: pip install 'hasten[reload]'",
-            ),
-        ),
-        "uvicorn",
-    ],
-)
-def test_run_reload_serves_the_changed_code(server_name: str, tmp_path: Path) -> None:
-    module = tmp_path / "reloadable.py"
-    module.write_text(RELOADABLE_APP.format(version=1))
-    options = ["reloadable:app", "--reload", "--server", server_name]
-
-    with (
-        hasten_run(options, tmp_path, tmp_path / "server.log") as server,
-        client(server.url) as http,
-    ):
-        # The first answer may come between two workers if the reloader restarts them at once.
-        assert _wait_for_version(http, module, 1) == 1
-        module.write_text(RELOADABLE_APP.format(version=2))
-        reloaded = _wait_for_version(http, module, 2)
-
-    assert reloaded == 2, server.log
-    assert server.returncode in STOPPED_BY_SIGTERM, server.log
 
 
 def server_pid(server: Server) -> int:

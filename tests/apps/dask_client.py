@@ -11,7 +11,9 @@ from distributed import Client
 from hasten import App
 from tests import offload_handlers as handlers
 
-cluster = Client(os.environ["HASTEN_TEST_SCHEDULER"]).get_executor()
+# distributed's Client is not annotated.
+client = Client(os.environ["HASTEN_TEST_SCHEDULER"])  # type: ignore[no-untyped-call]
+cluster = client.get_executor()  # type: ignore[no-untyped-call]
 
 app = App()
 app.add_route("/fibo/{n}", handlers.compute, executor=cluster)
