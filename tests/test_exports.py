@@ -31,6 +31,7 @@ def test_public_api_is_pinned() -> None:
         "MutableHeaders",
         "OAuth2PasswordBearer",
         "OAuth2PasswordRequestForm",
+        "Param",
         "Parameter",
         "Path",
         "PlainTextResponse",

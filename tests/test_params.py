@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import re
 import typing
 import uuid
 from collections.abc import Iterator
@@ -13,8 +14,8 @@ from typing import Annotated, Any, TypedDict
 import msgspec
 import pytest
 
-from hasten import App, Body, Cookie, Depends, Header, Path, Query, Request
-from hasten.params import Marker, MarkerOptions
+from hasten import App, Body, Cookie, Depends, Header, Param, Path, Query, Request
+from hasten.params import Marker, MarkerOptions, ParamTypes
 from tests.conftest import ClientFactory
 
 INT = "Input should be a valid integer, unable to parse string as an integer"
@@ -835,3 +836,70 @@ def test_json_media_types_taken_as_json(serve: ClientFactory, content_type: str)
         "/orders", content=b'{"id": 1, "name": "x"}', headers={"content-type": content_type}
     )
     assert (response.status_code, response.json()) == (201, {"id": 1, "name": "x", "tags": []})
+
+
+def test_markers_answer_repr_and_in_as_fastapi_s_classes() -> None:
+    assert [repr(Query("x")), repr(Query(...)), repr(Path()), repr(Body(None))] == [
+        "Query(x)",
+        "Query(PydanticUndefined)",
+        "Path(PydanticUndefined)",
+        "Body(None)",
+    ]
+    assert repr(Param([])) == "Param([])"
+    assert [Path().in_, Query().in_, Header().in_, Cookie().in_, Param().in_] == [
+        ParamTypes.path,
+        ParamTypes.query,
+        ParamTypes.header,
+        ParamTypes.cookie,
+        ParamTypes.query,
+    ]
+    with pytest.raises(AttributeError, match="Body\\(\\) has no 'in_'"):
+        Body().in_  # noqa: B018
+
+
+def test_a_param_marker_reads_the_query(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.get("/items")
+    async def items(q: str | None = Param(None)) -> dict[str, Any]:
+        return {"q": q}
+
+    client = serve(app)
+    assert client.get("/items").json() == {"q": None}
+    assert client.get("/items?q=foo").json() == {"q": "foo"}
+
+
+@pytest.mark.parametrize("source", ["path", "query", "header", "cookie"])
+def test_a_compiled_pattern_keeps_its_flags(serve: ClientFactory, source: str) -> None:
+    marker = {"path": Path, "query": Query, "header": Header, "cookie": Cookie}[source]
+    app = App()
+
+    @app.get("/{value}" if source == "path" else "/")
+    async def read(value: str = marker(pattern=re.compile("^abc$", re.IGNORECASE))) -> Any:
+        return {"value": value}
+
+    client = serve(app)
+
+    def get(value: str) -> Any:
+        if source == "path":
+            return client.get(f"/{value}")
+        if source == "query":
+            return client.get("/", params={"value": value})
+        if source == "header":
+            return client.get("/", headers={"value": value})
+        return client.get("/", headers={"cookie": f"value={value}"})
+
+    assert get("ABC").json() == {"value": "ABC"}
+    response = get("xyz")
+    assert response.status_code == 422
+    assert response.json() == {
+        "detail": [
+            {
+                "type": "string_pattern_mismatch",
+                "loc": [source, "value"],
+                "msg": "String should match pattern '^abc$'",
+                "input": "xyz",
+                "ctx": {"pattern": "^abc$"},
+            }
+        ]
+    }

@@ -193,3 +193,22 @@ def test_generators_with_event_source_response_send_items_as_json_events(
         'data: {"name":"a","price":0.0}\n\ndata: "quoted"\n\nevent: done\ndata: [DONE]\n\n'
     )
     assert client.get("/filtered").text == 'data: {"name":"ada"}\n\n'
+
+
+def test_a_plain_object_is_sent_as_its_attributes(serve: ClientFactory) -> None:
+    """FastAPI's jsonable_encoder falls back to ``vars()``: a class instance returned as it is
+    (an OAuth2 form, say) is sent as its attributes, not a 500."""
+
+    class Form:
+        def __init__(self) -> None:
+            self.username = "jo"
+            self.scopes = ["a"]
+
+    app = App()
+
+    @app.get("/")
+    def read() -> Any:
+        return Form()
+
+    response = serve(app).get("/")
+    assert (response.status_code, response.json()) == (200, {"username": "jo", "scopes": ["a"]})

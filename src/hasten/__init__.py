@@ -11,7 +11,7 @@ from .dependencies import Security
 from .errors import HTTPError, HTTPException, RequestValidationError, WebSocketException
 from .files import FileResponse
 from .forms import FormData
-from .params import Body, Cookie, Depends, File, Form, Header, Parameter, Path, Query
+from .params import Body, Cookie, Depends, File, Form, Header, Param, Parameter, Path, Query
 from .requests import Request
 from .responses import (
     HTMLResponse,
@@ -73,6 +73,7 @@ __all__ = [
     "MutableHeaders",
     "OAuth2PasswordBearer",
     "OAuth2PasswordRequestForm",
+    "Param",
     "Parameter",
     "Path",
     "PlainTextResponse",

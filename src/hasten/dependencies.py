@@ -32,6 +32,7 @@ __all__ = [
     "call_kind",
     "collect",
     "describe_dependency",
+    "with_scopes",
 ]
 
 logger = logging.getLogger("hasten.error")
@@ -51,6 +52,12 @@ def Security(
     """``Depends()`` for a security scheme, with the OAuth2 ``scopes`` the route requires
     (OpenAPI lists them on the operation)."""
     return Dependency(dependency, use_cache=use_cache, scopes=tuple(scopes or ()))
+
+
+def with_scopes(scopes: tuple[str, ...], more: Sequence[str]) -> tuple[str, ...]:
+    """The OAuth2 scopes required down to a dependency: those of every ``Security()`` above
+    it, outermost first, then its own; each once (FastAPI's order)."""
+    return (*scopes, *(scope for scope in dict.fromkeys(more) if scope not in scopes))
 
 
 def describe_dependency(
@@ -96,7 +103,7 @@ def collect(
 
     def visit(dependency: Dependency, scopes: tuple[str, ...] = ()) -> None:
         # A scheme requires the scopes of every Security() above it, outermost first (FastAPI's).
-        func, scopes = dependency.dependency, (*scopes, *dependency.scopes)
+        func, scopes = dependency.dependency, with_scopes(scopes, dependency.scopes)
         if hasattr(func, "security_scheme"):
             schemes.append((func, scopes))
         if (func, scopes) in seen:

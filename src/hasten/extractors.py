@@ -94,6 +94,7 @@ class ScalarReader(Reader):
         converted_already = (
             source == "path"
             and not parameter.constraints
+            and not parameter.needs_pydantic
             and parameter.annotation in (str, path_type)
         )
         self._validator = None if converted_already else TextValidator(parameter, self.loc)

@@ -16,6 +16,7 @@ import decimal
 import enum
 import functools
 import inspect
+import re
 import types
 import typing
 import uuid
@@ -41,6 +42,8 @@ __all__ = [
     "Header",
     "Marker",
     "MarkerOptions",
+    "Param",
+    "ParamTypes",
     "Parameter",
     "Path",
     "Query",
@@ -84,6 +87,25 @@ _PYDANTIC_ONLY = (
     "validation_alias",
 )
 _DOCS = ("title", "description", "examples")
+# The class FastAPI names each marker by (``repr(Query(1))`` is ``Query(1)``).
+_CLASS_NAMES: Final = {
+    "path": "Path",
+    "query": "Query",
+    "header": "Header",
+    "cookie": "Cookie",
+    "body": "Body",
+    "form": "Form",
+    "file": "File",
+}
+
+
+class ParamTypes(enum.Enum):
+    """Where a path, query, header or cookie parameter is read (FastAPI's ``in_``)."""
+
+    query = "query"
+    header = "header"
+    path = "path"
+    cookie = "cookie"
 
 
 class MarkerOptions(TypedDict, total=False):
@@ -102,7 +124,7 @@ class MarkerOptions(TypedDict, total=False):
     le: float | None
     min_length: int | None
     max_length: int | None
-    pattern: str | None
+    pattern: str | re.Pattern[str] | None
     regex: str | None
     discriminator: str | None
     strict: bool | None
@@ -122,7 +144,7 @@ class MarkerOptions(TypedDict, total=False):
     media_type: str | None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, repr=False)
 class Marker:
     """Where a parameter comes from, with its constraints and documentation: what
     ``Query()``, ``Path()``, ``Header()``, ``Cookie()``, ``Body()``, ``Form()`` and ``File()``
@@ -144,7 +166,7 @@ class Marker:
     le: float | None = None
     min_length: int | None = None
     max_length: int | None = None
-    pattern: str | None = None
+    pattern: str | re.Pattern[str] | None = None  # a compiled one keeps its flags
     regex: str | None = None  # FastAPI's old name for ``pattern``
     discriminator: str | None = None
     strict: bool | None = None
@@ -179,19 +201,38 @@ class Marker:
             if self.pattern is None:
                 object.__setattr__(self, "pattern", self.regex)
         if self.example is not MISSING:
+            from .errors import FastAPIDeprecationWarning
+
             warnings.warn(
                 "`example` has been deprecated, please use `examples` instead",
-                DeprecationWarning,
+                FastAPIDeprecationWarning,
                 stacklevel=4,
             )
 
+    def __repr__(self) -> str:
+        default = self.default
+        shown = "PydanticUndefined" if default is MISSING or default is ... else default
+        return f"{_CLASS_NAMES[self.source]}({shown})"
+
+    @property
+    def in_(self) -> ParamTypes:
+        """Where a path, query, header or cookie value is read, as FastAPI's ``in_`` says
+        (a body's marker has none)."""
+        try:
+            return ParamTypes(self.source)
+        except ValueError:
+            raise AttributeError(f"{_CLASS_NAMES[self.source]}() has no 'in_'") from None
+
     def meta(self) -> msgspec.Meta | None:
-        """The constraints and documentation msgspec enforces and documents itself."""
+        """The constraints and documentation msgspec enforces and documents itself (a
+        compiled pattern is pydantic's: msgspec takes no flags)."""
         given = {
             name: getattr(self, name)
             for name in (*_CONSTRAINTS, *_DOCS)
             if getattr(self, name) is not None
         }
+        if isinstance(given.get("pattern"), re.Pattern):
+            del given["pattern"]
         return msgspec.Meta(**given) if given else None
 
     def field_options(self) -> dict[str, Any]:
@@ -207,6 +248,8 @@ class Marker:
     @property
     def pydantic_only(self) -> bool:
         """Whether a keyword asks for what only pydantic enforces."""
+        if isinstance(self.pattern, re.Pattern):
+            return True
         return any(getattr(self, name) is not None for name in _PYDANTIC_ONLY)
 
     def wire_name(self, name: str) -> str:
@@ -218,8 +261,20 @@ class Marker:
         return name.replace("_", "-") if self.convert_underscores else name
 
 
+class _ParamMarker(Marker):
+    """What ``Param()`` returns: a query value, named as FastAPI names its base class."""
+
+    def __repr__(self) -> str:
+        return "Param" + super().__repr__().removeprefix("Query")
+
+
 # The markers are functions typed ``-> Any``, as FastAPI's are, so that ``x: int = Query(3)``
 # type-checks; each returns a Marker.
+def Param(default: Any = MISSING, **options: Unpack[MarkerOptions]) -> Any:
+    """FastAPI's base class of the four, used as a marker of its own: a query value."""
+    return _ParamMarker("query", default, **options)
+
+
 def Query(default: Any = MISSING, **options: Unpack[MarkerOptions]) -> Any:
     """A query-string parameter (the default for a plain type not in the path); on a model
     (``Annotated[Filters, Query()]``), the query parameters as that model's fields."""

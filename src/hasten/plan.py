@@ -33,6 +33,7 @@ from .dependencies import (
     AppDependencies,
     call_kind,
     describe_dependency,
+    with_scopes,
 )
 from .errors import HTTPError, RequestValidationError
 from .extractors import (
@@ -81,6 +82,7 @@ class Node:
         "name",
         "readers",
         "scope",
+        "uses_scopes",
     )
 
     def __init__(self, func: Callable[..., Any] | None, name: str) -> None:
@@ -95,6 +97,8 @@ class Node:
         self.args: list[tuple[str, Callable[[Connection], Any]]] = []
         self.cache_key: Any = None  # set where ``use_cache``
         self.scope = "request"
+        # Whether the scopes asked above it change what it returns (see ``_uses_scopes``).
+        self.uses_scopes = False
         # A scope="app" dependency: its value, made at startup.
         self.app_value: Callable[[], Any] | None = None
 
@@ -126,15 +130,19 @@ class _Builder:
             raise TypeError(f"Dependency cycle through {describe_handler(func)}")
         node = Node(func, describe_handler(func))
         node.scope = dependency.scope or "request"
-        scopes = (*scopes, *dependency.scopes)
+        scopes = with_scopes(scopes, dependency.scopes)
         if dependency.scope == "app":
             self.app.register(func)
             values = self.app.values
             node.app_value = lambda: values[func]
             return node
+        parameters = describe_dependency(func, self.path_names)
+        self.fill(node, parameters, (*chain, func), scopes)
+        node.uses_scopes = _uses_scopes(node, dependency, parameters)
         if dependency.use_cache:
-            node.cache_key = (func, tuple(sorted(set(scopes))))
-        self.fill(node, describe_dependency(func, self.path_names), (*chain, func), scopes)
+            # One call per request for each set of scopes it sees, if they can change what it
+            # returns; else one call whatever the scopes above it (FastAPI's cache key).
+            node.cache_key = (func, tuple(sorted(scopes)) if node.uses_scopes else ())
         return node
 
     def fill(
@@ -162,6 +170,18 @@ class _Builder:
                 node.args.append((parameter.name, _special(parameter, scopes)))
         # FastAPI reads (and reports) path values first, then query, header, cookie.
         node.readers.sort(key=lambda reader: _SCALAR_SOURCES.index(_source(reader)))
+
+
+def _uses_scopes(node: Node, dependency: Dependency, parameters: Sequence[Parameter]) -> bool:
+    """Whether a dependency's value may depend on the scopes required down to it: it asks
+    for scopes itself, takes ``SecurityScopes``, is a security scheme, or one of its own
+    dependencies does."""
+    return (
+        bool(dependency.scopes)
+        or hasattr(node.func, "security_scheme")
+        or any(parameter.source == "security_scopes" for parameter in parameters)
+        or any(child.uses_scopes for _, child in node.children)
+    )
 
 
 def _source(reader: Reader) -> str:

@@ -19,9 +19,11 @@ if TYPE_CHECKING:
     from .transport import Inbound, StreamWriter
     from .types import Target
 
-__all__ = ["ClientDisconnected", "Request"]
+__all__ = ["ClientDisconnected", "HTTPConnection", "Request"]
 
 _json_decode = msgspec.json.decode
+# Starlette's name for what a request and a WebSocket share (a dependency that takes either).
+HTTPConnection = Connection
 
 
 class ClientDisconnected(HTTPError):

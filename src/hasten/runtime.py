@@ -21,7 +21,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from time import perf_counter
 from types import CodeType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .body_wait import BodyWait
 from .context import ServeContext
@@ -56,6 +56,7 @@ from .websockets import (
 )
 
 if TYPE_CHECKING:
+    from .connection import Connection
     from .metrics import Metrics
     from .routing import Route
     from .stats import RouteCounts
@@ -355,7 +356,10 @@ class Runtime:
         except WebSocketException as exc:  # before accept(), a refused handshake (403)
             await self._end_websocket(websocket, 403, exc.code, exc.reason)
         except HTTPError as exc:
-            await self._end_websocket(websocket, exc.status, POLICY_VIOLATION)
+            if websocket.connection_state == "connecting":
+                await self._deny_websocket(websocket, exc)
+            else:
+                await self._end_websocket(websocket, exc.status, POLICY_VIOLATION)
         except Exception as exc:
             logger.error(
                 "Unhandled exception in WebSocket %s", path[:LOGGED_PATH_LENGTH], exc_info=exc
@@ -369,6 +373,14 @@ class Runtime:
         if websocket._cleanup is not None:  # yield dependencies' exits, background tasks
             cleanup, websocket._cleanup = websocket._cleanup, None
             await cleanup.after_response()
+
+    async def _deny_websocket(self, websocket: WebSocket, exc: HTTPError) -> None:
+        """An HTTPError before ``accept()``: the handshake is refused with the response its
+        exception handler makes (FastAPI's: the JSON ``detail``, the error's headers)."""
+        # An exception handler takes the WebSocket in the request's place, as in Starlette.
+        response = await self.error_response(cast("Request", websocket), exc)
+        with contextlib.suppress(Exception):  # the client may have gone already
+            await websocket.send_denial_response(response)
 
     @staticmethod
     async def _end_websocket(
@@ -433,7 +445,7 @@ class Runtime:
         return {} if self.monitor is None else dict(self.monitor.stats)
 
     @staticmethod
-    def _log(request: Request, what: str, exc: BaseException) -> None:
+    def _log(request: Connection, what: str, exc: BaseException) -> None:
         logger.error(
             "%s %s %s", what, request.method, request.path[:LOGGED_PATH_LENGTH], exc_info=exc
         )

@@ -9,12 +9,15 @@ message is accepted, received, sent and closed.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Mapping
-from typing import Any, Literal, NoReturn
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 import msgspec
 
 from .connection import Connection
+
+if TYPE_CHECKING:
+    from .responses import Response
 
 __all__ = ["WebSocket", "WebSocketDisconnect", "WebSocketState"]
 
@@ -86,8 +89,11 @@ class WebSocket(Connection):
     async def _close(self, code: int, reason: str) -> None:
         raise NotImplementedError
 
-    async def _refuse(self, status: int) -> None:
-        """Refuse the handshake: with HTTP ``status`` where the server allows it, else 403."""
+    async def _refuse(
+        self, status: int, headers: Sequence[tuple[str, str]] = (), body: bytes = b""
+    ) -> None:
+        """Refuse the handshake: with HTTP ``status`` (and ``headers`` and ``body``) where the
+        server allows it, else 403."""
         raise NotImplementedError
 
     @property
@@ -231,6 +237,15 @@ class WebSocket(Connection):
             raise RuntimeError(f"Cannot refuse a WebSocket that is {self.connection_state}")
         self.connection_state = "closed"
         await self._refuse(status)
+
+    async def send_denial_response(self, response: Response) -> None:
+        """Refuse the handshake with ``response`` (Starlette's): its status, headers and body
+        where the server offers ASGI's ``websocket.http.response``; Granian's RSGI sends the
+        status alone."""
+        if self.connection_state != "connecting":
+            raise RuntimeError(f"Cannot deny a WebSocket that is {self.connection_state}")
+        self.connection_state = "closed"
+        await self._refuse(response.status, response.raw_headers, getattr(response, "body", b""))
 
     async def _fail(self, code: int, reason: str) -> NoReturn:
         await self.close(code, reason)

@@ -123,11 +123,15 @@ def response_type(endpoint: Endpoint) -> Any:
 
 def security(route: Route) -> list[SecurityRequirement]:
     """The security schemes among the route's dependencies (its routers' and the app's
-    included), with the scopes asked."""
-    return [
-        (scheme.scheme_name, scheme.security_scheme(), list(scopes))
-        for scheme, scopes in route.security
-    ]
+    included), each once, with every scope asked of it wherever it is used (FastAPI's)."""
+    found: dict[str, SecurityRequirement] = {}
+    for scheme, scopes in route.security:
+        name = scheme.scheme_name
+        if name not in found:
+            found[name] = (name, scheme.security_scheme(), [])
+        asked = found[name][2]
+        asked.extend(scope for scope in scopes if scope not in asked)
+    return list(found.values())
 
 
 def request_body(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping, Sequence
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
@@ -87,7 +87,7 @@ class ASGIRequest(Request):
         return str(self._scope.get("root_path", ""))
 
 
-def _encoded(headers: HeaderList) -> list[tuple[bytes, bytes]]:
+def _encoded(headers: Sequence[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
     return [(name.encode("latin-1"), value.encode("latin-1")) for name, value in headers]
 
 
@@ -370,12 +370,18 @@ class ASGIWebSocket(WebSocket):
     async def _close(self, code: int, reason: str) -> None:
         await self._channel[1]({"type": "websocket.close", "code": code, "reason": reason})
 
-    async def _refuse(self, status: int) -> None:
+    async def _refuse(
+        self, status: int, headers: Sequence[tuple[str, str]] = (), body: bytes = b""
+    ) -> None:
         await self._connect()
         send = self._channel[1]
         if "websocket.http.response" in self._scope.get("extensions", {}):
-            await send({"type": "websocket.http.response.start", "status": status, "headers": []})
-            await send({"type": "websocket.http.response.body", "body": b""})
+            encoded = _encoded(headers)
+            if not any(name == "content-length" for name, _ in headers):
+                encoded.append((b"content-length", str(len(body)).encode()))
+            start = {"type": "websocket.http.response.start", "status": status}
+            await send({**start, "headers": encoded})
+            await send({"type": "websocket.http.response.body", "body": body})
         else:
             await send({"type": "websocket.close", "code": 1000, "reason": ""})
 

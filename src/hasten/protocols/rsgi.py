@@ -3,7 +3,7 @@ out. Granian's protocol object is both transports: it already speaks their words
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from granian.rsgi import ProtocolClosed, ProtocolError
@@ -164,7 +164,10 @@ class RSGIWebSocket(WebSocket):
     async def _close(self, code: int, reason: str) -> None:
         self._channel.close(code)
 
-    async def _refuse(self, status: int) -> None:
+    async def _refuse(
+        self, status: int, headers: Sequence[tuple[str, str]] = (), body: bytes = b""
+    ) -> None:
+        # Granian's close() before accept() answers with the status alone.
         self._channel.close(status)
 
 
