@@ -7,11 +7,14 @@ private one, for tests that need to watch a server stop.
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
@@ -29,6 +32,8 @@ HOST = "127.0.0.1"
 READY_TIMEOUT = 15.0
 STOP_TIMEOUT = 10.0
 CLEAN_EXITS = (0, -signal.SIGTERM, -signal.SIGINT)
+PG_SH = ROOT / "benchmarks" / "tfb" / "pg.sh"
+HAS_POSTGRES = bool(glob.glob("/usr/lib/postgresql/*/bin/initdb")) or "PG_BIN" in os.environ
 
 SERVERS: dict[str, list[str]] = {
     "granian-rsgi": [sys.executable, "-m", "granian", "--interface", "rsgi"],
@@ -185,3 +190,29 @@ def start_server(tmp_path: Path) -> StartServer:
         return run_server(kind, tmp_path / f"{kind}.log", env)
 
     return start
+
+
+@pytest.fixture(scope="session")
+def database_url() -> Iterator[str]:
+    """A PostgreSQL of the session's own (the TFB test types' and the recipes'): its folder and
+    port, started by benchmarks/tfb/pg.sh, stopped after; skipped where it is not installed."""
+    if not HAS_POSTGRES:
+        pytest.skip("PostgreSQL is not installed (apt-get install postgresql)")
+    folder = tempfile.mkdtemp(prefix="hasten-tfb-pg-")  # in /tmp: the postgres user reaches it
+    env = {**os.environ, "PG_DIR": folder, "PGPORT": str(free_port())}
+    try:
+        started = subprocess.run(
+            [str(PG_SH), "start"], check=False, env=env, capture_output=True, text=True, timeout=120
+        )
+        assert started.returncode == 0, started.stdout + started.stderr
+        url = started.stdout.strip().rpartition("DATABASE_URL=")[2]
+        assert url.startswith("postgresql://benchmarkdbuser:benchmarkdbpass@127.0.0.1:")
+        again = subprocess.run(
+            [str(PG_SH), "start"], check=False, env=env, capture_output=True, text=True
+        )
+        assert again.stdout.strip() == f"DATABASE_URL={url}"  # idempotent
+        yield url
+    finally:
+        subprocess.run([str(PG_SH), "stop"], check=False, env=env, capture_output=True, timeout=60)
+        shutil.rmtree(folder, ignore_errors=True)
+    assert not Path(folder).exists()

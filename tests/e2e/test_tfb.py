@@ -8,48 +8,14 @@ test is skipped, saying so.
 
 from __future__ import annotations
 
-import glob
-import os
-import shutil
-import subprocess
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from benchmarks.tfb import verify
-from tests.e2e.conftest import ROOT, free_port, run_server
+from tests.e2e.conftest import run_server
 
 pytestmark = pytest.mark.server
-
-PG_SH = ROOT / "benchmarks" / "tfb" / "pg.sh"
-HAS_POSTGRES = bool(glob.glob("/usr/lib/postgresql/*/bin/initdb")) or "PG_BIN" in os.environ
-
-
-@pytest.fixture(scope="module")
-def database_url() -> Iterator[str]:
-    """A PostgreSQL of its own: its folder and port, started by pg.sh, stopped after."""
-    if not HAS_POSTGRES:
-        pytest.skip("PostgreSQL is not installed (apt-get install postgresql)")
-    folder = tempfile.mkdtemp(prefix="hasten-tfb-pg-")  # in /tmp: the postgres user reaches it
-    env = {**os.environ, "PG_DIR": folder, "PGPORT": str(free_port())}
-    try:
-        started = subprocess.run(
-            [str(PG_SH), "start"], check=False, env=env, capture_output=True, text=True, timeout=120
-        )
-        assert started.returncode == 0, started.stdout + started.stderr
-        url = started.stdout.strip().rpartition("DATABASE_URL=")[2]
-        assert url.startswith("postgresql://benchmarkdbuser:benchmarkdbpass@127.0.0.1:")
-        again = subprocess.run(
-            [str(PG_SH), "start"], check=False, env=env, capture_output=True, text=True
-        )
-        assert again.stdout.strip() == f"DATABASE_URL={url}"  # idempotent
-        yield url
-    finally:
-        subprocess.run([str(PG_SH), "stop"], check=False, env=env, capture_output=True, timeout=60)
-        shutil.rmtree(folder, ignore_errors=True)
-    assert not Path(folder).exists()
 
 
 # uvicorn too: hasten leaves Server and Date to the server, and each server must send one.
