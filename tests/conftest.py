@@ -77,3 +77,16 @@ def serve(interface: Interface) -> Iterator[ClientFactory]:
     yield factory
     for client in clients:
         client.close()
+
+
+@pytest.fixture(scope="module")
+def scheduler() -> Iterator[str]:
+    """The address of a Dask LocalCluster's scheduler (one worker process), for the module."""
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=True, host="127.0.0.1", dashboard_address=":0"
+    )
+    try:
+        yield cluster.scheduler_address
+    finally:
+        cluster.close()

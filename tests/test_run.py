@@ -7,7 +7,6 @@ import importlib.util
 import os
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -57,18 +56,6 @@ def test_a_thread_started_at_import_serves_in_every_worker(
         assert answer["imported_in"] == answer["pid"] == answer["answered_in"]
     assert server.pid not in {answer["pid"] for answer in answers}
     assert server.returncode in STOPPED_BY_SIGTERM, server.log
-
-
-@pytest.fixture(scope="module")
-def scheduler() -> Iterator[str]:
-    distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(
-        n_workers=1, threads_per_worker=2, processes=True, host="127.0.0.1", dashboard_address=":0"
-    )
-    try:
-        yield cluster.scheduler_address
-    finally:
-        cluster.close()
 
 
 def test_the_readme_dask_client_serves_under_two_workers(scheduler: str, tmp_path: Path) -> None:

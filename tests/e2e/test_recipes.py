@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import ROOT, local_client, run_server
+from tests.running import STOPPED_BY_SIGTERM, client, hasten_run
 
 pytestmark = pytest.mark.server
 
@@ -72,3 +73,27 @@ def test_the_notes_recipe_migrates_then_serves_with_a_session_per_request(
     downgraded = alembic("downgrade", "base", database_url=url)  # and the database is as it was
     assert downgraded.returncode == 0, downgraded.stderr
     assert "Running downgrade 0001 -> , create notes" in downgraded.stderr
+
+
+def test_the_dask_recipe_runs_its_handler_on_the_cluster_under_two_workers(
+    scheduler: str, tmp_path: Path
+) -> None:
+    options = ["examples.recipes.cluster.app:app", "--workers", "2"]
+    with hasten_run(options, ROOT, tmp_path / "log", {"DASK_SCHEDULER": scheduler}) as server:
+        answers = []
+        for _ in range(4):
+            with client(server.url) as http:  # a new connection each time: any worker
+                answers.append(http.get("/primes/100000"))
+        with client(server.url) as http:
+            refused = http.get("/primes/1")
+
+    assert [(answer.status_code, answer.json()["primes"]) for answer in answers] == [
+        (200, 9592)
+    ] * 4
+    distributed = pytest.importorskip("distributed")  # untyped: Any, as in tests/test_dask.py
+    with distributed.Client(scheduler) as dask:
+        cluster_pids = set(dask.run(os.getpid).values())
+    assert {answer.json()["pid"] for answer in answers} <= cluster_pids  # the cluster's worker
+    assert refused.status_code == 422
+    assert server.returncode in STOPPED_BY_SIGTERM, server.log
+    assert "still in flight" not in server.log
