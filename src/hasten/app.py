@@ -27,7 +27,7 @@ from .mounts import MountEndpoint
 from .overload import overloaded
 from .protocols import asgi, rsgi
 from .responses import Response
-from .routing import Route, Router
+from .routing import Route, Router, check_keywords
 from .runtime import Runtime
 from .settings import Settings, SettingsKeywords
 from .types import Hook, Middleware
@@ -98,6 +98,7 @@ class App(Router):
             default_response_class=default_response_class,
             generate_unique_id_function=generate_unique_id_function,
         )
+        check_keywords(settings, _APP_KEYWORDS, "App()")
         self.settings = Settings(**settings)  # a URL setting of "" is off, as FastAPI's
         if root_path:
             warnings.warn(
@@ -470,3 +471,9 @@ async def _run_hook(hook: Hook) -> None:
     result = hook()
     if inspect.isawaitable(result):
         await result
+
+
+# What App() takes: its own keywords and the settings' (a typo is named with the closest).
+_APP_KEYWORDS = frozenset(SettingsKeywords.__optional_keys__) | (
+    frozenset(inspect.signature(App.__init__).parameters) - {"self", "settings"}
+)

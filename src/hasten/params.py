@@ -16,6 +16,7 @@ import decimal
 import enum
 import functools
 import inspect
+import os
 import re
 import types
 import typing
@@ -475,6 +476,26 @@ def describe_handler(handler: Callable[..., Any]) -> str:
     return f"{getattr(target, '__module__', '?')}.{name}"
 
 
+def defined_at(handler: Callable[..., Any]) -> str | None:
+    """``file, line N`` where a handler is defined (its first decorator's line), the file
+    relative to the working directory when under it; None when Python cannot tell."""
+    target = unwrap(handler)
+    code = getattr(target, "__code__", None)
+    try:
+        if code is not None:
+            filename, line = code.co_filename, code.co_firstlineno
+        else:
+            filename = inspect.getsourcefile(target) or ""
+            line = inspect.getsourcelines(target)[1]
+    except (OSError, TypeError):
+        return None
+    if not filename:
+        return None
+    if filename.startswith(os.getcwd() + os.sep):
+        filename = os.path.relpath(filename)
+    return f"{filename}, line {line}"
+
+
 def describe(
     handler: Callable[..., Any], path_names: frozenset[str], *, takes_path: bool = True
 ) -> tuple[Parameter, ...]:
@@ -639,6 +660,19 @@ def _check_one_body_kind(where: str, described: list[Parameter]) -> None:
         )
 
 
+def _dependency_hint(name: str, annotation: Any) -> str:
+    """For a plain class (a session, a client, a service): how to declare it a dependency,
+    which it most likely is (``db: AsyncSession`` without ``Depends``)."""
+    if not isinstance(annotation, type) or annotation.__module__ in ("builtins", "typing"):
+        return ""
+    kind = annotation.__qualname__
+    return (
+        f" If it is a dependency (a session, a client...), declare it with Depends(): "
+        f"`{name}: Annotated[{kind}, Depends(get_{name})]`, where get_{name}() returns or "
+        f"yields the {kind}."
+    )
+
+
 def _check_readable(where: str, parameter: Parameter) -> None:
     if parameter.source not in REQUEST_SOURCES:
         return
@@ -671,10 +705,11 @@ def _check_readable(where: str, parameter: Parameter) -> None:
     if ok:
         return
     kind = getattr(parameter.annotation, "__qualname__", repr(parameter.annotation))
+    hint = _dependency_hint(parameter.name, parameter.annotation)
     raise TypeError(
         f"{where}: parameter {parameter.name!r} of type {kind} cannot be read from the "
-        f"{parameter.source}. hasten reads path, query, header and cookie values as str, int, "
-        "float, bool, UUID, Decimal, dates and times, enums or Literal (query and header "
+        f"{parameter.source}.{hint} hasten reads path, query, header and cookie values as str, "
+        "int, float, bool, UUID, Decimal, dates and times, enums or Literal (query and header "
         "values also as lists of them, or as a model's fields: Annotated[Model, Query()]), "
         "and a JSON body as a msgspec Struct, dataclass, attrs class, TypedDict, pydantic "
         "model, dict or list. Use one of these types, or take the Request and read the value "

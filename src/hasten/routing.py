@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import difflib
 import types
 import typing
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from enum import Enum
@@ -18,7 +20,7 @@ from .errors import FastAPIError, one_status
 from .matcher import CompiledRoute
 from .models import IncEx, pydantic_v1_model
 from .mounts import MOUNT_PATH, MountEndpoint, is_native
-from .params import Dependency, Parameter
+from .params import Dependency, Parameter, defined_at, describe_handler
 from .paths import PathTemplate
 from .pools import Pools
 from .renderers import Renderer
@@ -84,6 +86,7 @@ def route_options(
     status_code: int | None = None, **options: Unpack[OptionKeywords]
 ) -> RouteOptions:
     """A decorator's keywords as ``RouteOptions``: ``status_code=`` is ``status=``."""
+    check_keywords(options, RouteKeywords.__optional_keys__, "route")
     if status_code is not None:
         options["status"] = one_status(options.get("status"), status_code, 200)
     fields: dict[str, Any] = dict(options)  # checked as keywords; tags become text here
@@ -92,6 +95,17 @@ def route_options(
     if fields.get("form_limits", ()) is None:
         del fields["form_limits"]
     return RouteOptions(**fields)
+
+
+def check_keywords(given: Iterable[str], known: Iterable[str], what: str) -> None:
+    """A TypeError for a keyword not in ``known``, naming the closest one (a typo: offlaod)."""
+    for keyword in given:
+        if keyword not in known:
+            close = difflib.get_close_matches(keyword, known, n=1, cutoff=0.6)
+            hint = (
+                f"did you mean {close[0]!r}?" if close else f"it takes {', '.join(sorted(known))}"
+            )
+            raise TypeError(f"unexpected {what} keyword argument {keyword!r}: {hint}")
 
 
 def tag_names(tags: Sequence[str | Enum]) -> tuple[str, ...]:
@@ -373,10 +387,11 @@ class Router:
         if unknown or not wanted:
             raise ValueError(f"Route {path!r}: unknown HTTP method(s) {sorted(unknown) or '[]'}")
         template = PathTemplate.parse(path)
-        # Described under the router's own prefix: a parameter in it is a path parameter.
-        endpoint = Endpoint(func, template.with_prefix(self.prefix), route_options(**options))
-        _check_connection_types(endpoint, websocket=False)
-        _check_response_model(endpoint)
+        with _registering(func, f"{'|'.join(sorted(wanted))} {path}"):
+            # Described under the router's own prefix: a parameter in it is a path parameter.
+            endpoint = Endpoint(func, template.with_prefix(self.prefix), route_options(**options))
+            _check_connection_types(endpoint, websocket=False)
+            _check_response_model(endpoint)
         route = self.route_class(template, wanted, endpoint, tuple(endpoint.options.tags))
         self._register(route)
         return route
@@ -397,10 +412,11 @@ class Router:
     def add_websocket_route(self, path: str, func: Callable[..., Any]) -> Route:
         """Register ``func`` for WebSocket connections to ``path``."""
         template = PathTemplate.parse(path)
-        endpoint = Endpoint(func, template.with_prefix(self.prefix), RouteOptions())
-        if endpoint.runs_on != "event loop":
-            raise TypeError(f"WebSocket handler {endpoint.name} must be an async def")
-        _check_connection_types(endpoint, websocket=True)
+        with _registering(func, f"WEBSOCKET {path}"):
+            endpoint = Endpoint(func, template.with_prefix(self.prefix), RouteOptions())
+            if endpoint.runs_on != "event loop":
+                raise TypeError(f"WebSocket handler {endpoint.name} must be an async def")
+            _check_connection_types(endpoint, websocket=True)
         route = Route(template, frozenset({WEBSOCKET}), endpoint)
         self._register(route)
         return route
@@ -575,3 +591,17 @@ def _check_connection_types(endpoint: Endpoint, *, websocket: bool) -> None:
 def _names(annotation: Any, kind: type) -> bool:
     members = typing.get_args(annotation) or (annotation,)
     return any(isinstance(member, type) and issubclass(member, kind) for member in members)
+
+
+@contextlib.contextmanager
+def _registering(func: Callable[..., Any], route: str) -> Iterator[None]:
+    """An error raised while ``func`` is registered says where ``func`` is defined: the
+    traceback's last lines are hasten's, and a route registered in a loop or by a helper is
+    not where the mistake is."""
+    try:
+        yield
+    except Exception as exc:
+        where = defined_at(func)
+        if where is not None:
+            exc.add_note(f"registering {route}: {describe_handler(func)} is defined at {where}")
+        raise
