@@ -321,12 +321,14 @@ def _pytest(python: Path, tree: Path, targets: list[str]) -> tuple[dict[str, Out
     return (parse_report(report) if report.exists() else {}), crashed
 
 
-def parse_report(report: Path) -> dict[str, Outcome]:
+def parse_report(report: Path, prefix: str = "tests.") -> dict[str, Outcome]:
+    """Each test's outcome in a JUnit report, by node id, for the tests whose module's dotted
+    name starts with ``prefix``."""
     outcomes: dict[str, Outcome] = {}
     for case in ET.parse(report).getroot().iter("testcase"):
         classname = case.get("classname", "")
         name = case.get("name", "")
-        if not classname.startswith("tests."):
+        if not classname.startswith(prefix):
             continue
         node = f"{classname}::{name}"
         failure = case.find("failure")
