@@ -205,11 +205,12 @@ def venv(spec: AppSpec, name: str, side: str) -> Path:
 
 def find_python(version: str) -> str:
     """An interpreter of that version: on PATH, or one that pyenv installed."""
-    for candidate in [
+    found = [
         shutil.which(f"python{version}"),
         *sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}*/bin/python"))),
-    ]:
-        if candidate and subprocess.run([candidate, "-V"], capture_output=True).returncode == 0:
+    ]
+    for candidate in filter(None, found):
+        if subprocess.run([candidate, "-V"], capture_output=True, check=False).returncode == 0:
             return candidate
     raise SystemExit(f"apps: no Python {version} here (pyenv install {version})")
 
