@@ -206,7 +206,10 @@ def test_endpoint_describes_its_parameters() -> None:
     endpoint = Endpoint(handler, PathTemplate.parse("/x/{n}"), RouteOptions())
     assert endpoint.runs_on == "event loop"
     assert endpoint.name.endswith("test_endpoint_describes_its_parameters.<locals>.handler")
-    header = Header(alias="X-Token")
+    # Each marker is itself (equal only to itself), as FastAPI's are.
+    header = endpoint.parameters[4].marker
+    assert header is not None
+    assert (header.source, header.alias) == ("header", "X-Token")
     assert endpoint.parameters == (
         Parameter("n", "path", int, MISSING, "n", (msgspec.Meta(ge=1),)),
         Parameter("user", "body", User, MISSING, "user"),

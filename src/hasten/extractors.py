@@ -46,6 +46,7 @@ __all__ = [
     "UNDEFINED",
     "BodyDecoder",
     "BodyField",
+    "ChoiceReader",
     "FormDecoder",
     "FormField",
     "ModelReader",
@@ -73,17 +74,46 @@ class Reader:
         raise NotImplementedError
 
 
-def _missing_or_default(parameter: Parameter, loc: Loc, values: Values, errors: Errors) -> None:
+def _missing_or_default(
+    parameter: Parameter,
+    loc: Loc,
+    values: Values,
+    errors: Errors,
+    validate: Callable[[Any], Any] | None = None,
+) -> None:
+    """A value the request does not give: missing, or the default (``validate``d, where the
+    parameter asks for ``validate_default``)."""
     if parameter.required:
         errors.append(missing(loc))
-    else:
-        values[parameter.name] = parameter.default_value()
+        return
+    value = parameter.default_value()
+    if validate is not None:
+        try:
+            value = validate(value)
+        except Invalid as exc:
+            errors.extend(exc.errors)
+            return
+    values[parameter.name] = value
+
+
+def _default_check(parameter: Parameter, validator: ValueValidator) -> Any:
+    """What validates ``parameter``'s default, where it asks for ``validate_default``."""
+    return validator.validate if parameter.validate_default else None
 
 
 class ScalarReader(Reader):
     """A path, query, header or cookie value (a list of them for a sequence)."""
 
-    __slots__ = ("_check", "_fetch", "_parameter", "_text", "_validator", "loc", "source")
+    __slots__ = (
+        "_check",
+        "_default",
+        "_fetch",
+        "_parameter",
+        "_text",
+        "_validator",
+        "loc",
+        "source",
+    )
 
     def __init__(self, parameter: Parameter, path_type: type | None = None) -> None:
         super().__init__(parameter.name)
@@ -91,6 +121,7 @@ class ScalarReader(Reader):
         self.source = source = parameter.source
         self.loc: Loc = (source, parameter.alias)
         self._fetch = _fetcher(source, parameter.alias, _is_sequence(parameter.annotation))
+        self._default = _default_check(parameter, ValueValidator(parameter, self.loc, lax=True))
         converted_already = (
             source == "path"
             and not parameter.constraints
@@ -114,6 +145,8 @@ class ScalarReader(Reader):
         source = parameter.source
         if source not in QUICK_SOURCES or _is_sequence(parameter.annotation):
             return None
+        if parameter.choices:
+            return None
         key = parameter.alias.lower() if source == "header" else parameter.alias
         if self._validator is None:
             return self.name, key, None
@@ -127,7 +160,7 @@ class ScalarReader(Reader):
     def read(self, request: Request, values: Values, errors: Errors) -> None:
         raw = self._fetch(request)
         if raw is None or raw == []:
-            _missing_or_default(self._parameter, self.loc, values, errors)
+            _missing_or_default(self._parameter, self.loc, values, errors, self._default)
             return
         check = self._check
         if check is None:
@@ -137,6 +170,42 @@ class ScalarReader(Reader):
             values[self.name] = check(raw)
         except Invalid as exc:
             errors.extend(exc.errors)
+
+
+class ChoiceReader(ScalarReader):
+    """A query, header or cookie value that may come by any of several names (pydantic's
+    ``AliasChoices``): read by the first the request has, and its errors named by it."""
+
+    __slots__ = ("_fetches",)
+
+    def __init__(self, parameter: Parameter) -> None:
+        super().__init__(parameter)
+        many = _is_sequence(parameter.annotation)
+        self._fetches = [(name, _fetcher(self.source, name, many)) for name in parameter.choices]
+
+    def read(self, request: Request, values: Values, errors: Errors) -> None:
+        found = next(
+            ((name, raw) for name, fetch in self._fetches if (raw := fetch(request)) not in _NONE),
+            None,
+        )
+        if found is None:
+            _missing_or_default(self._parameter, self.loc, values, errors, self._default)
+            return
+        name, raw = found
+        check = self._check
+        if check is None:
+            values[self.name] = raw
+            return
+        try:
+            values[self.name] = check(raw)
+        except Invalid as exc:
+            for error in exc.errors:  # located by the name read, where the first is
+                error["loc"] = (self.source, name, *error["loc"][2:])
+            errors.extend(exc.errors)
+
+
+# What a lookup gives for a name the request does not have.
+_NONE: Final[tuple[Any, ...]] = (None, [])
 
 
 def _as_is(value: Any) -> Any:
@@ -181,14 +250,15 @@ class ModelReader(Reader):
         self.read_from(_source_of(request, self.source), values, errors)
 
     def read_from(self, found: Any, values: Values, errors: Errors) -> None:
-        data = self._model.gather(found)
+        data, renamed = self._model.gather(found)
         if data is None:
-            _missing_or_default(self._parameter, (self.source,), values, errors)
+            default = _default_check(self._parameter, self._validator)
+            _missing_or_default(self._parameter, (self.source,), values, errors, default)
             return
         try:
             values[self.name] = self._validator.validate(data)
         except Invalid as exc:
-            errors.extend(self._model.relocate(exc.errors))
+            errors.extend(self._model.relocate(exc.errors, renamed))
 
 
 def _source_of(request: Request, source: str) -> Any:
@@ -288,7 +358,8 @@ class BodyField:
                 return
             value = body.get(self._parameter.alias, UNDEFINED)
         if value is UNDEFINED:
-            _missing_or_default(self._parameter, loc, values, errors)
+            default = _default_check(self._parameter, self._validator)
+            _missing_or_default(self._parameter, loc, values, errors, default)
             return
         try:
             values[self.name] = self._validator.validate(value)
@@ -312,7 +383,7 @@ class FormField:
     """One form or file parameter, read from the parsed form: a field's text (an empty
     field is absent, as in FastAPI), a list of them, or a file (its bytes, if asked)."""
 
-    __slots__ = ("_bytes", "_check", "_file", "_many", "_parameter", "loc", "name")
+    __slots__ = ("_bytes", "_check", "_default", "_file", "_many", "_parameter", "loc", "name")
 
     def __init__(self, parameter: Parameter) -> None:
         self.name = parameter.name
@@ -322,12 +393,13 @@ class FormField:
         self._file = parameter.source == "file" or _holds_upload(parameter.annotation)
         self._bytes = self._file and _holds_bytes(parameter.annotation)
         self._check = TextValidator(parameter, self.loc).check if not self._file else _as_is
+        self._default = _default_check(parameter, ValueValidator(parameter, self.loc, lax=True))
 
     async def read_from(self, form: FormData, values: Values, errors: Errors) -> None:
         alias = self._parameter.alias
         found = [item for item in form.get_all(alias) if not _empty(item)]
         if not found:
-            _missing_or_default(self._parameter, self.loc, values, errors)
+            _missing_or_default(self._parameter, self.loc, values, errors, self._default)
             return
         if self._file:
             uploads = [item for item in found if isinstance(item, UploadFile)]
@@ -387,4 +459,6 @@ def reader_for(parameter: Parameter, path_type: type | None = None) -> Reader:
     """The reader of a path, query, header or cookie parameter (or parameter model)."""
     if parameter.models:
         return ModelReader(parameter)
+    if parameter.choices:
+        return ChoiceReader(parameter)
     return ScalarReader(parameter, path_type)

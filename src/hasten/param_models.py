@@ -20,21 +20,47 @@ import msgspec.inspect as mi
 from .datastructures import Headers, QueryParams
 from .forms import FormData
 from .models import is_pydantic_model
-from .params import Parameter
+from .params import Parameter, alias_choices
+from .uploads import UploadFile
 from .validation import Errors, sequence_item
 
-__all__ = ["FlatModel", "model_fields"]
+__all__ = ["FlatModel", "ModelField", "model_fields"]
 
-# A model field as read: the key the model validates it by, its name on the wire, and
-# whether it holds a list.
-Field = tuple[str, str, bool]
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ModelField:
+    """One field of a parameter model, as it is read from flat values."""
+
+    name: str  # the field's own name in the model
+    # (the key the model validates it by, its name on the wire), in FastAPI's order of
+    # preference: the first the request has is read.
+    aliases: tuple[tuple[str, str], ...]
+    many: bool  # it holds a list: every value of a repeated name
+
+    @property
+    def key(self) -> str:
+        """The key the model validates it by when the request gives none of its names."""
+        return self.aliases[0][0]
+
+    @property
+    def wire(self) -> str:
+        """Its first name on the wire (the name the document and a missing error give)."""
+        return self.aliases[0][1]
 
 
 class FlatModel:
     """One parameter model, read from flat values: its input gathered from what the request
     has, the parameter as it is validated, and its errors located as FastAPI locates them."""
 
-    __slots__ = ("_fields", "_nullable", "_own", "_renamed", "_takes_extras", "parameter")
+    __slots__ = (
+        "_fields",
+        "_form",
+        "_loc_by_alias",
+        "_nullable",
+        "_own",
+        "_takes_extras",
+        "parameter",
+    )
 
     def __init__(self, parameter: Parameter) -> None:
         models = parameter.models
@@ -42,60 +68,121 @@ class FlatModel:
         marker = parameter.marker
         header = parameter.source == "header" and (marker is None or marker.convert_underscores)
         fields_of = {model: model_fields(model, header=header) for model in models}
+        self._form = parameter.source == "form"
         # Each member of a union reads the whole form itself (``_member_input``).
         self._fields = fields_of[models[0]] if len(models) == 1 else []
-        self._own = frozenset(wire for fields in fields_of.values() for _, wire, _ in fields)
+        self._own = frozenset(
+            wire for fields in fields_of.values() for field in fields for _, wire in field.aliases
+        )
         self._nullable = type(None) in typing.get_args(parameter.annotation)
         self._takes_extras = any(_takes_extras(model) for model in models)
         # FastAPI names a header by the header's name in its errors (``save-data``), where
         # the model names it by its field (``save_data``).
-        self._renamed = {
-            key: wire
-            for key, wire, _ in self._fields
-            if header and _loc_by_alias(models[0]) and "_" in key
-            if wire == key.replace("_", "-").lower()
-        }
+        self._loc_by_alias = parameter.source == "header" and _loc_by_alias(models[0])
         self.parameter = parameter if len(models) == 1 else _with_members(parameter, fields_of)
 
-    def gather(self, found: Any) -> dict[str, Any] | None:
+    def gather(self, found: Any) -> tuple[dict[str, Any] | None, dict[str, str]]:
         """The model's input from ``found`` (query, headers, cookies or form): each field by
-        its name on the wire, then every other name; None for a model that may be absent
-        (``| None``) when none of its fields is there (nor, for a model that takes or forbids
-        extra names, any other)."""
-        data = _gather(self._fields, found)
+        the first of its names the request has, then every other name; None for a model that
+        may be absent (``| None``) when none of its names is there (nor, for a model that
+        takes or forbids extra names, any other). With it, the header names its errors are
+        located by (see ``relocate``)."""
+        renamed: dict[str, str] = {}
+        if self._form:
+            data = _gather_form(self._fields, found)
+        else:
+            data, renamed = _gather(self._fields, found)
         if self._nullable and not (self._takes_extras and data) and not self._given(found):
-            return None
-        return data
+            return None, renamed
+        return data, renamed if self._loc_by_alias else {}
 
     def _given(self, found: Any) -> bool:
         return any(wire in found for wire in self._own)
 
-    def relocate(self, errors: Errors) -> Errors:
-        """``errors`` located by the names the request uses (see ``_renamed``)."""
-        for error in errors:
-            loc = error["loc"]
-            if len(loc) > 1 and loc[1] in self._renamed:
-                error["loc"] = (loc[0], self._renamed[loc[1]], *loc[2:])
+    @staticmethod
+    def relocate(errors: Errors, renamed: dict[str, str]) -> Errors:
+        """``errors`` located by the header names the request used (``renamed``: by field
+        name)."""
+        if renamed:
+            for error in errors:
+                loc = error["loc"]
+                if len(loc) > 1 and loc[1] in renamed:
+                    error["loc"] = (loc[0], renamed[loc[1]], *loc[2:])
         return errors
 
 
-def _gather(fields: list[Field], found: Any) -> dict[str, Any]:
+def _gather(fields: list[ModelField], found: Any) -> tuple[dict[str, Any], dict[str, str]]:
+    """FastAPI's reading of a query, header or cookie model: each field by the first of its
+    names ``found`` has (the first name if none), each name read marked taken (a header's
+    own field name too, which is never an extra), then every name not taken."""
+    headers = isinstance(found, Headers)
     data: dict[str, Any] = {}
     taken = set()
-    for key, wire, many in fields:
-        taken.add(wire)
-        if wire not in found:
-            continue
-        value = _all_of(found, wire) if many else _one_of(found, wire)
-        if value is None or (value == "" and isinstance(found, FormData)) or value == []:
-            continue
-        data[key] = value
+    renamed: dict[str, str] = {}
+    for field in fields:
+        key, wire = next((pair for pair in field.aliases if pair[1] in found), field.aliases[0])
+        value = _value_of(found, wire, field.many)
+        if value is not _ABSENT:
+            data[key] = value
+        if headers:
+            taken.add(wire.lower())
+            taken.update(key.lower() for key, name in field.aliases if key != name)
+            if key != wire:
+                renamed[field.name] = wire
+        else:
+            taken.add(wire)
+    for wire, value in _extras(found, taken):
+        data[wire] = value
+    return data, renamed
+
+
+def _gather_form(fields: list[ModelField], found: Any) -> dict[str, Any]:
+    """FastAPI's reading of a form model: each field by the first of its keys the form has a
+    value for (an empty field is none), each key tried marked taken, then every other key."""
+    data: dict[str, Any] = {}
+    taken = set()
+    for field in fields:
+        for key, _ in field.aliases:
+            taken.add(key)
+            value = _value_of(found, key, field.many)
+            if value is not _ABSENT:
+                data[key] = value
+                break
     for wire, value in _extras(found, taken):
         data[wire] = value
     return data
 
 
-def _with_members(parameter: Parameter, fields_of: dict[Any, list[Field]]) -> Parameter:
+# A value the request does not give (FastAPI's Undefined): the model's default applies.
+_ABSENT: Any = object()
+
+
+def _value_of(found: Any, wire: str, many: bool) -> Any:
+    """One field's value: a list of every value for a list, else one; _ABSENT for none, an
+    empty list, or an empty form field or file."""
+    form = isinstance(found, FormData)
+    if many and isinstance(found, QueryParams | Headers | FormData):
+        value: Any = found.get_all(wire)
+        if form:
+            value = [item for item in value if not _empty_file(item)]
+    elif isinstance(found, QueryParams | FormData):
+        values = found.get_all(wire)
+        value = values[-1] if values else None
+    else:
+        value = found.get(wire)
+    if value is None or (form and (value == "" or _empty_file(value))):
+        return _ABSENT
+    if many and len(value) == 0:
+        return _ABSENT
+    return value
+
+
+def _empty_file(value: Any) -> bool:
+    # Browsers send a file without name nor content for nothing chosen.
+    return isinstance(value, UploadFile) and value.filename == "" and value.size == 0
+
+
+def _with_members(parameter: Parameter, fields_of: dict[Any, list[ModelField]]) -> Parameter:
     """The parameter of a union of form models, each member reading its own fields from the
     whole form before pydantic validates it, and named by its class in pydantic's errors."""
     from pydantic import BeforeValidator, Tag
@@ -113,7 +200,7 @@ def _with_members(parameter: Parameter, fields_of: dict[Any, list[Field]]) -> Pa
     return dataclasses.replace(parameter, annotation=typing.Union[tuple(members)])  # noqa: UP007
 
 
-def _member_input(fields: list[Field], value: Any) -> Any:
+def _member_input(fields: list[ModelField], value: Any) -> Any:
     """One member's input from the whole form's (a value, or a list for a repeated name)."""
     if not isinstance(value, dict):
         return value
@@ -122,7 +209,7 @@ def _member_input(fields: list[Field], value: Any) -> Any:
         for key, items in value.items()
         for item in (items if isinstance(items, list) else [items])
     ]
-    return _gather(fields, FormData(pairs))
+    return _gather_form(fields, FormData(pairs))
 
 
 def _takes_extras(model: Any) -> bool:
@@ -136,20 +223,6 @@ def _takes_extras(model: Any) -> bool:
 
 def _loc_by_alias(model: Any) -> bool:
     return not is_pydantic_model(model) or bool(model.model_config.get("loc_by_alias", True))
-
-
-def _one_of(found: Any, wire: str) -> Any:
-    if isinstance(found, QueryParams | FormData):
-        values = found.get_all(wire)
-        return values[-1] if values else None
-    return found.get(wire)
-
-
-def _all_of(found: Any, wire: str) -> Any:
-    if isinstance(found, QueryParams | Headers | FormData):
-        return found.get_all(wire)
-    value = found.get(wire)
-    return None if value is None else [value]
 
 
 def _extras(found: Any, taken: set[str]) -> list[tuple[str, Any]]:
@@ -167,22 +240,58 @@ def _extras(found: Any, taken: set[str]) -> list[tuple[str, Any]]:
     return [(key, found[0] if len(found) == 1 else found) for key, found in grouped.items()]
 
 
-def model_fields(model: Any, *, header: bool = False) -> list[Field]:
-    """Each field of a parameter model: the key the model validates it by, its name on the
-    wire (a header's with ``_`` as ``-``), and whether it holds a list."""
-    fields = []
+def model_fields(model: Any, *, header: bool = False) -> list[ModelField]:
+    """Each field of a parameter model, with the names it is read by (a header's own name
+    with ``_`` as ``-``), as FastAPI reads them."""
     if is_pydantic_model(model):
-        for name, field in model.model_fields.items():
-            key = field.validation_alias if isinstance(field.validation_alias, str) else None
-            key = key or field.alias or name
-            wire = key if field.alias or not header else name.replace("_", "-")
-            many = sequence_item(field.annotation) is not None
-            fields.append((key, wire.lower() if header else wire, many))
-        return fields
-    info = mi.type_info(model)
-    for item in getattr(info, "fields", ()):
+        return [
+            ModelField(name, _aliases(name, field, model, header), _is_many(field.annotation))
+            for name, field in model.model_fields.items()
+        ]
+    fields = []
+    for item in getattr(mi.type_info(model), "fields", ()):
         key = item.encode_name
         wire = key.replace("_", "-") if header else key
         many = isinstance(item.type, mi.ListType | mi.SetType | mi.FrozenSetType)
-        fields.append((key, wire.lower() if header else wire, many))
+        fields.append(ModelField(item.name, ((key, wire),), many))
     return fields
+
+
+def _aliases(name: str, field: Any, model: Any, header: bool) -> tuple[tuple[str, str], ...]:
+    """A pydantic field's (key, name on the wire) pairs, in FastAPI's order: its validation
+    alias (else alias, else name; a header's own name converted), or each of its
+    ``AliasChoices`` as written; its own name too where the model validates by name."""
+    chosen = field.validation_alias
+    alias = chosen if isinstance(chosen, str) and chosen else (field.alias or name)
+    convert = header and alias == name
+    pairs = [(alias, alias.replace("_", "-") if convert else alias)]
+    choices = alias_choices(chosen)
+    if choices is None:  # an AliasPath, alone or among the choices: read by its key
+        return tuple(pairs)
+    if choices:
+        pairs = [(choice, choice) for choice in choices]
+    config = {} if _own_config_ignored(field.annotation) else model.model_config
+    by_alias = config.get("validate_by_alias") is not False
+    by_name = config.get("validate_by_name", config.get("populate_by_name", False))
+    if not by_alias or by_name:
+        own = (name, name.replace("_", "-") if header else name)
+        if not by_alias:
+            return (own,)
+        if name not in [key for key, _ in pairs]:
+            pairs.append(own)
+    return tuple(pairs)
+
+
+def _own_config_ignored(annotation: Any) -> bool:
+    """FastAPI reads a field holding a model, dict or dataclass without its model's config."""
+    if not isinstance(annotation, type):
+        return False
+    return (
+        is_pydantic_model(annotation)
+        or issubclass(annotation, dict)
+        or (dataclasses.is_dataclass(annotation))
+    )
+
+
+def _is_many(annotation: Any) -> bool:
+    return sequence_item(annotation) is not None

@@ -10,6 +10,7 @@ as in FastAPI, with FastAPI's keywords.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import datetime
 import decimal
@@ -18,6 +19,7 @@ import functools
 import inspect
 import os
 import re
+import sys
 import types
 import typing
 import uuid
@@ -85,7 +87,6 @@ _PYDANTIC_ONLY = (
     "discriminator",
     "union_mode",
     "fail_fast",
-    "validation_alias",
 )
 _DOCS = ("title", "description", "examples")
 # The class FastAPI names each marker by (``repr(Query(1))`` is ``Query(1)``).
@@ -115,7 +116,7 @@ class MarkerOptions(TypedDict, total=False):
     default_factory: Callable[[], Any] | None
     alias: str | None
     alias_priority: int | None
-    validation_alias: str | None
+    validation_alias: str | Any | None
     serialization_alias: str | None
     title: str | None
     description: str | None
@@ -145,7 +146,9 @@ class MarkerOptions(TypedDict, total=False):
     media_type: str | None
 
 
-@dataclasses.dataclass(frozen=True, repr=False)
+# eq=False: each marker is itself, as FastAPI's are (typing caches ``Annotated[int, m]`` by
+# its metadata's equality, so that two equal markers would share the first one's aliases).
+@dataclasses.dataclass(frozen=True, repr=False, eq=False)
 class Marker:
     """Where a parameter comes from, with its constraints and documentation: what
     ``Query()``, ``Path()``, ``Header()``, ``Cookie()``, ``Body()``, ``Form()`` and ``File()``
@@ -157,7 +160,7 @@ class Marker:
     default_factory: Callable[[], Any] | None = None
     alias: str | None = None
     alias_priority: int | None = None
-    validation_alias: str | None = None
+    validation_alias: str | Any | None = None  # or pydantic's AliasChoices or AliasPath
     serialization_alias: str | None = None
     title: str | None = None
     description: str | None = None
@@ -187,10 +190,21 @@ class Marker:
     media_type: str | None = None  # body and forms: the media type OpenAPI documents
     convert_underscores: bool = True  # headers: ``user_agent`` reads ``User-Agent``
     embed: bool | None = None  # body: read from the member of a JSON object named after it
+    # The keywords given: one given as None (``alias=None``) still overrides what a pydantic
+    # ``Field()`` beside the marker says, as FastAPI's explicit keywords do.
+    given: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         if self.default is not MISSING and self.default_factory is not None:
             raise TypeError("Give a default or a default_factory, not both")
+        if "alias" in self.given:  # the alias is the other two's too, unless they are given
+            implied = {"validation_alias": self.alias}
+            if isinstance(self.alias, str):
+                implied["serialization_alias"] = self.alias
+            for name, value in implied.items():
+                if getattr(self, name) is None:
+                    object.__setattr__(self, name, value)
+                    object.__setattr__(self, "given", self.given | {name})
         if self.regex is not None:
             from .errors import FastAPIDeprecationWarning
 
@@ -238,13 +252,11 @@ class Marker:
 
     def field_options(self) -> dict[str, Any]:
         """Every validation keyword given, as ``pydantic.Field`` takes it."""
-        options = {
+        return {
             name: getattr(self, name)
             for name in (*_CONSTRAINTS, *_PYDANTIC_ONLY)
             if getattr(self, name) is not None
         }
-        options.pop("validation_alias", None)  # the alias is read by hasten, not pydantic
-        return options
 
     @property
     def pydantic_only(self) -> bool:
@@ -253,13 +265,40 @@ class Marker:
             return True
         return any(getattr(self, name) is not None for name in _PYDANTIC_ONLY)
 
-    def wire_name(self, name: str) -> str:
-        """The name the value has on the wire, as FastAPI names it in errors and the schema
-        (a header's alias as written: headers are looked up by its lower case)."""
-        alias = self.validation_alias or self.alias
-        if self.source != "header" or alias:
-            return alias or name
-        return name.replace("_", "-") if self.convert_underscores else name
+    def names(self, name: str, path_names: frozenset[str] = frozenset()) -> tuple[str, ...]:
+        """The names parameter ``name``'s value is looked up by, in FastAPI's order: the
+        first the request has is read, and errors name it (a header's as written: headers
+        are looked up by its lower case). The validation alias, else the alias, else the
+        name (a header's with ``_`` as ``-``); or each of pydantic's ``AliasChoices``, of
+        which a path value takes the one the route has. An ``AliasPath`` names nothing."""
+        alias = self.alias
+        if not alias:
+            convert = self.source == "header" and self.convert_underscores
+            alias = name.replace("_", "-") if convert else name
+        chosen = self.validation_alias
+        first = chosen if isinstance(chosen, str) and chosen else alias
+        choices = alias_choices(chosen)
+        if not choices:
+            return (first,)
+        if self.source == "path":
+            return (next((choice for choice in choices if choice in path_names), first),)
+        return choices
+
+
+def alias_choices(alias: Any) -> tuple[str, ...] | None:
+    """The names of a pydantic ``AliasChoices``; () for any other alias, None for an
+    ``AliasPath`` alone or among the choices (FastAPI then reads the value by its name)."""
+    if type(alias).__module__.split(".")[0] != "pydantic":
+        return ()
+    kind = type(alias).__name__
+    if kind == "AliasPath":
+        return None
+    if kind != "AliasChoices":
+        return ()
+    choices = alias.choices
+    if not all(isinstance(choice, str) for choice in choices):
+        return None
+    return tuple(choices)
 
 
 class _ParamMarker(Marker):
@@ -273,20 +312,20 @@ class _ParamMarker(Marker):
 # type-checks; each returns a Marker.
 def Param(default: Any = MISSING, **options: Unpack[MarkerOptions]) -> Any:
     """FastAPI's base class of the four, used as a marker of its own: a query value."""
-    return _ParamMarker("query", default, **options)
+    return _ParamMarker("query", default, given=frozenset(options), **options)
 
 
 def Query(default: Any = MISSING, **options: Unpack[MarkerOptions]) -> Any:
     """A query-string parameter (the default for a plain type not in the path); on a model
     (``Annotated[Filters, Query()]``), the query parameters as that model's fields."""
-    return Marker("query", default, **options)
+    return Marker("query", default, given=frozenset(options), **options)
 
 
 def Path(default: Any = MISSING, **options: Unpack[MarkerOptions]) -> Any:
     """A path parameter (the default for a name in the route's path)."""
     if default is not MISSING and default is not ...:
         raise AssertionError("Path parameters cannot have a default value")
-    return Marker("path", MISSING, **options)
+    return Marker("path", MISSING, given=frozenset(options), **options)
 
 
 def Header(
@@ -294,12 +333,15 @@ def Header(
 ) -> Any:
     """A request header: ``user_agent`` reads ``User-Agent``, unless ``convert_underscores``
     is False or an ``alias`` is given; on a model, the headers as that model's fields."""
-    return Marker("header", default, convert_underscores=convert_underscores, **options)
+    given = frozenset(options)
+    return Marker(
+        "header", default, convert_underscores=convert_underscores, given=given, **options
+    )
 
 
 def Cookie(default: Any = MISSING, **options: Unpack[MarkerOptions]) -> Any:
     """A cookie from the ``Cookie`` header; on a model, the cookies as its fields."""
-    return Marker("cookie", default, **options)
+    return Marker("cookie", default, given=frozenset(options), **options)
 
 
 def Body(
@@ -307,19 +349,19 @@ def Body(
 ) -> Any:
     """The JSON body; with ``embed=True`` (or beside other body parameters), the member of a
     JSON object named after the parameter."""
-    return Marker("body", default, embed=embed, **options)
+    return Marker("body", default, embed=embed, given=frozenset(options), **options)
 
 
 def Form(default: Any = MISSING, **options: Unpack[MarkerOptions]) -> Any:
     """A field of a form body (urlencoded or multipart); on a model (``Annotated[Model,
     Form()]``), the whole form as that model."""
-    return Marker("form", default, **options)
+    return Marker("form", default, given=frozenset(options), **options)
 
 
 def File(default: Any = MISSING, **options: Unpack[MarkerOptions]) -> Any:
     """A file of a multipart body: ``UploadFile`` (streamed, spooled to disk when large) or
     ``bytes`` (read whole)."""
-    return Marker("file", default, **options)
+    return Marker("file", default, given=frozenset(options), **options)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -374,6 +416,9 @@ class Parameter:
     marker: Marker | None = None
     embed: bool = False  # a body parameter read from a member of the JSON object
     dependency: Dependency | None = None  # source "dependency": what to call (resolved)
+    # Every name the value may come by, ``alias`` first, where pydantic's ``AliasChoices``
+    # gives several: the first the request has is read (``Marker.names``).
+    choices: tuple[str, ...] = ()
 
     @property
     def required(self) -> bool:
@@ -382,6 +427,12 @@ class Parameter:
     @property
     def default_factory(self) -> Callable[[], Any] | None:
         return None if self.marker is None else self.marker.default_factory
+
+    @property
+    def validate_default(self) -> bool:
+        """Whether the default, when the request gives no value, is validated as a given
+        value would be (``validate_default=True``, as FastAPI does)."""
+        return self.marker is not None and bool(self.marker.validate_default)
 
     def default_value(self) -> Any:
         """The value of a parameter the request does not give (a fresh one from a factory,
@@ -536,18 +587,28 @@ def _describe_one(
             name, "dependency", annotation, MISSING, name, (), metadata, dependency=dependency
         )
     marker, default = _marker_and_default(where, name, extras, parameter.default)
+    fields = _field_infos(extras)
+    if fields and marker is not None:
+        marker = _with_fields(marker, extras, default)
+    source = _source(where, name, annotation, marker, path_names)
+    if fields and source in REQUEST_SOURCES:
+        if marker is None:  # the source it has by its type, with what the fields say
+            marker = _with_fields(Marker(source), extras, default)
+        extras = tuple(item for extra in extras for item in _field_metadata(extra, fields))
     constraints = tuple(extra for extra in extras if isinstance(extra, msgspec.Meta))
     if marker is not None and (meta := marker.meta()) is not None:
         constraints += (meta,)
     metadata = tuple(extra for extra in extras if not isinstance(extra, msgspec.Meta | Marker))
-    source = _source(where, name, annotation, marker, path_names)
     if annotation is MISSING or annotation is Any:
         annotation = str if source in ("path", "query", "header", "cookie") else Any
-    alias = marker.wire_name(name) if marker is not None else name
+    names = marker.names(name, path_names) if marker is not None else (name,)
     embed = marker is not None and bool(marker.embed)
+    choices = names if len(names) > 1 else ()
     described = Parameter(
-        name, source, annotation, default, alias, constraints, metadata, marker, embed
+        name, source, annotation, default, names[0], constraints, metadata, marker, embed
     )
+    if choices:
+        described = dataclasses.replace(described, choices=choices)
     _check_readable(where, described)
     return described
 
@@ -597,6 +658,68 @@ def _marker_and_default(
     return marker, default
 
 
+# What a pydantic ``Field()`` in ``Annotated`` says of a parameter beside its constraints (its
+# ``metadata``, kept as the parameter's): FastAPI merges it into the parameter's marker.
+_FIELD_OPTIONS = (
+    "alias",
+    "alias_priority",
+    "validation_alias",
+    "serialization_alias",
+    "title",
+    "description",
+    "examples",
+    "json_schema_extra",
+    "deprecated",
+    "discriminator",
+    "validate_default",
+)
+
+
+def _field_infos(extras: tuple[Any, ...]) -> list[Any]:
+    """The pydantic ``Field()``s in ``Annotated`` (pydantic is loaded if there are any)."""
+    fields = sys.modules.get("pydantic.fields")
+    if fields is None:
+        return []
+    return [extra for extra in extras if isinstance(extra, fields.FieldInfo)]
+
+
+def _with_fields(marker: Marker, extras: tuple[Any, ...], default: Any) -> Marker:
+    """``marker`` with what the pydantic ``Field()``s in ``Annotated`` say, merged as FastAPI
+    merges them: in their order, each keyword given overriding the ones before (a marker
+    given as the parameter's default last); a ``default_factory`` where the parameter has no
+    default."""
+    fields = _field_infos(extras)
+    said: dict[str, Any] = {}
+    last = () if any(extra is marker for extra in extras) else (marker,)
+    for extra in (*extras, *last):
+        if extra is marker:
+            given = {name: getattr(marker, name) for name in marker.given}
+        elif any(extra is field for field in fields):
+            given = extra._attributes_set
+        else:
+            continue
+        before, extra_schema = said.get("json_schema_extra"), given.get("json_schema_extra")
+        said.update(given)
+        if isinstance(before, dict) and isinstance(extra_schema, dict):  # merged, as pydantic does
+            said["json_schema_extra"] = {**before, **extra_schema}
+    merged = copy.copy(marker)  # the marker may be shared by other parameters: not changed
+    for option in _FIELD_OPTIONS:
+        if option in said:
+            object.__setattr__(merged, option, said[option])
+    factory = said.get("default_factory")
+    if factory is not None and default is MISSING and marker.default is MISSING:
+        object.__setattr__(merged, "default_factory", factory)
+    return merged
+
+
+def _field_metadata(extra: Any, fields: list[Any]) -> tuple[Any, ...]:
+    """An ``Annotated`` extra as the parameter keeps it: a pydantic ``Field()`` as its
+    constraints alone."""
+    if any(extra is field for field in fields):
+        return tuple(extra.metadata)
+    return (extra,)
+
+
 def _split_annotated(hint: Any) -> tuple[Any, tuple[Any, ...]]:
     extras: tuple[Any, ...] = ()
     while get_origin(hint) is typing.Annotated:
@@ -616,12 +739,8 @@ def _source(
     if marker is None and _is_upload(annotation):
         return "file"
     if marker is not None:
-        in_path = marker.wire_name(name) in path_names
-        if marker.source == "path" and not in_path:
-            raise TypeError(
-                f"{where}: parameter {name!r} is declared Path() but the route has no path "
-                f"parameter {marker.wire_name(name)!r}"
-            )
+        # A Path() the route does not have may come with a router's prefix: the plan says
+        # when the app starts if it never does.
         return marker.source
     if name in path_names:
         return "path"

@@ -106,7 +106,8 @@ class Node:
 class _Builder:
     """Walks a handler's tree once, turning each dependant into a Node."""
 
-    def __init__(self, path_types: dict[str, type], app: AppDependencies) -> None:
+    def __init__(self, path_types: dict[str, type], app: AppDependencies, label: str) -> None:
+        self.label = label
         self.path_types = path_types
         self.path_names = frozenset(path_types)
         self.app = app
@@ -159,6 +160,12 @@ class _Builder:
                 child = self.dependency(parameter.dependency, chain, scopes)
                 node.children.append((parameter.name, child))
             elif source in _SCALAR_SOURCES:
+                if source == "path" and parameter.alias not in self.path_names:
+                    where = self.label if node.func is None else node.name
+                    raise TypeError(
+                        f"{where}: parameter {parameter.name!r} is declared Path() but the "
+                        f"route has no path parameter {parameter.alias!r}"
+                    )
                 path_type = self.path_types.get(parameter.alias)
                 node.readers.append(reader_for(parameter, path_type))
             elif source in _BODY_SOURCES:
@@ -262,7 +269,7 @@ class Plan:
         self._threads = threads
         self._run = run
         self._label = label
-        builder = _Builder(path_types, app)
+        builder = _Builder(path_types, app, label)
         self._root = builder.root(parameters, dependencies)
         bodies = builder.body_parameters
         embed = should_embed(bodies)

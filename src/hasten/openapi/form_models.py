@@ -41,7 +41,7 @@ def form_model_schema(parameter: Parameter, schemas: Schemas) -> dict[str, Any]:
         schema["title"] = title
     if type(None) not in typing.get_args(parameter.annotation):
         return schema
-    fields = sorted({wire for model in members for _, wire, _ in model_fields(model)})
+    fields = sorted({field.wire for model in members for field in model_fields(model)})
     absent = {"not": {"anyOf": [{"required": [name]} for name in fields]}}
     return {"anyOf": [absent, {"anyOf": [schema], "title": title}]}
 

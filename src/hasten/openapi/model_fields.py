@@ -58,14 +58,14 @@ def documented_fields(parameter: Parameter) -> list[ModelField]:
 def _fields(parameter: Parameter, model: Any) -> list[ModelField]:
     marker = parameter.marker
     header = parameter.source == "header" and (marker is None or marker.convert_underscores)
-    names = [(key, wire) for key, wire, _ in model_fields(model, header=header)]
+    names = [(field.key, field.wire) for field in model_fields(model, header=header)]
     if is_pydantic_model(model):
         return [
             # pydantic reads a FieldInfo in Annotated: its constraints, default and description.
-            # A header's alias is documented as written, as FastAPI does (it is looked up by
+            # A header's name is documented as written, as FastAPI does (it is looked up by
             # its lower case).
             ModelField(
-                key if header and field.alias else wire,
+                wire,
                 key,
                 typing.Annotated[field.annotation, _without_aliases(field)],
                 field.is_required(),

@@ -360,13 +360,9 @@ def _schema(parameter: Parameter, schemas: Schemas) -> dict[str, Any]:
 
 
 def _title_of(parameter: Parameter) -> str:
-    """FastAPI's title of a parameter: of its alias as declared, else of a header's name with
-    ``_`` as ``-`` (``x_token``: "X-Token"), else of its name."""
-    marker = parameter.marker
-    declared = marker and (marker.validation_alias or marker.alias)
-    if not declared and marker is not None and marker.source == "header":
-        declared = marker.wire_name(parameter.name)
-    return _title(declared or parameter.name)
+    """FastAPI's title of a parameter: of the name it is read by (its alias, or the first of
+    its ``AliasChoices``; a header's name with ``_`` as ``-``, ``x_token``: "X-Token")."""
+    return _title(parameter.alias)
 
 
 def _title(name: str) -> str:
