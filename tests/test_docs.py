@@ -41,10 +41,12 @@ def test_readme_opens_with_the_two_setup_commands() -> None:
 
 
 def test_the_tour_runs_as_written() -> None:
+    """Every Python sample of the README, in order, as one program: the tour, then its test."""
     text = README.read_text()
-    start = text.index("```python", text.index("## A tour")) + len("```python")
+    samples = [part.split("```", 1)[0] for part in text.split("```python")[1:]]
+    assert '@app.get("/hello")' in samples[0]
     namespace: dict[str, object] = {"__name__": "tour"}
-    exec(compile(text[start : text.index("```", start)], "README.md tour", "exec"), namespace)
+    exec(compile("\n".join(samples), "README.md", "exec"), namespace)
     app = namespace["app"]
     assert isinstance(app, App)
     with TestClient(app) as client:

@@ -15,7 +15,7 @@ from tests.running import STOPPED_BY_SIGTERM, client, hasten_run
 
 pytestmark = pytest.mark.server
 
-NOTES = ROOT / "examples" / "recipes" / "notes"
+NOTES = ROOT / "examples/recipes/notes"
 
 
 def alembic(*arguments: str, database_url: str) -> subprocess.CompletedProcess[str]:

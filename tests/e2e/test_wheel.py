@@ -28,7 +28,7 @@ PIP = [sys.executable, "-m", "pip"]
 BUILD_TIMEOUT = 120.0
 INSTALL_TIMEOUT = 300.0
 TIMEOUT = BUILD_TIMEOUT + INSTALL_TIMEOUT + 60
-DOCKERFILE = ROOT / "examples" / "recipes" / "container" / "Dockerfile"
+DOCKERFILE = ROOT / "examples/recipes/container/Dockerfile"
 
 
 @pytest.fixture(scope="module")
