@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from hasten import App, HTTPError, Request, Response
+from hasten import App, HTTPError, Request, Response, Router
+from hasten.middleware import Middleware
 from hasten.servers import Interface
 from hasten.testing import TestClient
 from hasten.types import CallNext
@@ -321,3 +322,105 @@ def test_a_websocket_to_an_app_without_websocket_routes_is_refused_over_asgi() -
     asyncio.run(app(scope, receive, send))  # type: ignore[arg-type]
     # Before the handshake, websocket.close makes the server answer 403.
     assert sent == [{"type": "websocket.close", "code": 1000, "reason": ""}]
+
+
+def test_routers_hooks_and_lifespans_run_with_the_app(interface: Interface) -> None:
+    events: list[str] = []
+
+    @contextlib.asynccontextmanager
+    async def app_lifespan(app: App) -> AsyncIterator[dict[str, str]]:
+        events.append("app enter")
+        yield {"who": "app", "db": "app db"}
+        events.append("app exit")
+
+    def router_lifespan(app: App) -> Any:  # a sync generator function, as FastAPI takes it
+        events.append("router enter")
+        yield {"who": "router", "cache": "router cache"}
+        events.append("router exit")
+
+    async def inner_lifespan(app: App) -> AsyncIterator[None]:  # an async generator function
+        events.append("inner enter")
+        yield
+        events.append("inner exit")
+
+    app = App(
+        lifespan=app_lifespan,
+        on_startup=[lambda: events.append("app startup")],
+        on_shutdown=[lambda: events.append("app shutdown")],
+    )
+    router = Router(lifespan=router_lifespan, on_startup=[lambda: events.append("router startup")])
+    inner = Router(lifespan=inner_lifespan)
+    with pytest.warns(DeprecationWarning, match="on_event is deprecated"):
+        inner.on_event("shutdown")(lambda: events.append("inner shutdown"))
+    router.include(inner)
+    app.include(router)
+
+    @app.get("/state")
+    async def state(request: Request) -> dict[str, str]:
+        return {key: getattr(request.state, key) for key in ("who", "db", "cache")}
+
+    with TestClient(app, interface=interface) as client:
+        assert events == [
+            "app startup",
+            "router startup",
+            "app enter",
+            "router enter",
+            "inner enter",
+        ]
+        assert client.get("/state").json() == {
+            "who": "app",
+            "db": "app db",
+            "cache": "router cache",
+        }
+        assert client.app_state == {"who": "app", "db": "app db", "cache": "router cache"}
+    assert events[5:] == ["inner exit", "router exit", "app exit", "app shutdown", "inner shutdown"]
+
+
+def test_a_lifespan_that_yields_other_than_a_dict_is_refused(interface: Interface) -> None:
+    @contextlib.asynccontextmanager
+    async def lifespan(app: App) -> AsyncIterator[str]:
+        yield "state"
+
+    client = TestClient(App(lifespan=lifespan), interface=interface)
+    with pytest.raises(TypeError, match="yielded 'state': a lifespan yields nothing, or a dict"):
+        client.start()
+
+
+def test_middleware_keyword_adds_each_in_order(serve: ClientFactory) -> None:
+    class Tag:
+        def __init__(self, name: str, *, header: str) -> None:
+            self.name, self.header = name, header
+
+        async def __call__(self, request: Request, call_next: CallNext) -> Response:
+            response = await call_next(request)
+            response.headers.append(self.header, self.name)
+            return response
+
+    app = App(
+        middleware=[
+            Middleware(Tag, "outer", header="x-tag"),
+            Middleware(Tag, "inner", header="x-tag"),
+        ]
+    )
+
+    @app.get("/")
+    async def root() -> str:
+        return "ok"
+
+    response = serve(app).get("/")
+    assert response.headers.get_list("x-tag") == ["inner", "outer"]
+    assert repr(Middleware(Tag, "a", header="b")) == "Middleware(Tag, 'a', header='b')"
+
+
+def test_redirect_slashes_can_be_turned_off(interface: Interface) -> None:
+    for redirect, status in ((True, 307), (False, 404)):
+        app = App(redirect_slashes=redirect)
+
+        @app.get("/hello/")
+        async def hello() -> str:
+            return "hello"
+
+        client = TestClient(app, interface=interface, follow_redirects=False)
+        assert client.get("/hello/").status_code == 200
+        assert client.get("/hello").status_code == status
+        client.close()

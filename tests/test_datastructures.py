@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from hasten import Headers, QueryParams
-from hasten.datastructures import parse_query
+from hasten import Headers, QueryParams, uploads
+from hasten.datastructures import Default, DefaultPlaceholder, UploadFile, parse_query
 
 
 def test_parse_query_decodes_only_what_needs_it() -> None:
@@ -43,3 +43,13 @@ def test_url_is_its_text_with_starlette_parts() -> None:
     assert parts == ("https", "example.com:8443", "example.com", 8443, "/items/7", "q=1", "top")
     moved = url.replace(path="/login", query="")
     assert (moved, type(moved)) == ("https://example.com:8443/login#top", URL)
+
+
+def test_default_marks_a_value_left_as_it_is() -> None:
+    assert Default("a") == Default("a") != Default("b")
+    assert Default("a") != "a"
+    assert (bool(Default("a")), bool(Default(""))) == (True, False)
+    placeholder: object = Default([1])
+    assert isinstance(placeholder, DefaultPlaceholder)
+    assert placeholder.value == [1]
+    assert UploadFile is uploads.UploadFile

@@ -25,9 +25,12 @@ from hasten import (
     Request,
     Router,
     UploadFile,
+    WebSocket,
 )
+from hasten.connection import Connection
 from hasten.errors import FastAPIError
 from hasten.lifecycle import cleanup_of
+from hasten.requests import HTTPConnection
 from hasten.servers import Interface
 from hasten.testing import TestClient
 from tests.conftest import ClientFactory
@@ -813,3 +816,29 @@ def test_a_cancelled_unwind_still_leaves_the_files_to_close_after_the_response()
 
     asyncio.run(scenario())
     assert closed == ["swallowed", "files"]
+
+
+def test_a_dependency_taking_the_connection_serves_http_and_websocket_routes(
+    serve: ClientFactory,
+) -> None:
+    app = App()
+    app.state.value = 42
+
+    async def value_of(connection: HTTPConnection) -> list[Any]:
+        return [connection.app.state.value, type(connection).__name__.endswith("WebSocket")]
+
+    @app.get("/http")
+    async def over_http(value: Annotated[list[Any], Depends(value_of)]) -> list[Any]:
+        return value
+
+    @app.websocket("/ws")
+    async def over_ws(websocket: WebSocket, value: list[Any] = Depends(value_of)) -> None:
+        await websocket.accept()
+        await websocket.send_json(value)
+        await websocket.close()
+
+    client = serve(app)
+    assert client.get("/http").json() == [42, False]
+    with client.websocket_connect("/ws") as websocket:
+        assert websocket.receive_json() == [42, True]
+    assert HTTPConnection is Connection

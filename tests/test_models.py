@@ -30,6 +30,7 @@ from hasten import (
     RequestValidationError,
     Security,
 )
+from hasten.errors import PydanticV1NotSupportedError
 from tests.conftest import ClientFactory
 
 
@@ -431,10 +432,18 @@ def test_a_pydantic_v1_model_is_refused_with_what_to_do() -> None:
     async def returns() -> list[Legacy]:
         return []
 
+    async def union(item: dict[str, str] | Legacy) -> str:
+        return "never"
+
     with pytest.raises(TypeError, match=rf"response model holds a pydantic v1 model .*{fix}"):
         app.get("/out")(returns)
     with pytest.raises(TypeError, match=r"response model holds a pydantic v1 model \(.*Legacy\)"):
         app.get("/out", response_model=Legacy | None)(lambda: None)
+    # FastAPI's class (a TypeError too), also for a model in responses=.
+    with pytest.raises(PydanticV1NotSupportedError, match=r"responses= holds a pydantic v1"):
+        app.get("/error", response_model=None, responses={400: {"model": Legacy}})(lambda: None)
+    with pytest.raises(PydanticV1NotSupportedError, match="parameter 'item' is a pydantic v1"):
+        app.post("/union")(union)
 
 
 class CamelOut(pydantic.BaseModel):

@@ -12,11 +12,12 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 
 from hasten import App, FileResponse, Request, Response
-from hasten.protocols.asgi import ASGIChannel, Receive, Scope, Send
+from hasten.protocols.asgi import ASGIChannel
 from hasten.testing import TestClient
 from hasten.testing.asgi import HTTPExchange
 from hasten.testing.exchange import Result
 from hasten.testing.rsgi import HTTPProto
+from hasten.types import Receive, Scope, Send
 from tests.conftest import ClientFactory
 
 

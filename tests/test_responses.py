@@ -22,6 +22,7 @@ from hasten import (
     Response,
     StreamingResponse,
 )
+from hasten.background import BackgroundTask
 from hasten.responses import ORJSONResponse, UJSONResponse
 from tests.conftest import ClientFactory
 from tests.recording import RecordingTransport, Sent, request_for
@@ -279,3 +280,23 @@ def test_file_response_takes_starlettes_arguments(
     assert (answer.status_code, answer.text) == (200, "report")
     assert answer.headers["content-disposition"] == 'attachment; filename="Report.txt"'
     assert done == ["sent"]
+
+
+def test_one_background_task_runs_after_the_response(serve: ClientFactory) -> None:
+    app = App()
+    done: list[str] = []
+
+    async def note(what: str, *, where: str) -> None:
+        done.append(f"{what} {where}")
+
+    @app.get("/one")
+    def one() -> Response:
+        return PlainTextResponse("sent", background=BackgroundTask(note, "task", where="after"))
+
+    response = serve(app).get("/one")
+    assert (response.status_code, response.text, done) == (200, "sent", ["task after"])
+    tasks = BackgroundTasks([BackgroundTask(done.append, "first")])
+    tasks.add_task(done.append, "second")
+    asyncio.run(tasks())
+    assert done[1:] == ["first", "second"]
+    assert [task.func for task in tasks.tasks] == [done.append, done.append]

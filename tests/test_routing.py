@@ -19,8 +19,10 @@ from hasten import (
     Response,
     Route,
     Router,
+    WebSocket,
 )
 from hasten.errors import FastAPIError
+from hasten.routing import APIWebSocketRoute, Match, NoMatchFound, WebSocketRoute
 from hasten.testing import TestClient
 from tests.conftest import ClientFactory
 
@@ -289,15 +291,22 @@ def test_same_path_different_methods_is_fine(serve: ClientFactory) -> None:
     assert client.post("/a").json() == "post"
 
 
-def test_registering_on_an_included_router_or_middleware_after_start_is_an_error(
+def test_routes_added_to_an_included_router_after_start_are_served(
     serve: ClientFactory,
 ) -> None:
     app = make_app()
-    api = Router()
+    api = Router(prefix="/api")
     app.include(api)
-    serve(app).get("/")
-    with pytest.raises(RuntimeError, match="the app has started"):
-        api.add_route("/late", lambda: "late")
+    client = serve(app)
+    assert client.get("/api/late").status_code == 404
+    api.add_route("/late", lambda: "late")
+    late = Router()
+    late.add_route("/later", lambda: "later")
+    api.include(late)
+    response = client.get("/api/late")
+    assert (response.status_code, response.json()) == (200, "late")
+    assert client.get("/api/later").json() == "later"
+    assert "/api/later" in client.get("/openapi.json").json()["paths"]
     with pytest.raises(RuntimeError, match="the app has started"):
         app.middleware(lambda request, call_next: call_next(request))
 
@@ -324,8 +333,12 @@ def test_bad_methods_and_prefixes_are_rejected() -> None:
         app.add_route("/x", lambda: None, ["FETCH"])
     with pytest.raises(ValueError, match="must start with '/'"):
         Router(prefix="api")
-    with pytest.raises(ValueError, match="cannot include itself"):
+    with pytest.raises(AssertionError, match="Cannot include the same APIRouter instance into"):
         app.include(app)
+    inner, outer = Router(), Router()
+    outer.include(inner)
+    with pytest.raises(AssertionError, match="already includes this router"):
+        inner.include(outer)
 
 
 def test_thousand_routes_last_one_matches(serve: ClientFactory) -> None:
@@ -511,8 +524,10 @@ def test_get_route_handler_is_for_the_app_to_call() -> None:
     async def root() -> str:
         return "root"
 
+    (route,) = app.routes
+    assert isinstance(route, Route)
     with pytest.raises(RuntimeError, match="called by the app"):
-        app.routes[0].get_route_handler()
+        route.get_route_handler()
 
 
 def test_url_path_for_names_each_route_and_mount() -> None:
@@ -607,3 +622,120 @@ def test_a_route_added_while_the_app_runs_cannot_bring_a_new_app_value(
 
     assert client.get("/late").status_code == 404
     assert "/late" not in client.get("/openapi.json").json()["paths"]
+
+
+def test_fastapis_route_methods_register_as_route_does(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.api_route("/both", methods=["GET", "POST"])
+    async def both(request: Request) -> list[str]:
+        return [request.method]
+
+    async def listed() -> list[str]:
+        return ["listed"]
+
+    app.add_api_route("/listed", listed)
+
+    @app.trace("/traced")
+    async def traced() -> Response:
+        return Response(b"", media_type="message/http")
+
+    client = serve(app)
+    assert [client.get("/both").json(), client.post("/both").json()] == [["GET"], ["POST"]]
+    assert client.get("/listed").json() == ["listed"]
+    response = client.request("TRACE", "/traced")
+    assert (response.status_code, response.headers["content-type"]) == (200, "message/http")
+    assert [type(route).__name__ for route in app.routes] == ["Route", "Route", "Route"]
+
+
+def test_websocket_routes_take_dependencies_and_a_name(serve: ClientFactory) -> None:
+    app = App()
+    calls: list[str] = []
+
+    async def checked() -> None:
+        calls.append("checked")
+
+    async def greeting() -> str:
+        return "hello"
+
+    @app.websocket("/ws/{room}", name="room", dependencies=[Depends(checked)])
+    async def room(websocket: WebSocket, room: str, text: str = Depends(greeting)) -> None:
+        await websocket.accept()
+        await websocket.send_text(f"{text} {room} {websocket.scope['route'].path}")
+        await websocket.close()
+
+    @app.websocket_route("/plain")
+    async def plain(websocket: WebSocket) -> None:
+        await websocket.accept()
+        await websocket.send_text("plain")
+        await websocket.close()
+
+    client = serve(app)
+    with client.websocket_connect("/ws/lobby") as websocket:
+        assert websocket.receive_text() == "hello lobby /ws/{room}"
+    with client.websocket_connect("/plain") as websocket:
+        assert websocket.receive_text() == "plain"
+    assert calls == ["checked"]
+    assert app.url_path_for("room", room="a") == "/ws/a"
+    assert isinstance(app.routes[0], WebSocketRoute)
+    assert not isinstance(app.routes[0], Route)
+    assert APIWebSocketRoute is WebSocketRoute
+
+
+def test_the_scope_names_the_route_and_its_handler(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.get("/users/{user_id}")
+    async def user(user_id: str, request: Request) -> list[str]:
+        route = request.scope["route"]
+        return [route.path, request.scope["endpoint"].__name__, user_id]
+
+    assert serve(app).get("/users/rick").json() == ["/users/{user_id}", "user", "rick"]
+
+
+def test_a_route_answers_whether_a_scope_matches_it() -> None:
+    app = App()
+
+    @app.get("/items/{item_id:int}", name="item")
+    async def item(item_id: int) -> int:
+        return item_id
+
+    (route,) = app.routes
+    full, found = route.matches({"type": "http", "path": "/items/3", "method": "GET"})
+    assert (full, found["path_params"], found["endpoint"]) == (Match.FULL, {"item_id": 3}, item)
+    assert route.matches({"type": "http", "path": "/items/3", "method": "POST"})[0] is Match.PARTIAL
+    assert route.matches({"type": "http", "path": "/items/x", "method": "GET"}) == (Match.NONE, {})
+    assert route.matches({"type": "websocket", "path": "/items/3"}) == (Match.NONE, {})
+    assert route.url_path_for("item", item_id=4) == "/items/4"
+    with pytest.raises(NoMatchFound):
+        route.url_path_for("other", item_id=4)
+
+
+def test_including_a_router_with_an_empty_path_needs_a_prefix() -> None:
+    app, router = App(), Router()
+
+    @router.get("")
+    async def empty() -> str:
+        return "empty"
+
+    with pytest.raises(FastAPIError, match=r"Prefix and path cannot be both empty \(path op"):
+        app.include(router)
+    app.include(router, prefix="/prefix")
+    assert [route.path for route in app.routes] == ["/prefix"]
+
+
+def test_a_router_included_while_the_app_runs_is_served_from_the_next_request(
+    serve: ClientFactory,
+) -> None:
+    app = make_app()
+    client = serve(app)
+    assert client.get("/late/x").status_code == 404
+    router = Router(prefix="/late")
+
+    @router.get("/{name}")
+    async def late(name: str) -> list[str]:
+        return [name]
+
+    app.include(router)
+    assert client.get("/late/x").json() == ["x"]
+    assert app.url_path_for("late", name="y") == "/late/y"

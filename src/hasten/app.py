@@ -27,22 +27,21 @@ from .mounts import MountEndpoint
 from .overload import overloaded
 from .protocols import asgi, rsgi
 from .responses import Response
-from .routing import Route, Router, check_keywords
+from .routing import BaseRoute, Lifespan, Router, check_keywords
 from .runtime import Runtime
 from .settings import Settings, SettingsKeywords
-from .types import Hook, Middleware
+from .types import ASGIApp, Hook, Middleware
 
 if TYPE_CHECKING:
+    from .middleware import Middleware as MiddlewareEntry
     from .openapi.webhooks import Webhooks
 
 __all__ = ["App", "RouteInfo"]
 
 logger = logging.getLogger("hasten.error")
 
-H = TypeVar("H", bound=Hook)
 E = TypeVar("E", bound="ExceptionHandler")
 M = TypeVar("M", bound=Middleware)
-Lifespan = Callable[["App"], AbstractAsyncContextManager[Any]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +75,10 @@ class App(Router):
         self,
         *,
         lifespan: Lifespan | None = None,
+        on_startup: Sequence[Hook] | None = None,
+        on_shutdown: Sequence[Hook] | None = None,
+        routes: Sequence[BaseRoute] | None = None,
+        middleware: Sequence[MiddlewareEntry] | None = None,
         dependencies: Sequence[Any] = (),
         exception_handlers: Mapping[type[BaseException] | int, ExceptionHandler] | None = None,
         responses: Mapping[int | str, Mapping[str, Any]] | None = None,
@@ -90,6 +93,10 @@ class App(Router):
     ) -> None:
         # Given to every route, as a Router's (FastAPI's keywords).
         super().__init__(
+            routes=routes,
+            on_startup=on_startup,
+            on_shutdown=on_shutdown,
+            lifespan=lifespan,
             dependencies=dependencies,
             responses=responses,
             callbacks=callbacks,
@@ -119,12 +126,15 @@ class App(Router):
         )
         self._dependency_overrides = DependencyOverrides(self._overrides_changed)
         self.state = State()
-        self._lifespan = lifespan
         self._lifespan_stack: contextlib.AsyncExitStack | None = None
-        self._startup_hooks: list[Hook] = []
-        self._shutdown_hooks: list[Hook] = []
+        # What the lifespans yielded, merged (the app's wins): each request's state starts so.
+        self.lifespan_state: dict[str, Any] = {}
+        # Set at the first startup: middleware and exception handlers are compiled then.
+        self._frozen = False
         self._middlewares: list[Middleware] = []
-        self._asgi_middlewares: list[tuple[Callable[..., Any], dict[str, Any]]] = []
+        self._asgi_middlewares: list[
+            tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]
+        ] = []
         # Under RSGI, every connection goes through the ASGI stack (the RSGI → ASGI bridge).
         self.through_asgi = False
         self._start_lock = asyncio.Lock()
@@ -133,10 +143,13 @@ class App(Router):
         # While started: the compiled routes, pools and gate, and the request path.
         self.runtime: Runtime | None = None
         # The app's ASGI 3 callable, built anew at each startup; ``__call__`` calls it.
-        self.asgi: asgi.ASGIApp = asgi.ASGIAdapter(self)
+        self.asgi: ASGIApp = asgi.ASGIAdapter(self)
         # The OpenAPI document, once ``openapi()`` has generated it (FastAPI's name).
         self.openapi_schema: dict[str, Any] | None = None
         self._webhooks: Webhooks | None = None
+        for entry in middleware or ():
+            cls, args, options = entry
+            self.add_middleware(cls, *args, **options)
 
     # FastAPI's app attributes for the OpenAPI settings (``app.title``), read-only here.
     title = _setting("title")
@@ -167,33 +180,6 @@ class App(Router):
         loop.run_until_complete(self.shutdown())
 
     # Registration.
-    def on_startup(self, hook: H) -> H:
-        """Run ``hook`` (sync or async) when the app starts, before the first request."""
-        self._check_open("add a startup hook")
-        self._startup_hooks.append(hook)
-        return hook
-
-    def on_shutdown(self, hook: H) -> H:
-        """Run ``hook`` (sync or async) when the app stops, after requests in flight finish."""
-        self._check_open("add a shutdown hook")
-        self._shutdown_hooks.append(hook)
-        return hook
-
-    def on_event(self, event: Literal["startup", "shutdown"]) -> Callable[[H], H]:
-        """``@app.on_event("startup")``: FastAPI's older form of ``on_startup``/``on_shutdown``,
-        deprecated there (a DeprecationWarning, as FastAPI's)."""
-        warnings.warn(
-            "on_event is deprecated, use lifespan event handlers instead (in hasten: "
-            "App(lifespan=...), or @app.on_startup and @app.on_shutdown).",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        if event == "startup":
-            return self.on_startup
-        if event == "shutdown":
-            return self.on_shutdown
-        raise ValueError(f"Unknown event {event!r}: 'startup' or 'shutdown'")
-
     @overload
     def middleware(self, middleware: M) -> M: ...
 
@@ -257,28 +243,40 @@ class App(Router):
         if self.runtime is not None:
             self.runtime.use_overrides(self._dependency_overrides)
 
-    def _register(self, route: Route) -> None:
-        """Add ``route``, also once the app has started (as FastAPI allows); while it runs,
-        it is served from the next request on: the matcher is built again, once per route
-        added so."""
+    def _changed(self) -> None:
+        """The routes changed (a route added, a router included, here or in a router
+        included): while the app runs, it serves them from the next request on, every route
+        compiled again once per change (FastAPI allows it)."""
+        super()._changed()
+        self.openapi_schema = None
         if self.runtime is not None:
-            self.runtime.add_route(self._full(route))
-        self._routes.append(route)
-        if self._frozen:  # registered after a startup: derived from the routes again
-            self._names = None
-            self.openapi_schema = None
+            self.runtime.use_routes(self._served_routes())
 
-    def add_middleware(self, cls: Callable[..., Any], **options: Any) -> None:
+    def _served_routes(self) -> list[BaseRoute]:
+        """The app's routes, and those serving its document and docs pages."""
+        # Imported here, not with hasten: only a process that starts an app pays for it.
+        from .openapi.docs import docs_routes
+
+        return [*self.routes, *docs_routes(self)]
+
+    def _check_open(self, action: str) -> None:
+        if self._frozen:
+            raise RuntimeError(
+                f"Cannot {action}: the app has started and its middleware and exception "
+                "handlers are compiled. Add them before the app starts."
+            )
+
+    def add_middleware(self, cls: Callable[..., Any], *args: Any, **options: Any) -> None:
         """Add a hasten middleware class (``CORSMiddleware``, ``GZipMiddleware``, ...) built
         with ``options``: ``app.add_middleware(CORSMiddleware, allow_origins=["*"])``. It runs
         inside the ones added before it. A Starlette-style ASGI middleware class (its first
         parameter is the ``app`` it wraps) is added as ``add_asgi_middleware`` adds it.
         """
         if _wraps_an_app(cls):
-            self.add_asgi_middleware(cls, **options)
+            self.add_asgi_middleware(cls, *args, **options)
             return
         self._check_open("add a middleware")
-        self._middlewares.append(cls(**options))
+        self._middlewares.append(cls(*args, **options))
 
     def add_metrics(self, path: str = "/metrics") -> None:
         """Serve Prometheus metrics at ``path``: ``App(metrics_url=path)`` for an app made
@@ -286,19 +284,20 @@ class App(Router):
         self._check_open("add metrics")
         self.settings = dataclasses.replace(self.settings, metrics_url=path)
 
-    def add_asgi_middleware(self, cls: Callable[..., asgi.ASGIApp], **options: Any) -> None:
+    def add_asgi_middleware(self, cls: Callable[..., ASGIApp], *args: Any, **options: Any) -> None:
         """Wrap the app's ASGI callable (``app.asgi``) in a third-party ASGI middleware:
-        ``cls(app, **options)``, the first added outermost. Under Granian RSGI every request
-        then goes through the ASGI stack, over the RSGI → ASGI bridge (see the README)."""
+        ``cls(app, *args, **options)``, the first added outermost. Under Granian RSGI every
+        request then goes through the ASGI stack, over the RSGI → ASGI bridge (see the
+        README)."""
         self._check_open("add an ASGI middleware")
-        self._asgi_middlewares.append((cls, options))
+        self._asgi_middlewares.append((cls, args, options))
         self.asgi = self._build_asgi()
         self.through_asgi = True
 
-    def _build_asgi(self) -> asgi.ASGIApp:
-        handler: asgi.ASGIApp = asgi.ASGIAdapter(self)
-        for cls, options in reversed(self._asgi_middlewares):
-            handler = cls(handler, **options)
+    def _build_asgi(self) -> ASGIApp:
+        handler: ASGIApp = asgi.ASGIAdapter(self)
+        for cls, args, options in reversed(self._asgi_middlewares):
+            handler = cls(handler, *args, **options)
         return handler
 
     # Lifecycle.
@@ -307,27 +306,32 @@ class App(Router):
         return self.runtime is not None
 
     async def startup(self) -> None:
-        """Compile routes and middleware, start the pools, run startup hooks. Idempotent."""
+        """Compile routes and middleware, start the pools, run startup hooks and enter the
+        lifespans (the app's, then its routers'). Idempotent."""
         async with self._start_lock:
             if self.runtime is not None:
                 return
-            self._freeze()
-            # Imported here, not with hasten: only a process that starts an app pays for it.
-            from .openapi.docs import docs_routes
-
+            self._frozen = True
+            self.lifespan_state = {}
             runtime = Runtime(
                 self.settings,
-                [*self.routes, *docs_routes(self)],
+                self._served_routes(),
                 self._middlewares,
                 self.exception_handlers,
                 self.dependency_overrides,
+                state=self.lifespan_state,
             )
+            routers = list(self._lifecycle())
             stack = contextlib.AsyncExitStack()
             try:
-                for hook in self._startup_hooks:
-                    await _run_hook(hook)
-                if self._lifespan is not None:
-                    await stack.enter_async_context(self._lifespan(self))
+                for router in routers:
+                    for hook in router._startup_hooks:
+                        await _run_hook(hook)
+                for router in routers:
+                    if router.lifespan is not None:
+                        state = await _enter_lifespan(stack, router.lifespan, self)
+                        for key, value in (state or {}).items():
+                            self.lifespan_state.setdefault(key, value)  # the outer one wins
                 for mounted in self._mounted_apps():
                     await mounted.startup()
                     stack.push_async_callback(mounted.shutdown)
@@ -375,8 +379,9 @@ class App(Router):
             try:
                 if self._lifespan_stack is not None:
                     await self._lifespan_stack.aclose()
-                for hook in self._shutdown_hooks:
-                    await _run_hook(hook)
+                for router in self._lifecycle():
+                    for hook in router._shutdown_hooks:
+                        await _run_hook(hook)
             finally:
                 concurrency.forget_threads(runtime.pools.threads)
                 await asyncio.to_thread(runtime.stop)
@@ -471,6 +476,29 @@ async def _run_hook(hook: Hook) -> None:
     result = hook()
     if inspect.isawaitable(result):
         await result
+
+
+async def _enter_lifespan(
+    stack: contextlib.AsyncExitStack, lifespan: Lifespan, app: App
+) -> Mapping[str, Any] | None:
+    """Enter ``lifespan(app)`` on ``stack``: what it yields, the state requests start with.
+    It may be an async or a sync context manager, or an (async) generator function, as
+    FastAPI takes each."""
+    if inspect.isasyncgenfunction(lifespan):
+        lifespan = contextlib.asynccontextmanager(lifespan)
+    elif inspect.isgeneratorfunction(lifespan):
+        lifespan = contextlib.contextmanager(lifespan)
+    context = lifespan(app)
+    if isinstance(context, AbstractAsyncContextManager):
+        state = await stack.enter_async_context(context)
+    else:
+        state = stack.enter_context(context)
+    if state is not None and not isinstance(state, Mapping):
+        raise TypeError(
+            f"The lifespan {lifespan!r} yielded {state!r}: a lifespan yields nothing, or a dict "
+            "of the state every request starts with"
+        )
+    return state
 
 
 # What App() takes: its own keywords and the settings' (a typo is named with the closest).

@@ -1,16 +1,31 @@
-"""Starlette's ``run_in_threadpool``: blocking work off the event loop, on the app's threads."""
+"""Starlette's and FastAPI's thread helpers: blocking work off the event loop.
+
+Inside a running hasten app they use the app's thread pool (its ``max_threads``); anywhere
+else (a script, a test, a trio event loop) AnyIO's worker threads, as Starlette's do.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import weakref
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from concurrent.futures import Executor
+from contextlib import AbstractContextManager
 from typing import ParamSpec, TypeVar
 
-__all__ = ["forget_threads", "run_in_threadpool", "use_threads"]
+import anyio.to_thread
+
+__all__ = [
+    "contextmanager_in_threadpool",
+    "current_threads",
+    "forget_threads",
+    "iterate_in_threadpool",
+    "run_in_threadpool",
+    "use_threads",
+]
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -27,15 +42,72 @@ def use_threads(pool: Executor) -> None:
 
 
 def forget_threads(pool: Executor) -> None:
-    """Stop using ``pool`` (its app is stopping): the loop's default executor takes over."""
+    """Stop using ``pool`` (its app is stopping): AnyIO's worker threads take over."""
     for loop, used in list(_threads.items()):
         if used is pool:
             del _threads[loop]
 
 
+def current_threads() -> Executor | None:
+    """The thread pool of the hasten app running on this event loop, if one is."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # another event loop than asyncio's (trio)
+        return None
+    return _threads.get(loop)
+
+
 async def run_in_threadpool(func: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     """``func(*args, **kwargs)`` on the thread pool of the app running on this event loop (its
-    ``max_threads``), else on the loop's default executor; context variables go along."""
-    loop = asyncio.get_running_loop()
-    call = functools.partial(contextvars.copy_context().run, func, *args, **kwargs)
-    return await loop.run_in_executor(_threads.get(loop), call)
+    ``max_threads``), else on AnyIO's worker threads; context variables go along."""
+    call = functools.partial(func, *args, **kwargs)
+    pool = current_threads()
+    if pool is None:
+        return await anyio.to_thread.run_sync(call)
+    # The contextvars go along, as AnyIO's own worker threads take them.
+    in_context = functools.partial(contextvars.copy_context().run, call)
+    return await asyncio.wrap_future(pool.submit(in_context))
+
+
+class _Exhausted(Exception):
+    """An iterator's end, raised by ``_next``: StopIteration cannot cross into a Future."""
+
+
+def _next(iterator: Iterator[T]) -> T:
+    try:
+        return next(iterator)
+    except StopIteration:
+        raise _Exhausted from None
+
+
+async def iterate_in_threadpool(iterator: Iterable[T]) -> AsyncIterator[T]:
+    """A sync iterable as an async one, each ``next()`` run by ``run_in_threadpool``."""
+    items = iter(iterator)
+    while True:
+        try:
+            yield await run_in_threadpool(_next, items)
+        except _Exhausted:
+            break
+
+
+@contextlib.asynccontextmanager
+async def contextmanager_in_threadpool(cm: AbstractContextManager[T]) -> AsyncIterator[T]:
+    """A sync context manager used from async code: ``__enter__`` and ``__exit__`` each run on
+    a worker thread. ``__exit__`` runs only after ``__enter__`` succeeded, needs no free
+    thread of the pool (a context manager with a pool of its own could otherwise deadlock
+    waiting for one), and is never cut short by a cancellation, as FastAPI's."""
+    value = await run_in_threadpool(cm.__enter__)
+    # A thread of its own for __exit__: a limiter of one that nothing else waits on.
+    exit_limiter = anyio.CapacityLimiter(1)
+    try:
+        yield value
+    except BaseException as exc:
+        with anyio.CancelScope(shield=True):
+            suppressed = await anyio.to_thread.run_sync(
+                cm.__exit__, type(exc), exc, exc.__traceback__, limiter=exit_limiter
+            )
+        if not suppressed:
+            raise
+    else:
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(cm.__exit__, None, None, None, limiter=exit_limiter)

@@ -14,6 +14,7 @@ from .scopes import ConnectionScope
 if TYPE_CHECKING:
     from .lifecycle import Cleanup
     from .responses import Response
+    from .types import Target
 
 __all__ = ["NO_PATH_PARAMS", "Connection", "PathParams"]
 
@@ -49,6 +50,7 @@ class Connection:
     _cleanup: Cleanup | None = None
     # The Response a handler or dependency takes to set headers, cookies or the status on.
     _sub_response: Response | None = None
+    _target: Target | None = None  # the route's, once matched
 
     @overload
     def __init__(self, scope: ConnectionScope, receive: Any = None, send: Any = None, /) -> None:
@@ -191,9 +193,10 @@ class Connection:
 
     @property
     def state(self) -> State:
-        """Attributes for this connection only: ``request.state.user = user``."""
+        """Attributes for this connection only: ``request.state.user = user``; it starts
+        with what the app's lifespan yielded (a copy of it), as Starlette's."""
         if self._state is None:
-            self._state = State()
+            self._state = State(**self.context.state)
         return self._state
 
     @property

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .body_wait import BodyWait
@@ -66,6 +66,9 @@ class ServeContext:
     # The app's thread pool (None: asyncio's default, for a request made outside an app).
     threads: Executor | None
     dependencies: AppDependencies | None = None  # overrides and app-scoped values
+    # What the app's lifespans yielded (Starlette's lifespan state): each connection's
+    # ``state`` starts as a copy of it. Filled once they have entered, at startup.
+    state: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def of(
@@ -74,8 +77,10 @@ class ServeContext:
         body_wait: BodyWait,
         threads: Executor | None,
         dependencies: AppDependencies | None = None,
+        state: dict[str, Any] | None = None,
     ) -> ServeContext:
-        """The context of an app with ``settings``."""
+        """The context of an app with ``settings`` (``state``: its lifespan state, filled
+        when its lifespans have entered)."""
         return cls(
             body_limit=settings.max_body_size,
             max_headers=settings.max_headers,
@@ -95,6 +100,7 @@ class ServeContext:
             body_wait=body_wait,
             threads=threads,
             dependencies=dependencies,
+            state={} if state is None else state,
         )
 
     def of_route(

@@ -1,12 +1,26 @@
-"""Headers and query parameters: case-insensitive, multi-valued, read-mostly."""
+"""Headers and query parameters: case-insensitive, multi-valued, read-mostly; and the other
+data structures Starlette's and FastAPI's modules of that name hold (``UploadFile``,
+``Default``)."""
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple, TypeVar, overload
 from urllib.parse import SplitResult, unquote_plus, urlsplit, urlunsplit
 
-__all__ = ["URL", "Address", "Headers", "MutableHeaders", "QueryParams", "State", "parse_query"]
+__all__ = [
+    "URL",
+    "Address",
+    "Default",
+    "DefaultPlaceholder",
+    "Headers",
+    "MutableHeaders",
+    "QueryParams",
+    "State",
+    "UploadFile",
+    "parse_query",
+]
 
 T = TypeVar("T")
 
@@ -232,3 +246,35 @@ class State:
 
     def __repr__(self) -> str:
         return f"State({self.__dict__!r})"
+
+
+class DefaultPlaceholder:
+    """A default that was not given but left as it is (FastAPI's ``Default(value)``): true and
+    equal as its value is, so that code can tell "given" from "left at the default"."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __bool__(self) -> bool:
+        return bool(self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DefaultPlaceholder) and other.value == self.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __repr__(self) -> str:
+        return f"Default({self.value!r})"
+
+
+def Default(value: T) -> T:
+    """``value``, marked as a default left as it is (see ``DefaultPlaceholder``)."""
+    # Typed as the value, as FastAPI's, for the keywords it defaults.
+    return typing.cast(T, DefaultPlaceholder(value))
+
+
+# Starlette's module holds UploadFile too; it lives in uploads.py, which builds on Headers.
+from .uploads import UploadFile  # noqa: E402

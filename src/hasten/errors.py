@@ -21,6 +21,7 @@ __all__ = [
     "FastAPIError",
     "HTTPError",
     "HTTPException",
+    "PydanticV1NotSupportedError",
     "RequestValidationError",
     "ResponseValidationError",
     "ValidationException",
@@ -117,6 +118,11 @@ HTTPException = HTTPError
 
 class FastAPIError(RuntimeError):
     """An app is put together wrongly (FastAPI's name, for what it raises at registration)."""
+
+
+class PydanticV1NotSupportedError(FastAPIError, TypeError):
+    """A route takes or sends a pydantic v1 model (``pydantic.v1``): hasten validates pydantic
+    v2 models only, as FastAPI does (FastAPI's name; a TypeError too)."""
 
 
 # FastAPI's words when a ``yield`` dependency swallows the exception a request failed with.

@@ -17,7 +17,7 @@ from email.utils import formatdate, parsedate_to_datetime
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from .background import BackgroundTasks
+from .background import BackgroundTask
 from .lifecycle import submit
 from .responses import Response
 from .transport import Outbound, Sent
@@ -49,7 +49,7 @@ class FileResponse(Response):
         status: int | None = None,
         headers: Mapping[str, str] | None = None,
         media_type: str | None = None,
-        background: BackgroundTasks | None = None,
+        background: BackgroundTask | None = None,
         filename: str | None = None,
         stat_result: os.stat_result | None = None,
         *,

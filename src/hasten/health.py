@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from .errors import HTTPError
 from .requests import Request
 from .responses import JSONResponse, Response
-from .routing import Route, Router
+from .routing import BaseRoute, Router
 from .settings import Settings
 
 if TYPE_CHECKING:
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 __all__ = ["control_routes"]
 
 
-def control_routes(settings: Settings, runtime: Runtime) -> list[Route]:
+def control_routes(settings: Settings, runtime: Runtime) -> list[BaseRoute]:
     """The routes ``settings`` ask for (none by default), answering about ``runtime``."""
     router = Router()
     if settings.health_url is not None:

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from .background import BackgroundTasks, task_name
+from .background import BackgroundTask, BackgroundTasks, task_name
 from .errors import SWALLOWED, FastAPIError, report_unhandled
 
 if TYPE_CHECKING:
@@ -31,6 +31,7 @@ __all__ = [
     "cleanup_of",
     "close_exit",
     "resume",
+    "run_task",
     "run_tasks",
     "submit",
     "unwound",
@@ -195,17 +196,24 @@ def cleanup_of(connection: Connection) -> Cleanup:
     return cleanup
 
 
-async def run_tasks(tasks: BackgroundTasks, threads: Executor | None) -> None:
-    """Run every background task in order: an ``async def`` on the loop, any other on
-    ``threads``; a failure is logged, never raised."""
-    for func, args, kwargs in tasks.tasks:
+async def run_tasks(tasks: BackgroundTask, threads: Executor | None) -> None:
+    """Run every background task in order (``tasks``: a BackgroundTasks, or one
+    BackgroundTask): an ``async def`` on the loop, any other on ``threads``; a failure is
+    logged, never raised."""
+    for task in tasks.tasks:
         try:
-            if inspect.iscoroutinefunction(func):
-                await func(*args, **kwargs)
-            else:
-                result = await submit(threads, func, *args, **kwargs)
-                if inspect.isawaitable(result):
-                    await result
+            await run_task(task, threads)
         except Exception as exc:
-            logger.error("Background task %s failed", task_name(func), exc_info=exc)
+            logger.error("Background task %s failed", task_name(task.func), exc_info=exc)
             report_unhandled(exc)  # a TestClient raises it, as Starlette's does
+
+
+async def run_task(task: BackgroundTask, threads: Executor | None) -> None:
+    """Run one background task: an ``async def`` on the loop, any other on ``threads``."""
+    func, args, kwargs = task.func, task.args, task.kwargs
+    if inspect.iscoroutinefunction(func):
+        await func(*args, **kwargs)
+        return
+    result = await submit(threads, func, *args, **kwargs)
+    if inspect.isawaitable(result):
+        await result

@@ -91,9 +91,19 @@ class Matcher:
     number of routes. Unknown paths get a 404 target, known paths with another method a 405
     target carrying ``Allow``."""
 
-    __slots__ = ("_not_allowed", "_parents", "_static", "_tree", "shadowed", "static_targets")
+    __slots__ = (
+        "_not_allowed",
+        "_parents",
+        "_redirect_slashes",
+        "_static",
+        "_tree",
+        "shadowed",
+        "static_targets",
+    )
 
-    def __init__(self, routes: Sequence[CompiledRoute]) -> None:
+    def __init__(self, routes: Sequence[CompiledRoute], *, redirect_slashes: bool = True) -> None:
+        # A path that matches with its trailing slash added or removed is redirected there.
+        self._redirect_slashes = redirect_slashes
         # Where a route catches requests an earlier one catches already: it never serves them.
         self.shadowed: list[str] = []
         self._static: dict[str, _Node] = {}
@@ -176,7 +186,9 @@ class Matcher:
                 target = self._not_allowed[allowed] = _not_allowed(allowed)
             return target
         alternative = path[:-1] if path.endswith("/") else path + "/"
-        if path != "/" and self.allowed_methods(alternative) - _WEBSOCKET:
+        if not self._redirect_slashes or path == "/":
+            return _NOT_FOUND
+        if self.allowed_methods(alternative) - _WEBSOCKET:
             return _redirect(alternative)
         return _NOT_FOUND
 

@@ -10,7 +10,7 @@ messages, files through Granian's ``response_file`` (``http.response.pathsend``)
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .connection import Connection
@@ -20,7 +20,7 @@ from .renderers import Renderer
 from .requests import Request
 from .responses import Response
 from .transport import Outbound
-from .types import Target
+from .types import ASGIApp, Target
 from .websockets import WebSocket
 
 if TYPE_CHECKING:
@@ -30,15 +30,6 @@ if TYPE_CHECKING:
     from .pools import Pools
 
 __all__ = ["MOUNT_PATH", "ASGIApp", "MountEndpoint", "MountResponse", "Mountable", "is_native"]
-
-ASGIApp = Callable[
-    [
-        MutableMapping[str, Any],
-        Callable[[], Awaitable[MutableMapping[str, Any]]],
-        Callable[[MutableMapping[str, Any]], Awaitable[None]],
-    ],
-    Awaitable[None],
-]
 
 
 class Mountable(Protocol):

@@ -838,11 +838,12 @@ def _check_readable(where: str, parameter: Parameter) -> None:
 
 def _check_pydantic_v2(where: str, parameter: Parameter) -> None:
     """A pydantic v1 model (``pydantic.v1``) cannot be validated: say what to do."""
+    from .errors import PydanticV1NotSupportedError
     from .models import pydantic_v1_model
 
     model = pydantic_v1_model(parameter.annotation)
     if model is not None:
-        raise TypeError(
+        raise PydanticV1NotSupportedError(
             f"{where}: parameter {parameter.name!r} is a pydantic v1 model "
             f"({model.__qualname__}); hasten validates pydantic v2 models only, as "
             "FastAPI does: declare it with `from pydantic import BaseModel`, not "

@@ -142,6 +142,31 @@ class PathTemplate:
         """The names of its parameters."""
         return frozenset(param.name for param in self.params)
 
+    def match(self, path: str) -> dict[str, Any] | None:
+        """The parameters' values where ``path`` is this template's, converted; else None.
+        (The app's matcher matches requests; this is for code that asks of one route.)"""
+        parts = path.split("/")[1:] if path.startswith("/") else None
+        if parts is None:
+            return None
+        values: dict[str, Any] = {}
+        for index, segment in enumerate(self.segments):
+            if index >= len(parts):
+                return None
+            part = parts[index]
+            if isinstance(segment, str):
+                if part != segment:
+                    return None
+                continue
+            convert = segment.converter.convert
+            if segment.converter.name == "path":
+                values[segment.name] = "/".join(parts[index:])
+                return values
+            value = part if convert is None else convert(part)
+            if value is NO_MATCH or value == "":
+                return None
+            values[segment.name] = value
+        return values if len(parts) == len(self.segments) else None
+
     def format(self, values: Mapping[str, Any]) -> str:
         """The path with each parameter given its value in ``values`` (as Starlette's
         ``url_path_for``: a ``str`` one may hold no ``/``)."""

@@ -17,7 +17,6 @@ from .scopes import ConnectionScope, Receive
 if TYPE_CHECKING:
     from .forms import FormData
     from .transport import Inbound, StreamWriter
-    from .types import Target
 
 __all__ = ["ClientDisconnected", "HTTPConnection", "Request"]
 
@@ -46,7 +45,6 @@ class Request(Connection):
     """
 
     _channel: Inbound
-    _target: Target | None = None  # the route's, once matched
     # ``_body``, the whole body once read, is set only then, as Starlette's: a subclass may
     # test ``hasattr(self, "_body")`` or set it to stand for the body.
     _body: bytes

@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 import msgspec
 
-from .background import BackgroundTasks
+from .background import BackgroundTask
 from .datastructures import MutableHeaders
 from .errors import one_status
 from .protocols import CLIENT_GONE
@@ -76,7 +76,7 @@ class Response:
         status: int | None = None,
         headers: Mapping[str, str] | None = None,
         media_type: str | None = None,
-        background: BackgroundTasks | None = None,
+        background: BackgroundTask | None = None,
         *,
         status_code: int | None = None,
     ) -> None:
@@ -291,7 +291,7 @@ class RedirectResponse(Response):
         url: str,
         status: int | None = None,
         headers: Mapping[str, str] | None = None,
-        background: BackgroundTasks | None = None,
+        background: BackgroundTask | None = None,
         *,
         status_code: int | None = None,
     ) -> None:
@@ -322,7 +322,7 @@ class StreamingResponse(Response):
         status: int | None = None,
         headers: Mapping[str, str] | None = None,
         media_type: str | None = None,
-        background: BackgroundTasks | None = None,
+        background: BackgroundTask | None = None,
         *,
         status_code: int | None = None,
     ) -> None:

@@ -7,16 +7,17 @@ import dataclasses
 import difflib
 import types
 import typing
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, TypedDict, TypeVar, Unpack
+from typing import Any, Literal, Self, TypedDict, TypeVar, Unpack
 
 from .context import ServeContext
 from .dependencies import AppDependencies
 from .endpoints import Endpoint, Offload, RouteOptions, check_dependencies
-from .errors import FastAPIError, one_status
+from .errors import FastAPIError, PydanticV1NotSupportedError, one_status
 from .matcher import CompiledRoute
 from .models import IncEx, pydantic_v1_model
 from .mounts import MOUNT_PATH, MountEndpoint, is_native
@@ -27,11 +28,26 @@ from .renderers import Renderer
 from .requests import Request
 from .responses import Response
 from .settings import FormLimitsKeywords, check_body_size, check_form_limits
-from .types import Handler, Target
+from .types import Handler, Hook, Target
 
-__all__ = ["Inherited", "NoMatchFound", "Route", "Router"]
+__all__ = [
+    "APIWebSocketRoute",
+    "BaseRoute",
+    "Inherited",
+    "Lifespan",
+    "Match",
+    "Mount",
+    "NoMatchFound",
+    "Route",
+    "Router",
+    "WebSocketRoute",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
+H = TypeVar("H", bound=Hook)
+# ``lifespan(app)``: a context manager, async or not, around the app's run (what it yields,
+# a dict, is the state every request starts with); an (async) generator function is one too.
+Lifespan = Callable[[Any], Any]
 HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"})
 # What a WebSocket route is registered under, beside the HTTP methods: one matcher serves both.
 WEBSOCKET = "WEBSOCKET"
@@ -214,13 +230,22 @@ def _first(value: Any, default: Any) -> Any:
     return default if value is None else value
 
 
+class Match(Enum):
+    """How a route matches a connection's scope (Starlette's): not at all, by its path alone
+    (another method), or fully."""
+
+    NONE = 0
+    PARTIAL = 1
+    FULL = 2
+
+
 @dataclass(frozen=True, slots=True)
-class Route:
+class BaseRoute:
     """A registered route: its parsed path, methods and compiled endpoint, and the OpenAPI
     tags and the dependencies of the routers (and app) it was included through.
 
-    A subclass (a router's ``route_class=``, FastAPI's custom ``APIRoute``) may override
-    ``get_route_handler`` to wrap what serves the route.
+    ``Route`` serves HTTP requests, ``WebSocketRoute`` WebSocket connections and ``Mount``
+    another app under a prefix (Starlette's classes of the same names).
     """
 
     template: PathTemplate
@@ -254,7 +279,30 @@ class Route:
             return None
         return self.template.format(values)
 
-    def with_prefix(self, prefix: str, inherited: Inherited = Inherited()) -> Route:
+    def url_path_for(self, name: str, /, **values: Any) -> str:
+        """This route's path, if it is called ``name`` and takes ``values``; else
+        NoMatchFound (Starlette's)."""
+        path = self.url_path(values) if name == self.name else None
+        if path is None:
+            raise NoMatchFound(f"No route named {name!r} takes the parameters {sorted(values)}")
+        return path
+
+    def matches(self, scope: Mapping[str, Any]) -> tuple[Match, dict[str, Any]]:
+        """Whether a connection's ``scope`` (its ``type``, ``path`` and ``method``) is this
+        route's, and the scope's values if it is (Starlette's)."""
+        websocket = scope.get("type") == "websocket"
+        if websocket != (WEBSOCKET in self.methods):
+            return Match.NONE, {}
+        values = self.template.match(scope.get("path", ""))
+        if values is None:
+            return Match.NONE, {}
+        found = {"endpoint": self.endpoint.func, "path_params": values, "route": self}
+        method = scope.get("method", "GET")
+        if websocket or method in self.methods or (method == "HEAD" and "GET" in self.methods):
+            return Match.FULL, found
+        return Match.PARTIAL, found
+
+    def with_prefix(self, prefix: str, inherited: Inherited = Inherited()) -> Self:
         """This route under ``prefix``, with what the routers it is included through give it."""
         template = self.template.with_prefix(prefix)
         return dataclasses.replace(
@@ -281,19 +329,6 @@ class Route:
         """``GET /items/{id}``: how logs and errors name the route."""
         return f"{'|'.join(sorted(self.methods))} {self.path}"
 
-    def get_route_handler(self) -> Handler:
-        """What serves this route, ``async (request) -> Response``: read its values, run its
-        handler, render the result. A subclass may wrap it (time it, catch an error, hand on
-        another request); it is called once, when the app starts."""
-        if self.target is None:
-            raise RuntimeError("get_route_handler() is called by the app, when it starts")
-        invoke, render = self.target.invoke, self.target.render
-
-        async def handle(request: Request) -> Response:
-            return render(await invoke(request))
-
-        return handle
-
     def compile(
         self,
         pools: Pools,
@@ -308,12 +343,62 @@ class Route:
                 f"Route '' of {self.endpoint.name}: a path may be '' only under a router prefix, "
                 "which it then serves"
             )
-        target = self.endpoint.bind(pools, self.label, self.dependencies, dependencies, context)
-        if type(self).get_route_handler is not Route.get_route_handler:
-            handler = dataclasses.replace(self, target=target).get_route_handler()
-            target = Target(target.name, handler, _AS_IS)
+        target = self._target(
+            self.endpoint.bind(pools, self.label, self.dependencies, dependencies, context)
+        )
         target.websocket = WEBSOCKET in self.methods
+        target.route = self
         return CompiledRoute(self.template, self.methods, target, f"{self.label} ({target.name})")
+
+    def _target(self, bound: Target) -> Target:
+        """What serves this route, from its endpoint ``bound`` to the app."""
+        return bound
+
+
+@dataclass(frozen=True, slots=True)
+class Route(BaseRoute):
+    """An HTTP route (FastAPI's ``APIRoute``). A subclass (a router's ``route_class=``,
+    FastAPI's custom ``APIRoute``) may override ``get_route_handler`` to wrap what serves the
+    route."""
+
+    def get_route_handler(self) -> Handler:
+        """What serves this route, ``async (request) -> Response``: read its values, run its
+        handler, render the result. A subclass may wrap it (time it, catch an error, hand on
+        another request); it is called once, when the app starts."""
+        if self.target is None:
+            raise RuntimeError("get_route_handler() is called by the app, when it starts")
+        invoke, render = self.target.invoke, self.target.render
+
+        async def handle(request: Request) -> Response:
+            return render(await invoke(request))
+
+        return handle
+
+    def _target(self, bound: Target) -> Target:
+        if type(self).get_route_handler is Route.get_route_handler:
+            return bound
+        handler = dataclasses.replace(self, target=bound).get_route_handler()
+        return Target(bound.name, handler, _AS_IS)
+
+
+@dataclass(frozen=True, slots=True)
+class WebSocketRoute(BaseRoute):
+    """A WebSocket route (FastAPI's ``APIWebSocketRoute``)."""
+
+
+APIWebSocketRoute = WebSocketRoute  # FastAPI's name
+
+
+@dataclass(frozen=True, slots=True)
+class Mount(BaseRoute):
+    """One of the two routes of a mounted app (its prefix, and every path under it)."""
+
+    @property
+    def app(self) -> Any:
+        """The app mounted (Starlette's name)."""
+        endpoint = self.endpoint
+        assert isinstance(endpoint, MountEndpoint)
+        return endpoint.mounted
 
 
 # A custom route handler's result is its Response.
@@ -322,13 +407,23 @@ _AS_IS = Renderer(200).render
 
 class Router:
     """A group of routes under a common prefix, included into an App with ``app.include``
-    (or ``app.include_router``, FastAPI's name)."""
+    (or ``app.include_router``, FastAPI's name).
+
+    Routes, and routers included, may be added at any time, also once an app that includes
+    this router has started (as FastAPI allows): the app compiles its routes again, once per
+    change. ``on_startup``, ``on_shutdown`` and ``lifespan`` run with the app that includes
+    the router, after the app's own.
+    """
 
     def __init__(
         self,
         prefix: str = "",
         *,
         route_class: type[Route] | None = None,
+        routes: Sequence[BaseRoute] | None = None,
+        on_startup: Sequence[Hook] | None = None,
+        on_shutdown: Sequence[Hook] | None = None,
+        lifespan: Lifespan | None = None,
         **keywords: Unpack[InheritedKeywords],
     ) -> None:
         _check_prefix(prefix, "Router prefix")
@@ -338,10 +433,14 @@ class Router:
         self.inherited = Inherited.given(f"Router({prefix!r})", **keywords)
         # The class of the routes registered here from now on (FastAPI's custom APIRoute).
         self.route_class = route_class or Route
-        self._routes: list[Route] = []
+        self._routes: list[BaseRoute] = list(routes or ())
         self._children: list[tuple[str, Router, Inherited]] = []
-        self._frozen = False
-        self._names: dict[str, list[Route]] | None = None
+        # The routers that include this one: told of every change (see ``_changed``).
+        self._parents: list[Router] = []
+        self._names: dict[str, list[BaseRoute]] | None = None
+        self._startup_hooks: list[Hook] = list(on_startup or ())
+        self._shutdown_hooks: list[Hook] = list(on_shutdown or ())
+        self.lifespan = lifespan
 
     @property
     def tags(self) -> tuple[str, ...]:
@@ -352,9 +451,9 @@ class Router:
         return self.inherited.dependencies
 
     def route(
-        self, path: str, methods: Iterable[str] = ("GET",), **options: Unpack[RouteKeywords]
+        self, path: str, methods: Iterable[str] | None = None, **options: Unpack[RouteKeywords]
     ) -> Callable[[F], F]:
-        """Register the decorated function for ``methods`` on ``path``.
+        """Register the decorated function for ``methods`` (default GET) on ``path``.
 
         ``path`` may be ``""`` in a router with a prefix (or included under one): the route
         serves the prefix itself. Keywords: ``status`` (default 200; ``status_code`` is
@@ -374,15 +473,17 @@ class Router:
 
         return register
 
+    api_route = route  # FastAPI's name
+
     def add_route(
         self,
         path: str,
         func: Callable[..., Any],
-        methods: Iterable[str] = ("GET",),
+        methods: Iterable[str] | None = None,
         **options: Unpack[RouteKeywords],
     ) -> Route:
         """Register ``func``; its signature is analysed now, so mistakes surface at import."""
-        wanted = frozenset(method.upper() for method in methods)
+        wanted = frozenset(method.upper() for method in methods or ("GET",))
         unknown = wanted - HTTP_METHODS
         if unknown or not wanted:
             raise ValueError(f"Route {path!r}: unknown HTTP method(s) {sorted(unknown) or '[]'}")
@@ -396,30 +497,47 @@ class Router:
         self._register(route)
         return route
 
-    def websocket(self, path: str) -> Callable[[F], F]:
+    add_api_route = add_route  # FastAPI's name
+
+    def websocket(
+        self, path: str, name: str | None = None, *, dependencies: Sequence[Any] = ()
+    ) -> Callable[[F], F]:
         """Register the decorated ``async def`` for WebSocket connections to ``path``.
 
         It takes the same path, query, header and cookie parameters as an HTTP handler, and
-        the connection as a ``WebSocket`` parameter.
+        the connection as a ``WebSocket`` parameter; ``dependencies=[Depends(...)]`` run
+        before it. ``name``: what ``url_for`` calls it.
         """
 
         def register(func: F) -> F:
-            self.add_websocket_route(path, func)
+            self.add_websocket_route(path, func, name, dependencies=dependencies)
             return func
 
         return register
 
-    def add_websocket_route(self, path: str, func: Callable[..., Any]) -> Route:
+    websocket_route = websocket  # Starlette's name
+
+    def add_websocket_route(
+        self,
+        path: str,
+        func: Callable[..., Any],
+        name: str | None = None,
+        *,
+        dependencies: Sequence[Any] = (),
+    ) -> WebSocketRoute:
         """Register ``func`` for WebSocket connections to ``path``."""
         template = PathTemplate.parse(path)
+        options = RouteOptions(name=name, dependencies=dependencies)
         with _registering(func, f"WEBSOCKET {path}"):
-            endpoint = Endpoint(func, template.with_prefix(self.prefix), RouteOptions())
+            endpoint = Endpoint(func, template.with_prefix(self.prefix), options)
             if endpoint.runs_on != "event loop":
                 raise TypeError(f"WebSocket handler {endpoint.name} must be an async def")
             _check_connection_types(endpoint, websocket=True)
-        route = Route(template, frozenset({WEBSOCKET}), endpoint)
+        route = WebSocketRoute(template, frozenset({WEBSOCKET}), endpoint)
         self._register(route)
         return route
+
+    add_api_websocket_route = add_websocket_route  # FastAPI's name
 
     def get(self, path: str, **options: Unpack[RouteKeywords]) -> Callable[[F], F]:
         return self.route(path, ("GET",), **options)
@@ -442,22 +560,76 @@ class Router:
     def options(self, path: str, **options: Unpack[RouteKeywords]) -> Callable[[F], F]:
         return self.route(path, ("OPTIONS",), **options)
 
-    def mount(self, prefix: str, app: Any, name: str | None = None) -> None:
-        """Serve ``app`` under ``prefix``: any ASGI app (a Starlette or FastAPI app, with
+    def trace(self, path: str, **options: Unpack[RouteKeywords]) -> Callable[[F], F]:
+        return self.route(path, ("TRACE",), **options)
+
+    def mount(self, path: str, app: Any, name: str | None = None) -> None:
+        """Serve ``app`` under ``path``: any ASGI app (a Starlette or FastAPI app, with
         ``root_path`` set to the prefix), or ``StaticFiles``. Routes of this app under the
         prefix still win; the mount catches the rest. ``name``: what ``url_for`` calls it
         (``url_for("static", path="/site.css")``)."""
-        if not prefix or "{" in prefix:
-            raise ValueError(f"Mount prefix {prefix!r} must not be empty or hold path parameters")
-        _check_prefix(prefix, "Mount prefix")
+        if not path or "{" in path:
+            raise ValueError(f"Mount prefix {path!r} must not be empty or hold path parameters")
+        _check_prefix(path, "Mount prefix")
         if not (is_native(app) or callable(app)):
             raise TypeError(f"Cannot mount {app!r}: it is neither an ASGI app nor StaticFiles")
         methods: frozenset[str] = (
             frozenset(app.methods) if is_native(app) else HTTP_METHODS | {WEBSOCKET}
         )
         endpoint = MountEndpoint(app, name)
-        for path in (prefix, f"{prefix}/{{{MOUNT_PATH}:path}}"):
-            self._register(Route(PathTemplate.parse(path), methods, endpoint))
+        for template in (path, f"{path}/{{{MOUNT_PATH}:path}}"):
+            self._register(Mount(PathTemplate.parse(template), methods, endpoint))
+
+    # Lifecycle: run by the app that includes this router (see App.startup).
+    def on_startup(self, hook: H) -> H:
+        """Run ``hook`` (sync or async) when the app starts, before the first request."""
+        self._startup_hooks.append(hook)
+        return hook
+
+    def on_shutdown(self, hook: H) -> H:
+        """Run ``hook`` (sync or async) when the app stops, after requests in flight finish."""
+        self._shutdown_hooks.append(hook)
+        return hook
+
+    def add_event_handler(self, event: Literal["startup", "shutdown"], hook: Hook) -> None:
+        """``on_startup(hook)`` or ``on_shutdown(hook)``, by the event's name (Starlette's)."""
+        if event == "startup":
+            self.on_startup(hook)
+        elif event == "shutdown":
+            self.on_shutdown(hook)
+        else:
+            raise ValueError(f"Unknown event {event!r}: 'startup' or 'shutdown'")
+
+    def on_event(self, event: Literal["startup", "shutdown"]) -> Callable[[H], H]:
+        """``@router.on_event("startup")``: FastAPI's older form of ``on_startup`` and
+        ``on_shutdown``, deprecated there (a DeprecationWarning, as FastAPI's)."""
+        warnings.warn(
+            "on_event is deprecated, use lifespan event handlers instead (in hasten: "
+            "lifespan=..., or @app.on_startup and @app.on_shutdown).",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        if event not in ("startup", "shutdown"):
+            raise ValueError(f"Unknown event {event!r}: 'startup' or 'shutdown'")
+
+        def register(hook: H) -> H:
+            self.add_event_handler(event, hook)
+            return hook
+
+        return register
+
+    def _lifecycle(self) -> Iterator[Router]:
+        """This router and every router it includes, each once, in order: whose hooks and
+        lifespans the app runs."""
+        seen: set[int] = set()
+        pending: list[Router] = [self]
+        while pending:
+            router = pending.pop(0)
+            if id(router) in seen:
+                continue
+            seen.add(id(router))
+            yield router
+            pending[:0] = [child for _, child, _ in router._children]
 
     def include(
         self,
@@ -467,13 +639,36 @@ class Router:
     ) -> None:
         """Serve ``router``'s routes here, under ``prefix`` + the router's own prefix. The
         keywords are ``Router``'s, for this inclusion: each route gets them after the
-        router's own (``tags`` before the router's, ``dependencies`` run before its own)."""
-        self._check_open("include a router")
+        router's own (``tags`` before the router's, ``dependencies`` run before its own).
+        Its hooks and lifespan run with the app, after this router's."""
+        # AssertionError, FastAPI's class for these: each is a mistake in the app's code.
         if router is self:
-            raise ValueError("A router cannot include itself")
+            raise AssertionError(
+                "Cannot include the same APIRouter instance into itself. "
+                "Did you mean to include a different router?"
+            )
+        if any(inner is self for inner in router._lifecycle()):
+            raise AssertionError(
+                "Cannot include an APIRouter instance that already includes this router. "
+                "Did you mean to include a different router?"
+            )
         _check_prefix(prefix, "include() prefix")
+        if not prefix:
+            for route in router.routes:
+                if not route.path:
+                    raise FastAPIError(
+                        f"Prefix and path cannot be both empty (path operation: {route.name})"
+                    )
         inherited = Inherited.given(f"include({prefix!r})", **keywords)
-        self._children.append((prefix, router, inherited))
+        child = (prefix, router, inherited)
+        self._children.append(child)
+        router._parents.append(self)
+        try:
+            self._changed()
+        except BaseException:  # a running app refused it: it is not included
+            self._children.remove(child)
+            router._parents.remove(self)
+            raise
 
     include_router = include  # FastAPI's name
 
@@ -486,19 +681,17 @@ class Router:
                 return path
         raise NoMatchFound(f"No route named {name!r} takes the parameters {sorted(values)}")
 
-    def _named(self) -> dict[str, list[Route]]:
-        # Kept once the routes are frozen: url_for asks for it on requests.
-        if self._names is not None:
-            return self._names
-        names: dict[str, list[Route]] = {}
-        for route in self.routes:
-            names.setdefault(route.name, []).append(route)
-        if self._frozen:
+    def _named(self) -> dict[str, list[BaseRoute]]:
+        # Kept until the routes change: url_for asks for it on requests.
+        if self._names is None:
+            names: dict[str, list[BaseRoute]] = {}
+            for route in self.routes:
+                names.setdefault(route.name, []).append(route)
             self._names = names
-        return names
+        return self._names
 
     @property
-    def routes(self) -> list[Route]:
+    def routes(self) -> list[BaseRoute]:
         """Every route, included routers' too, with full paths."""
         own = self.inherited
         collected = [self._full(route) for route in self._routes]
@@ -509,26 +702,26 @@ class Router:
             )
         return collected
 
-    def _register(self, route: Route) -> None:
-        """Add ``route`` (an App that runs serves it at once: see ``App._register``)."""
-        self._check_open(f"add the route {route.path!r}")
+    def _register(self, route: BaseRoute) -> None:
+        """Add ``route``: served from the next request on, also where an app that includes
+        this router runs already."""
         self._routes.append(route)
+        try:
+            self._changed()
+        except BaseException:  # a running app refused it: it is not registered
+            self._routes.remove(route)
+            raise
 
-    def _full(self, route: Route) -> Route:
+    def _changed(self) -> None:
+        """The routes changed: what is derived from them is made again, here and in every
+        router (and app) that includes this one."""
+        self._names = None
+        for parent in self._parents:
+            parent._changed()
+
+    def _full(self, route: BaseRoute) -> BaseRoute:
         """One of this router's own routes as ``routes`` lists it."""
         return route.with_prefix(self.prefix, self.inherited)
-
-    def _freeze(self) -> None:
-        self._frozen = True
-        for _, child, _ in self._children:
-            child._freeze()
-
-    def _check_open(self, action: str) -> None:
-        if self._frozen:
-            raise RuntimeError(
-                f"Cannot {action}: the app has started and its routes are compiled. "
-                "Register routes before the app starts."
-            )
 
 
 def _check_prefix(prefix: str, what: str) -> None:
@@ -546,14 +739,19 @@ def _check_response_model(endpoint: Endpoint) -> None:
             "annotation with the path operation decorator parameter response_model=None. "
             "Read more: https://fastapi.tiangolo.com/tutorial/response-model/"
         )
-    model = pydantic_v1_model(endpoint.response_model)
-    if model is not None:
-        raise TypeError(
-            f"{endpoint.name}: its response model holds a pydantic v1 model "
-            f"({model.__qualname__}); hasten sends pydantic v2 models only, as FastAPI does: "
-            "declare it with `from pydantic import BaseModel`, not `from pydantic.v1 import "
-            "BaseModel`"
-        )
+    declared_models = [("response model", endpoint.response_model)]
+    declared_models += [
+        ("responses=", extra.get("model")) for extra in endpoint.options.responses.values()
+    ]
+    for where, declared in declared_models:
+        model = pydantic_v1_model(declared)
+        if model is not None:
+            raise PydanticV1NotSupportedError(
+                f"{endpoint.name}: its {where} holds a pydantic v1 model "
+                f"({model.__qualname__}); hasten sends pydantic v2 models only, as FastAPI "
+                "does: declare it with `from pydantic import BaseModel`, not `from pydantic.v1 "
+                "import BaseModel`"
+            )
 
 
 def _holds_a_response(model: Any) -> bool:

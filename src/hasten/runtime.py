@@ -58,7 +58,7 @@ from .websockets import (
 if TYPE_CHECKING:
     from .connection import Connection
     from .metrics import Metrics
-    from .routing import Route
+    from .routing import BaseRoute
     from .stats import RouteCounts
     from .types import Middleware, Target
 
@@ -78,10 +78,12 @@ class Runtime:
     def __init__(
         self,
         settings: Settings,
-        routes: Sequence[Route],
+        routes: Sequence[BaseRoute],
         middlewares: Sequence[Middleware],
         exception_handlers: Mapping[type[BaseException] | int, ExceptionHandler],
         overrides: Mapping[Any, Any],
+        *,
+        state: dict[str, Any] | None = None,
     ) -> None:
         from .health import control_routes
 
@@ -99,20 +101,21 @@ class Runtime:
             BodyWait(self.in_flight, settings.body_timeout),
             self.pools.threads,
             self.dependencies,
+            {} if state is None else state,
         )
         self.observer = self._observer(settings)
         # Where the access log or a tracer reports it, the handlers' pools note how long each
         # call waited for a thread.
         timed = self.observer is not None and self.observer.times_queues
         self._route_pools = self.pools.timed(QueueTimer) if timed else self.pools
-        control = control_routes(settings, self)
-        _check_control_routes(routes, control)
-        self.routes = [*routes, *control]
+        self._control = control_routes(settings, self)
+        _check_control_routes(routes, self._control)
+        self.routes = [*routes, *self._control]
         # Held while the matcher is rebuilt (a late route, changed overrides), from any thread.
         self._rebuilding = threading.Lock()
         try:
             self._compiled = [self._compile(route) for route in self.routes]
-            self._use(Matcher(self._compiled))
+            self._use(self._matcher(self._compiled))
         except BaseException:
             self.pools.shutdown()
             raise
@@ -128,11 +131,14 @@ class Runtime:
             if self.metrics is not None:
                 self.monitor.listener = self.metrics.stalled
 
-    def _compile(self, route: Route) -> CompiledRoute:
+    def _compile(self, route: BaseRoute) -> CompiledRoute:
         compiled = route.compile(self._route_pools, self.dependencies, self.context)
         if self.observer is not None:
             compiled.target.tag = RouteTag(route.path, WHERE[route.endpoint.runs_on])
         return compiled
+
+    def _matcher(self, compiled: Sequence[CompiledRoute]) -> Matcher:
+        return Matcher(compiled, redirect_slashes=self.settings.redirect_slashes)
 
     def _use(self, matcher: Matcher) -> None:
         for shadowed in matcher.shadowed:
@@ -142,16 +148,19 @@ class Runtime:
         self.match = matcher.match
         self.static_targets = matcher.static_targets
 
-    def add_route(self, route: Route) -> None:
-        """Serve ``route`` too, registered after the app started (as FastAPI allows): the
-        matcher is built again, once per such route, from the routes compiled already; a
-        request matched before it sees the old one."""
+    def use_routes(self, routes: Sequence[BaseRoute]) -> None:
+        """Serve ``routes`` from the next request on (routes added, or routers included,
+        after the app started, as FastAPI allows): every route is compiled again and the
+        matcher built again, once per change; a request matched before it sees the old
+        one."""
         with self._rebuilding:
-            compiled = self._compile(route)
-            self._check_app_values(f"The route {route.label}, added while the app runs,")
-            self.routes.append(route)
-            self._compiled.append(compiled)
-            self._use(Matcher(self._compiled))
+            _check_control_routes(routes, self._control)
+            every = [*routes, *self._control]
+            compiled = [self._compile(route) for route in every]
+            self._check_app_values("A route added while the app runs")
+            self.routes = every
+            self._compiled = compiled
+            self._use(self._matcher(compiled))
 
     def use_overrides(self, overrides: Mapping[Any, Any]) -> None:
         """Apply ``overrides`` (``app.dependency_overrides`` changed while the app runs) from
@@ -162,7 +171,7 @@ class Runtime:
             compiled = [self._compile(route) for route in self.routes]
             self._check_app_values("An override changed while the app runs")
             self._compiled = compiled
-            self._use(Matcher(compiled))
+            self._use(self._matcher(compiled))
 
     def _check_app_values(self, what: str) -> None:
         """App-scoped values are created at startup: what comes later cannot ask for new ones."""
@@ -348,6 +357,7 @@ class Runtime:
             await self._end_websocket(websocket, status, 1000)
             return
         websocket.path_params = params
+        websocket._target = target
         self.sockets[websocket] = asyncio.current_task()
         try:
             await target.invoke(websocket)
@@ -451,7 +461,7 @@ class Runtime:
         )
 
 
-def _check_control_routes(routes: Sequence[Route], control: Sequence[Route]) -> None:
+def _check_control_routes(routes: Sequence[BaseRoute], control: Sequence[BaseRoute]) -> None:
     """A URL the settings give the app (health, readiness, metrics) must be free."""
     for added in control:
         for route in routes:
@@ -477,7 +487,7 @@ def _merge(sub_response: Response, response: Response) -> None:
         response.status = sub_response.status
 
 
-def _codes(routes: Sequence[Route], middlewares: Sequence[Middleware]) -> dict[CodeType, str]:
+def _codes(routes: Sequence[BaseRoute], middlewares: Sequence[Middleware]) -> dict[CodeType, str]:
     """The code objects that run on the event loop, and what to call them in a report."""
     codes: dict[CodeType, str] = {}
     for route in routes:

@@ -36,6 +36,12 @@ class ConnectionScope(Mapping[str, Any]):
                 "app": connection.app,
                 "path_params": dict(connection.path_params),
             }
+            # The route that matched, and its handler (Starlette's keys), where one did.
+            target = connection._target
+            route = None if target is None else target.route
+            if route is not None:
+                self._items["route"] = route
+                self._items["endpoint"] = route.endpoint.func
         return self._items
 
     def __getitem__(self, key: str) -> Any:

@@ -164,6 +164,13 @@ class Settings:
             "JSON. A router or a route may give its own."
         },
     )
+    redirect_slashes: bool = field(
+        default=True,
+        metadata={
+            "help": "A request whose path matches no route, but would with its trailing slash "
+            "added or removed, is redirected there (307); False: 404."
+        },
+    )
     shutdown_timeout: float = field(
         default=DEFAULT_SHUTDOWN_TIMEOUT,
         metadata={"help": "Seconds shutdown waits for requests in flight before its hooks run."},
@@ -333,6 +340,10 @@ class Settings:
     license_info: dict[str, Any] | None = field(
         default=None, metadata={"help": "OpenAPI License Object: name, and url or identifier."}
     )
+    openapi_external_docs: dict[str, Any] | None = field(
+        default=None,
+        metadata={"help": "OpenAPI External Documentation Object: url, and a description."},
+    )
     separate_input_output_schemas: bool = field(
         default=True,
         metadata={
@@ -459,6 +470,7 @@ class SettingsKeywords(TypedDict, total=False):
     max_json_depth: int
     max_json_size: int
     strict_content_type: bool
+    redirect_slashes: bool
     shutdown_timeout: float
     block_threshold: float | None
     websocket_max_size: int
@@ -491,6 +503,7 @@ class SettingsKeywords(TypedDict, total=False):
     terms_of_service: str | None
     contact: dict[str, Any] | None
     license_info: dict[str, Any] | None
+    openapi_external_docs: dict[str, Any] | None
     separate_input_output_schemas: bool
     swagger_ui_parameters: dict[str, Any] | None
     swagger_ui_init_oauth: dict[str, Any] | None

@@ -1,9 +1,10 @@
 """The contracts hasten's core speaks: ``async (Request) -> Response``, the Target a matched
-request is handed to, and what the protocol adapters serve."""
+request is handed to, and what the protocol adapters serve; and ASGI's, by Starlette's names
+(``Scope``, ``Message``, ``Receive``, ``Send``, ``ASGIApp``), for ASGI middleware and mounts."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 if TYPE_CHECKING:
@@ -11,7 +12,27 @@ if TYPE_CHECKING:
     from .responses import Response
     from .runtime import Runtime
 
-__all__ = ["CallNext", "Handler", "Hook", "Invoke", "Middleware", "Served", "Target"]
+__all__ = [
+    "ASGIApp",
+    "CallNext",
+    "Handler",
+    "Hook",
+    "Invoke",
+    "Message",
+    "Middleware",
+    "Receive",
+    "Scope",
+    "Send",
+    "Served",
+    "Target",
+]
+
+# ASGI 3, as Starlette's ``starlette.types`` names it.
+Scope: TypeAlias = MutableMapping[str, Any]
+Message: TypeAlias = MutableMapping[str, Any]
+Receive: TypeAlias = Callable[[], Awaitable[Message]]
+Send: TypeAlias = Callable[[Message], Awaitable[None]]
+ASGIApp: TypeAlias = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 Handler: TypeAlias = "Callable[[Request], Awaitable[Response]]"
 CallNext: TypeAlias = "Callable[[Request], Awaitable[Response]]"
@@ -31,7 +52,8 @@ class Target:
     ``headers``, without a Response object (``render`` would build exactly that Response).
 
     ``websocket``: it serves WebSocket connections (``invoke(websocket)``). ``tag``: how
-    observation names its requests (a ``RouteTag``), when the app observes them.
+    observation names its requests (a ``RouteTag``), when the app observes them. ``route``:
+    the route it serves, where one does (``request.scope["route"]``).
     """
 
     __slots__ = (
@@ -42,6 +64,7 @@ class Target:
         "name",
         "plain",
         "render",
+        "route",
         "status",
         "tag",
         "websocket",
@@ -69,6 +92,7 @@ class Target:
         self.headers = headers or []
         self.websocket = False
         self.tag: Any = None
+        self.route: Any = None
 
     def __repr__(self) -> str:
         return f"<Target {self.name}>"

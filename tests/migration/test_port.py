@@ -445,8 +445,8 @@ def test_run_in_threadpool_uses_the_apps_threads(serve: ClientFactory) -> None:
 
     response = serve(app).get("/where")
     assert (response.status_code, response.text) == (200, "on hasten-thread!")
-    # With no app started on the loop: the loop's default executor.
-    assert asyncio.run(run_in_threadpool(thread_name, "", suffix="")) == "asyncio"
+    # With no app started on the loop: AnyIO's worker threads, as Starlette's.
+    assert asyncio.run(run_in_threadpool(thread_name, "", suffix="")) == "AnyIO worker thread"
 
 
 def test_status_holds_starlettes_constants() -> None:

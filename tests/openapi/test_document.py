@@ -105,6 +105,14 @@ def test_info_and_servers() -> None:
     assert document["servers"] == [{"url": "http://127.0.0.1:8000"}]
     assert document["tags"] == [{"name": "params", "description": "Every parameter source."}]
     assert full_app.app.openapi() is document  # generated once
+    assert "externalDocs" not in document
+
+
+def test_external_docs_are_the_documents() -> None:
+    docs = {"description": "More", "url": "https://example.com/docs"}
+    document = App(openapi_external_docs=docs).openapi()
+    assert document["externalDocs"] == docs
+    assert list(document)[-1] == "externalDocs"
 
 
 def test_path_parameters_with_constraints_and_converters(full: Document) -> None:
@@ -643,6 +651,7 @@ def test_the_hooks_read_todays_route() -> None:
     (route,) = [
         route for route in api.app.routes if route.path == "/orders" and "POST" in route.methods
     ]
+    assert isinstance(route, Route)
     assert request_parameters(route) == route.endpoint.parameters
     assert response_type(route.endpoint) is api.Receipt
     assert security(route) == []
@@ -873,6 +882,7 @@ def test_generate_unique_id_function_names_operations_and_bodies() -> None:
     assert "Body_shop-create_item" in document["components"]["schemas"]
     assert operation(document, "/users/")["operationId"] == "listUsers"
     (route,) = [route for route in app.routes if route.path == "/users/"]
+    assert isinstance(route, Route)
     assert generate_unique_id(route) == "read_users_users__get"
 
 

@@ -6,12 +6,14 @@ Each built-in lives in its own module and costs nothing to an app that does not 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from ..params import describe_handler
 from ..requests import Request
 from ..responses import Response
-from ..types import Handler, Middleware
+from ..types import Handler
+from ..types import Middleware as MiddlewareFunction
 from .cors import CORSMiddleware
 from .gzip import GZipMiddleware
 from .https_redirect import HTTPSRedirectMiddleware
@@ -22,10 +24,32 @@ __all__ = [
     "CORSMiddleware",
     "GZipMiddleware",
     "HTTPSRedirectMiddleware",
+    "Middleware",
     "ProxyHeadersMiddleware",
     "TrustedHostMiddleware",
     "build_chain",
 ]
+
+
+class Middleware:
+    """A middleware class and what to build it with, for ``App(middleware=[...])``
+    (Starlette's): ``Middleware(CORSMiddleware, allow_origins=["*"])``. The first in the list
+    is the outermost; each is added as ``app.add_middleware`` adds it."""
+
+    __slots__ = ("args", "cls", "kwargs")
+
+    def __init__(self, cls: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        self.cls = cls
+        self.args = args
+        self.kwargs = kwargs
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.cls, self.args, self.kwargs))
+
+    def __repr__(self) -> str:
+        name = getattr(self.cls, "__name__", repr(self.cls))
+        options = [*map(repr, self.args), *(f"{k}={v!r}" for k, v in self.kwargs.items())]
+        return f"Middleware({', '.join([name, *options])})"
 
 
 class _Link:
@@ -33,7 +57,7 @@ class _Link:
 
     __slots__ = ("middleware", "name", "next")
 
-    def __init__(self, middleware: Middleware, next_handler: Handler) -> None:
+    def __init__(self, middleware: MiddlewareFunction, next_handler: Handler) -> None:
         self.middleware = middleware
         self.next = next_handler
         self.name = describe_handler(middleware)
@@ -48,7 +72,7 @@ class _Link:
         return response
 
 
-def build_chain(middlewares: Sequence[Middleware], innermost: Handler) -> Handler:
+def build_chain(middlewares: Sequence[MiddlewareFunction], innermost: Handler) -> Handler:
     """Wrap ``innermost`` so that the first middleware registered runs first."""
     handler = innermost
     for middleware in reversed(middlewares):

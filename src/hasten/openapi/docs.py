@@ -19,7 +19,7 @@ import msgspec
 from ..files import FileResponse
 from ..requests import Request
 from ..responses import HTMLResponse, Response
-from ..routing import Route, Router
+from ..routing import BaseRoute, Router
 from .pages import get_redoc_html, get_swagger_ui_html, get_swagger_ui_oauth2_redirect_html
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ def swagger_ui_files() -> tuple[Path, str] | None:
     return folder, importlib.metadata.version(SWAGGER_UI_PACKAGE)
 
 
-def docs_routes(app: App) -> list[Route]:
+def docs_routes(app: App) -> list[BaseRoute]:
     """The routes that serve ``app``'s document and docs page, as its settings ask."""
     settings = app.settings
     openapi_url = settings.openapi_url

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..routing import WEBSOCKET
+from ..routing import Route
 from .operations import openapi_path, operation, security, unique_id_at
 from .schemas import SchemaHook, Schemas
 from .v30 import openapi_30
@@ -13,7 +13,7 @@ from .webhooks import Webhooks
 
 if TYPE_CHECKING:
     from ..app import App
-    from ..routing import Route
+    from ..routing import BaseRoute
 
 __all__ = ["app_openapi", "get_openapi"]
 
@@ -25,7 +25,7 @@ def get_openapi(
     *,
     title: str,
     version: str,
-    routes: Iterable[Route],
+    routes: Iterable[BaseRoute],
     openapi_version: str = "3.1.0",
     summary: str | None = None,
     description: str | None = None,
@@ -34,10 +34,11 @@ def get_openapi(
     terms_of_service: str | None = None,
     contact: dict[str, Any] | None = None,
     license_info: dict[str, Any] | None = None,
+    external_docs: dict[str, Any] | None = None,
     schema_hook: SchemaHook | None = None,
     separate_input_output_schemas: bool = True,
     generate_unique_id_function: Callable[[Route], str] | None = None,
-    webhooks: Webhooks | Sequence[Route] | None = None,
+    webhooks: Webhooks | Sequence[BaseRoute] | None = None,
 ) -> dict[str, Any]:
     """The OpenAPI document of ``routes``, as FastAPI's function of the same name builds it.
 
@@ -46,6 +47,7 @@ def get_openapi(
     ``separate_input_output_schemas=False`` documents a model as read, also where it is sent;
     ``generate_unique_id_function(route)`` names operations (FastAPI's by default).
     ``webhooks`` (``app.webhooks``, or routes) are documented under ``webhooks``, by name.
+    ``external_docs``: the document's External Documentation Object (``externalDocs``).
     """
     info: dict[str, Any] = {"title": title, "version": version}
     given = (
@@ -74,6 +76,8 @@ def get_openapi(
         document["components"] = components
     if tags:
         document["tags"] = list(tags)
+    if external_docs:
+        document["externalDocs"] = external_docs
     document = _without_nulls(document)
     if openapi_version.startswith("3.0."):
         return openapi_30(document, openapi_version)
@@ -97,19 +101,20 @@ def app_openapi(app: App, openapi_version: str | None = None) -> dict[str, Any]:
         terms_of_service=settings.terms_of_service,
         contact=settings.contact,
         license_info=settings.license_info,
+        external_docs=settings.openapi_external_docs,
         separate_input_output_schemas=settings.separate_input_output_schemas,
         webhooks=app.webhooks,
     )
 
 
-def _named(webhooks: Webhooks | Sequence[Route] | None) -> list[tuple[str, Route]]:
+def _named(webhooks: Webhooks | Sequence[BaseRoute] | None) -> list[tuple[str, BaseRoute]]:
     if isinstance(webhooks, Webhooks):
         return webhooks.named()
     return [(route.path, route) for route in webhooks or ()]
 
 
 def _paths(
-    routes: Iterable[tuple[str, Route]],
+    routes: Iterable[tuple[str, BaseRoute]],
     schemas: Schemas,
     schemes: dict[str, dict[str, Any]],
     unique_id_of: Callable[[Route], str] | None,
@@ -118,10 +123,10 @@ def _paths(
     paths: dict[str, dict[str, Any]] = {}
     operation_ids: set[str] = set()
     for path, route in routes:
-        endpoint = route.endpoint
         # A WebSocket route has no HTTP operation, and a mounted app documents itself.
-        if WEBSOCKET in route.methods or not endpoint.options.include_in_schema:
+        if not isinstance(route, Route) or not route.endpoint.options.include_in_schema:
             continue
+        endpoint = route.endpoint
         requirements = security(route)
         for name, scheme, _ in requirements:
             schemes[name] = scheme

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Unpack
 
-from ..routing import Route, RouteKeywords, Router
+from ..routing import BaseRoute, Route, RouteKeywords, Router
 
 __all__ = ["Webhooks"]
 
@@ -26,7 +26,7 @@ class Webhooks(Router):
         self,
         path: str,
         func: Callable[..., Any],
-        methods: Iterable[str] = ("GET",),
+        methods: Iterable[str] | None = None,
         **options: Unpack[RouteKeywords],
     ) -> Route:
         """Register the webhook ``path`` (its name) sent as ``func`` describes."""
@@ -36,6 +36,6 @@ class Webhooks(Router):
         self._webhook_names.append(path)
         return route
 
-    def named(self) -> list[tuple[str, Route]]:
+    def named(self) -> list[tuple[str, BaseRoute]]:
         """Each webhook with its name, in the order they were declared."""
         return list(zip(self._webhook_names, self.routes, strict=True))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +17,7 @@ from ..errors import report_unhandled
 from ..paths import under_root
 from ..requests import ClientDisconnected, Request
 from ..responses import Response
+from ..types import Message, Receive, Scope, Send
 from ..websockets import ABNORMAL, NO_STATUS, WebSocket, WebSocketDisconnect
 from ..websockets import Message as WebSocketMessage
 from ..wire import BODY_STATUSES, HeaderList, allows_body
@@ -25,12 +26,6 @@ if TYPE_CHECKING:
     from ..types import Served
 
 __all__ = ["ASGIAdapter", "ASGIChannel", "ASGIRequest", "ASGIWebSocket", "route_path", "serve"]
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _new = object.__new__
 FILE_CHUNK_SIZE = 256 * 1024  # files read on threads under ASGI without pathsend

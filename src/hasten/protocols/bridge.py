@@ -12,22 +12,18 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 from urllib.parse import quote
 
 from granian.rsgi import ProtocolClosed, ProtocolError
 
 from ..transport import Outbound, StreamWriter
+from ..types import Message
 from ..wire import HeaderList
 
 __all__ = ["HTTPBridge", "WebSocketBridge", "asgi_scope"]
 
-Message = MutableMapping[str, Any]
-ASGIApp = Callable[
-    [Message, Callable[[], Awaitable[Message]], Callable[[Message], Awaitable[None]]],
-    Awaitable[None],
-]
 _PATH_SAFE = "/:@!$&'()*+,;=-._~"
 _UNSAFE = re.compile(r"[^A-Za-z0-9/:@!$&'()*+,;=\-._~]")
 _RSGI_GONE = (ProtocolClosed, ProtocolError)

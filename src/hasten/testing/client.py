@@ -144,6 +144,11 @@ class TestClient(httpx.Client):
         finally:
             super().close()
 
+    @property
+    def app_state(self) -> dict[str, Any]:
+        """What the app's lifespans yielded, merged (Starlette's ``client.app_state``)."""
+        return self.app.lifespan_state
+
     def __enter__(self) -> TestClient:
         self._server.loop.run(self._server.enter())
         return self
