@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import msgspec
+import pytest
 
 from hasten import (
     App,
@@ -37,6 +38,7 @@ class UserOut(msgspec.Struct):
     name: str
 
 
+@pytest.mark.filterwarnings("ignore:ORJSONResponse is deprecated")
 def test_response_class_builds_the_result_into_the_class(serve: ClientFactory) -> None:
     app = App()
 

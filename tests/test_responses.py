@@ -23,6 +23,7 @@ from hasten import (
     StreamingResponse,
 )
 from hasten.background import BackgroundTask
+from hasten.errors import FastAPIDeprecationWarning
 from hasten.responses import ORJSONResponse, UJSONResponse
 from tests.conftest import ClientFactory
 from tests.recording import RecordingTransport, Sent, request_for
@@ -206,9 +207,11 @@ def test_starlette_keywords_content_media_type_and_render() -> None:
     assert custom.raw_headers == [("content-type", "application/json")]
 
 
-def test_other_json_encoders() -> None:
-    assert ORJSONResponse({1: "é"}).body == '{"1":"é"}'.encode()
-    assert UJSONResponse({"a": "é"}).body == '{"a":"é"}'.encode()
+def test_other_json_encoders_work_and_are_deprecated_as_in_fastapi() -> None:
+    with pytest.warns(FastAPIDeprecationWarning, match="^ORJSONResponse is deprecated"):
+        assert ORJSONResponse({1: "é"}).body == '{"1":"é"}'.encode()
+    with pytest.warns(FastAPIDeprecationWarning, match="^UJSONResponse is deprecated"):
+        assert UJSONResponse({"a": "é"}).body == '{"a":"é"}'.encode()
     assert ORJSONResponse.media_type == UJSONResponse.media_type == "application/json"
 
 

@@ -419,6 +419,9 @@ class Parameter:
     # Every name the value may come by, ``alias`` first, where pydantic's ``AliasChoices``
     # gives several: the first the request has is read (``Marker.names``).
     choices: tuple[str, ...] = ()
+    # Declared without a type (or ``Any``): a path, query, header or cookie value is read as
+    # ``str``, and documented as any value, as FastAPI documents it.
+    untyped: bool = False
 
     @property
     def required(self) -> bool:
@@ -599,7 +602,8 @@ def _describe_one(
     if marker is not None and (meta := marker.meta()) is not None:
         constraints += (meta,)
     metadata = tuple(extra for extra in extras if not isinstance(extra, msgspec.Meta | Marker))
-    if annotation is MISSING or annotation is Any:
+    untyped = annotation is MISSING or annotation is Any
+    if untyped:
         annotation = str if source in ("path", "query", "header", "cookie") else Any
     names = marker.names(name, path_names) if marker is not None else (name,)
     embed = marker is not None and bool(marker.embed)
@@ -607,8 +611,8 @@ def _describe_one(
     described = Parameter(
         name, source, annotation, default, names[0], constraints, metadata, marker, embed
     )
-    if choices:
-        described = dataclasses.replace(described, choices=choices)
+    if choices or untyped:
+        described = dataclasses.replace(described, choices=choices, untyped=untyped)
     _check_readable(where, described)
     return described
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import warnings
 from collections.abc import AsyncIterable, Coroutine, Iterable, Iterator, Mapping
 from concurrent.futures import Executor
 from datetime import datetime
@@ -246,25 +247,43 @@ class JSONResponse(Response):
 
 
 class ORJSONResponse(JSONResponse):
-    """``content`` encoded as JSON by orjson (FastAPI's; orjson must be installed)."""
+    """``content`` encoded as JSON by orjson (FastAPI's; orjson must be installed).
+    Deprecated, as in FastAPI: a handler's result is encoded by msgspec, faster."""
 
     __slots__ = ()
 
     def render(self, content: Any) -> bytes:
+        _deprecated_encoder("ORJSONResponse")
         import orjson
 
         return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY)
 
 
 class UJSONResponse(JSONResponse):
-    """``content`` encoded as JSON by ujson (FastAPI's; ujson must be installed)."""
+    """``content`` encoded as JSON by ujson (FastAPI's; ujson must be installed).
+    Deprecated, as in FastAPI: a handler's result is encoded by msgspec, faster."""
 
     __slots__ = ()
 
     def render(self, content: Any) -> bytes:
+        _deprecated_encoder("UJSONResponse")
         import ujson
 
         return ujson.dumps(content, ensure_ascii=False).encode()
+
+
+def _deprecated_encoder(name: str) -> None:
+    """FastAPI 0.165's warning, made when such a response is (``render`` is called by
+    ``__init__``, whose caller is named)."""
+    from .errors import FastAPIDeprecationWarning
+
+    warnings.warn(
+        f"{name} is deprecated: a handler's result, given a return type or a response model, "
+        "is encoded to JSON bytes by msgspec, which is faster and needs no response class "
+        "(JSONResponse, or none at all)",
+        FastAPIDeprecationWarning,
+        stacklevel=4,
+    )
 
 
 class PlainTextResponse(Response):

@@ -297,7 +297,7 @@ def test_fastapis_page_functions_build_an_apps_own_docs(serve: ClientFactory) ->
     assert f'<script src="{js}"></script>' in page.text
     assert "<title>Shop - Swagger UI</title>" in page.text
     assert 'oauth2RedirectUrl: window.location.origin + "/docs/oauth2-redirect",' in page.text
-    assert 'ui.initOAuth({"clientId": "\\u003c/script>"});' in page.text
+    assert 'ui.initOAuth({"clientId": "\\u003c/script\\u003e"});' in page.text
     assert "window.opener.swaggerUIRedirectOauth2" in client.get("/docs/oauth2-redirect").text
     redoc_page = client.get("/redoc").text
     assert '<redoc spec-url="/openapi.json"></redoc>' in redoc_page

@@ -84,7 +84,11 @@ def test_a_model_is_a_component_written_by_pydantic(document: dict[str, Any]) ->
     assert body(document, "/items/") == {"schema": {"$ref": REF + "Item"}}
     assert returned(document, "/items/") == {"schema": {"$ref": REF + "Item"}}
     assert returned(document, "/items/", "get") == {
-        "schema": {"type": "array", "items": {"$ref": REF + "Item"}}
+        "schema": {
+            "title": "Response Read Items Items  Get",
+            "type": "array",
+            "items": {"$ref": REF + "Item"},
+        }
     }
     assert document["components"]["schemas"]["Item"] == {
         "description": "An item.",

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..params import unwrap
 from ..routing import Route
 from .operations import openapi_path, operation, security, unique_id_at
 from .schemas import SchemaHook, Schemas
@@ -138,7 +140,7 @@ def _paths(
             name_of = route.endpoint.options.generate_unique_id_function or unique_id_of
             unique_id = unique_id_at(route, path, method) if name_of is None else name_of(route)
             found = operation(route, method, schemas, unique_id)
-            found["operationId"] = _unique(found["operationId"], operation_ids)
+            found["operationId"] = _unique(found["operationId"], operation_ids, route)
             if requirements:
                 found["security"] = [{name: scopes} for name, _, scopes in requirements]
             if endpoint.options.callbacks:
@@ -169,11 +171,20 @@ def _without_nulls(node: Any) -> Any:
     return node
 
 
-def _unique(operation_id: str, taken: set[str]) -> str:
-    """``operation_id``, numbered if another operation has it already."""
+def _unique(operation_id: str, taken: set[str], route: Route) -> str:
+    """``operation_id``, numbered if another operation has it already (a client generator
+    needs each once), with FastAPI's warning that it was given twice."""
     candidate, count = operation_id, 1
     while candidate in taken:
         count += 1
         candidate = f"{operation_id}_{count}"
+    if candidate != operation_id:
+        where = getattr(unwrap(route.endpoint.func), "__code__", None)
+        at = f" at {where.co_filename}" if where is not None else ""
+        warnings.warn(
+            f"Duplicate Operation ID {operation_id} for function {route.name}{at}: "
+            f"documented as {candidate}",
+            stacklevel=1,
+        )
     taken.add(candidate)
     return candidate

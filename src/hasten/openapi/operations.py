@@ -9,8 +9,9 @@ that piece is read: ``request_parameters``, ``request_body``, ``response_type`` 
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
-import http
+import http.client
 import inspect
 import re
 import types
@@ -21,6 +22,7 @@ from typing import Any
 import msgspec
 
 from ..endpoints import Endpoint
+from ..models import to_builtins
 from ..params import MISSING, Parameter, unwrap
 from ..paths import PathTemplate
 from ..responses import (
@@ -149,8 +151,7 @@ def request_body(
     if len(bodies) == 1 and not bodies[0].embed:
         (body,) = bodies
         result = _body_of(_JSON, _schema(body, schemas), body.required)
-        if examples := _openapi_examples(body):
-            result["content"][_JSON]["examples"] = examples
+        result["content"][_JSON].update(_examples(body))
         if description := _description(body):
             result["description"] = description
         return result
@@ -240,7 +241,7 @@ def operation(route: Route, method: str, schemas: Schemas, unique_id: str) -> di
     body = request_body(parameters, schemas, unique_id)
     if body is not None:
         result["requestBody"] = body
-    result["responses"] = _responses(endpoint, parameters, body is not None, schemas)
+    result["responses"] = _responses(endpoint, parameters, body is not None, schemas, unique_id)
     if options.deprecated:
         result["deprecated"] = True
     if options.openapi_extra:
@@ -304,8 +305,7 @@ def _parameters(
         if parameter.marker is not None and parameter.marker.deprecated:
             entry["deprecated"] = True
         entry["schema"] = _schema(parameter, schemas)
-        if examples := _openapi_examples(parameter):
-            entry["examples"] = examples
+        entry.update(_examples(parameter))
         result.append(entry)
     for name, param in path_names.items():
         schema = schemas.schema(param.converter.python_type)
@@ -327,9 +327,18 @@ def _model_parameters(parameter: Parameter, schemas: Schemas) -> list[dict[str, 
     return result
 
 
-def _openapi_examples(parameter: Parameter) -> dict[str, Any] | None:
-    """``openapi_examples=``: Example Objects by name, beside the schema (not in it)."""
-    return None if parameter.marker is None else parameter.marker.openapi_examples
+def _examples(parameter: Parameter) -> dict[str, Any]:
+    """Beside the schema (not in it): ``openapi_examples=``, Example Objects by name, else
+    the deprecated ``example=``, as FastAPI writes them."""
+    marker = parameter.marker
+    if marker is None:
+        return {}
+    if marker.openapi_examples:
+        return {"examples": marker.openapi_examples}
+    if marker.example is not MISSING:
+        with contextlib.suppress(TypeError, NotImplementedError):  # left out if not JSON
+            return {"example": to_builtins(marker.example)}
+    return {}
 
 
 def _description(parameter: Parameter) -> str | None:
@@ -348,6 +357,8 @@ def _schema(parameter: Parameter, schemas: Schemas) -> dict[str, Any]:
             constraints.append(kept)
     # What the parameter only says goes beside its whole schema, as FastAPI writes it.
     annotation = dataclasses.replace(parameter, constraints=tuple(constraints)).validated_type
+    if parameter.untyped and not constraints:
+        annotation = Any  # read as text, but FastAPI documents it as any value
     schema = _with_default(
         schemas.schema(annotation, title=_title_of(parameter)), parameter.default
     )
@@ -379,31 +390,56 @@ def _with_default(schema: dict[str, Any], default: Any) -> dict[str, Any]:
 
 
 # Responses.
+# The descriptions of the ranges ``responses=`` may document (FastAPI's).
+_RANGES = {
+    "1XX": "Information",
+    "2XX": "Success",
+    "3XX": "Redirection",
+    "4XX": "Client Error",
+    "5XX": "Server Error",
+    "DEFAULT": "Default Response",
+}
+
+
 def _responses(
-    endpoint: Endpoint, parameters: tuple[Parameter, ...], has_body: bool, schemas: Schemas
+    endpoint: Endpoint,
+    parameters: tuple[Parameter, ...],
+    has_body: bool,
+    schemas: Schemas,
+    unique_id: str,
 ) -> dict[str, Any]:
     options = endpoint.options
     status = str(options.status)
     success: dict[str, Any] = {"description": options.response_description}
     if endpoint.stream_item is not None or options.response_class is not None:
-        status, content = _class_content(endpoint, schemas)
+        status, content = _class_content(endpoint, schemas, unique_id)
     else:
-        content = _content(response_type(endpoint), options.status, schemas)
+        title = _title(f"Response_{unique_id}")
+        content = _content(response_type(endpoint), options.status, schemas, title)
     if content:
         success["content"] = content
     result: dict[str, Any] = {status: success}
+    # A model of ``responses=`` is sent in the route's media type, as FastAPI documents it.
+    media = declared_media_type(options.response_class or JSONResponse) or _JSON
     for code, declared in options.responses.items():
-        documented = _merge(result.get(str(code), {}), _declared(declared, schemas))
-        documented.setdefault("description", _phrase(str(code)))
-        result[str(code)] = documented
+        key = _status_key(code)
+        documented = result.setdefault(key, {})
+        title = _title(f"Response_{code}_{unique_id}")
+        given = _declared(declared, media, schemas, title)
+        description = given.get("description") or documented.get("description") or _phrase(key)
+        _merge(documented, given)
+        documented["description"] = description
     # FastAPI documents the 422 alone: a malformed or too large body's answer is not part of
     # any one operation's contract, and a client generator reads each documented answer.
-    if has_body or any(item.source in _DOCUMENTED_SOURCES for item in parameters):
+    # ``responses=`` may say what a 422 is (or a 4XX, or any other answer) instead.
+    takes_values = has_body or any(item.source in _DOCUMENTED_SOURCES for item in parameters)
+    if takes_values and not any(key in result for key in ("422", "4XX", "default")):
         schemas.component("ValidationError", VALIDATION_ERROR)
         invalid = schemas.component("HTTPValidationError", HTTP_VALIDATION_ERROR)
-        result.setdefault(
-            "422", {"description": "Validation Error", "content": {_JSON: {"schema": invalid}}}
-        )
+        result["422"] = {
+            "description": "Validation Error",
+            "content": {_JSON: {"schema": invalid}},
+        }
     if options.max_concurrency is not None:
         result.setdefault("503", _error("Too many requests in progress", HTTPError, schemas))
     if options.timeout is not None:
@@ -415,24 +451,42 @@ def _error(description: str, model: type, schemas: Schemas) -> dict[str, Any]:
     return {"description": description, "content": {_JSON: {"schema": schemas.schema(model)}}}
 
 
-def _declared(declared: Mapping[str, Any], schemas: Schemas) -> dict[str, Any]:
-    """A ``responses=`` entry as FastAPI takes it: a Response Object, ``model`` for its JSON."""
-    result = {key: value for key, value in declared.items() if key != "model"}
-    if "model" in declared:
-        content = {_JSON: {"schema": schemas.schema(declared["model"], "serialization")}}
+def _declared(
+    declared: Mapping[str, Any], media: str, schemas: Schemas, title: str
+) -> dict[str, Any]:
+    """A ``responses=`` entry as FastAPI takes it: a Response Object, ``model`` for its body
+    in the route's media type (a copy: the app's own dictionaries stay as they are)."""
+    result = copy.deepcopy({key: value for key, value in declared.items() if key != "model"})
+    if declared.get("model"):
+        content = {media: {"schema": schemas.schema(declared["model"], "serialization", title)}}
         result["content"] = _merge(content, result.get("content", {}))
     return result
 
 
-def _phrase(code: str) -> str:
-    try:
-        return http.HTTPStatus(int(code)).phrase
-    except ValueError:
-        return "Response"
+def _status_key(code: int | str) -> str:
+    """A ``responses=`` key as OpenAPI writes it: a status code, a range (``5xx`` is
+    ``5XX``), or ``default`` in any case; anything else is a ValueError, as in FastAPI."""
+    key = str(code).upper()
+    if key == "DEFAULT":
+        return "default"
+    if key not in _RANGES and not key.isdigit():
+        raise ValueError(
+            f"responses={{{code!r}: ...}}: a key is a status code, a range such as '5XX', or "
+            "'default'"
+        )
+    return key
 
 
-def _content(returns: Any, status: int, schemas: Schemas) -> dict[str, Any]:
-    """Media types and schemas of a handler's result, as its renderer writes it."""
+def _phrase(key: str) -> str:
+    """The description of a status, or of a range, that ``responses=`` leaves undescribed."""
+    if key.upper() in _RANGES:
+        return _RANGES[key.upper()]
+    return http.client.responses.get(int(key), "Additional Response")
+
+
+def _content(returns: Any, status: int, schemas: Schemas, title: str) -> dict[str, Any]:
+    """Media types and schemas of a handler's result, as its renderer writes it (a JSON
+    schema that is no reference titled ``title``, as FastAPI titles its response field)."""
     if not allows_body(status):
         return {}
     members = (
@@ -458,12 +512,16 @@ def _content(returns: Any, status: int, schemas: Schemas) -> dict[str, Any]:
             schema: dict[str, Any] = {}
         else:
             whole = as_json[0] if len(as_json) == 1 else typing.Union[tuple(as_json)]  # noqa: UP007
-            schema = schemas.schema(whole, "serialization")
+            # FastAPI titles the schema of a response model; ``-> None`` has none.
+            titled = None if whole is None or whole is type(None) else title
+            schema = schemas.schema(whole, "serialization", titled)
         content[_JSON] = {"schema": schema}
     return content
 
 
-def _class_content(endpoint: Endpoint, schemas: Schemas) -> tuple[str, dict[str, Any]]:
+def _class_content(
+    endpoint: Endpoint, schemas: Schemas, unique_id: str
+) -> tuple[str, dict[str, Any]]:
     """The status and content of a route with a ``response_class`` or a generator handler,
     as FastAPI documents them: JSON Lines items, else the class's media type (a string, or
     for a JSON class the response model's schema)."""
@@ -478,12 +536,16 @@ def _class_content(endpoint: Endpoint, schemas: Schemas) -> tuple[str, dict[str,
         status = 307  # the class's own default, which the route does not override
     if not allows_body(status):
         return str(status), {}
+    item_title = _title(f"StreamItem_{unique_id}")
     if issubclass(response_class or Response, EventSourceResponse) and endpoint.stream_item:
-        return str(status), {"text/event-stream": {"itemSchema": _event(endpoint, schemas)}}
+        event = _event(endpoint, schemas, item_title)
+        return str(status), {"text/event-stream": {"itemSchema": event}}
     returns = response_type(endpoint)
-    model = {} if returns is Any else schemas.schema(returns)
     if response_class is None:  # a generator handler, sending JSON Lines
-        return str(status), {"application/jsonl": {"itemSchema": model}}
+        item = {} if returns is Any else schemas.schema(returns, "serialization", item_title)
+        return str(status), {"application/jsonl": {"itemSchema": item}}
+    title = _title(f"Response_{unique_id}")
+    model = {} if returns is Any else schemas.schema(returns, "serialization", title)
     media_type = declared_media_type(response_class)
     if media_type is None:
         return str(status), {}
@@ -491,7 +553,7 @@ def _class_content(endpoint: Endpoint, schemas: Schemas) -> tuple[str, dict[str,
     return str(status), {media_type: {"schema": schema}}
 
 
-def _event(endpoint: Endpoint, schemas: Schemas) -> dict[str, Any]:
+def _event(endpoint: Endpoint, schemas: Schemas, title: str) -> dict[str, Any]:
     """The schema of one event a generator handler streams as Server-Sent Events, FastAPI's:
     its ``data`` is the JSON of what it yields, unless it yields ServerSentEvents of its own
     making (or says nothing of what it yields)."""
@@ -508,17 +570,21 @@ def _event(endpoint: Endpoint, schemas: Schemas) -> dict[str, Any]:
     if item is Any or (isinstance(item, type) and issubclass(item, ServerSentEvent)):
         return event
     data = {"type": "string", "contentMediaType": _JSON}
-    event["properties"]["data"] = {**data, "contentSchema": schemas.schema(item, "serialization")}
+    content = schemas.schema(item, "serialization", title)
+    event["properties"]["data"] = {**data, "contentSchema": content}
     event["required"] = ["data"]
     return event
 
 
 def _merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
-    """``extra`` merged into ``base`` (in place), dictionaries key by key."""
+    """``extra`` merged into ``base`` (in place), dictionaries key by key, lists one after
+    the other (FastAPI's: ``openapi_extra={"parameters": [...]}`` adds parameters)."""
     for key, value in extra.items():
         current = base.get(key)
         if isinstance(current, dict) and isinstance(value, Mapping):
             _merge(current, value)
+        elif isinstance(current, list) and isinstance(value, list):
+            base[key] = current + value
         else:
             base[key] = value
     return base

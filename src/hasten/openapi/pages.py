@@ -3,7 +3,7 @@
 ``get_swagger_ui_html`` and ``get_redoc_html`` take the URLs of the pages' scripts; their
 defaults are FastAPI's (a CDN), for an app that builds its own docs routes. hasten's own
 ``/docs`` page is built by the same function with the files it serves itself. Unlike FastAPI's,
-the title and URLs are HTML-escaped and the configuration is JSON with ``<`` escaped, so an
+the title and URLs are HTML-escaped and the configuration is JSON with ``<>&`` escaped, so an
 app's title cannot break out of the page.
 """
 
@@ -150,4 +150,6 @@ def get_swagger_ui_oauth2_redirect_html() -> HTMLResponse:
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value).replace("<", "\\u003c")
+    """``value`` as JSON to write inside a ``<script>``: ``<``, ``>`` and ``&`` escaped, so
+    that no string in it ends the script (FastAPI's escapes)."""
+    return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
