@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 import os
 from collections.abc import Iterator
 from concurrent.futures import Executor
+from pathlib import Path
 
 import pytest
 
@@ -43,3 +46,29 @@ def test_handler_runs_on_the_dask_cluster(serve: ClientFactory, cluster_executor
         assert body["fibo"] == 17711
         assert body["pid"] != os.getpid()  # a Dask worker process
     assert client.get("/crash/1").status_code == 500
+
+
+def test_a_cluster_that_cannot_import_the_handler_stops_the_startup(
+    cluster_executor: Executor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A module only this process can import: the cluster's workers started without it.
+    (tmp_path / "only_here.py").write_text("def work() -> int:\n    return 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    only_here = importlib.import_module("only_here")
+    app = App()
+    app.add_route("/work", only_here.work, executor=cluster_executor)
+
+    with pytest.raises(RuntimeError) as raised:
+        asyncio.run(app.startup())
+
+    message = str(raised.value)
+    assert message.startswith(
+        "executor=: the executor's workers cannot import only_here (GET /work)"
+    )
+    assert "No module named 'only_here'" in message
+    assert message.endswith(
+        "A Dask cluster's workers run a handler by importing its module: give them the app's "
+        "code and packages (the same image, or PYTHONPATH; client.upload_file for a single "
+        "module)."
+    )
+    assert not app.started

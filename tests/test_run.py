@@ -1,18 +1,29 @@
 """``hasten run`` serves what works under TestClient: the app is imported in each worker, never
-in a process that forks them; reload starts fresh workers and watches source files only."""
+in a process that forks them; reload starts fresh workers and watches source files only; the
+process pool is ready when the server is."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
 import re
+import subprocess
+import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.running import STARTUP_TIMEOUT, STOPPED_BY_SIGTERM, Server, client, hasten_run
+from tests.running import (
+    STARTUP_TIMEOUT,
+    STOPPED_BY_SIGTERM,
+    Server,
+    client,
+    free_port,
+    hasten_run,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEDULER_ENV = "HASTEN_TEST_SCHEDULER"  # where tests.apps.dask_client finds the scheduler
@@ -70,6 +81,63 @@ def test_the_readme_dask_client_serves_under_two_workers(scheduler: str, tmp_pat
 
     assert server.returncode in STOPPED_BY_SIGTERM, server.log
     assert "still in flight" not in server.log
+
+
+# Process offload.
+def test_the_process_pool_has_imported_the_handlers_before_the_server_answers(
+    tmp_path: Path,
+) -> None:
+    with hasten_run(["tests.apps.offloaded:app"], ROOT, tmp_path / "log") as server:
+        answering = time.monotonic()
+        with ThreadPoolExecutor(2) as pool:  # at once: one call on each of the two workers
+            answers = list(pool.map(_imported_at, [server.url] * 2))
+
+    assert len({answer["pid"] for answer in answers}) == 2, server.log
+    assert all(answer["imported_at"] < answering for answer in answers)
+
+
+def _imported_at(url: str) -> dict[str, float]:
+    with client(url) as http:
+        response = http.get("/imported-at", params={"seconds": 0.5})
+    assert response.status_code == 200, response.text
+    answer: dict[str, float] = response.json()
+    return answer
+
+
+UNGUARDED_SCRIPT = """
+import uvicorn
+
+from hasten import App
+from tests import offload_handlers
+
+app = App(max_processes=1)
+app.add_route("/fibo/{n}", offload_handlers.compute, offload="process")
+
+uvicorn.run(app, port=PORT)  # no `if __name__ == "__main__":`
+"""
+
+
+def test_a_script_that_serves_without_a_main_guard_is_told_so(tmp_path: Path) -> None:
+    script = tmp_path / "serve.py"
+    script.write_text(UNGUARDED_SCRIPT.replace("PORT", str(free_port())))
+
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        check=False,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert done.returncode != 0
+    # uvicorn logs the error's repr: its quotes escaped.
+    assert f"{script} starts the server when it is imported, and each offload=" in done.stderr
+    assert (
+        'put what starts the server under `if __name__ == "__main__":`, at the end of the script.'
+    ) in done.stderr
+    assert "bootstrapping phase" not in done.stderr
 
 
 # Reload.

@@ -31,6 +31,7 @@ from .routing import BaseRoute, Lifespan, Router, check_keywords
 from .runtime import Runtime
 from .settings import Settings, SettingsKeywords
 from .types import ASGIApp, Hook, Middleware
+from .warmup import warm_up
 
 if TYPE_CHECKING:
     from .middleware import Middleware as MiddlewareEntry
@@ -324,6 +325,8 @@ class App(Router):
             routers = list(self._lifecycle())
             stack = contextlib.AsyncExitStack()
             try:
+                # Ready only once the handlers' modules are imported where they run.
+                await warm_up(runtime.pools, runtime.routes, App)
                 for router in routers:
                     for hook in router._startup_hooks:
                         await _run_hook(hook)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections.abc import Callable
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any
 
 from .process_pool import ProcessPool
@@ -43,6 +43,12 @@ class Pools:
         if self._processes is None:
             raise RuntimeError("This app has no offload='process' route, so no process pool")
         return self._processes
+
+    def submit_to_each_process(self, fn: Callable[..., Any], /, *args: Any) -> list[Future[Any]]:
+        """``fn(*args)`` in each worker process of the pool (none without one)."""
+        if self._process_pool is None:
+            return []
+        return self._process_pool.submit_to_each(fn, *args)
 
     def queued(self) -> dict[str, int]:
         """Calls waiting for a thread, and for a worker process, by pool."""

@@ -26,6 +26,7 @@ import multiprocessing
 import os
 import queue
 import signal
+import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
@@ -38,11 +39,17 @@ from ._lifeline import die_with_parent
 __all__ = ["ProcessPool"]
 
 STOP_TIMEOUT = 10.0
+WORKER_NAME = "hasten-process"
 _Task = tuple[int, Callable[..., Any], tuple[Any, ...], dict[str, Any]]
+# In a worker process: whether it runs tasks yet. Before, it is still importing the script that
+# started the server (multiprocessing's spawn does, as __mp_main__).
+_running = False
 
 
 def _worker_main(connection: Connection, threads: int, parent_pid: int) -> None:
     """A worker process: run each task received on a thread, send back its outcome."""
+    global _running  # noqa: PLW0603 - set once, in the worker process only
+    _running = True
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
     die_with_parent(parent_pid)  # if the server is killed outright, the worker goes too
     sending = threading.Lock()
@@ -78,7 +85,7 @@ class _Worker:
         self.process = pool.context.Process(
             target=_worker_main,
             args=(theirs, pool.threads, os.getpid()),
-            name="hasten-process",
+            name=WORKER_NAME,
             daemon=True,
         )
         self.process.start()
@@ -96,6 +103,7 @@ class ProcessPool(Executor):
     """``size`` worker processes, each running up to ``threads`` tasks at once."""
 
     def __init__(self, size: int, threads: int = 4) -> None:
+        _check_not_importing_main()
         self.size = size
         self.threads = threads
         self.context = multiprocessing.get_context("spawn")
@@ -112,12 +120,27 @@ class ProcessPool(Executor):
         started.result()
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        with self._lock:
+            worker = min(self._open_workers(), key=lambda candidate: len(candidate.in_flight))
+        return self._send(worker, fn, args, kwargs)
+
+    def submit_to_each(self, fn: Callable[..., Any], /, *args: Any) -> list[Future[Any]]:
+        """``fn(*args)`` once in every worker process (to prepare them: see hasten.warmup)."""
+        with self._lock:
+            workers = list(self._open_workers())
+        return [self._send(worker, fn, args, {}) for worker in workers]
+
+    def _open_workers(self) -> list[_Worker]:
+        if self._closed:
+            raise RuntimeError("cannot submit to a process pool that has shut down")
+        return self._workers
+
+    def _send(
+        self, worker: _Worker, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: Any
+    ) -> Future[Any]:
         future: Future[Any] = Future()
         future.set_running_or_notify_cancel()  # it cannot be taken back from another process
         with self._lock:
-            if self._closed:
-                raise RuntimeError("cannot submit to a process pool that has shut down")
-            worker = min(self._workers, key=lambda candidate: len(candidate.in_flight))
             task_id = next(self._ids)
             worker.in_flight[task_id] = future
         try:
@@ -175,8 +198,11 @@ class ProcessPool(Executor):
             worker.in_flight.clear()
             if not self._closed:
                 self._workers[self._workers.index(worker)] = _Worker(self)
+        code = worker.process.exitcode
         for future in orphans:
-            future.set_exception(BrokenProcessPool("A worker process died running this task"))
+            future.set_exception(
+                BrokenProcessPool(f"A worker process died running this task (exit code {code})")
+            )
         worker.connection.close()
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
@@ -203,3 +229,18 @@ class ProcessPool(Executor):
             worker.reader.join()
         self._dead.put(None)
         self._keeper.join()
+
+
+def _check_not_importing_main() -> None:
+    """Refuse, saying why, to start a pool in a worker process that is still importing the
+    script that started the server: that script serves the app when imported, so each worker
+    would serve it again (and multiprocessing would refuse with its bootstrapping text)."""
+    if multiprocessing.current_process().name != WORKER_NAME or _running:
+        return
+    # Imported by runpy as __mp_main__ (__main__ is an empty module until it is done).
+    main = getattr(sys.modules.get("__mp_main__"), "__file__", None) or "the main script"
+    raise RuntimeError(
+        f"{main} starts the server when it is imported, and each offload='process' worker "
+        "process imports it (Python's spawn does, to find what the script defines): put what "
+        'starts the server under `if __name__ == "__main__":`, at the end of the script.'
+    )

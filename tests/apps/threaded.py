@@ -33,3 +33,8 @@ async def answer() -> dict[str, int | bool]:
     jobs.put(future)
     answered_in = await asyncio.wait_for(asyncio.wrap_future(future), 2.0)
     return {"pid": os.getpid(), "imported_in": IMPORTED_IN, "answered_in": answered_in}
+
+
+def pid() -> int:
+    """Run in a process worker: importing this module there starts the thread again."""
+    return os.getpid()
