@@ -414,3 +414,113 @@ def test_openapi_documents_forms_files_and_security() -> None:
     assert document["components"]["securitySchemes"] == {
         "HTTPBearer": {"type": "http", "scheme": "bearer"}
     }
+
+
+def names_app() -> App:
+    from pydantic import AliasChoices
+
+    app = App()
+
+    @app.post("/checkbox")
+    async def checkbox(
+        value: Annotated[
+            bool, Form(alias="legacy", validation_alias=AliasChoices("enabled", "checkbox"))
+        ] = False,
+    ) -> Any:
+        return {"value": value}
+
+    @app.post("/list")
+    async def many(value: Annotated[list[str] | None, Form()]) -> Any:
+        return {"value": value}
+
+    @app.post("/numbers")
+    async def numbers(value: Annotated[list[int] | None, Form()] = None) -> Any:
+        return {"value": value}
+
+    @app.post("/files")
+    async def files(
+        files: Annotated[
+            list[UploadFile], File(validation_alias=AliasChoices("primary", "secondary"))
+        ],
+    ) -> Any:
+        return [item.filename for item in files]
+
+    return app
+
+
+def test_a_form_field_is_read_by_the_first_of_its_names_with_a_value(
+    serve: ClientFactory,
+) -> None:
+    client = serve(names_app())
+    assert client.post("/checkbox", data={"checkbox": "on"}).json() == {"value": True}
+    # An empty field is none: the next name is read.
+    assert client.post("/checkbox", data={"enabled": "", "checkbox": "on"}).json() == {
+        "value": True
+    }
+    assert client.post("/checkbox", data={"legacy": "on"}).json() == {"value": False}
+    assert client.post("/checkbox", data={"checkbox": "maybe"}).json() == {
+        "detail": [
+            {
+                "type": "bool_parsing",
+                "loc": ["body", "checkbox"],
+                "msg": "Input should be a valid boolean, unable to interpret input",
+                "input": "maybe",
+            }
+        ]
+    }
+
+
+def test_a_list_keeps_its_empty_items(serve: ClientFactory) -> None:
+    client = serve(names_app())
+    # Each item as sent (the empty ones were dropped: [""] read as missing, a 422).
+    assert client.post("/list", data={"value": ["", "hello"]}).json() == {"value": ["", "hello"]}
+    assert client.post("/list", data={"value": [""]}).json() == {"value": [""]}
+    assert client.post("/numbers", data={"value": ""}).json() == {
+        "detail": [
+            {
+                "type": "int_parsing",
+                "loc": ["body", "value", 0],
+                "msg": "Input should be a valid integer, unable to parse string as an integer",
+                "input": "",
+            }
+        ]
+    }
+
+
+def test_each_text_item_of_a_file_list_is_named_by_its_index(serve: ClientFactory) -> None:
+    client = serve(names_app())
+    files: list[tuple[str, tuple[str | None, bytes | str]]] = [
+        ("secondary", ("a.txt", b"a")),
+        ("secondary", (None, "text")),
+    ]
+    assert client.post("/files", files=files).json() == {
+        "detail": [
+            {
+                "type": "value_error",
+                "loc": ["body", "secondary", 1],
+                "msg": "Value error, Expected UploadFile, received: <class 'str'>",
+                "input": "text",
+            }
+        ]
+    }
+    assert client.post("/files", files=files[:1]).json() == ["a.txt"]
+
+
+def test_an_empty_part_and_an_empty_body(serve: ClientFactory) -> None:
+    client = serve(make_app())
+    # An empty field sent as a multipart part (it was a 400 through the TestClient's RSGI).
+    response = client.post(
+        "/login", files={"username": (None, "ann"), "age": (None, ""), "x": (None, "")}
+    )
+    assert response.json() == {
+        "detail": [
+            {"type": "missing", "loc": ["body", "age"], "msg": "Field required", "input": None}
+        ]
+    }
+    # No body at all is an empty form, as Starlette reads it (it was a 400).
+    response = client.post("/login", content=b"", headers=MULTIPART)
+    assert response.status_code == 422
+    assert [error["loc"] for error in response.json()["detail"]] == [
+        ["body", "username"],
+        ["body", "age"],
+    ]

@@ -380,14 +380,26 @@ class FormDecoder:
 
 
 class FormField:
-    """One form or file parameter, read from the parsed form: a field's text (an empty
-    field is absent, as in FastAPI), a list of them, or a file (its bytes, if asked)."""
+    """One form or file parameter, read from the parsed form as FastAPI reads it: by the
+    first of its names with a value (an empty field or file is none), the last value for one
+    value, every value for a list (its empty text items kept), a file as its bytes if asked."""
 
-    __slots__ = ("_bytes", "_check", "_default", "_file", "_many", "_parameter", "loc", "name")
+    __slots__ = (
+        "_bytes",
+        "_check",
+        "_default",
+        "_file",
+        "_many",
+        "_names",
+        "_parameter",
+        "loc",
+        "name",
+    )
 
     def __init__(self, parameter: Parameter) -> None:
         self.name = parameter.name
         self._parameter = parameter
+        self._names = parameter.choices or (parameter.alias,)
         self.loc: Loc = ("body", parameter.alias)
         self._many = _is_sequence(parameter.annotation)
         self._file = parameter.source == "file" or _holds_upload(parameter.annotation)
@@ -396,36 +408,66 @@ class FormField:
         self._default = _default_check(parameter, ValueValidator(parameter, self.loc, lax=True))
 
     async def read_from(self, form: FormData, values: Values, errors: Errors) -> None:
-        alias = self._parameter.alias
-        found = [item for item in form.get_all(alias) if not _empty(item)]
-        if not found:
+        found = next(
+            ((name, raw) for name in self._names if (raw := self._value(form, name)) is not None),
+            None,
+        )
+        if found is None:
             _missing_or_default(self._parameter, self.loc, values, errors, self._default)
             return
+        name, raw = found
+        items = raw if self._many else [raw]
         if self._file:
-            uploads = [item for item in found if isinstance(item, UploadFile)]
-            if len(uploads) != len(found):
-                errors.append(_expected_file(self.loc, found[0]))
+            if not self._bytes and (wrong := self._not_files(name, items)):
+                errors.extend(wrong)
                 return
-            files: list[Any] = uploads
-            if self._bytes:
-                files = [await _bytes_of(upload) for upload in uploads]
+            files: list[Any] = items
+            if self._bytes:  # text sent for a bytes list is kept, as pydantic takes it
+                files = [
+                    await _bytes_of(item) if isinstance(item, UploadFile) else item
+                    for item in items
+                ]
             values[self.name] = files if self._many else files[-1]
             return
-        raw: Any = found if self._many else found[-1]
-        if any(isinstance(item, UploadFile) for item in found):
-            errors.append(entry("string_type", self.loc, "Input should be a valid string", raw))
+        if any(isinstance(item, UploadFile) for item in items):
+            errors.append(
+                entry("string_type", ("body", name), "Input should be a valid string", raw)
+            )
             return
         try:
             values[self.name] = self._check(raw)
         except Invalid as exc:
+            if name != self.loc[1]:  # located by the name read, where the first is
+                for error in exc.errors:
+                    error["loc"] = ("body", name, *error["loc"][2:])
             errors.extend(exc.errors)
 
+    def _not_files(self, name: str, items: list[Any]) -> Errors:
+        """An entry for each item that is no file (each of a list's at its index; only the
+        first with ``fail_fast``)."""
+        wrong = [
+            _expected_file(("body", name, index) if self._many else ("body", name), item)
+            for index, item in enumerate(items)
+            if not isinstance(item, UploadFile)
+        ]
+        marker = self._parameter.marker
+        return wrong[:1] if marker is not None and marker.fail_fast else wrong
 
-def _empty(item: Any) -> bool:
-    # Browsers send an empty field, or a file without name nor content, for nothing chosen.
-    if isinstance(item, UploadFile):
-        return item.filename == "" and item.size == 0
-    return bool(item == "")
+    def _value(self, form: FormData, name: str) -> Any:
+        """The value by ``name``: every value but empty files for a list, else the last
+        value; None for none (an empty list, an empty field or file)."""
+        found = form.get_all(name)
+        if self._many:
+            items = [item for item in found if not _empty_file(item)]
+            return items or None
+        if not found or found[-1] == "" or _empty_file(found[-1]):
+            return None
+        return found[-1]
+
+
+def _empty_file(item: Any) -> bool:
+    # Browsers send a file without name nor content for nothing chosen.
+    return isinstance(item, UploadFile) and item.filename == "" and item.size == 0
 
 
 def _expected_file(loc: Loc, value: Any) -> dict[str, Any]:

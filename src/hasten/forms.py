@@ -153,9 +153,13 @@ async def _parse(
     limits: FormLimits,
 ) -> None:
     try:
+        empty = True
         async for chunk in request.stream():
+            empty = empty and not chunk
             for event in parser.parse(chunk):
                 part.take(event, pairs)
+        if empty:  # no body at all: an empty form, as Starlette reads it (its values missing)
+            return
         for event in parser.parse(b""):
             part.take(event, pairs)
     except multipart.ParserLimitReached as exc:

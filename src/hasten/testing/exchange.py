@@ -26,7 +26,9 @@ class Wire:
         self.raw_path = raw_path
         self.query_string = query
         self.headers = [(name.lower(), value) for name, value in request.headers.multi_items()]
-        self.chunks = [bytes(chunk) for chunk in request.stream]  # type: ignore[union-attr]
+        # A server hands over no empty piece of a body (an empty chunk ends a chunked one):
+        # httpx yields one for an empty multipart part.
+        self.chunks = [bytes(chunk) for chunk in request.stream if chunk]  # type: ignore[union-attr]
         self.host = request.url.host
         self.scheme = request.url.scheme
         self.port = request.url.port or DEFAULT_PORTS.get(self.scheme, 80)
