@@ -13,7 +13,18 @@ from typing import Annotated, Any, Literal, TypedDict
 
 import msgspec
 
-from hasten import App, Body, Cookie, Header, HTMLResponse, HTTPError, Path, Query, Router
+from hasten import (
+    App,
+    Body,
+    Cookie,
+    Header,
+    HTMLResponse,
+    HTTPError,
+    Path,
+    PlainTextResponse,
+    Query,
+    Router,
+)
 
 app = App(
     title="Inventory",
@@ -178,7 +189,7 @@ async def restock(
     return item
 
 
-@catalogue.get("/items/{item_id}/label", responses=NOT_FOUND)
+@catalogue.get("/items/{item_id}/label", responses=NOT_FOUND, response_class=PlainTextResponse)
 def label(
     item_id: ItemId,
     currency: Annotated[str, Query(pattern="^[A-Z]{3}$")] = "EUR",

@@ -60,7 +60,7 @@ def test_json_lines_name_the_route_not_the_path(
     assert client.get("/nowhere").status_code == 404
     assert client.get("/stream").text == "abcdefg"
     assert [without_duration(line) for line in lines(caplog)] == [
-        {"method": "GET", "route": "/hello", "path": "/hello", "status": 200, "bytes": 5,
+        {"method": "GET", "route": "/hello", "path": "/hello", "status": 200, "bytes": 7,
          "runs_on": "loop"},
         {"method": "GET", "route": "/items/{id}", "path": "/items/7", "status": 200,
          "bytes": 8, "runs_on": "thread"},
@@ -77,7 +77,7 @@ def test_keyvalue_lines(serve: ClientFactory, caplog: pytest.LogCaptureFixture) 
     client.get("/hello")
     [line] = lines(caplog)
     assert re.fullmatch(
-        r'method="GET" route="/hello" path="/hello" status=200 duration_ms=[0-9.]+ bytes=5 '
+        r'method="GET" route="/hello" path="/hello" status=200 duration_ms=[0-9.]+ bytes=7 '
         r'runs_on="loop"',
         line,
     ), line

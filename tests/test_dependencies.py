@@ -247,7 +247,7 @@ def test_yield_cleanup_runs_after_the_response_in_reverse_order(
 
     client = serve(app)
     with caplog.at_level(logging.ERROR, logger="hasten.error"):
-        assert client.get("/").text == "outer+inner"
+        assert client.get("/").json() == "outer+inner"
     assert caplog.records == []
     assert events == [
         "outer setup",
@@ -344,7 +344,7 @@ def test_a_handler_error_is_thrown_into_yield_dependencies_before_the_error_resp
         "rollback after HTTPError(409, 'Conflict')",
     ]
     seen.clear()
-    assert client.get("/ok").text == "tx"
+    assert client.get("/ok").json() == "tx"
     assert seen == ["commit"]
 
 
@@ -440,7 +440,7 @@ def test_sync_yield_dependencies_do_not_hold_a_thread_across_the_handler() -> No
     for interface in interfaces:
         threads.clear()
         with TestClient(app, interface=interface) as client:
-            assert client.get("/", timeout=5).text == "resource"
+            assert client.get("/", timeout=5).json() == "resource"
         assert len(threads) == 3
         assert all(name.startswith("hasten-thread") for name in threads)
 
@@ -455,7 +455,7 @@ def test_sync_dependencies_run_on_the_thread_pool(serve: ClientFactory) -> None:
     async def handler(thread: str = Depends(where)) -> str:
         return thread
 
-    assert serve(app).get("/").text.startswith("hasten-thread")
+    assert serve(app).get("/").json().startswith("hasten-thread")
 
 
 def test_a_class_is_a_dependency_and_depends_without_a_callable_calls_the_annotation(
@@ -485,7 +485,7 @@ def test_a_dependency_can_take_the_request_and_path_parameters(serve: ClientFact
     async def handler(text: str = Depends(describe)) -> str:
         return text
 
-    assert serve(app).get("/users/5").text == "GET 5"
+    assert serve(app).get("/users/5").json() == "GET 5"
 
 
 def test_app_scoped_dependencies_are_created_once_and_closed_at_shutdown(
@@ -551,11 +551,11 @@ def test_overrides_replace_dependencies_anywhere_in_the_tree(serve: ClientFactor
 
     app.dependency_overrides[database] = fake_database
     client = serve(app)
-    assert client.get("/").text == "repository on fake"
-    assert client.get("/", headers={"x-test": "other"}).text == "repository on other"
+    assert client.get("/").json() == "repository on fake"
+    assert client.get("/", headers={"x-test": "other"}).json() == "repository on other"
     client.close()
     app.dependency_overrides.clear()
-    assert serve(app).get("/").text == "repository on real"
+    assert serve(app).get("/").json() == "repository on real"
 
 
 def test_overrides_changed_while_the_app_runs_apply_from_the_next_request(
@@ -574,16 +574,16 @@ def test_overrides_changed_while_the_app_runs_apply_from_the_next_request(
         return "fake"
 
     client = serve(app)
-    assert client.get("/").text == "real"
+    assert client.get("/").json() == "real"
     app.dependency_overrides[database] = fake
     response = client.get("/")
-    assert (response.status_code, response.text) == (200, "fake")
+    assert (response.status_code, response.json()) == (200, "fake")
     del app.dependency_overrides[database]
-    assert client.get("/").text == "real"
+    assert client.get("/").json() == "real"
     app.dependency_overrides = {database: fake}
-    assert client.get("/").text == "fake"
+    assert client.get("/").json() == "fake"
     app.dependency_overrides = None  # as FastAPI's tutorial does
-    assert client.get("/").text == "real"
+    assert client.get("/").json() == "real"
 
 
 def test_app_router_include_and_route_dependencies_run_in_that_order(
@@ -612,7 +612,7 @@ def test_app_router_include_and_route_dependencies_run_in_that_order(
 
     app.include(router, dependencies=[Depends(named("include"))])
     client = serve(app)
-    assert client.get("/api/items", headers={"x-key": "ok"}).text == "items"
+    assert client.get("/api/items", headers={"x-key": "ok"}).json() == "items"
     assert order == ["app", "include", "router", "route", "parameter", "handler"]
     order.clear()
     response = client.get("/api/items", headers={"x-key": "no"})
@@ -708,7 +708,7 @@ def test_shutdown_waits_for_background_tasks_and_cleanups() -> None:
         scope = {"type": "http", "method": "GET", "path": "/", "query_string": b"", "headers": []}
         request = asyncio.ensure_future(app(scope, receive, send))
         await asyncio.sleep(0.05)
-        assert sent[-1] == {"type": "http.response.body", "body": b"ok"}  # the client has it
+        assert sent[-1] == {"type": "http.response.body", "body": b'"ok"'}  # the client has it
         assert app.stats()["in_flight"] == 1  # while the cleanup still runs
         await app.shutdown()
         assert done == ["cleanup"]
@@ -749,7 +749,7 @@ def test_a_yield_dependency_that_swallows_the_error_is_a_fastapi_error(
     assert events == ["swallowed", "outer ended"]
     with pytest.raises(FastAPIError, match="a dependency with yield has a block with a bare"):
         serve(swallowing_app(events)).get("/items/portal-gun")
-    assert client.get("/items/plumbus").text == "plumbus"
+    assert client.get("/items/plumbus").json() == "plumbus"
 
 
 def test_uploaded_files_stay_open_for_the_error_response_after_a_swallowed_error(

@@ -116,7 +116,7 @@ def check_models(page: ModuleType, client: TestClient) -> None:
 
 
 def check_security(page: ModuleType, client: TestClient) -> None:
-    assert client.get("/private", headers={"Authorization": "Bearer abc"}).text == "abc"
+    assert client.get("/private", headers={"Authorization": "Bearer abc"}).json() == "abc"
     assert client.get("/private").status_code == 401
 
 

@@ -71,7 +71,7 @@ def test_readiness_is_503_once_shutdown_begins_while_requests_finish() -> None:
     assert asyncio.run(scenario()) == [
         (200, b'{"status":"ready"}'),
         (503, b'{"detail":"The server is shutting down"}'),
-        (200, b"done"),
+        (200, b'"done"'),
     ]
 
 
@@ -95,7 +95,7 @@ def test_readiness_is_503_while_the_app_starts() -> None:
 
     assert asyncio.run(scenario()) == [
         (503, b'{"detail":"The app is starting"}'),
-        (200, b"hello"),
+        (200, b'"hello"'),
         (200, b'{"status":"ready"}'),
     ]
 

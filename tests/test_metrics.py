@@ -94,7 +94,7 @@ def test_timeouts_and_overload_are_counted_as_shed(serve: ClientFactory) -> None
 
 def test_event_loop_stalls_are_counted_by_route(serve: ClientFactory) -> None:
     client = serve(build_app(block_threshold=0.05))
-    assert client.get("/blocking").text == "blocked"
+    assert client.get("/blocking").json() == "blocked"
     time.sleep(0.1)  # the monitor reports the stall at its next heartbeat
     found = samples(client.get("/metrics").text)
     assert found['hasten_event_loop_stalls_total{route="GET /blocking"}'] == 1
@@ -135,7 +135,7 @@ def test_each_scrape_adds_only_the_requests_since_the_last(serve: ClientFactory)
     client = serve(build_app())
     for _ in range(3):
         client.get("/hello")
-    assert client.get("/blocking").text == "blocked"  # 0.15 s: above 0.1, within 0.25
+    assert client.get("/blocking").json() == "blocked"  # 0.15 s: above 0.1, within 0.25
     client.get("/metrics")
     for _ in range(2):
         client.get("/hello")

@@ -4,12 +4,14 @@
 
 import dataclasses
 import logging
+import typing
 from typing import Annotated, Any, TypedDict
 
 import attrs
 import msgspec
 import pydantic
 import pytest
+import typing_extensions
 from pydantic.alias_generators import to_camel
 
 from hasten import (
@@ -333,7 +335,7 @@ def test_security_schemes_answer_as_fastapi(
 ) -> None:
     response = serve(secured_app()).get(path, headers=headers)
     assert response.status_code == status
-    assert (response.text if isinstance(answer, str) else response.json()) == answer
+    assert response.json() == answer
     if challenge is not None:
         assert response.headers["www-authenticate"] == challenge
 
@@ -396,7 +398,7 @@ def test_background_tasks_run_after_the_response_and_failures_are_logged(
 
     client = serve(app, raise_server_exceptions=False)
     with caplog.at_level(logging.ERROR, logger="hasten.error"):
-        assert client.post("/send").text == "queued"
+        assert client.post("/send").json() == "queued"
     assert done == ["from a dependency", "async mail"]
     assert "Background task tests.test_models." in caplog.text
     assert "failing failed" in caplog.text
@@ -536,3 +538,59 @@ def test_response_model_dump_options(serve: ClientFactory, model: Any) -> None:
     assert client.get("/none").json() == {"name": "Bar", "price": 62.0, "tax": 10.5}
     assert client.get("/include").json() == {"name": "Bar", "tax": 10.5}
     assert client.get("/exclude").json() == [{"name": "Bar", "price": 62.0, "description": None}]
+
+
+@dataclasses.dataclass
+class Priced:
+    name: str
+    price: float | None = None
+    owner_ids: list[int] | None = None
+
+
+class PricedDict(typing_extensions.TypedDict):  # pydantic reads typing's from Python 3.12
+    name: str
+    price: float
+
+
+@pydantic.dataclasses.dataclass
+class PricedPydantic:
+    name: str
+    price: float
+
+
+@pytest.mark.parametrize("model", [Priced, PricedPydantic, list[Priced]])
+def test_a_dataclass_response_model_is_validated_as_fastapi_does(
+    serve: ClientFactory, model: Any
+) -> None:
+    app = App()
+    many = typing.get_origin(model) is list
+
+    @app.get("/coerce", response_model=model)
+    async def coerce() -> Any:
+        result = {"name": "coerce", "price": "1.0", "dropped": True}
+        return [result] if many else result
+
+    @app.get("/invalid", response_model=model)
+    async def invalid() -> Any:
+        result = {"name": "invalid", "price": "foo"}
+        return [result] if many else result
+
+    client = serve(app, raise_server_exceptions=False)
+    coerced = client.get("/coerce")
+    expected: dict[str, Any] = {"name": "coerce", "price": 1.0}
+    if model is not PricedPydantic:
+        expected["owner_ids"] = None
+    assert (coerced.status_code, coerced.json()) == (200, [expected] if many else expected)
+    failed = client.get("/invalid")
+    assert (failed.status_code, failed.text) == (500, "Internal Server Error")
+
+
+def test_a_typeddict_response_model_is_validated_as_fastapi_does(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.get("/coerce", response_model=PricedDict)
+    async def coerce() -> Any:
+        return {"name": "coerce", "price": "2", "dropped": True}
+
+    answer = serve(app).get("/coerce")
+    assert answer.json() == {"name": "coerce", "price": 2.0}

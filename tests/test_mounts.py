@@ -66,7 +66,7 @@ def test_static_files(serve: ClientFactory, site: pathlib.Path) -> None:
     assert client.get("/static/inside.css").text == "body{}"
     assert client.get("/static/linked/secret.txt").status_code == 404
     assert client.get("/static/docs-link/index.html").text == "<h1>docs</h1>"
-    assert client.get("/static/override").text == "the app's own route wins"
+    assert client.get("/static/override").json() == "the app's own route wins"
     assert client.get("/static/%252e%252e").text == "a file named %2e%2e"
 
 
@@ -219,7 +219,7 @@ def test_a_mounted_starlette_app(serve: ClientFactory, tmp_path: pathlib.Path) -
     file = client.get("/star/file")
     assert (file.text, file.headers["content-length"]) == ("from starlette", "14")
     assert client.get("/star/nothing").status_code == 404
-    assert client.get("/hello").text == "hasten"
+    assert client.get("/hello").json() == "hasten"
     with client.websocket_connect("/star/ws") as ws:
         ws.send_text("hi")
         assert ws.receive_text() == "starlette: hi"
@@ -277,7 +277,7 @@ def test_starlette_gzip_middleware_around_the_app(serve: ClientFactory, add: str
     client = serve(app)
     response = client.get("/big", headers={"accept-encoding": "gzip"})
     assert response.headers["content-encoding"] == "gzip"
-    assert response.text == "x" * 1000
+    assert response.json() == "x" * 1000
     assert int(response.headers["content-length"]) < 100
 
 
@@ -330,7 +330,7 @@ def test_asgi_middleware_order_and_registration_after_start(serve: ClientFactory
         return "x"
 
     client = serve(app)
-    assert client.get("/x").text == "x"
+    assert client.get("/x").json() == "x"
     assert order == ["outer", "inner"]
     with pytest.raises(RuntimeError, match="has started"):
         app.add_asgi_middleware(tagging("late"))

@@ -149,8 +149,8 @@ def test_user_executor(serve: ClientFactory) -> None:
 
     try:
         client = serve(app)
-        assert client.get("/where").text.startswith("user-pool")
-        assert client.get("/where-async").text.startswith("user-pool")
+        assert client.get("/where").json().startswith("user-pool")
+        assert client.get("/where-async").json().startswith("user-pool")
         rows = {info.path: info.runs_on for info in app.describe_routes()}
         assert rows == {"/where": "executor", "/where-async": "executor"}
     finally:

@@ -100,8 +100,7 @@ def make_app() -> App:
 def test_most_specific_route_wins(serve: ClientFactory, path: str, expected: object) -> None:
     response = serve(make_app()).get(path)
     assert response.status_code == 200
-    body = response.json() if isinstance(expected, dict) else response.text
-    assert body == expected
+    assert response.json() == expected
 
 
 def test_two_parameters_and_a_method_other_than_get(serve: ClientFactory) -> None:
@@ -111,8 +110,8 @@ def test_two_parameters_and_a_method_other_than_get(serve: ClientFactory) -> Non
 
 def test_route_with_several_methods(serve: ClientFactory) -> None:
     client = serve(make_app())
-    assert client.put("/multi").text == "PUT"
-    assert client.patch("/multi").text == "PATCH"
+    assert client.put("/multi").json() == "PUT"
+    assert client.patch("/multi").json() == "PATCH"
 
 
 def test_method_falls_through_to_a_route_that_has_it(serve: ClientFactory) -> None:
@@ -148,7 +147,7 @@ def test_every_get_route_answers_head(serve: ClientFactory) -> None:
 
 
 def test_options_route(serve: ClientFactory) -> None:
-    assert serve(make_app()).options("/opts").text == "options"
+    assert serve(make_app()).options("/opts").json() == "options"
 
 
 def test_trailing_slash_redirects_to_the_known_path(serve: ClientFactory) -> None:
@@ -204,8 +203,8 @@ def test_router_prefix_and_nested_include(serve: ClientFactory) -> None:
 
     client = serve(app)
     assert client.get("/api/v1/users/3").json() == {"id": 3}
-    assert client.get("/api/health").text == "ok"
-    assert client.get("/api/v1/late").text == "late"
+    assert client.get("/api/health").json() == "ok"
+    assert client.get("/api/v1/late").json() == "late"
     assert [route.path for route in app.routes] == [
         "/api/health",
         "/api/v1/users/{id}",
@@ -222,7 +221,7 @@ def test_include_with_extra_prefix(serve: ClientFactory) -> None:
         return "stats"
 
     app.include(admin, prefix="/admin")
-    assert serve(app).get("/admin/stats").text == "stats"
+    assert serve(app).get("/admin/stats").json() == "stats"
 
 
 def test_of_two_routes_that_catch_the_same_requests_the_first_serves(
@@ -242,7 +241,7 @@ def test_of_two_routes_that_catch_the_same_requests_the_first_serves(
     app.add_route("/a", lambda: "y", ["GET", "POST"])
     client = serve(app)
     response = client.get("/users/7")
-    assert (response.status_code, response.text) == (200, "first 7")
+    assert (response.status_code, response.json()) == (200, "first 7")
     assert (client.get("/a").json(), client.post("/a").json()) == ("x", "y")
     warned = [record.getMessage() for record in caplog.records if record.name == "hasten.routes"]
     assert len(warned) == 2
@@ -260,7 +259,7 @@ def running_root_app(serve: ClientFactory) -> tuple[App, TestClient]:
         return "root"
 
     client = serve(app)
-    assert client.get("/").text == "root"
+    assert client.get("/").json() == "root"
     return app, client
 
 
@@ -277,7 +276,7 @@ def test_a_route_added_while_the_app_runs_is_served_from_the_next_request(
 
     response = client.get("/late/3")
     assert (response.status_code, response.json()) == (200, {"n": 3})
-    assert client.get("/").text == "root"
+    assert client.get("/").json() == "root"
     assert "/late/{n}" in client.get("/openapi.json").json()["paths"]
     assert app.url_path_for("late", n=4) == "/late/4"
 
@@ -361,9 +360,9 @@ def test_one_router_in_two_apps(serve: ClientFactory) -> None:
     first.include(shared)
     second.include(shared)
     first_client, second_client = serve(first), serve(second)
-    assert first_client.get("/thread").text.startswith("hasten-thread")
+    assert first_client.get("/thread").json().startswith("hasten-thread")
     first_client.close()  # stops the first app's pools; the second app's are its own
-    assert second_client.get("/thread").text.startswith("hasten-thread")
+    assert second_client.get("/thread").json().startswith("hasten-thread")
 
 
 def _operation(app: App, path: str, method: str = "get") -> dict[str, object]:
@@ -410,7 +409,7 @@ def test_router_and_include_options_reach_each_route(serve: ClientFactory) -> No
     assert (response.status_code, response.json()) == (200, {"item_id": "plumbus"})
     response = client.get("/items/plumbus", headers={"x-token": "wrong"})
     assert (response.status_code, response.json()) == (400, {"detail": "X-Token header invalid"})
-    assert client.get("/secret").text == "secret"
+    assert client.get("/secret").json() == "secret"
 
     operation = _operation(app, "/items/{item_id}")
     responses = operation["responses"]

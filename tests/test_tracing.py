@@ -79,7 +79,7 @@ def test_a_thread_handler_is_a_child_and_its_wait_is_recorded(
     serve: ClientFactory, spans: InMemorySpanExporter
 ) -> None:
     client = serve(build_app())
-    assert client.get("/sync").text == "ok"
+    assert client.get("/sync").json() == "ok"
     [span] = server_spans(spans)
     attributes = dict(span.attributes or {})
     assert attributes["hasten.runs_on"] == "thread"

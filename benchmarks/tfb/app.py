@@ -29,7 +29,7 @@ from typing import Annotated
 import asyncpg
 
 from benchmarks.tfb import db
-from hasten import App, Depends, HTMLResponse
+from hasten import App, Depends, HTMLResponse, PlainTextResponse
 from hasten.templating import Jinja2Templates
 
 # A benchmark app turns off what only serves people: the OpenAPI document and docs page, and the
@@ -62,7 +62,7 @@ async def json() -> dict[str, str]:
     return {"message": "Hello, World!"}
 
 
-@app.get("/plaintext")
+@app.get("/plaintext", response_class=PlainTextResponse)
 async def plaintext() -> str:
     return "Hello, World!"
 

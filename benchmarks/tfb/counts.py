@@ -37,7 +37,7 @@ CASES = (
 def hasten_app() -> Any:
     """benchmarks/tfb/app.py's json and plaintext routes, with its settings (its database
     routes need PostgreSQL at startup)."""
-    from hasten import App
+    from hasten import App, PlainTextResponse
 
     app = App(openapi_url=None, docs_url=None, block_threshold=None)
 
@@ -45,7 +45,7 @@ def hasten_app() -> Any:
     async def json() -> dict[str, str]:
         return {"message": "Hello, World!"}
 
-    @app.get("/plaintext")
+    @app.get("/plaintext", response_class=PlainTextResponse)
     async def plaintext() -> str:
         return "Hello, World!"
 

@@ -20,10 +20,11 @@ from typing import Any, Literal
 
 from .context import InContext, ServeContext
 from .dependencies import AppDependencies, collect, describe_dependency
+from .encoding import encoder_for, may_hold_bytes
 from .lifecycle import submit
 from .models import DumpOptions, IncEx, ResponseModel, response_model_for
 from .overload import ConcurrencyLimit, Deadline
-from .params import Dependency, Parameter, describe, describe_handler, unwrap
+from .params import REQUEST_SOURCES, Dependency, Parameter, describe, describe_handler, unwrap
 from .paths import PathTemplate
 from .plan import Plan, Run
 from .pools import Pools, call_in_child
@@ -161,15 +162,18 @@ class Endpoint:
     def _renderer(self, returns: Any, response: ResponseModel | None) -> Renderer:
         options = self.options
         prepare = None if response is None or not _renders_json(returns) else response.prepare
+        # Whether a result may hold bytes read from the request (see hasten.encoding).
+        reads_bytes = any(_reads_bytes(parameter) for parameter in self.request_parameters)
         if self.stream_item is not None:
-            return StreamRenderer(options.status, options.response_class, prepare)
+            encode = encoder_for(self.response_model, reads_bytes)
+            return StreamRenderer(options.status, options.response_class, prepare, encode)
         if options.response_class is not None:
             # 200 is the default: a class with its own (a redirect's 307) keeps it.
             status = None if options.status == 200 else options.status
             return ClassRenderer(status, options.response_class, prepare)
         if response is not None and prepare is not None:
-            return ModelRenderer(options.status, response)
-        return renderer_for(returns, options.status, self.name)
+            return ModelRenderer(options.status, response, reads_bytes)
+        return renderer_for(returns, options.status, self.name, reads_bytes)
 
     def under(self, template: PathTemplate, options: RouteOptions | None = None) -> Endpoint:
         """This endpoint at ``template`` (its path under a prefix), with ``options`` (what its
@@ -302,9 +306,16 @@ def _check_tree(
 
 def _renders_json(returns: Any) -> bool:
     """Whether a handler annotated ``-> returns`` has its result encoded as JSON."""
-    if returns in (str, bytes):
-        return False
     return not (isinstance(returns, type) and issubclass(returns, Response))
+
+
+def _reads_bytes(parameter: Parameter) -> bool:
+    """Whether a request value may hand the handler bytes: a file (read or not), or bytes."""
+    if parameter.source == "file":
+        return True
+    return parameter.source in REQUEST_SOURCES and may_hold_bytes(
+        parameter.annotation, any_may=False
+    )
 
 
 def _dump_options(options: RouteOptions) -> DumpOptions:

@@ -7,13 +7,17 @@ pydantic stays optional: nothing here imports it. A class is a pydantic model on
 A response model keeps what the client sees to the model's fields, recursively: a handler that
 returns a ``UserInDB`` (a Struct, a dataclass, a dict or a pydantic model) for
 ``response_model=UserOut`` sends only ``UserOut``'s fields. A model holding pydantic models
-validates and dumps the output with pydantic, by alias, as FastAPI does; any other is filtered,
-not validated, unless the route asks for it (``validate_response=True``).
+validates and dumps the output with pydantic, by alias, as FastAPI does, and so does a
+dataclass or TypedDict model where pydantic is installed; a Struct or attrs class model (which
+pydantic cannot read) is filtered by msgspec, not validated unless the route asks for it
+(``validate_response=True``). Bytes are sent as their text, as FastAPI sends them.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import importlib.util
 import sys
 import types
 import typing
@@ -23,11 +27,12 @@ from typing import Any
 import msgspec
 import msgspec.inspect as mi
 
+from .encoding import encode_hook, may_hold_bytes, text_of_bytes
 from .errors import ResponseValidationError, validation_error
 
 __all__ = [
     "ResponseModel",
-    "encode_hook",
+    "describable",
     "is_pydantic_model",
     "pydantic_adapter",
     "pydantic_errors",
@@ -91,6 +96,45 @@ def uses_msgspec(annotation: Any, seen: frozenset[int] = frozenset()) -> bool:
     return any(uses_msgspec(arg, seen) for arg in arguments)
 
 
+def describable(model: Any) -> bool:
+    """Whether msgspec or pydantic can describe ``model`` (FastAPI refuses a response model
+    pydantic cannot: a plain class, or a list of them)."""
+    try:
+        info = mi.type_info(model)
+    except (TypeError, ValueError):  # two untagged Structs in one union, say
+        info = None
+    if info is not None and not _holds_custom(info, set()):
+        return True
+    if uses_msgspec(model):  # Structs, which msgspec sends by their runtime type
+        return True
+    if not pydantic_installed():
+        return False
+    try:
+        pydantic_adapter(model)
+    except Exception as exc:
+        if type(exc).__module__.split(".")[0] != "pydantic":
+            raise
+        return False
+    return True
+
+
+def _holds_custom(info: mi.Type, seen: set[int]) -> bool:
+    """Whether a type msgspec does not know itself is anywhere in ``info``."""
+    if id(info) in seen:
+        return False
+    seen.add(id(info))
+    if isinstance(info, mi.CustomType):
+        return True
+    inner: list[Any] = [getattr(info, name, None) for name in _INNER]
+    inner += [field.type for field in getattr(info, "fields", ())]
+    inner += [*getattr(info, "types", ()), *getattr(info, "item_types", ())]
+    return any(isinstance(item, mi.Type) and _holds_custom(item, seen) for item in inner)
+
+
+# The attributes of msgspec's type descriptions that hold one inner type.
+_INNER = ("item_type", "key_type", "value_type")
+
+
 def pydantic_adapter(annotation: Any) -> Any:
     """The ``TypeAdapter`` of ``annotation`` (pydantic is loaded, since a model uses it)."""
     from pydantic import TypeAdapter
@@ -106,22 +150,18 @@ def pydantic_errors(exc: Any, prefix: tuple[str | int, ...]) -> list[dict[str, A
     ]
 
 
-def encode_hook(value: Any) -> Any:
-    """What msgspec cannot encode by itself: a pydantic model, as its JSON-mode dump; a
-    ``str`` subclass (a ``URL``) as its text; any other object as its attributes, as FastAPI's
-    jsonable_encoder does (``vars``)."""
-    dump = getattr(value, "model_dump", None)
-    if dump is not None:
-        return dump(mode="json", by_alias=True)  # FastAPI's jsonable_encoder dumps by alias
-    if isinstance(value, str):
-        return str(value)
-    if hasattr(value, "__dict__") and not callable(value) and not isinstance(value, type):
-        return vars(value)
-    raise NotImplementedError(f"Objects of type {type(value).__name__} are not JSON encodable")
+@functools.cache
+def pydantic_installed() -> bool:
+    """Whether pydantic can be imported (it is not, by this)."""
+    return importlib.util.find_spec("pydantic") is not None
+
+
+# Bytes stay bytes in a response model's builtins, sent as their text at the end (FastAPI's).
+_BYTES = (bytes, bytearray, memoryview)
 
 
 def to_builtins(value: Any) -> Any:
-    return msgspec.to_builtins(value, enc_hook=encode_hook)
+    return msgspec.to_builtins(value, enc_hook=encode_hook, builtin_types=_BYTES)
 
 
 IncEx = set[int] | set[str] | Mapping[int, Any] | Mapping[str, Any]
@@ -146,7 +186,7 @@ class ResponseModel:
     """A route's response model: filters (and, if asked, validates) what the handler returns
     before it is encoded."""
 
-    __slots__ = ("_filter", "_options", "exact", "model", "validate")
+    __slots__ = ("_bytes", "_filter", "_options", "exact", "model", "validate")
 
     def __init__(
         self, model: Any, filter_: Filter, exact: type | None, validate: bool, options: DumpOptions
@@ -158,6 +198,7 @@ class ResponseModel:
         # in its fields): it is encoded as it is.
         self.exact = None if validate or options != DEFAULT_DUMP else exact
         self.validate = validate
+        self._bytes = may_hold_bytes(model)
 
     def prepare(self, result: Any) -> Any:
         """The result as the client may see it: builtins holding only the model's fields."""
@@ -172,7 +213,7 @@ class ResponseModel:
         options = self._options
         if options.include is not None or options.exclude is not None:
             filtered = _pick(filtered, options.include, options.exclude)
-        return filtered
+        return text_of_bytes(filtered) if self._bytes else filtered
 
 
 class PydanticResponseModel(ResponseModel):
@@ -213,6 +254,16 @@ def response_model_for(
     if uses_pydantic(model):
         return PydanticResponseModel(model, options)
     filter_ = _filter(model, options)
+    if filter_ is not None and not uses_msgspec(model) and pydantic_installed():
+        # A dataclass or TypedDict (pydantic's own dataclasses too) is validated and dumped
+        # by pydantic where it is installed, as FastAPI does: ``"1.0"`` for a float field is
+        # sent as 1.0, a value that does not fit is a 500; a Struct or attrs class (which
+        # pydantic cannot read) is kept to its fields by msgspec.
+        try:
+            return PydanticResponseModel(model, options)
+        except Exception as exc:  # a type pydantic refuses (typing.TypedDict before 3.12)
+            if type(exc).__module__.split(".")[0] != "pydantic":
+                raise
     if filter_ is None and not validate and options.include is None and options.exclude is None:
         return None
     exact = model if _is_flat_record(model) else None

@@ -7,43 +7,48 @@ import typing
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
-import msgspec
-
 from .encoders import jsonable_encoder
-from .models import ResponseModel, encode_hook
-from .responses import Response, StreamingResponse, build_response, content_type_headers
+from .encoding import encode_json, encoder_for
+from .models import ResponseModel
+from .responses import (
+    HTMLResponse,
+    PlainTextResponse,
+    Response,
+    StreamingResponse,
+    build_response,
+    content_type_headers,
+    declared_media_type,
+)
 from .sse import EventSourceResponse, ServerSentEvent
 from .wire import allows_body
 
 __all__ = ["ClassRenderer", "ModelRenderer", "Renderer", "StreamRenderer", "renderer_for"]
 
-# enc_hook is called only for what msgspec cannot encode itself (a pydantic model).
-_json_encode = msgspec.json.Encoder(enc_hook=encode_hook).encode
 _JSON = "application/json"
-# What every JSON renderer sends as ``_json_encode(result)``: a Target's ``plain`` types.
-_JSON_DATA = frozenset({dict, list, tuple, int, float, bool, type(None)})
+Encode = Callable[[Any], bytes]
+# What every JSON renderer sends as ``encode(result)``: a Target's ``plain`` types.
+_JSON_DATA = frozenset({dict, list, tuple, str, int, float, bool, type(None)})
 
 
 class Renderer:
-    """Renders whatever the handler returned by its type: a Response as it is, str as text
-    (``text=True``: the annotation names ``str``), bytes as octet-stream, anything else (a str
-    of an unannotated handler too, as FastAPI sends it) as JSON."""
+    """Renders whatever the handler returned: a Response as it is, anything else as JSON, as
+    FastAPI sends it (a str as a JSON string, bytes as their text: ``encode``, by default
+    ``encode_json``, which looks each result over)."""
 
-    __slots__ = ("encode", "plain", "status", "text")
+    __slots__ = ("encode", "plain", "status")
 
     media_type = _JSON
 
-    def __init__(self, status: int, *, text: bool = True) -> None:
+    def __init__(self, status: int, encode: Encode = encode_json) -> None:
         self.status = status
-        self.text = text
         # The result types that ``render`` sends as ``encode(result)`` with ``status`` and
         # ``headers``, and nothing more: the serve step sends those without a Response. A
         # subclass names its own (none, unless it says).
         self.plain: frozenset[type] = frozenset()
-        self.encode: Callable[[Any], bytes] | None = None
+        self.encode: Encode | None = None
         if type(self) is Renderer:
-            self.encode = _json_encode
-            self.plain = _JSON_DATA if text else _JSON_DATA | {str}
+            self.encode = encode
+            self.plain = _JSON_DATA | {bytes}
 
     @property
     def headers(self) -> list[tuple[str, str]]:
@@ -53,28 +58,21 @@ class Renderer:
     def render(self, result: Any) -> Response:
         if isinstance(result, Response):
             return result
-        if isinstance(result, str) and self.text:
-            return build_response(result.encode(), self.status, "text/plain")
-        if isinstance(result, bytes):
-            return build_response(result, self.status, "application/octet-stream")
-        return build_response(_json_encode(result), self.status, _JSON)
+        assert self.encode is not None
+        return build_response(self.encode(result), self.status, _JSON)
 
 
 class JSONRenderer(Renderer):
-    """A handler annotated with a JSON type: its result is encoded by msgspec."""
+    """A handler annotated with a JSON type: its result is encoded by msgspec (bytes as their
+    text, where the type may hold any: ``encoder_for``, with ``reads_bytes``)."""
 
     __slots__ = ()
 
-    def __init__(self, status: int, returns: Any = None) -> None:
+    def __init__(self, status: int, returns: Any = None, reads_bytes: bool = False) -> None:
         super().__init__(status)
-        self.encode = _json_encode
+        self.encode = encoder_for(returns, reads_bytes)
         annotated = {returns} if _is_data_class(returns) else set()
-        self.plain = frozenset(_JSON_DATA | {str} | annotated)
-
-    def render(self, result: Any) -> Response:
-        if isinstance(result, Response):
-            return result
-        return build_response(_json_encode(result), self.status, _JSON)
+        self.plain = frozenset(_JSON_DATA | annotated)
 
 
 class ModelRenderer(JSONRenderer):
@@ -83,8 +81,8 @@ class ModelRenderer(JSONRenderer):
 
     __slots__ = ("_exact", "_model")
 
-    def __init__(self, status: int, model: ResponseModel) -> None:
-        super().__init__(status)
+    def __init__(self, status: int, model: ResponseModel, reads_bytes: bool = False) -> None:
+        super().__init__(status, model.model, reads_bytes)
         self._model = model
         self._exact = model.exact
         # Only a result of exactly the model's class is sent as it is.
@@ -93,35 +91,26 @@ class ModelRenderer(JSONRenderer):
             frozenset({exact}) if exact is not None and _is_data_class(exact) else frozenset()
         )
 
-    def _encode(self, result: Any) -> bytes:
-        if type(result) is self._exact:
-            return _json_encode(result)
-        return _json_encode(self._model.prepare(result))
-
     def render(self, result: Any) -> Response:
         if isinstance(result, Response):
             return result
-        return build_response(self._encode(result), self.status, _JSON)
+        assert self.encode is not None
+        if type(result) is not self._exact:
+            result = self._model.prepare(result)
+        return build_response(self.encode(result), self.status, _JSON)
 
 
-class TypedRenderer(Renderer):
-    """A handler annotated ``-> str`` or ``-> bytes``: anything else it returns is a bug."""
+class TypedRenderer(JSONRenderer):
+    """A handler annotated ``-> str`` or ``-> bytes``: a JSON string, as FastAPI sends it;
+    anything else it returns is a bug."""
 
-    __slots__ = ("_kind", "_media_type", "_where")
+    __slots__ = ("_kind", "_where")
 
-    def __init__(
-        self, status: int, kind: type[str] | type[bytes], media_type: str, where: str
-    ) -> None:
-        super().__init__(status)
+    def __init__(self, status: int, kind: type[str] | type[bytes], where: str) -> None:
+        super().__init__(status, kind)
         self._kind = kind
-        self._media_type = media_type
         self._where = where
         self.plain = frozenset({kind})
-        self.encode = str.encode if kind is str else bytes
-
-    @property
-    def headers(self) -> list[tuple[str, str]]:
-        return content_type_headers(self._media_type)
 
     def render(self, result: Any) -> Response:
         if isinstance(result, Response):
@@ -131,46 +120,47 @@ class TypedRenderer(Renderer):
                 f"{self._where} is annotated -> {self._kind.__name__} but returned "
                 f"{type(result).__name__} {result!r:.80}"
             )
-        body = result.encode() if isinstance(result, str) else result
-        return build_response(body, self.status, self._media_type)
+        return super().render(result)
 
 
 class EmptyRenderer(Renderer):
-    """A status without a body (204, 304): only a Response returned as such is sent as it is."""
+    """A status without a body (204, 304): the result's JSON is left out on the wire (as the
+    status says), but sent should the handler set another status on its ``response``, as
+    FastAPI does."""
 
     __slots__ = ()
 
     def render(self, result: Any) -> Response:
         if isinstance(result, Response):
             return result
-        return Response(b"", self.status)
+        return build_response(encode_json(result), self.status, _JSON)
 
 
-def renderer_for(returns: Any, status: int, where: str) -> Renderer:
-    """The renderer for a handler annotated ``-> returns`` that answers ``status``."""
+def renderer_for(returns: Any, status: int, where: str, reads_bytes: bool = False) -> Renderer:
+    """The renderer for a handler annotated ``-> returns`` that answers ``status`` (and reads
+    bytes or files from the request: ``reads_bytes``)."""
     if not allows_body(status):
         return EmptyRenderer(status)
-    if returns is str:
-        return TypedRenderer(status, str, "text/plain", where)
-    if returns is bytes:
-        return TypedRenderer(status, bytes, "application/octet-stream", where)
-    if returns is Any:  # no annotation: FastAPI's JSON, for a str too
-        return Renderer(status, text=False)
+    if returns is str or returns is bytes:
+        return TypedRenderer(status, returns, where)
     if typing.get_origin(returns) in (typing.Union, types.UnionType):
-        return Renderer(status, text=str in typing.get_args(returns))
-    if isinstance(returns, type) and issubclass(returns, Response):
-        # Annotated as a Response but returning something else: render it by its type.
+        # A union may hold a Response, sent as it is.
+        return Renderer(status, encoder_for(returns, reads_bytes))
+    if returns is Any or (isinstance(returns, type) and issubclass(returns, Response)):
+        # No annotation, or a Response but returning something else: rendered by its type.
         return Renderer(status)
-    return JSONRenderer(status, returns)
+    return JSONRenderer(status, returns, reads_bytes)
 
 
 def _is_data_class(returns: Any) -> bool:
-    """A class whose instances ``_json_encode`` sends as they are (a Struct, a dataclass):
+    """A class whose instances ``encode`` sends as they are (a Struct, a dataclass):
     not a Response, nor a pydantic model (encoded through ``encode_hook``, as it is too)."""
     return isinstance(returns, type) and not issubclass(returns, Response)
 
 
 Prepare = Callable[[Any], Any]
+# The classes whose body is a str's UTF-8 bytes and whose headers are only their media type.
+_TEXT_CLASSES = (PlainTextResponse, HTMLResponse)
 
 
 class ClassRenderer(Renderer):
@@ -190,6 +180,16 @@ class ClassRenderer(Renderer):
         self._status = status
         self._response_class = response_class
         self._prepare = prepare or jsonable_encoder
+        if response_class in _TEXT_CLASSES and prepare is None:
+            # perf: a str for PlainTextResponse or HTMLResponse is sent as its UTF-8 bytes
+            # without a Response, as the class would send it (what TechEmpower's plaintext
+            # test measures).
+            self.plain = frozenset({str})
+            self.encode = str.encode
+
+    @property
+    def headers(self) -> list[tuple[str, str]]:
+        return content_type_headers(declared_media_type(self._response_class) or _JSON)
 
     def render(self, result: Any) -> Response:
         if isinstance(result, Response):
@@ -214,14 +214,18 @@ class StreamRenderer(Renderer):
     __slots__ = ("_encode", "_response_class")
 
     def __init__(
-        self, status: int, response_class: type[Response] | None, prepare: Prepare | None
+        self,
+        status: int,
+        response_class: type[Response] | None,
+        prepare: Prepare | None,
+        encode: Encode = encode_json,
     ) -> None:
         super().__init__(status)
         self._response_class = response_class
         if prepare is None:
-            self._encode: Callable[[Any], bytes] = _json_encode
+            self._encode: Encode = encode
         else:
-            self._encode = lambda item: _json_encode(prepare(item))
+            self._encode = lambda item: encode(prepare(item))
 
     def render(self, result: Any) -> Response:
         if isinstance(result, Response):

@@ -19,7 +19,7 @@ from .dependencies import AppDependencies
 from .endpoints import Endpoint, Offload, RouteOptions, check_dependencies
 from .errors import FastAPIError, PydanticV1NotSupportedError, one_status
 from .matcher import CompiledRoute
-from .models import IncEx, pydantic_v1_model
+from .models import IncEx, describable, pydantic_v1_model
 from .mounts import MOUNT_PATH, MountEndpoint, is_native
 from .params import Dependency, Parameter, defined_at, describe_handler
 from .paths import PathTemplate
@@ -730,28 +730,43 @@ def _check_prefix(prefix: str, what: str) -> None:
 
 
 def _check_response_model(endpoint: Endpoint) -> None:
-    if endpoint.options.response_model is not None and _holds_a_response(endpoint.response_model):
-        raise FastAPIError(
-            f"{endpoint.name}: invalid args for response field! Hint: check that "
-            f"{endpoint.response_model} is a valid Pydantic field type. If you are using a "
-            "return type annotation that is not a valid Pydantic field (e.g. Union[Response, "
-            "dict, None]) you can disable generating the response model from the type "
-            "annotation with the path operation decorator parameter response_model=None. "
-            "Read more: https://fastapi.tiangolo.com/tutorial/response-model/"
-        )
+    """FastAPI's refusals at registration: a response model (or a ``responses=`` entry's
+    ``model``) that holds a pydantic v1 model, a Response among other types, or that nothing
+    can describe."""
     declared_models = [("response model", endpoint.response_model)]
     declared_models += [
         ("responses=", extra.get("model")) for extra in endpoint.options.responses.values()
     ]
     for where, declared in declared_models:
-        model = pydantic_v1_model(declared)
-        if model is not None:
+        v1_model = pydantic_v1_model(declared)
+        if v1_model is not None:
             raise PydanticV1NotSupportedError(
                 f"{endpoint.name}: its {where} holds a pydantic v1 model "
-                f"({model.__qualname__}); hasten sends pydantic v2 models only, as FastAPI "
+                f"({v1_model.__qualname__}); hasten sends pydantic v2 models only, as FastAPI "
                 "does: declare it with `from pydantic import BaseModel`, not `from pydantic.v1 "
                 "import BaseModel`"
             )
+    model = endpoint.response_model
+    if (
+        endpoint.options.response_model is not None
+        and endpoint.stream_item is None
+        and not (isinstance(model, type) and issubclass(model, Response))
+        and (_holds_a_response(model) or not describable(model))
+    ):
+        raise FastAPIError(_invalid_response_model(endpoint.name, model))
+    for declared in endpoint.options.responses.values():
+        if "model" in declared and not describable(declared["model"]):
+            raise FastAPIError(_invalid_response_model(endpoint.name, declared["model"]))
+
+
+def _invalid_response_model(where: str, model: Any) -> str:
+    return (
+        f"{where}: invalid args for response field! Hint: check that {model} is a valid "
+        "Pydantic field type. If you are using a return type annotation that is not a valid "
+        "Pydantic field (e.g. Union[Response, dict, None]) you can disable generating the "
+        "response model from the type annotation with the path operation decorator parameter "
+        "response_model=None. Read more: https://fastapi.tiangolo.com/tutorial/response-model/"
+    )
 
 
 def _holds_a_response(model: Any) -> bool:

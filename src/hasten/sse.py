@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from .models import encode_hook
+from .encoding import encode_hook
 from .protocols import CLIENT_GONE
 from .responses import StreamingResponse
 from .transport import StreamWriter

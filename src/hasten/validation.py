@@ -20,7 +20,6 @@ does not know) by msgspec alone, strictly for a JSON body, as msgspec decodes JS
 from __future__ import annotations
 
 import functools
-import importlib.util
 import itertools
 import re
 import typing
@@ -29,6 +28,7 @@ from typing import Any, Final
 
 import msgspec
 
+from .models import pydantic_installed
 from .params import Parameter
 
 __all__ = [
@@ -237,7 +237,7 @@ def msgspec_validates(parameter: Parameter) -> bool:
     """Whether msgspec alone validates this parameter (no pydantic rule applies to it)."""
     if parameter.needs_pydantic:
         return False
-    return not _pydantic_installed() or _msgspec_only(parameter)
+    return not pydantic_installed() or _msgspec_only(parameter)
 
 
 def _validator(parameter: Parameter, loc: Loc, lax: bool) -> Callable[[Any], Any]:
@@ -250,11 +250,6 @@ def _validator(parameter: Parameter, loc: Loc, lax: bool) -> Callable[[Any], Any
             if type(exc).__module__.split(".")[0] != "pydantic":
                 raise
     return functools.partial(_msgspec_validate, parameter.validated_type, loc, not lax)
-
-
-@functools.cache
-def _pydantic_installed() -> bool:
-    return importlib.util.find_spec("pydantic") is not None
 
 
 def _msgspec_only(parameter: Parameter) -> bool:

@@ -28,9 +28,9 @@ def di_server(server_kind: str, tmp_path_factory: pytest.TempPathFactory) -> Ite
 def test_cleanup_runs_after_the_client_has_the_response(di_server: str) -> None:
     with httpx.Client(base_url=di_server, timeout=10) as client:
         started = time.monotonic()
-        assert client.get("/after").text == "body"
+        assert client.get("/after").json() == "body"
         assert time.monotonic() - started < 4  # not held back by its own cleanup
-        assert client.get("/received").text == "ok"
+        assert client.get("/received").json() == "ok"
         for _ in range(100):
             record = client.get("/record").json()
             if record:

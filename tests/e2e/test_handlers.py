@@ -35,13 +35,13 @@ def test_http_error_sets_status_and_detail(client: httpx.Client) -> None:
 
 def test_sync_handler_runs_on_the_apps_thread_pool(client: httpx.Client) -> None:
     response = client.get("/thread/sync")
-    assert response.text.startswith("hasten-thread")
+    assert response.json().startswith("hasten-thread")
 
 
 def test_async_handler_runs_on_the_event_loop(client: httpx.Client) -> None:
     response = client.get("/thread/async")
     assert response.status_code == 200
-    assert not response.text.startswith("hasten-thread")
+    assert not response.json().startswith("hasten-thread")
 
 
 async def sleep_concurrently(base_url: str) -> tuple[list[httpx.Response], float]:

@@ -66,16 +66,16 @@ def test_path_converter_decodes_utf8(client: httpx.Client) -> None:
     assert response.json() == {"path": "café/menu"}
 
 
-def test_str_result_is_utf8_text(client: httpx.Client) -> None:
+def test_str_result_is_a_json_string(client: httpx.Client) -> None:
     response = client.get("/text")
-    assert response.headers["content-type"] == "text/plain; charset=utf-8"
-    assert response.content == "plain text é".encode()
+    assert response.headers["content-type"] == "application/json"
+    assert response.content == '"plain text é"'.encode()
 
 
-def test_bytes_result_is_octet_stream(client: httpx.Client) -> None:
+def test_bytes_result_is_a_json_string_of_its_text(client: httpx.Client) -> None:
     response = client.get("/bytes")
-    assert response.headers["content-type"] == "application/octet-stream"
-    assert response.content == b"\x00\x01binary"
+    assert response.headers["content-type"] == "application/json"
+    assert response.content == b'"\\u0000\\u0001binary"'
 
 
 def test_unknown_path_is_404(client: httpx.Client) -> None:

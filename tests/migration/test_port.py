@@ -363,7 +363,7 @@ def test_middleware_http_registers_the_function(serve: ClientFactory) -> None:
 
     assert outer.__name__ == "outer"
     response = serve(app).get("/")
-    assert (response.status_code, response.text) == (200, "home")
+    assert (response.status_code, response.json()) == (200, "home")
     assert response.headers["x-order"] == "outer"
     with pytest.raises(ValueError, match="Unknown middleware type 'websocket': only 'http'"):
         app.middleware("websocket")  # type: ignore[call-overload]
@@ -444,7 +444,7 @@ def test_run_in_threadpool_uses_the_apps_threads(serve: ClientFactory) -> None:
         return await run_in_threadpool(thread_name, "on ", suffix="!")
 
     response = serve(app).get("/where")
-    assert (response.status_code, response.text) == (200, "on hasten-thread!")
+    assert (response.status_code, response.json()) == (200, "on hasten-thread!")
     # With no app started on the loop: AnyIO's worker threads, as Starlette's.
     assert asyncio.run(run_in_threadpool(thread_name, "", suffix="")) == "AnyIO worker thread"
 

@@ -154,7 +154,7 @@ def test_an_app_may_serve_its_own_docs_route_once_ours_is_off(serve: ClientFacto
     async def docs() -> str:
         return "mine"
 
-    assert serve(app).get("/docs").text == "mine"
+    assert serve(app).get("/docs").json() == "mine"
     assert "/docs" in app.openapi()["paths"]
 
 

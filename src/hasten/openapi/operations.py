@@ -160,7 +160,8 @@ def request_body(
 
 
 # FastAPI's file field: a string of bytes (its pydantic writes no ``format: binary``).
-_BINARY = {"type": "string", "contentMediaType": "application/octet-stream"}
+_OCTETS = "application/octet-stream"
+_BINARY = {"type": "string", "contentMediaType": _OCTETS}
 
 
 def _form_body(forms: list[Parameter], schemas: Schemas, unique_id: str) -> dict[str, Any]:
@@ -497,12 +498,7 @@ def _content(returns: Any, status: int, schemas: Schemas, title: str) -> dict[st
     content: dict[str, Any] = {}
     as_json = []
     for member in members:
-        if member is str:
-            content["text/plain"] = {"schema": {"type": "string"}}
-        elif member is bytes:
-            binary = {"type": "string", "format": "binary"}
-            content["application/octet-stream"] = {"schema": binary}
-        elif isinstance(member, type) and issubclass(member, Response):
+        if isinstance(member, type) and issubclass(member, Response):
             media = _RESPONSE_MEDIA.get(member, (_JSON, {}))
             content[media[0]] = {"schema": dict(media[1])}
         else:
@@ -510,6 +506,8 @@ def _content(returns: Any, status: int, schemas: Schemas, title: str) -> dict[st
     if as_json:
         if Any in as_json:
             schema: dict[str, Any] = {}
+        elif as_json == [bytes]:  # sent as its text, as FastAPI documents it
+            schema = {"type": "string", "contentMediaType": _OCTETS, "title": title}
         else:
             whole = as_json[0] if len(as_json) == 1 else typing.Union[tuple(as_json)]  # noqa: UP007
             # FastAPI titles the schema of a response model; ``-> None`` has none.

@@ -1,0 +1,127 @@
+"""What a result is sent as, as FastAPI sends it: bytes as their UTF-8 text wherever they are
+(a form's bytes sent back read as they were sent, never base64), a str as a JSON string."""
+
+# No `from __future__ import annotations`: the models here are local classes.
+
+import dataclasses
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+import msgspec
+import pytest
+
+from hasten import App, File, Form, Response, UploadFile
+from hasten.encoding import encode_json, encode_msgspec, encoder_for, holds_bytes, may_hold_bytes
+from tests.conftest import ClientFactory
+
+
+@dataclasses.dataclass
+class Attachment:
+    name: str
+    data: bytes
+
+
+class Blob(msgspec.Struct):
+    name: str
+    extra: Any = None
+
+
+def make_app() -> App:
+    app = App()
+
+    @app.post("/form")
+    async def form(name: Annotated[str, Form()], content: Annotated[bytes, File()]):  # type: ignore[no-untyped-def]
+        return {"name": name, "content": content}
+
+    @app.post("/files")
+    async def files(value: Annotated[list[bytes], File()]) -> dict[str, Any]:
+        return {"value": value, "nested": [{"again": value[0]}]}
+
+    @app.post("/upload")
+    async def upload(file: UploadFile) -> dict[str, Any]:
+        return {"read": await file.read()}
+
+    @app.get("/dataclass")
+    async def dataclass() -> Attachment:
+        return Attachment("a.txt", b"hello")
+
+    @app.get("/struct")
+    async def struct():  # type: ignore[no-untyped-def]
+        return Blob("b", {"inner": b"deep"})
+
+    @app.get("/model", response_model=Attachment)
+    async def model() -> Any:
+        return {"name": "m.txt", "data": b"by model", "dropped": 1}
+
+    @app.get("/bytes")
+    async def raw() -> bytes:
+        return b"foo"
+
+    @app.get("/union", response_model=None)
+    async def union() -> bytes | Response:
+        return b"bar"
+
+    @app.get("/lines")
+    async def lines() -> AsyncIterator[dict[str, bytes]]:
+        yield {"line": b"one"}
+        yield {"line": b"two"}
+
+    return app
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "options", "body"),
+    [
+        (
+            "post",
+            "/form",
+            {"data": {"name": "Rick"}, "files": {"content": ("a.txt", b"foo")}},
+            b'{"name":"Rick","content":"foo"}',
+        ),
+        (
+            "post",
+            "/files",
+            {"files": [("value", ("a", b"foo")), ("value", ("b", b"bar"))]},
+            b'{"value":["foo","bar"],"nested":[{"again":"foo"}]}',
+        ),
+        ("post", "/upload", {"files": {"file": ("a", b"up")}}, b'{"read":"up"}'),
+        ("get", "/dataclass", {}, b'{"name":"a.txt","data":"hello"}'),
+        ("get", "/struct", {}, b'{"name":"b","extra":{"inner":"deep"}}'),
+        ("get", "/model", {}, b'{"name":"m.txt","data":"by model"}'),
+        ("get", "/bytes", {}, b'"foo"'),
+        ("get", "/union", {}, b'"bar"'),
+        ("get", "/lines", {}, b'{"line":"one"}\n{"line":"two"}\n'),
+    ],
+)
+def test_bytes_are_sent_as_their_text_not_base64(
+    serve: ClientFactory, method: str, path: str, options: dict[str, Any], body: bytes
+) -> None:
+    response = getattr(serve(make_app()), method)(path, **options)
+    assert response.status_code == 200
+    assert response.content == body
+
+
+def test_bytes_that_are_not_utf8_are_a_500_as_in_fastapi(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.get("/binary")
+    async def binary():  # type: ignore[no-untyped-def]
+        return {"data": b"\xff\xfe"}
+
+    response = serve(app, raise_server_exceptions=False).get("/binary")
+    assert (response.status_code, response.text) == (500, "Internal Server Error")
+
+
+def test_what_may_hold_bytes_is_decided_from_the_type() -> None:
+    assert not may_hold_bytes(dict[str, int])
+    assert may_hold_bytes(list[Blob | None])  # Blob.extra is Any
+    assert may_hold_bytes(Attachment)
+    assert may_hold_bytes(dict[str, Any])
+    assert not may_hold_bytes(dict[str, Any], any_may=False)  # taken at its word
+    assert encoder_for(dict[str, Any]) is encode_msgspec
+    assert encoder_for(dict[str, Any], reads_bytes=True) is encode_json
+    assert encoder_for(Any) is encode_json  # no annotation: each result is looked over
+    assert not holds_bytes({"a": 1, "b": ["x", None, 2.5]})
+    assert holds_bytes({"a": [1, {"b": b"x"}]})
+    assert holds_bytes((Attachment("x", b""),))
+    assert encode_json({"a": [b"x", bytearray(b"y")]}) == b'{"a":["x","y"]}'
