@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import msgspec
+import pydantic
 import pytest
 
 from hasten import App, Depends, File, Form, OAuth2PasswordRequestForm, Request, UploadFile
@@ -167,6 +168,38 @@ def test_lists_of_files_bytes_and_the_oauth2_form(serve: ClientFactory) -> None:
     response = client.post("/token", data={"username": "ann", "password": "pw", "grant_type": "x"})
     assert response.status_code == 422
     assert response.json()["detail"][0]["loc"] == ["body", "grant_type"]
+
+
+def test_empty_fields_are_read_as_fastapi_reads_them(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.post("/files")
+    async def files(files: list[bytes] | None = File(None)) -> dict[str, Any]:
+        return {"sizes": None if files is None else [len(file) for file in files]}
+
+    @app.post("/tags")
+    async def tags(tags: list[str] = Form(), last: str = Form("default")) -> dict[str, Any]:
+        return {"tags": tags, "last": last}
+
+    @app.post("/json")
+    async def json_list(items: Annotated[pydantic.Json[list[str]], Form()]) -> list[str]:
+        return items
+
+    @app.post("/tuple")
+    async def pair(items: tuple = Form(), point: tuple[int, int] = Form((0, 0))) -> Any:  # type: ignore[type-arg]
+        return {"items": items, "point": point}
+
+    client = serve(app)
+    # A text where bytes are asked is its bytes, and an empty one is kept in a list.
+    assert client.post("/files", data={"files": ""}).json() == {"sizes": [0]}
+    assert client.post("/files").json() == {"sizes": None}
+    no_file = multipart(upload("files", "", b""))  # what a browser sends for nothing chosen
+    assert client.post("/files", content=no_file, headers=MULTIPART).json() == {"sizes": None}
+    answer = client.post("/tags", data={"tags": ["", "x"], "last": ["given", ""]})
+    assert answer.json() == {"tags": ["", "x"], "last": "default"}  # the last, empty, is none
+    assert client.post("/json", data={"items": '["a", "b"]'}).json() == ["a", "b"]
+    answer = client.post("/tuple", data={"items": ["a", "b", "c"], "point": ["1", "2"]})
+    assert answer.json() == {"items": ["a", "b", "c"], "point": [1, 2]}
 
 
 def test_a_form_model_takes_the_whole_form(serve: ClientFactory) -> None:

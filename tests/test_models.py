@@ -594,3 +594,38 @@ def test_a_typeddict_response_model_is_validated_as_fastapi_does(serve: ClientFa
 
     answer = serve(app).get("/coerce")
     assert answer.json() == {"name": "coerce", "price": 2.0}
+
+
+def test_a_validation_error_names_its_endpoint_as_fastapi_does(serve: ClientFactory) -> None:
+    app = App()
+    sub = App()
+    caught: list[RequestValidationError] = []
+
+    async def capture(request: Request, exc: RequestValidationError) -> JSONResponse:
+        caught.append(exc)
+        return JSONResponse({"seen": True}, status=422)
+
+    app.add_exception_handler(RequestValidationError, capture)
+    sub.add_exception_handler(RequestValidationError, capture)
+
+    @app.get("/users/{user_id}")
+    async def get_user(user_id: int) -> int:
+        return user_id
+
+    @sub.get("/items/{item_id}")
+    async def get_sub_item(item_id: int) -> int:
+        return item_id
+
+    app.mount("/sub", sub)
+    client = serve(app)
+    assert client.get("/users/x").status_code == 422
+    assert client.get("/sub/items/x").status_code == 422
+    line = get_user.__code__.co_firstlineno
+    assert str(caught[0]).splitlines()[1:] == [
+        f"  {caught[0].errors()[0]}",
+        f'  File "{__file__}", line {line}, in get_user',
+        "    GET /users/{user_id}",
+    ]
+    assert str(caught[1]).endswith("in get_sub_item\n    GET /sub/items/{item_id}")
+    given = RequestValidationError([], endpoint_ctx={"path": "GET /x"})
+    assert str(given) == "0 validation errors:\n  Endpoint: GET /x"

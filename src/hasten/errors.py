@@ -7,7 +7,7 @@ import http
 import traceback
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, TypeAlias, overload
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, overload
 
 if TYPE_CHECKING:
     from .requests import Request
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SWALLOWED",
+    "EndpointContext",
     "ExceptionHandler",
     "ExceptionHandlers",
     "FastAPIDeprecationWarning",
@@ -139,21 +140,58 @@ class FastAPIDeprecationWarning(UserWarning):
     """A FastAPI keyword hasten takes but that FastAPI deprecated (``regex=``, ...)."""
 
 
+class EndpointContext(TypedDict, total=False):
+    """Where a validation error arose, as FastAPI names it: the handler's ``function``,
+    ``file`` and ``line``, and its route's ``path`` (``"GET /users/{id}"``)."""
+
+    function: str
+    path: str
+    file: str
+    line: int
+
+
 class ValidationException(Exception):
     """Values failed validation: ``errors()`` lists them, each ``{"type", "loc", "msg",
-    "input"[, "ctx"]}`` with ``loc`` a tuple, as FastAPI's."""
+    "input"[, "ctx"]}`` with ``loc`` a tuple, as FastAPI's; ``str()`` names them and the
+    endpoint they arose in (``endpoint_ctx``, given by the app when it is not given here)."""
 
-    def __init__(self, errors: Sequence[Any]) -> None:
+    def __init__(
+        self, errors: Sequence[Any], *, endpoint_ctx: EndpointContext | None = None
+    ) -> None:
         Exception.__init__(self, errors)
         self._errors = errors
+        self.endpoint_ctx = endpoint_ctx
 
     def errors(self) -> Sequence[Any]:
         return self._errors
+
+    @property
+    def endpoint_function(self) -> str | None:
+        return (self.endpoint_ctx or {}).get("function")
+
+    @property
+    def endpoint_path(self) -> str | None:
+        return (self.endpoint_ctx or {}).get("path")
+
+    @property
+    def endpoint_file(self) -> str | None:
+        return (self.endpoint_ctx or {}).get("file")
+
+    @property
+    def endpoint_line(self) -> int | None:
+        return (self.endpoint_ctx or {}).get("line")
 
     def __str__(self) -> str:
         count = len(self._errors)
         lines = [f"{count} validation error{'s' if count != 1 else ''}:"]
         lines.extend(f"  {error}" for error in self._errors)
+        function, path = self.endpoint_function, self.endpoint_path
+        if self.endpoint_file and self.endpoint_line and function:
+            lines.append(f'  File "{self.endpoint_file}", line {self.endpoint_line}, in {function}')
+            if path:
+                lines.append(f"    {path}")
+        elif path:
+            lines.append(f"  Endpoint: {path}")
         return "\n".join(lines)
 
 
@@ -162,10 +200,17 @@ class RequestValidationError(ValidationException, HTTPError):
     (``msg``, ``type``) and what was given (``input``); ``body`` is the request's decoded
     body. The default handler answers ``{"detail": [...]}``, as FastAPI's."""
 
-    def __init__(self, errors: Sequence[Any], *, body: Any = None) -> None:
+    def __init__(
+        self,
+        errors: Sequence[Any],
+        *,
+        body: Any = None,
+        endpoint_ctx: EndpointContext | None = None,
+    ) -> None:
         HTTPError.__init__(self, 422, errors)
         self._errors = errors
         self.body = body
+        self.endpoint_ctx = endpoint_ctx
 
 
 class WebSocketRequestValidationError(ValidationException):
@@ -175,8 +220,14 @@ class WebSocketRequestValidationError(ValidationException):
 class ResponseValidationError(ValidationException):
     """A handler's result does not fit its response model: a 500, logged."""
 
-    def __init__(self, errors: Sequence[Any], *, body: Any = None) -> None:
-        super().__init__(errors)
+    def __init__(
+        self,
+        errors: Sequence[Any],
+        *,
+        body: Any = None,
+        endpoint_ctx: EndpointContext | None = None,
+    ) -> None:
+        super().__init__(errors, endpoint_ctx=endpoint_ctx)
         self.body = body
 
 

@@ -120,7 +120,7 @@ class ScalarReader(Reader):
         self._parameter = parameter
         self.source = source = parameter.source
         self.loc: Loc = (source, parameter.alias)
-        self._fetch = _fetcher(source, parameter.alias, _is_sequence(parameter.annotation))
+        self._fetch = _fetcher(source, parameter.alias, _is_sequence(parameter))
         self._default = _default_check(parameter, ValueValidator(parameter, self.loc, lax=True))
         converted_already = (
             source == "path"
@@ -143,7 +143,7 @@ class ScalarReader(Reader):
         ``read`` says what is wrong, or the default. None for any other value."""
         parameter = self._parameter
         source = parameter.source
-        if source not in QUICK_SOURCES or _is_sequence(parameter.annotation):
+        if source not in QUICK_SOURCES or _is_sequence(parameter):
             return None
         if parameter.choices:
             return None
@@ -180,7 +180,7 @@ class ChoiceReader(ScalarReader):
 
     def __init__(self, parameter: Parameter) -> None:
         super().__init__(parameter)
-        many = _is_sequence(parameter.annotation)
+        many = _is_sequence(parameter)
         self._fetches = [(name, _fetcher(self.source, name, many)) for name in parameter.choices]
 
     def read(self, request: Request, values: Values, errors: Errors) -> None:
@@ -212,8 +212,17 @@ def _as_is(value: Any) -> Any:
     return value
 
 
-def _is_sequence(annotation: Any) -> bool:
-    return sequence_item(annotation) is not None
+def _is_sequence(parameter: Parameter) -> bool:
+    """Whether the parameter reads every value given (a list, set, tuple...), as FastAPI
+    decides: not for pydantic's ``Json[...]``, which reads one text holding JSON."""
+    if sequence_item(parameter.annotation) is None:
+        return False
+    return not any(_is_json_text(extra) for extra in parameter.metadata)
+
+
+def _is_json_text(extra: Any) -> bool:
+    kind = type(extra)
+    return kind.__name__ == "Json" and kind.__module__.startswith("pydantic")
 
 
 def _fetcher(source: str, alias: str, many: bool) -> Callable[[Request], Any]:
@@ -401,7 +410,7 @@ class FormField:
         self._parameter = parameter
         self._names = parameter.choices or (parameter.alias,)
         self.loc: Loc = ("body", parameter.alias)
-        self._many = _is_sequence(parameter.annotation)
+        self._many = _is_sequence(parameter)
         self._file = parameter.source == "file" or _holds_upload(parameter.annotation)
         self._bytes = self._file and _holds_bytes(parameter.annotation)
         self._check = TextValidator(parameter, self.loc).check if not self._file else _as_is
@@ -422,9 +431,9 @@ class FormField:
                 errors.extend(wrong)
                 return
             files: list[Any] = items
-            if self._bytes:  # text sent for a bytes list is kept, as pydantic takes it
+            if self._bytes:  # text sent for bytes is its UTF-8 bytes, as pydantic takes it
                 files = [
-                    await _bytes_of(item) if isinstance(item, UploadFile) else item
+                    await _bytes_of(item) if isinstance(item, UploadFile) else item.encode()
                     for item in items
                 ]
             values[self.name] = files if self._many else files[-1]

@@ -27,9 +27,11 @@ from .body_wait import BodyWait
 from .context import ServeContext
 from .dependencies import AppDependencies
 from .errors import (
+    EndpointContext,
     ExceptionHandler,
     ExceptionHandlers,
     HTTPError,
+    ValidationException,
     WebSocketException,
     report_unhandled,
     server_error_response,
@@ -419,6 +421,8 @@ class Runtime:
         """The response for an exception: its exception handler's (the app's, else the
         default for HTTPError and RequestValidationError), else a logged 500. A handler that
         fails is a logged 500 too."""
+        if isinstance(exc, ValidationException) and exc.endpoint_ctx is None:
+            exc.endpoint_ctx = endpoint_context(request)
         handler = self.exception_handlers.lookup(exc)
         if handler is None:
             self._log(request, "Unhandled exception while serving", exc)
@@ -471,6 +475,24 @@ def _check_control_routes(routes: Sequence[BaseRoute], control: Sequence[BaseRou
                     f"Routes {route.label} and {added.label} both catch {both[0]} requests to "
                     f"{added.path!r}: give the setting another URL"
                 )
+
+
+def endpoint_context(connection: Connection) -> EndpointContext:
+    """Where a validation error arose, as FastAPI names it in the error's text: the handler
+    (its function, file and first line) and its route, under the path the app is mounted at."""
+    target = connection._target
+    route = getattr(target, "route", None)
+    if target is None or route is None:
+        return {}
+    func = unwrap(route.endpoint.func)
+    context: EndpointContext = {"function": getattr(func, "__name__", repr(func))}
+    code = getattr(func, "__code__", None)
+    if code is not None:
+        context["file"] = code.co_filename
+        context["line"] = code.co_firstlineno  # the first decorator's, as inspect says it
+    method = "WS" if target.websocket else connection.method
+    context["path"] = f"{method} {connection.root_path.rstrip('/')}{route.path}"
+    return context
 
 
 def _merge(sub_response: Response, response: Response) -> None:

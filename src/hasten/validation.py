@@ -198,13 +198,17 @@ def _without_none(annotation: Any) -> Any:
 
 
 def sequence_item(annotation: Any) -> Any:
-    """X for ``list[X]``, ``set[X]`` or ``frozenset[X]`` (``| None`` too); str for a bare
-    ``list``, ``set`` or ``frozenset`` (its values stay text); else None."""
+    """X for ``list[X]``, ``set[X]``, ``frozenset[X]`` or ``tuple[X, ...]`` (``| None`` too);
+    str for a bare ``list``, ``set``, ``frozenset`` or ``tuple`` (its values stay text); Any for
+    a tuple of fixed items (``tuple[int, str]``: validated whole); else None."""
     annotation = _without_none(annotation)
-    if _container(annotation) in (list, set, frozenset):
-        (item,) = typing.get_args(annotation) or (str,)
-        return item
-    return None
+    container = _container(annotation)
+    if container not in (list, set, frozenset, tuple):
+        return None
+    items = typing.get_args(annotation) or (str,)
+    if container is tuple and items[-1:] != (Ellipsis,) and len(items) > 1:
+        return Any
+    return items[0]
 
 
 def _container(annotation: Any) -> Any:
