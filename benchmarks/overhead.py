@@ -204,14 +204,15 @@ async def raw_asgi(scope: Any, receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-class Headers:
-    """Granian's RSGIHeaders: its methods run in Rust, so here they are C methods too."""
+class Headers(dict[str, str]):
+    """Granian's RSGIHeaders: its methods run in Rust, so here they are C methods too (a
+    dict's: ``get`` the first value of a name, ``in``, ``len`` the names, ``keys``)."""
 
     def __init__(self, items: list[tuple[str, str]]) -> None:
+        super().__init__(reversed(items))
         self._items = items
-        self.get = dict(reversed(items)).get  # the first value of a name, as Granian's
 
-    def items(self) -> list[tuple[str, str]]:
+    def items(self) -> list[tuple[str, str]]:  # type: ignore[override]  # Granian's: a list
         return self._items
 
 

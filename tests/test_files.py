@@ -10,7 +10,7 @@ from email.utils import formatdate
 import pytest
 
 from hasten import App, FileResponse
-from hasten.files import content_disposition
+from hasten.files import _single_range, content_disposition
 from hasten.testing import TestClient
 from tests.conftest import ClientFactory
 
@@ -110,6 +110,10 @@ def test_if_match_and_if_unmodified_since_give_412(client: TestClient) -> None:
         ("bytes=-5000", 0, 1024),
         ("bytes=1020-9999", 1020, 1024),
         ("bytes=5-5", 5, 6),
+        # Past int()'s 4,300 digits: no 500, and no int() of them at all.
+        ("bytes=-" + "9" * 5000, 0, 1024),
+        ("bytes=1000-" + "9" * 5000, 1000, 1024),
+        ("bytes=" + "0" * 5000 + "7-8", 7, 9),
     ],
 )
 def test_a_single_range_gives_206(client: TestClient, header: str, start: int, end: int) -> None:
@@ -120,7 +124,9 @@ def test_a_single_range_gives_206(client: TestClient, header: str, start: int, e
     assert response.headers["content-length"] == str(end - start)
 
 
-@pytest.mark.parametrize("header", ["bytes=1024-", "bytes=2000-3000", "bytes=-0"])
+@pytest.mark.parametrize(
+    "header", ["bytes=1024-", "bytes=2000-3000", "bytes=-0", "bytes=" + "9" * 5000 + "-"]
+)
 def test_an_unsatisfiable_range_gives_416(client: TestClient, header: str) -> None:
     response = client.get("/file", headers={"range": header})
     assert (response.status_code, response.content) == (416, b"")
@@ -128,11 +134,45 @@ def test_an_unsatisfiable_range_gives_416(client: TestClient, header: str) -> No
 
 
 @pytest.mark.parametrize(
-    "header", ["bytes=0-1,5-6", "bytes=9-3", "items=0-1", "bytes=a-b", "bytes=-", "bytes"]
+    "header",
+    [
+        "bytes=0-1,5-6",
+        "bytes=9-3",
+        "items=0-1",
+        "bytes=a-b",
+        "bytes=-",
+        "bytes",
+        "bytes=" + "9" * 5000 + "-" + "9" * 4999,  # last before first, both past any file
+        "bytes=" + "9" * 5000 + "-5",
+    ],
 )
 def test_several_or_malformed_ranges_give_the_whole_file(client: TestClient, header: str) -> None:
     response = client.get("/file", headers={"range": header})
     assert (response.status_code, response.content) == (200, BODY)
+
+
+def test_digits_of_other_scripts_are_not_positions() -> None:
+    # str.isdigit takes them, int() does not ('\u00b2' is a superscript 2): ignored.
+    assert _single_range("bytes=\u00b2-", 1024) is None
+    assert _single_range("bytes=0-\u0663", 1024) is None  # an Arabic-Indic 3
+
+
+def test_a_range_header_beyond_ascii_is_ignored_or_a_400_under_rsgi(
+    client: TestClient, interface: str
+) -> None:
+    # Read as the file is sent: under RSGI, where Granian does not hand the value over,
+    # the error path answers before any byte of the file goes out.
+    response = client.get("/file", headers={b"range": b"bytes=\xb2-"})
+    if interface == "rsgi":
+        assert (response.status_code, response.json()) == (
+            400,
+            {
+                "detail": "The range header holds bytes other than visible ASCII, which "
+                "Granian's RSGI interface does not hand over to the app"
+            },
+        )
+    else:
+        assert (response.status_code, response.content) == (200, BODY)
 
 
 def test_if_range(client: TestClient) -> None:
@@ -170,6 +210,10 @@ def test_filename_gives_a_content_disposition(client: TestClient) -> None:
 
 def test_content_disposition_quotes_and_kinds() -> None:
     assert content_disposition("inline", "a.txt") == 'inline; filename="a.txt"'
+    # A CR or LF cannot end the header line: it is encoded, as Starlette encodes it.
+    assert content_disposition("attachment", "a\r\nSet-Cookie: x=1") == (
+        "attachment; filename=\"a__Set-Cookie: x=1\"; filename*=UTF-8''a%0D%0ASet-Cookie%3A%20x%3D1"
+    )
     assert content_disposition("attachment", 'say "hi"\\.txt') == (
         'attachment; filename="say \\"hi\\"\\\\.txt"'
     )

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import msgspec
+import multipart as multipart_library
 import pydantic
 import pytest
 
@@ -18,7 +19,7 @@ from hasten import App, Depends, File, Form, OAuth2PasswordRequestForm, Request,
 from hasten.context import UNSERVED, ServeContext
 from hasten.datastructures import Headers
 from hasten.errors import HTTPError
-from hasten.forms import read_form
+from hasten.forms import _reason, read_form
 from tests.conftest import ClientFactory
 
 BOUNDARY = "hastenboundary"
@@ -145,6 +146,36 @@ def test_multipart_fields_and_files(serve: ClientFactory) -> None:
     response = client.post("/upload", content=large, headers=MULTIPART)
     assert response.json()["size"] == 5000
     assert response.json()["on_disk"] is True  # spooled past form_spool_size
+
+
+@pytest.mark.parametrize(
+    ("sent", "read"),
+    [
+        ("résumé.txt".encode(), "résumé.txt"),  # UTF-8, as browsers send it
+        ("résumé.txt".encode("latin-1"), "résumé.txt"),  # not UTF-8: read as latin-1
+        (b"\xff\xfe.txt", "\xff\xfe.txt"),
+        ("日本.txt".encode(), "日本.txt"),
+    ],
+)
+def test_a_filename_in_any_charset_is_taken(serve: ClientFactory, sent: bytes, read: str) -> None:
+    # As Starlette does: UTF-8 where the bytes are that, else latin-1; never a 400.
+    head = b'Content-Disposition: form-data; name="file"; filename="' + sent + b'"\r\n'
+    body = multipart(head + b"X-Note: \xe9t\xe9\r\n\r\ndata")
+    response = serve(make_app()).post("/upload", content=body, headers=MULTIPART)
+    assert (response.status_code, response.json()["filename"]) == (200, read)
+
+
+def test_a_field_name_that_is_not_utf8_is_read_as_latin1(serve: ClientFactory) -> None:
+    body = multipart(b'Content-Disposition: form-data; name="caf\xe9"\r\n\r\nx')
+    response = serve(make_app()).post("/raw", content=body, headers=MULTIPART)
+    assert (response.status_code, response.json()) == (200, ["café"])
+
+
+def test_a_parser_error_says_the_parsers_words_not_pythons() -> None:
+    cause = UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+    error = multipart_library.ParserError("Segment header failed to decode", cause)
+    assert _reason(error) == "Segment header failed to decode"
+    assert _reason(multipart_library.ParserError()) == "ParserError"
 
 
 def test_lists_of_files_bytes_and_the_oauth2_form(serve: ClientFactory) -> None:

@@ -44,6 +44,10 @@ def make_app(**settings: Any) -> App:
     async def create(order: Order) -> Order:
         return order
 
+    @app.get("/cookies")
+    async def cookies(request: Request) -> dict[str, str]:
+        return request.cookies
+
     return app
 
 
@@ -87,6 +91,57 @@ def test_a_route_that_reads_no_header_does_not_count_them(serve: ClientFactory) 
     headers = {f"x-h{index}": "v" for index in range(100)}
     response = serve(make_app()).get("/search", headers=headers)
     assert (response.status_code, response.content) == (200, b'{"q":"","limit":10}')
+
+
+def test_content_length_with_transfer_encoding_is_a_400_that_closes(
+    serve: ClientFactory, interface: str
+) -> None:
+    # h11 hands both over, and the app refuses them. Granian drops the Content-Length itself
+    # and reads the chunked body (tests/hostile/test_granian.py): the app cannot tell.
+    headers = {**JSON, "content-length": "22", "transfer-encoding": "chunked"}
+    response = serve(make_app()).post("/orders", content=b'{"id": 1, "name": "x"}', headers=headers)
+    if interface == "rsgi":
+        assert (response.status_code, response.json()) == (201, {"id": 1, "name": "x"})
+        return
+    assert (response.status_code, response.headers["connection"]) == (400, "close")
+    assert response.json() == {
+        "detail": "The request has both Content-Length and Transfer-Encoding"
+    }
+
+
+# A value beyond visible ASCII: ASGI servers hand it over (read as latin-1, as Starlette
+# reads it); Granian's RSGI does not, and the app says so rather than read a default.
+UTF8 = "café".encode()
+UNREADABLE = (
+    b" header holds bytes other than visible ASCII, which Granian's RSGI interface does not "
+    b"hand over to the app"
+)
+
+
+def test_a_header_value_beyond_ascii_is_read_or_refused_never_dropped(
+    serve: ClientFactory, interface: str
+) -> None:
+    client = serve(make_app())
+    agent = client.get("/agent", headers={b"user-agent": UTF8})
+    cookies = client.get("/cookies", headers={b"cookie": b"a=1; b=" + UTF8})
+    # A route that reads neither is not refused for them.
+    other = client.get("/search", headers={b"cookie": UTF8, b"x-note": UTF8})
+    assert (other.status_code, other.content) == (200, b'{"q":"","limit":10}')
+    if interface == "rsgi":
+        assert (agent.status_code, agent.content) == (
+            400,
+            b'{"detail":"The user-agent' + UNREADABLE + b'"}',
+        )
+        assert (cookies.status_code, cookies.content) == (
+            400,
+            b'{"detail":"The cookie' + UNREADABLE + b'"}',
+        )
+    else:
+        assert (agent.status_code, agent.json()) == (200, {"agent": UTF8.decode("latin-1")})
+        assert (cookies.status_code, cookies.json()) == (
+            200,
+            {"a": "1", "b": UTF8.decode("latin-1")},
+        )
 
 
 def test_json_at_the_depth_limit_is_decoded(serve: ClientFactory) -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import pathlib
+import re
 import types
 import typing
 from collections.abc import AsyncGenerator, AsyncIterator
@@ -72,6 +74,63 @@ def test_headers_set_append_delete() -> None:
     assert sorted(headers) == ["set-cookie", "x-a"]
     assert "X-A" in headers
     assert object() not in headers
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "said"),
+    [
+        ("x-a", "1\r\nSet-Cookie: evil=1", "value holds '\\r'"),
+        ("x-a", "1\nX-B: 2", "value holds '\\n'"),
+        ("x-a", "1\x002", "value holds '\\x00'"),
+        ("x-a\r\nx-b", "1", "name holds '\\r'"),
+    ],
+)
+def test_a_header_that_no_server_can_send_is_refused_where_it_is_set(
+    name: str, value: str, said: str
+) -> None:
+    message = re.escape(f"Response header {name!r}: its {said}")
+    response = Response(b"")
+    for setting in (
+        lambda: response.headers.__setitem__(name, value),
+        lambda: response.headers.append(name, value),
+        lambda: response.headers.setdefault(name, value),
+        lambda: Response(b"", headers={name: value}),
+    ):
+        with pytest.raises(ValueError, match=message):
+            setting()
+    assert response.raw_headers == []
+    response.headers["x-tab"] = "a\tb"  # a tab, and text beyond ASCII, are allowed
+    response.headers["x-text"] = "café"
+    assert response.raw_headers == [("x-tab", "a\tb"), ("x-text", "café")]
+
+
+def test_a_cookie_or_media_type_that_would_split_the_response_is_refused() -> None:
+    with pytest.raises(ValueError, match="Response header 'set-cookie'"):
+        Response(b"").set_cookie("session", "v", path="/\r\nSet-Cookie: evil=1")
+    with pytest.raises(ValueError, match="Response header 'content-type'"):
+        Response(b"", media_type="text/html\r\nX-A: 1")
+    # Values the cookie module quotes itself are fine, CR LF included.
+    response = Response(b"")
+    response.set_cookie("session", "a\r\nb")
+    assert response.raw_headers == [("set-cookie", 'session="a\\015\\012b"; Path=/; SameSite=lax')]
+
+
+def test_a_handler_setting_such_a_header_is_a_logged_500(
+    serve: ClientFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = App()
+
+    @app.get("/echo")
+    async def echo(value: str) -> Response:
+        return Response(b"ok", headers={"x-echo": value})
+
+    client = serve(app, raise_server_exceptions=False)
+    with caplog.at_level(logging.ERROR, logger="hasten.error"):
+        response = client.get("/echo", params={"value": "a\r\nSet-Cookie: evil=1"})
+    assert (response.status_code, response.text) == (500, "Internal Server Error")
+    assert "set-cookie" not in response.headers
+    assert [record.exc_info[0] for record in caplog.records if record.exc_info] == [ValueError]
+    assert "Response header 'x-echo'" in caplog.text
 
 
 def test_json_response() -> None:

@@ -17,6 +17,7 @@ from fastapi import (
     Depends,
     FastAPI,
     Form,
+    Header,
     Request,
     Response,
     UploadFile,
@@ -44,6 +45,7 @@ from tests.hostile.surface_state import (
     counting_task,
     failing_task,
     fast,
+    last_close,
     live,
     noise,
     probe,
@@ -66,7 +68,7 @@ async def hello() -> dict[str, str]:
 
 
 @app.get("/probe")
-async def probed() -> dict[str, int]:
+async def probed() -> dict[str, int | str]:
     return await probe()
 
 
@@ -176,6 +178,45 @@ async def ws_idle(websocket: WebSocket) -> None:
         live["websockets"] -= 1
 
 
+@app.websocket("/ws/raise")
+async def ws_raise(websocket: WebSocket) -> None:
+    await websocket.accept()
+    await websocket.receive_text()
+    raise RuntimeError("the WebSocket handler failed")
+
+
+@app.websocket("/ws/json")
+async def ws_json(websocket: WebSocket) -> None:
+    await websocket.accept()
+    while True:
+        await websocket.send_json(await websocket.receive_json())
+
+
+@app.websocket("/ws/close")
+async def ws_close(websocket: WebSocket) -> None:
+    await websocket.accept()
+    await websocket.receive_text()
+    await websocket.close(4000, "asked to")
+
+
+@app.websocket("/ws/chat")
+async def ws_chat(websocket: WebSocket) -> None:
+    offered = websocket.scope.get("subprotocols") or [None]
+    await websocket.accept(subprotocol=offered[-1])
+    await websocket.send_text("chosen")
+    await websocket.receive_text()
+
+
+@app.websocket("/ws/goodbye")
+async def ws_goodbye(websocket: WebSocket) -> None:
+    await websocket.accept()
+    try:
+        while True:
+            await websocket.receive_text()
+    except WebSocketDisconnect as exc:
+        last_close.update(code=exc.code, reason=exc.reason)
+
+
 # Dependencies and background tasks (FastAPI has no per-route concurrency limit).
 Held = Annotated[str, Depends(resource_held)]
 
@@ -237,6 +278,21 @@ async def text(size: int = 4 * 1024 * 1024) -> Response:
 @app.get("/image")
 async def image() -> Response:
     return Response(b"\x89PNG\r\n\x1a\n" + bytes(100_000), media_type="image/png")
+
+
+@app.get("/header")
+async def header(x_note: Annotated[str, Header()] = "none") -> dict[str, str]:
+    return {"note": x_note}
+
+
+@app.get("/cookies")
+async def cookies(request: Request) -> dict[str, str]:
+    return request.cookies
+
+
+@app.get("/echo-header")
+async def echo_header(value: str) -> Response:
+    return Response(b"echoed", headers={"x-echo": value})
 
 
 @app.get("/precompressed")

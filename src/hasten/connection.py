@@ -90,6 +90,10 @@ class Connection:
     def _raw_headers(self) -> list[tuple[str, str]]:
         raise NotImplementedError
 
+    def _headers_of(self, items: list[tuple[str, str]]) -> Headers:
+        """``headers`` made of the raw ones (an adapter may say more of them)."""
+        return Headers(items)
+
     def _header(self, name: str) -> str | None:
         """The first value of one header (``name`` lower-case); an adapter whose server can
         look it up does so without building ``headers``."""
@@ -155,7 +159,7 @@ class Connection:
             limit = self.context.max_headers
             if len(items) > limit:
                 raise HTTPError(431, f"The request has more than {limit} headers")
-            self._headers = Headers(items)
+            self._headers = self._headers_of(items)
         return self._headers
 
     def _query_params(self) -> QueryParams:

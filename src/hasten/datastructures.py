@@ -91,11 +91,15 @@ class Headers(Mapping[str, str]):
 
 
 class MutableHeaders(Headers):
-    """Response headers: set, append and delete by case-insensitive name."""
+    """Response headers: set, append and delete by case-insensitive name. A name or value
+    with CR, LF or NUL raises ValueError as it is set (the wire cannot carry it)."""
 
     __slots__ = ()
 
     def __setitem__(self, name: str, value: str) -> None:
+        # perf: ``check_header``'s first step written out: its call only for the rare rest.
+        if not (name.isprintable() and value.isprintable()):
+            check_header(name, value)
         name = name.lower()
         self._remove(name)
         self._items.append((name, value))
@@ -120,6 +124,8 @@ class MutableHeaders(Headers):
 
     def append(self, name: str, value: str) -> None:
         """Add a value without replacing earlier ones (e.g. a second ``set-cookie``)."""
+        if not (name.isprintable() and value.isprintable()):  # perf: as in __setitem__
+            check_header(name, value)
         self._items.append((name.lower(), value))
         self._lookup = None
 
@@ -130,6 +136,25 @@ class MutableHeaders(Headers):
             return existing
         self.append(name, value)
         return value
+
+
+def check_header(name: str, value: str) -> None:
+    """Raise ValueError, naming the header, when its name or value holds CR, LF or NUL.
+
+    A CR or LF would end the header line (a header injected, or the response split); no
+    server sends one: Granian's RSGI drops the header without a word, uvicorn drops the
+    connection. So it is refused where it is set, and the handler's error path answers.
+    """
+    # perf: one C call each for the usual header; the precise search only for the rest.
+    if name.isprintable() and value.isprintable():
+        return
+    for part, text in (("name", name), ("value", value)):
+        for character in ("\r", "\n", "\x00"):
+            if character in text:
+                raise ValueError(
+                    f"Response header {name!r}: its {part} holds {character!r}, which no "
+                    f"server can send (value {value!r})"
+                )
 
 
 def parse_query(query_string: str) -> list[tuple[str, str]]:

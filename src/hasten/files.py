@@ -106,8 +106,11 @@ def guess_media_type(name: str) -> str:
 
 
 def content_disposition(kind: str, filename: str) -> str:
-    """``attachment; filename="..."``, with ``filename*`` (RFC 5987) for a name beyond ASCII."""
+    """``attachment; filename="..."``, with ``filename*`` (RFC 5987) for a name beyond
+    printable ASCII (a control character, CR and LF among them, is ``_`` in the first)."""
     ascii_name = filename.encode("ascii", "replace").decode("ascii").replace("?", "_")
+    if not ascii_name.isprintable():
+        ascii_name = "".join(c if c.isprintable() else "_" for c in ascii_name)
     quoted = ascii_name.replace("\\", "\\\\").replace('"', '\\"')
     value = f'{kind}; filename="{quoted}"'
     if ascii_name != filename:
@@ -218,18 +221,39 @@ def _single_range(header: str, size: int) -> tuple[int, int] | None:
     if unit.strip().lower() != "bytes" or "," in spec:
         return None
     first, dash, last = spec.strip().partition("-")
-    if not dash or not (first.isdigit() or first == "") or not (last.isdigit() or last == ""):
+    if not dash or not _is_position(first) or not _is_position(last):
         return None
     if first == "":
         if last == "":
             return None
-        length = int(last)
+        length = _position(last)
         if length == 0 or size == 0:
             return 0, 0
         return max(size - length, 0), size
-    start = int(first)
-    if last and int(last) < start:
+    if last and _before(last, first):
         return None  # last-pos before first-pos: invalid, ignored
+    start = _position(first)
     if start >= size:
         return 0, 0
-    return start, min(int(last) + 1, size) if last else size
+    return start, min(_position(last) + 1, size) if last else size
+
+
+# A byte position past any file: what a position of more than 18 digits stands for, so that
+# a 5,000-digit one costs no int() (which refuses strings past 4,300 digits).
+_PAST_ANY_FILE = 10**18
+
+
+def _is_position(text: str) -> bool:
+    """Empty, or ASCII digits only (``str.isdigit`` takes other scripts' digits too)."""
+    return text == "" or (text.isascii() and text.isdigit())
+
+
+def _position(digits: str) -> int:
+    significant = digits.lstrip("0")
+    return int(significant or "0") if len(significant) <= 18 else _PAST_ANY_FILE
+
+
+def _before(digits: str, other: str) -> bool:
+    """Whether the number ``digits`` is less than ``other`` (both any length, unconverted)."""
+    left, right = digits.lstrip("0"), other.lstrip("0")
+    return (len(left), left) < (len(right), right)

@@ -133,7 +133,12 @@ def _file_too_large(name: str, limits: FormLimits) -> HTTPError:
 
 
 async def _multipart(request: Request, boundary: str, limits: FormLimits) -> FormData:
-    parser = multipart.PushMultipartParser(boundary, max_segment_count=limits.max_parts)
+    # Part headers are read as latin-1, which takes any byte: a name or filename is then
+    # decoded as UTF-8 where it is that, else kept as latin-1 (Starlette's rule), so that a
+    # client's non-UTF-8 filename is taken, not refused.
+    parser = multipart.PushMultipartParser(
+        boundary, max_segment_count=limits.max_parts, header_charset="latin-1"
+    )
     pairs: list[tuple[str, FormValue]] = []
     part = _Part(limits)
     try:
@@ -163,11 +168,29 @@ async def _parse(
         for event in parser.parse(b""):
             part.take(event, pairs)
     except multipart.ParserLimitReached as exc:
-        if "count" in str(exc) and "header" not in str(exc):
+        reason = _reason(exc)
+        if "count" in reason and "header" not in reason:
             raise _too_many_parts(limits) from None
-        raise HTTPError(413, f"Malformed multipart body: {exc}") from None
+        raise HTTPError(413, f"Malformed multipart body: {reason}") from None
     except multipart.MultipartError as exc:
-        raise HTTPError(400, f"Malformed multipart body: {exc}") from None
+        raise HTTPError(400, f"Malformed multipart body: {_reason(exc)}") from None
+
+
+def _reason(exc: multipart.MultipartError) -> str:
+    """The parser's own message: its first argument (a later one may be the Python error
+    behind it, whose text is not the client's business)."""
+    first = exc.args[0] if exc.args else None
+    return first if isinstance(first, str) else type(exc).__name__
+
+
+def _text(header_value: str) -> str:
+    """A part's name or filename, read as latin-1: UTF-8 where its bytes are that."""
+    if header_value.isascii():
+        return header_value
+    try:
+        return header_value.encode("latin-1").decode()
+    except UnicodeError:
+        return header_value
 
 
 class _Part:
@@ -203,6 +226,9 @@ class _Part:
     def _start(self, segment: Any) -> None:
         if not segment.name:
             raise HTTPError(400, "Malformed multipart body: a part has no name")
+        segment.name = _text(segment.name)
+        if segment.filename is not None:
+            segment.filename = _text(segment.filename)
         self._segment = segment
         self._received = 0
         self._chunks = []

@@ -52,6 +52,8 @@ class Request(Connection):
     _form: FormData | None = None
     # What the server raises when the client has gone mid-body (the adapters say).
     _gone: tuple[type[BaseException], ...] = ()
+    # Whether the server may hand over both a Content-Length and a Transfer-Encoding.
+    _may_have_both_lengths = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -212,6 +214,15 @@ class Request(Connection):
         value = self._header("content-length")
         if value is None:
             return None
+        if self._may_have_both_lengths and self._header("transfer-encoding") is not None:
+            # RFC 9112 §6.1: a smuggling attempt, or a broken client; refused, and the
+            # connection closed after, as uvicorn with httptools does (h11 takes the chunked
+            # body; Granian drops the Content-Length before the app sees it, and closes).
+            raise HTTPError(
+                400,
+                "The request has both Content-Length and Transfer-Encoding",
+                {"connection": "close"},
+            )
         if not (value.isascii() and value.isdigit()):
             raise HTTPError(400, f"Invalid Content-Length header: {value!r}")
         declared = int(value)

@@ -22,7 +22,7 @@ from urllib.parse import quote
 import msgspec
 
 from .background import BackgroundTask
-from .datastructures import MutableHeaders
+from .datastructures import MutableHeaders, check_header
 from .errors import one_status
 from .protocols import CLIENT_GONE
 from .transport import Outbound, StreamWriter
@@ -53,6 +53,7 @@ def content_type_headers(media_type: str | None) -> HeaderList:
     cached = _content_type_lists.get(media_type)
     if cached is None:
         assert media_type is not None
+        check_header("content-type", media_type)
         value = media_type
         if media_type.startswith("text/") and "charset" not in media_type:
             value = f"{media_type}; charset=utf-8"

@@ -304,7 +304,14 @@ class Runtime:
                     # A Response's status may change as it is sent (a file's range, a mounted
                     # app's own): its Exchange notes the one sent.
                     outbound = exchange = observer.begin(request, outbound)
-                await response.send(outbound, request)
+                try:
+                    await response.send(outbound, request)
+                except HTTPError as exc:
+                    # A response that reads the request as it is sent (a file, its range and
+                    # conditional headers) found it malformed, before any byte went out: the
+                    # error path answers. (Past the first byte, sending again fails too.)
+                    response = await self.error_response(request, exc)
+                    await response.send(outbound, request)
                 if response.background is not None:  # Response(background=...)
                     await run_tasks(response.background, self.context.threads)
             finally:

@@ -20,10 +20,21 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psutil
 
 from tests.hostile.cases import request
 from tests.hostile.surface_cases import multipart, part
-from tests.hostile.websocket import BINARY, CLOSE, PING, TEXT, frame, handshake, upgrade
+from tests.hostile.websocket import (
+    BINARY,
+    CLOSE,
+    PING,
+    TEXT,
+    Frame,
+    close_frame,
+    frame,
+    handshake,
+    upgrade,
+)
 from tests.hostile.wire import HOST, exchange
 
 __all__ = ["SCENARIOS", "Seen", "probe", "settle"]
@@ -42,10 +53,10 @@ class Seen:
         return self.cell
 
 
-def probe(port: int) -> dict[str, int]:
+def probe(port: int) -> dict[str, Any]:
     """What is left in the worker: ``/probe``."""
     outcome = exchange(port, request("/probe"), wait=5.0)
-    found: dict[str, int] = json.loads(outcome.body)
+    found: dict[str, Any] = json.loads(outcome.body)
     return found
 
 
@@ -69,7 +80,7 @@ def connection(port: int, source: str = HOST) -> Iterator[socket.socket]:
 
 
 def rss_mib(port: int) -> float:
-    return probe(port)["rss"] / MIB
+    return float(probe(port)["rss"]) / MIB
 
 
 # Forms and uploads: the spooled files left open afterwards.
@@ -293,6 +304,88 @@ def ws_idle_sockets(port: int) -> Seen:
     )
 
 
+def close_waiting(port: int, client_port: int) -> int:
+    """The server's sockets on ``port`` to ``client_port`` in CLOSE-WAIT: the client closed
+    and left, the server still holds the socket (and its descriptor)."""
+    return sum(
+        1
+        for found in psutil.net_connections("tcp")
+        if found.status == psutil.CONN_CLOSE_WAIT
+        and found.laddr
+        and found.laddr.port == port
+        and found.raddr
+        and found.raddr.port == client_port
+    )
+
+
+def describe_close(closes: list[Frame], ending: str) -> str:
+    if not closes:
+        return ending
+    code, reason = closes[0].close_code, closes[0].close_reason
+    if code is None:
+        return "close frame without a code"
+    return f"close {code} {reason!r}" if reason else f"close {code}"
+
+
+def ws_ending(port: int, path: str, *frames: bytes) -> Seen:
+    """Upgrade ``path`` and send ``frames``: the server's close frame; then the client
+    answers it, as RFC 6455 asks, and the server should close the TCP connection at once
+    (within a second); then the client leaves: is the server's socket left in CLOSE-WAIT?"""
+    with upgrade(port, handshake(path)) as ws:
+        client_port = ws.sock.getsockname()[1]
+        for item in frames:
+            ws.send(item)
+        got, ending = ws.frames(wait=3.0)
+        closes = [item for item in got if item.opcode == CLOSE]
+        ws.send(close_frame(1000))
+        tcp = ws.ending(1.0) if ending == "close frame" else ending
+    time.sleep(0.3)
+    waiting = close_waiting(port, client_port)
+    code = closes[0].close_code if closes else None
+    reason = closes[0].close_reason if closes else ""
+    cell = f"{describe_close(closes, ending)}; TCP {tcp}; {waiting} left in CLOSE-WAIT"
+    return Seen({"code": code, "reason": reason, "tcp": tcp, "close_wait": waiting}, cell)
+
+
+def ws_handler_raises(port: int) -> Seen:
+    return ws_ending(port, "/ws/raise", frame(TEXT, b"boom"))
+
+
+def ws_invalid_json(port: int) -> Seen:
+    return ws_ending(port, "/ws/json", frame(TEXT, b"{not json"))
+
+
+def ws_handler_closes_with_a_code(port: int) -> Seen:
+    return ws_ending(port, "/ws/close", frame(TEXT, b"close, please"))
+
+
+def ws_client_closes_with_a_code(port: int) -> Seen:
+    """The client closes with 4001 "done": what the handler was told, and the server's
+    answer to the close."""
+    with upgrade(port, handshake("/ws/goodbye")) as ws:
+        ws.send(close_frame(4001, "done"))
+        got, ending = ws.frames(wait=3.0)
+    told = settle(port, 2.0, close_code=4001)
+    closes = [item for item in got if item.opcode == CLOSE]
+    cell = (
+        f"handler told {told['close_code']} {told['close_reason']!r}; "
+        f"server answered {describe_close(closes, ending)}"
+    )
+    return Seen({"code": told["close_code"], "reason": told["close_reason"]}, cell)
+
+
+def ws_subprotocols(port: int) -> Seen:
+    """The client offers v1 and v2; /ws/chat takes the last one offered."""
+    offer = (("Sec-WebSocket-Protocol", "v1, v2"),)
+    with upgrade(port, handshake("/ws/chat", headers=offer)) as ws:
+        status = ws.outcome.status
+        chosen = ws.outcome.headers.get("sec-websocket-protocol")
+        got, _ = ws.frames(wait=2.0, limit=1) if status == 101 else ([], "")
+    said = got[0].payload.decode(errors="replace") if got else None
+    cell = f"{ws.outcome}, subprotocol {chosen}" if status == 101 else str(ws.outcome)
+    return Seen({"status": status, "subprotocol": chosen, "said": said}, cell)
+
+
 # Streams and Server-Sent Events.
 GZIP = (("Accept-Encoding", "gzip"),)
 
@@ -482,6 +575,11 @@ SCENARIOS: list[tuple[str, Callable[..., Seen]]] = [
     ("WebSocket: 100,000 pings, pongs unread", ws_ping_flood),
     ("WebSocket: fast sender, client reads nothing for 2 s", ws_slow_reader),
     ("WebSocket: 1,000 idle sockets, then /hello", ws_idle_sockets),
+    ("WebSocket: the handler raises", ws_handler_raises),
+    ("WebSocket: invalid JSON to receive_json", ws_invalid_json),
+    ("WebSocket: the handler closes with 4000 'asked to'", ws_handler_closes_with_a_code),
+    ("WebSocket: the client closes with 4001 'done'", ws_client_closes_with_a_code),
+    ("WebSocket: subprotocols v1, v2 offered, v2 taken", ws_subprotocols),
     ("stream: client reads nothing for 1.5 s", stalled_stream),
     ("SSE: client reads nothing for 1.5 s", stalled_events),
     ("mounted ASGI app's stream: client reads nothing", stalled_mounted_stream),

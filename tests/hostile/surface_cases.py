@@ -84,6 +84,9 @@ def ranged(*headers: tuple[str, str], target: str = "/static/small.txt") -> byte
     return request(target, headers=headers)
 
 
+# UTF-8 as a client sends it, spelled so that ``request`` (latin-1) puts its bytes on the wire.
+UTF8 = "café".encode().decode("latin-1")
+DIGITS = "9" * 5000  # past int()'s 4,300
 MANY_RANGES = ",".join(f"{index}-{index}" for index in range(5000))
 ETAGS = ", ".join(f'"{index:x}-400"' for index in range(10_000))
 WS_ORIGIN = (("Origin", "https://evil.example"),)
@@ -196,4 +199,28 @@ SURFACE_CASES: list[Case] = [
     # Dependencies and exception handlers.
     Case("a handler that raises with a yield dependency", request("/deps/raise")),
     Case("an exception handler that raises", request("/exception-handler-fails")),
+    # The third pass.
+    Case("range: a first position of 5,000 digits", ranged(("Range", f"bytes={DIGITS}-"))),
+    Case("range: a last position of 5,000 digits", ranged(("Range", f"bytes=1000-{DIGITS}"))),
+    Case("range: a suffix of 5,000 digits", ranged(("Range", f"bytes=-{DIGITS}"))),
+    Case("range: a superscript digit", ranged(("Range", "bytes=\u00b2-"))),
+    Case(
+        "multipart: a filename in latin-1",
+        multipart(parts=(part(filename="r\u00e9sum\u00e9.txt"),)),
+    ),
+    Case(
+        "multipart: a part header in latin-1",
+        multipart(parts=(part(headers=("X-Note: caf\u00e9",)),)),
+    ),
+    Case("header: UTF-8 in a Header() value", request("/header", headers=(("X-Note", UTF8),))),
+    Case("header: UTF-8 in a cookie", request("/cookies", headers=(("Cookie", f"a=1; b={UTF8}"),))),
+    Case(
+        "header: UTF-8 in a cookie, on a static file",
+        ranged(("Cookie", f"b={UTF8}"), ("Range", "bytes=0-1")),
+    ),
+    Case(
+        "response header: CR LF from the client's input",
+        request("/echo-header?value=a%0d%0aSet-Cookie:%20evil=1"),
+    ),
+    Case("response header: NUL from the client's input", request("/echo-header?value=a%00b")),
 ]

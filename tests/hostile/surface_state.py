@@ -45,7 +45,7 @@ def make_site(folder: Path) -> Path:
 FOLDER = Path(os.environ.get(SITE_ENV) or tempfile.mkdtemp(prefix="hasten-hostile-site-"))
 SITE = make_site(FOLDER)
 
-live = {
+live: dict[str, int] = {
     "generators": 0,
     "closed": 0,
     "produced": 0,
@@ -55,6 +55,8 @@ live = {
     "sent": 0,
     "background": 0,
 }
+# How the last WebSocket of /ws/goodbye ended, as its handler was told.
+last_close: dict[str, int | str] = {"code": 0, "reason": ""}
 
 
 def spooled_files() -> int:
@@ -76,12 +78,20 @@ def rss() -> int:
         return int(statm.read().split()[1]) * resource.getpagesize()
 
 
-async def probe() -> dict[str, int]:
-    """What is left in this worker: the counters, other tasks, spooled files, memory."""
+async def probe() -> dict[str, int | str]:
+    """What is left in this worker: the counters, other tasks, spooled files, memory, and
+    how the last WebSocket to /ws/goodbye ended."""
     current = asyncio.current_task()
     others = [task for task in asyncio.all_tasks() if task is not current and not task.done()]
     spooled = await asyncio.to_thread(spooled_files)
-    return {**live, "tasks": len(others), "spooled": spooled, "rss": rss()}
+    return {
+        **live,
+        "tasks": len(others),
+        "spooled": spooled,
+        "rss": rss(),
+        "close_code": last_close["code"],
+        "close_reason": last_close["reason"],
+    }
 
 
 async def counted(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:

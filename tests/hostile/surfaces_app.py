@@ -27,6 +27,7 @@ from hasten import (
     EventSourceResponse,
     FileResponse,
     Form,
+    Header,
     Request,
     Response,
     StaticFiles,
@@ -52,6 +53,7 @@ from tests.hostile.surface_state import (
     counting_task,
     failing_task,
     fast,
+    last_close,
     live,
     noise,
     probe,
@@ -88,7 +90,7 @@ async def hello() -> dict[str, str]:
 
 
 @app.get("/probe")
-async def probed() -> dict[str, int]:
+async def probed() -> dict[str, int | str]:
     return await probe()
 
 
@@ -204,6 +206,47 @@ async def ws_idle(websocket: WebSocket) -> None:
         live["websockets"] -= 1
 
 
+@app.websocket("/ws/raise")
+async def ws_raise(websocket: WebSocket) -> None:
+    await websocket.accept()
+    await websocket.receive_text()
+    raise RuntimeError("the WebSocket handler failed")
+
+
+@app.websocket("/ws/json")
+async def ws_json(websocket: WebSocket) -> None:
+    await websocket.accept()
+    while True:
+        await websocket.send_json(await websocket.receive_json())
+
+
+@app.websocket("/ws/close")
+async def ws_close(websocket: WebSocket) -> None:
+    await websocket.accept()
+    await websocket.receive_text()
+    await websocket.close(4000, "asked to")
+
+
+@app.websocket("/ws/chat")
+async def ws_chat(websocket: WebSocket) -> None:
+    """Takes the last subprotocol offered."""
+    offered = websocket.subprotocols
+    await websocket.accept(subprotocol=offered[-1] if offered else None)
+    await websocket.send_text("chosen")
+    await websocket.receive_text()
+
+
+@app.websocket("/ws/goodbye")
+async def ws_goodbye(websocket: WebSocket) -> None:
+    """Notes how the client closed."""
+    await websocket.accept()
+    try:
+        while True:
+            await websocket.receive_text()
+    except WebSocketDisconnect as exc:
+        last_close.update(code=exc.code, reason=exc.reason)
+
+
 # Dependencies, overload and background tasks.
 Held = Annotated[str, Depends(resource_held)]
 
@@ -265,6 +308,22 @@ async def text(size: int = 4 * 1024 * 1024) -> Response:
 @app.get("/image")
 async def image() -> Response:
     return Response(b"\x89PNG\r\n\x1a\n" + bytes(100_000), media_type="image/png")
+
+
+# Header values: read from the request, and set on the response from the client's input.
+@app.get("/header")
+async def header(x_note: Annotated[str, Header()] = "none") -> dict[str, str]:
+    return {"note": x_note}
+
+
+@app.get("/cookies")
+async def cookies(request: Request) -> dict[str, str]:
+    return request.cookies
+
+
+@app.get("/echo-header")
+async def echo_header(value: str) -> Response:
+    return Response(b"echoed", headers={"x-echo": value})
 
 
 @app.get("/precompressed")

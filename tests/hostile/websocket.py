@@ -22,6 +22,7 @@ __all__ = [
     "TEXT",
     "Frame",
     "Upgraded",
+    "close_frame",
     "frame",
     "handshake",
     "upgrade",
@@ -90,6 +91,19 @@ class Upgraded:
             self.buffer += chunk
         return frames, "enough"
 
+    def ending(self, wait: float = 1.0) -> str:
+        """After the closing handshake: "closed" when the server closes the TCP connection
+        within ``wait`` seconds (anything it sends meanwhile is dropped), "reset", or "open"."""
+        self.sock.settimeout(wait)
+        try:
+            while self.sock.recv(65536):
+                pass
+        except TimeoutError:
+            return "open"
+        except ConnectionResetError:
+            return "reset"
+        return "closed"
+
     def close(self) -> None:
         self.sock.close()
 
@@ -136,6 +150,11 @@ def _whole_body(sock: socket.socket, received: bytes, outcome: Outcome) -> Outco
     return parse(received, outcome.ending)
 
 
+def close_frame(code: int, reason: str = "") -> bytes:
+    """A client's close frame with ``code`` and ``reason``."""
+    return frame(CLOSE, struct.pack("!H", code) + reason.encode())
+
+
 def frame(
     opcode: int, payload: bytes = b"", *, fin: bool = True, length: int | None = None
 ) -> bytes:
@@ -161,6 +180,10 @@ class Frame:
     def close_code(self) -> int | None:
         """A close frame's code (None: no code in it)."""
         return struct.unpack("!H", self.payload[:2])[0] if len(self.payload) >= 2 else None
+
+    @property
+    def close_reason(self) -> str:
+        return self.payload[2:].decode(errors="replace")
 
 
 def _one(buffer: bytes) -> tuple[Frame, bytes] | None:

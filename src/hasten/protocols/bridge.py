@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 from granian.rsgi import ProtocolClosed, ProtocolError
 
+from ..datastructures import check_header
 from ..transport import Outbound, StreamWriter
 from ..types import Message
 from ..wire import HeaderList
@@ -136,11 +137,13 @@ class HTTPBridge:
         kind = message["type"]
         if kind == "http.response.start":
             self._status = message["status"]
-            self._headers = [
-                (name.decode("latin-1").lower(), value.decode("latin-1"))
-                for name, value in message.get("headers", [])
-            ]
-            self._headers.extend(self._extra)
+            headers: HeaderList = []
+            for raw_name, raw_value in message.get("headers", []):
+                name, value = raw_name.decode("latin-1").lower(), raw_value.decode("latin-1")
+                check_header(name, value)  # Granian would drop it without a word
+                headers.append((name, value))
+            headers.extend(self._extra)
+            self._headers = headers
         elif kind == "http.response.body":
             body = message.get("body", b"")
             if self._stream is None:
@@ -165,7 +168,11 @@ class HTTPBridge:
 
 
 class WebSocketBridge:
-    """One WebSocket: ASGI ``websocket.*`` messages over an RSGI WebSocket protocol object."""
+    """One WebSocket: ASGI ``websocket.*`` messages over an RSGI WebSocket protocol object.
+
+    It lets go of Granian's transport at the close, and its owner calls ``release`` when the
+    app returns: Granian closes the socket only once nothing holds the transport.
+    """
 
     __slots__ = ("_connected", "_proto", "_transport")
 
@@ -179,12 +186,14 @@ class WebSocketBridge:
             self._connected = True
             return {"type": "websocket.connect"}
         if self._transport is None:
-            raise RuntimeError("receive() before websocket.accept")
+            raise RuntimeError("receive() before websocket.accept, or after the close")
         try:
             message = await self._transport.receive()
         except _RSGI_GONE:
+            self.release()
             return {"type": "websocket.disconnect", "code": 1006, "reason": ""}
         if message.kind == 0:
+            self.release()
             return {"type": "websocket.disconnect", "code": 1005, "reason": ""}
         key = "bytes" if message.kind == 1 else "text"
         return {"type": "websocket.receive", key: message.data}
@@ -194,6 +203,8 @@ class WebSocketBridge:
         if kind == "websocket.accept":
             self._transport = await self._proto.accept()  # RSGI: no subprotocol, no headers
         elif kind == "websocket.send":
+            if self._transport is None:
+                raise OSError("The WebSocket is not open (not accepted yet, or closed)")
             text = message.get("text")
             try:
                 if text is not None:
@@ -204,5 +215,10 @@ class WebSocketBridge:
                 raise OSError("The client has gone away") from None
         elif kind == "websocket.close":
             self._proto.close(message.get("code", 1000) if self._transport else 403)
+            self.release()
         elif kind == "websocket.http.response.start":
             self._proto.close(message["status"])
+
+    def release(self) -> None:
+        """Let go of Granian's transport: the socket closes once its close frame is out."""
+        self._transport = None

@@ -11,7 +11,7 @@ from granian.rsgi import ProtocolClosed, ProtocolError
 from ..backpressure import paced
 from ..connection import ASGICallable
 from ..context import UNSERVED
-from ..datastructures import Address
+from ..datastructures import Address, Headers
 from ..errors import HTTPError
 from ..paths import under_root
 from ..requests import Request
@@ -33,18 +33,28 @@ class RSGIRequest(Request):
     """A Request read from an RSGI scope and protocol object."""
 
     _gone = (ProtocolClosed,)
+    # Granian drops a Content-Length sent with Transfer-Encoding before the app sees it
+    # (tests/hostile/test_granian.py): no request of its has both to refuse.
+    _may_have_both_lengths = False
 
     def _query_string(self) -> str:
         query: str = self._scope.query_string
         return query
 
     def _raw_headers(self) -> list[tuple[str, str]]:
-        return list(self._scope.headers.items())
+        items: list[tuple[str, str]] = self._scope.headers.items()
+        return items
+
+    def _headers_of(self, items: list[tuple[str, str]]) -> Headers:
+        return headers_of(self._scope.headers, items)
 
     def _header(self, name: str) -> str | None:
         if self._headers is not None:  # built already, or rewritten by ProxyHeadersMiddleware
             return self._headers.get(name)
-        value: str | None = self._scope.headers.get(name)  # Granian looks it up in Rust
+        headers = self._scope.headers
+        value: str | None = headers.get(name)  # Granian looks it up in Rust
+        if value is None and name in headers:
+            raise _unreadable(name)
         return value
 
     def _app_header(self, name: str) -> str | None:
@@ -54,6 +64,8 @@ class RSGIRequest(Request):
             # ``headers`` counts it (every line: Granian's len() counts names).
             if len(headers.items()) <= self.context.max_headers:
                 value: str | None = headers.get(name)
+                if value is None and name in headers:  # there, but not handed over
+                    raise _unreadable(name)
                 return value
         return self.headers.get(name)  # made, or the 431
 
@@ -91,6 +103,54 @@ class RSGIRequest(Request):
         return asgi_scope(self._scope, self.root_path)
 
 
+def headers_of(headers: Any, items: list[tuple[str, str]]) -> Headers:
+    """The request's headers, of Granian's ``headers`` and their ``items``; looking up one
+    that Granian could not hand over is a 400."""
+    readable = {name for name, _ in items}
+    if len(readable) == len(headers):  # len(): the names, once each
+        return Headers(items)
+    return _PartlyHidden(items, frozenset(set(headers.keys()) - readable))
+
+
+def _unreadable(name: str) -> HTTPError:
+    # Granian (2.8) hands a header value over only when it is visible ASCII: with any other
+    # byte (UTF-8 in a cookie, say), ``get`` answers None and ``items`` leaves it out, as if
+    # the client had not sent it. A 400 says so, where the app would otherwise get its
+    # default, or no cookies at all (tests/hostile/test_granian.py notices when it changes).
+    return HTTPError(
+        400,
+        f"The {name} header holds bytes other than visible ASCII, which Granian's RSGI "
+        "interface does not hand over to the app",
+    )
+
+
+class _PartlyHidden(Headers):
+    """Request headers of which Granian hid some: reading one of those is a 400."""
+
+    __slots__ = ("_hidden",)
+
+    def __init__(self, items: list[tuple[str, str]], hidden: frozenset[str]) -> None:
+        super().__init__(items)
+        self._hidden = hidden
+
+    def _visible(self, name: str) -> str:
+        name = name.lower()
+        if name in self._hidden:
+            raise _unreadable(name)
+        return name
+
+    def __getitem__(self, name: str) -> str:
+        return super().__getitem__(self._visible(name))
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return super().get(self._visible(name), default)
+
+    def get_all(self, name: str) -> list[str]:
+        return super().get_all(self._visible(name))
+
+    getlist = get_all
+
+
 def peer(client: str) -> Address | None:
     """Granian's ``host:port`` (``[::1]:port`` for IPv6) as an Address."""
     host, _, port = client.rpartition(":")
@@ -103,16 +163,25 @@ class RSGIWebSocket(WebSocket):
     RSGI's handshake takes neither a subprotocol nor headers, and its close after the
     handshake sends no code (the client sees 1005) nor reason; before the handshake, closing
     answers with an HTTP status, so a refusal can say 404 or 422.
+
+    Granian closes the socket only once the app has let go of its transport: hasten lets go
+    as the WebSocket closes, whichever side closes it, and when its handler ends, so that no
+    socket waits in CLOSE-WAIT for the garbage collector (an exception's traceback, or any
+    reference cycle through the WebSocket, would otherwise keep it).
     """
 
-    _transport: Any = None  # Granian's WebSocket transport, once accepted
+    _transport: Any = None  # Granian's WebSocket transport, from accept until the close
 
     def _query_string(self) -> str:
         query: str = self._scope.query_string
         return query
 
     def _raw_headers(self) -> list[tuple[str, str]]:
-        return list(self._scope.headers.items())
+        items: list[tuple[str, str]] = self._scope.headers.items()
+        return items
+
+    def _headers_of(self, items: list[tuple[str, str]]) -> Headers:
+        return headers_of(self._scope.headers, items)
 
     def _peer(self) -> Address | None:
         return peer(self._scope.client)
@@ -127,7 +196,10 @@ class RSGIWebSocket(WebSocket):
         self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]], outbound: Any
     ) -> None:
         bridge = WebSocketBridge(self._channel)
-        await app(asgi_scope(self._scope, root_path), bridge.receive, bridge.send)
+        try:
+            await app(asgi_scope(self._scope, root_path), bridge.receive, bridge.send)
+        finally:
+            bridge.release()
 
     async def _accept(self, subprotocol: str | None, headers: list[tuple[str, str]]) -> None:
         if subprotocol is not None or headers:
@@ -141,8 +213,10 @@ class RSGIWebSocket(WebSocket):
         try:
             message = await self._transport.receive()
         except (ProtocolClosed, ProtocolError):
+            self.release()
             raise WebSocketDisconnect(ABNORMAL) from None
         if message.kind == 0:  # closed by the client; RSGI does not pass the code on
+            self.release()
             raise WebSocketDisconnect(NO_STATUS)
         data: Message = message.data
         return data
@@ -152,6 +226,7 @@ class RSGIWebSocket(WebSocket):
             await self._transport.send_str(data)
         except (ProtocolClosed, ProtocolError):
             self.connection_state = "closed"
+            self.release()
             raise WebSocketDisconnect(ABNORMAL) from None
 
     async def _send_bytes(self, data: bytes) -> None:
@@ -159,16 +234,23 @@ class RSGIWebSocket(WebSocket):
             await self._transport.send_bytes(data)
         except (ProtocolClosed, ProtocolError):
             self.connection_state = "closed"
+            self.release()
             raise WebSocketDisconnect(ABNORMAL) from None
 
     async def _close(self, code: int, reason: str) -> None:
         self._channel.close(code)
+        self.release()
 
     async def _refuse(
         self, status: int, headers: Sequence[tuple[str, str]] = (), body: bytes = b""
     ) -> None:
         # Granian's close() before accept() answers with the status alone.
         self._channel.close(status)
+
+    def release(self) -> None:
+        """Let go of Granian's transport: the socket closes once its close frame is out."""
+        self.connection_state = "closed"
+        self._transport = None
 
 
 def serve(served: Served, scope: Any, proto: Any) -> Awaitable[None]:
@@ -206,9 +288,11 @@ async def _serve_unstarted(served: Served, scope: Any, proto: Any) -> None:
         if isinstance(runtime, Response):
             proto.close(runtime.status)  # a refused handshake carries the status
             return
-        await runtime.serve_websocket(
-            RSGIWebSocket(runtime.context, served, scope, proto, "GET", path)
-        )
+        websocket = RSGIWebSocket(runtime.context, served, scope, proto, "GET", path)
+        try:
+            await runtime.serve_websocket(websocket)
+        finally:
+            websocket.release()
     elif isinstance(runtime, Response):
         await runtime.send(proto, RSGIRequest(UNSERVED, served, scope, proto, scope.method, path))
     else:
@@ -220,9 +304,15 @@ async def _serve_unstarted(served: Served, scope: Any, proto: Any) -> None:
 async def serve_through_asgi(served: Served, scope: Any, proto: Any) -> None:
     """``App.__rsgi__`` once ASGI middleware wraps the app: every connection goes through
     ``served.asgi`` (the middleware, then the ASGI adapter) over the RSGI → ASGI bridge."""
-    bridge: HTTPBridge | WebSocketBridge = (
-        HTTPBridge(proto, proto, [], lambda writer: paced(writer, scope.client, scope.server))
-        if scope.proto == "http"
-        else WebSocketBridge(proto)
-    )
-    await served.asgi(asgi_scope(scope, served.root_path), bridge.receive, bridge.send)
+    scope_of_app = asgi_scope(scope, served.root_path)
+    if scope.proto == "http":
+        http = HTTPBridge(
+            proto, proto, [], lambda writer: paced(writer, scope.client, scope.server)
+        )
+        await served.asgi(scope_of_app, http.receive, http.send)
+        return
+    websocket = WebSocketBridge(proto)
+    try:
+        await served.asgi(scope_of_app, websocket.receive, websocket.send)
+    finally:
+        websocket.release()

@@ -25,7 +25,11 @@ class Wire:
         self.method = request.method
         self.raw_path = raw_path
         self.query_string = query
-        self.headers = [(name.lower(), value) for name, value in request.headers.multi_items()]
+        # Bytes read as latin-1, as servers deliver them (httpx would try UTF-8 first).
+        self.headers = [
+            (name.decode("latin-1").lower(), value.decode("latin-1"))
+            for name, value in request.headers.raw
+        ]
         # A server hands over no empty piece of a body (an empty chunk ends a chunked one):
         # httpx yields one for an empty multipart part.
         self.chunks = [bytes(chunk) for chunk in request.stream if chunk]  # type: ignore[union-attr]

@@ -19,24 +19,47 @@ if TYPE_CHECKING:
 __all__ = ["HTTPProto", "RSGIDriver", "WebSocketProto"]
 
 
+def _visible(value: str) -> bool:
+    """Whether Granian hands the value over: visible ASCII, spaces and tabs only (its
+    ``HeaderValue::to_str``); any other byte hides the value from the app."""
+    return all(character == "\t" or " " <= character <= "~" for character in value)
+
+
 class _Headers:
+    """Granian's ``RSGIHeaders``: a value that is not visible ASCII is left out of ``items``
+    and ``values``, and ``get`` answers None for it, while ``in`` and ``keys`` still see
+    its name (tests/hostile/test_granian.py holds this to Granian)."""
+
     def __init__(self, items: list[tuple[str, str]]) -> None:
-        self._items = items
+        self._all = items
+        self._items = [(name, value) for name, value in items if _visible(value)]
 
     def items(self) -> list[tuple[str, str]]:
         return list(self._items)
 
     def keys(self) -> list[str]:
-        return [name for name, _ in self._items]
+        return list(dict.fromkeys(name for name, _ in self._all))
 
     def values(self) -> list[str]:
         return [value for _, value in self._items]
 
     def get(self, key: str, default: Any = None) -> Any:
-        return next((value for name, value in self._items if name == key), default)
+        first = next((value for name, value in self._all if name == key), None)
+        return first if first is not None and _visible(first) else default
 
     def __contains__(self, key: str) -> bool:
-        return any(name == key for name, _ in self._items)
+        return any(name == key for name, _ in self._all)
+
+    def __len__(self) -> int:
+        return len(self.keys())
+
+
+def _framed(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The headers as Granian hands them over: a Content-Length sent with a Transfer-Encoding
+    is dropped (the chunked body is read)."""
+    if any(name == "transfer-encoding" for name, _ in headers):
+        return [(name, value) for name, value in headers if name != "content-length"]
+    return headers
 
 
 class _Scope:
@@ -52,7 +75,7 @@ class _Scope:
         self.path = unquote(wire.raw_path)  # Granian decodes the path, as ASGI servers do
         self.query_string = wire.query_string
         self.authority = None
-        self.headers = _Headers(wire.headers)
+        self.headers = _Headers(_framed(wire.headers))
 
 
 class HTTPProto:
