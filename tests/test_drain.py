@@ -3,7 +3,8 @@ server put it, and never in a way that would keep the server from stopping.
 
 asyncio has no public way to read a handler that ``loop.add_signal_handler`` took: the drain
 reads the loop's private ``_signal_handlers``. The first test fails loudly if a Python
-release moves them; the others send real signals to this process.
+release moves them; the others send real signals to this process, on asyncio's loop and on
+uvloop's, which keeps its handlers out of reach unless ``hasten run`` noted them.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import signal
 from collections.abc import Iterator
 
 import pytest
+import uvloop
 
-from hasten.drain import _loop_handler, drain_on_sigterm
+from hasten.drain import _loop_handler, drain_on_sigterm, remember_signal_handlers
 from hasten.overload import InFlight
 
 
@@ -33,9 +35,9 @@ def test_asyncio_keeps_a_loops_signal_handler_where_the_drain_reads_it() -> None
     async def scenario() -> None:
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGTERM, stop, "sigterm")
-        handle = _loop_handler(loop, signal.SIGTERM)
-        assert handle is not None, "asyncio moved its signal handlers: hasten.drain needs a fix"
-        assert (handle._callback, handle._args) == (stop, ("sigterm",))
+        handler = _loop_handler(loop)
+        assert handler is not None, "asyncio moved its signal handlers: hasten.drain needs a fix"
+        assert handler == (stop, ("sigterm",))
 
     asyncio.run(scenario())
 
@@ -76,28 +78,45 @@ def test_a_signal_module_handler_gets_sigterm_once_requests_in_flight_are_done()
     assert stopped == ["server stops"]
 
 
+def test_on_uvloop_a_handler_noted_as_it_was_put_gets_sigterm_once_requests_are_done() -> None:
+    """What ``hasten run`` does in each Granian worker: note the handlers, then Granian
+    puts its own on the loop, then the app starts and the drain goes in front."""
+    stopped: list[str] = []
+    gate = InFlight(10)
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        assert not hasattr(loop, "_signal_handlers")  # uvloop's are out of reach
+        loop.add_signal_handler(signal.SIGTERM, stopped.append, "server stops")
+        drain_on_sigterm(gate, timeout=5.0)
+        await sigterm_while_one_request_is_in_flight(gate, stopped)
+
+    loop = uvloop.new_event_loop()
+    remember_signal_handlers(loop)
+    with asyncio.Runner(loop_factory=lambda: loop) as runner:
+        runner.run(scenario())
+    assert stopped == ["server stops"]
+
+
 def test_a_loop_that_hides_its_handlers_keeps_the_drain_off_and_says_so(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """uvloop keeps its handlers in a C attribute: the drain must not stand in front of a
-    handler it could never call (the server would then not stop when it should)."""
+    """uvloop keeps its handlers in a C attribute: unless they were noted, the drain must
+    not stand in front of a handler it could never call (the server would then not stop
+    when it should)."""
     stopped: list[str] = []
     gate = InFlight(10)
 
     async def scenario() -> None:
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGTERM, stopped.append, "server stops")
-        hidden = loop._signal_handlers  # type: ignore[attr-defined]
-        del loop._signal_handlers  # type: ignore[attr-defined]
-        try:
-            with caplog.at_level(logging.WARNING, logger="hasten.error"):
-                drain_on_sigterm(gate, timeout=5.0)
-        finally:
-            loop._signal_handlers = hidden  # type: ignore[attr-defined]
+        with caplog.at_level(logging.WARNING, logger="hasten.error"):
+            drain_on_sigterm(gate, timeout=5.0)
         os.kill(os.getpid(), signal.SIGTERM)
         await asyncio.sleep(0.05)
 
-    asyncio.run(scenario())
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        runner.run(scenario())
     assert (gate.closed, stopped) == (False, ["server stops"])
     [record] = [r for r in caplog.records if r.name == "hasten.error"]
     assert record.getMessage().startswith("ready_url: SIGTERM cannot be taken ahead of")

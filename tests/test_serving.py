@@ -7,15 +7,20 @@ tests/hostile/test_connections.py check the same on real servers."""
 from __future__ import annotations
 
 import os
+import signal
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import granian._signals
 import pytest
 import uvicorn
+import uvloop
 from uvicorn.config import STARTUP_FAILURE
 
 from hasten import _granian, _uvicorn
 from hasten.cli import RunConfig
+from hasten.drain import _remembered
 
 
 def limited(**options: Any) -> RunConfig:
@@ -69,9 +74,21 @@ def test_granian_gets_the_limits_and_a_tied_loader(monkeypatch: pytest.MonkeyPat
     assert loader.args == (os.getpid(), Path.cwd())
 
 
+@pytest.fixture
+def signal_handlers() -> Iterator[None]:
+    """This process's SIGTERM and SIGINT handlers, put back after the test (a worker's are
+    set in it)."""
+    kept = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
+    yield
+    for signum, handler in kept.items():
+        signal.signal(signum, handler)
+
+
+@pytest.mark.usefixtures("signal_handlers")
 def test_a_granian_worker_ties_itself_then_loads_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
     tied: list[int] = []
     monkeypatch.setattr(_granian, "die_with_parent", tied.append)
+    monkeypatch.setattr(granian._signals, "set_loop_signals", granian._signals.set_loop_signals)
 
     app = _granian.load_tied(1234, Path(__file__).parents[1], "tests.e2e.bare_app:app")
 
@@ -79,6 +96,14 @@ def test_a_granian_worker_ties_itself_then_loads_the_app(monkeypatch: pytest.Mon
     from tests.e2e.bare_app import app as expected
 
     assert app is expected
+    # Granian then puts its signal handlers on the worker's loop: the drain knows them, on
+    # uvloop too (which keeps them out of reach).
+    loop = uvloop.new_event_loop()
+    try:
+        granian._signals.set_loop_signals(loop)  # type: ignore[no-untyped-call]  # Granian: untyped
+        assert set(_remembered[loop]) == {signal.SIGINT, signal.SIGTERM}
+    finally:
+        loop.close()
 
 
 @pytest.mark.parametrize(

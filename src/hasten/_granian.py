@@ -8,6 +8,7 @@ process pools, down with it.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 from functools import partial
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._lifeline import die_with_parent
 from ._watching import SourceFiles, source_filter
+from .drain import remember_signal_handlers
 
 if TYPE_CHECKING:
     from .cli import RunConfig
@@ -24,7 +26,9 @@ __all__ = ["load_tied", "serve"]
 
 
 def load_tied(parent_pid: int, working_dir: Path, target: str) -> Any:
-    """In a Granian worker: tie it to ``parent_pid``, then load the app as Granian would."""
+    """In a Granian worker: tie it to ``parent_pid``, have Granian note the signal handlers it
+    puts on the worker's loop (for the drain, which goes in front of them), then load the app
+    as Granian would."""
     from granian._internal import load_target
 
     # The worker is forked with the parent's signal handlers, and Granian sets its own only
@@ -34,6 +38,7 @@ def load_tied(parent_pid: int, working_dir: Path, target: str) -> Any:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, _stop_loading)
     die_with_parent(parent_pid)
+    _note_loop_signals()
     return load_target(target, wd=working_dir)
 
 
@@ -41,10 +46,27 @@ def _stop_loading(signum: int, frame: object) -> None:
     raise SystemExit(0)
 
 
+def _note_loop_signals() -> None:
+    """Have Granian's worker note the signal handlers it is about to put on its loop: it
+    puts them (``granian._signals.set_loop_signals``, looked up as it calls it) after
+    loading the app, so the drain can stand in front of them on any loop, uvloop's too."""
+    from granian import _signals
+
+    original = getattr(_signals, "set_loop_signals", None)
+    if original is None:  # another Granian: the drain says so where it cannot help
+        return
+
+    def set_loop_signals(loop: asyncio.AbstractEventLoop) -> Any:
+        remember_signal_handlers(loop)
+        return original(loop)
+
+    _signals.set_loop_signals = set_loop_signals
+
+
 def serve(config: RunConfig) -> None:
     """Serve ``config.target`` on Granian until it stops."""
     from granian import Granian
-    from granian.constants import Interfaces
+    from granian.constants import Interfaces, Loops
     from granian.http import HTTP1Settings
 
     working_dir = Path.cwd()
@@ -63,6 +85,7 @@ def serve(config: RunConfig) -> None:
         address=config.host,
         port=config.port,
         interface=Interfaces(config.effective_interface),
+        loop=Loops(config.loop),
         workers=config.workers,
         reload=config.reload,
         respawn_failed_workers=True,

@@ -49,6 +49,7 @@ def serve(config: RunConfig) -> None:
         reload_dirs=list(config.reload_dir) or None,
         reload_includes=list(config.reload_include) or None,
         reload_excludes=list(config.reload_exclude) or None,
+        loop=config.loop,
         backlog=config.backlog,
         limit_concurrency=config.max_connections,
         timeout_keep_alive=config.keep_alive_timeout,

@@ -25,7 +25,7 @@ from ._arguments import add_arguments, from_arguments
 from ._loading import AppFacts, UsageError, check_in_child, load_app
 from .app import RouteInfo
 from .openapi import cli as openapi
-from .servers import INTERFACES, Interface, ServerName
+from .servers import INTERFACES, EventLoop, Interface, ServerName
 from .settings import (
     DEFAULT_STATS_URL,
     METRICS_DIRECTORY_ENV,
@@ -117,6 +117,10 @@ class RunConfig:
         },
     )
     server: ServerName = field(default="granian", metadata={"help": "The HTTP server."})
+    loop: EventLoop = field(
+        default="auto",
+        metadata={"help": "The event loop of each worker (auto: uvloop where it is installed)."},
+    )
     # Slow clients and idle connections: what the server itself enforces (see the README).
     backlog: int = field(
         default=DEFAULT_BACKLOG,

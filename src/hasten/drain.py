@@ -6,6 +6,11 @@ connections. So an app with ``ready_url`` takes SIGTERM first: it closes its gat
 request, readiness included, gets 503 + Retry-After), waits for the requests in flight (up to
 ``shutdown_timeout``), then hands the signal to the server, which stops as it always does.
 A second SIGTERM goes to the server at once.
+
+The server's handler is found where the server put it: a ``signal.signal`` handler (uvicorn),
+or one on the event loop (Granian). asyncio's loop keeps those in a private dict; uvloop's
+keeps them out of Python's reach, so ``hasten run`` notes the handlers Granian puts on the
+worker's loop as it puts them (``remember_signal_handlers``), whichever the loop.
 """
 
 from __future__ import annotations
@@ -14,14 +19,39 @@ import asyncio
 import logging
 import signal
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 from .overload import InFlight
 
-__all__ = ["drain_on_sigterm"]
+__all__ = ["drain_on_sigterm", "remember_signal_handlers"]
 
 logger = logging.getLogger("hasten.error")
+
+Handler = tuple[Callable[..., Any], tuple[Any, ...]]
+# The handlers each loop was given, by signal, since ``remember_signal_handlers``.
+_remembered: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, Handler]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def remember_signal_handlers(loop: asyncio.AbstractEventLoop) -> None:
+    """From now on, note each handler put on ``loop`` by ``add_signal_handler``, so that the
+    drain can hand SIGTERM on to it, on a loop that keeps its handlers out of reach too.
+
+    ``hasten run`` calls it in each Granian worker, before Granian puts its own handlers on
+    the loop. It wraps the loop's method on this one loop object (uvloop's ``Loop``, as
+    asyncio's, takes attributes): there is no other way in.
+    """
+    handlers = _remembered.setdefault(loop, {})
+    add = loop.add_signal_handler
+
+    def noting(signum: int, callback: Callable[..., Any], *args: Any) -> None:
+        add(signum, callback, *args)
+        handlers[signum] = (callback, args)
+
+    loop.add_signal_handler = noting  # type: ignore[method-assign,assignment]
 
 
 def drain_on_sigterm(gate: InFlight, timeout: float) -> None:
@@ -31,10 +61,10 @@ def drain_on_sigterm(gate: InFlight, timeout: float) -> None:
     if threading.current_thread() is not threading.main_thread():
         return  # signals reach the main thread only (the TestClient runs elsewhere)
     loop = asyncio.get_running_loop()
-    handle = _loop_handler(loop, signal.SIGTERM)
-    if handle is not None:
-        forward: Callable[[], None] = lambda: handle._callback(*handle._args)  # noqa: E731
-        drain = _Drain(gate, timeout, forward)
+    server_handler = _remembered.get(loop, {}).get(signal.SIGTERM) or _loop_handler(loop)
+    if server_handler is not None:
+        callback, args = server_handler
+        drain = _Drain(gate, timeout, lambda: callback(*args))
         loop.add_signal_handler(signal.SIGTERM, drain.signalled)
         return
     previous = signal.getsignal(signal.SIGTERM)
@@ -46,7 +76,7 @@ def drain_on_sigterm(gate: InFlight, timeout: float) -> None:
         logger.warning(
             "ready_url: SIGTERM cannot be taken ahead of the server on %s, which keeps its "
             "signal handlers out of reach: readiness will not turn 503 before the server "
-            "stops listening (use asyncio's loop for the drain)",
+            "stops listening (serve with hasten run, or on asyncio's loop, for the drain)",
             type(loop).__module__,
         )
         return
@@ -55,15 +85,16 @@ def drain_on_sigterm(gate: InFlight, timeout: float) -> None:
     signal.signal(signal.SIGTERM, lambda *_: loop.call_soon_threadsafe(drain.signalled))
 
 
-def _loop_handler(loop: asyncio.AbstractEventLoop, signum: int) -> Any:
-    """The handle ``loop.add_signal_handler`` registered for ``signum``, or None.
+def _loop_handler(loop: asyncio.AbstractEventLoop) -> Handler | None:
+    """The handler ``loop.add_signal_handler`` registered for SIGTERM, or None.
 
     asyncio has no public way to read it: its loops keep them in the private
     ``_signal_handlers`` dict of Handles (``_callback``, ``_args``).
     tests/test_drain.py fails loudly if a Python release moves them.
     """
     handlers = getattr(loop, "_signal_handlers", None)
-    return handlers.get(signum) if isinstance(handlers, dict) else None
+    handle = handlers.get(signal.SIGTERM) if isinstance(handlers, dict) else None
+    return None if handle is None else (handle._callback, handle._args)
 
 
 def _registered_through(loop: asyncio.AbstractEventLoop, handler: Callable[..., Any]) -> bool:

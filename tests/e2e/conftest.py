@@ -41,8 +41,15 @@ SERVERS: dict[str, list[str]] = {
     "uvicorn": [sys.executable, "-m", "uvicorn"],
 }
 KINDS = list(SERVERS)
-# ``hasten run`` (Granian, RSGI), as the README serves the examples: started by name only.
-COMMANDS = {**SERVERS, "hasten-run": [sys.executable, "-m", "hasten", "run"]}
+# ``hasten run`` (Granian, RSGI), as the README serves the examples: started by name only;
+# and on the other two servers.
+HASTEN_RUN = [sys.executable, "-m", "hasten", "run"]
+COMMANDS = {
+    **SERVERS,
+    "hasten-run": HASTEN_RUN,
+    "hasten-run-asgi": [*HASTEN_RUN, "--interface", "asgi"],
+    "hasten-run-uvicorn": [*HASTEN_RUN, "--server", "uvicorn"],
+}
 
 
 @dataclass(frozen=True)
