@@ -20,7 +20,7 @@ from .settings import Settings
 if TYPE_CHECKING:
     from .dependencies import AppDependencies
     from .requests import Request
-    from .types import Invoke
+    from .types import Instrumentation, Invoke
 
 __all__ = ["UNSERVED", "FormLimits", "InContext", "ServeContext"]
 
@@ -66,6 +66,9 @@ class ServeContext:
     # The app's thread pool (None: asyncio's default, for a request made outside an app).
     threads: Executor | None
     dependencies: AppDependencies | None = None  # overrides and app-scoped values
+    # What wraps a route's steps in the request's OpenTelemetry spans (hasten.tracing), when
+    # the app has telemetry on; None: its routes are bound as they are.
+    telemetry: Instrumentation | None = None
     # What the app's lifespans yielded (Starlette's lifespan state): each connection's
     # ``state`` starts as a copy of it. Filled once they have entered, at startup.
     state: dict[str, Any] = field(default_factory=dict)
@@ -78,9 +81,11 @@ class ServeContext:
         threads: Executor | None,
         dependencies: AppDependencies | None = None,
         state: dict[str, Any] | None = None,
+        *,
+        telemetry: Instrumentation | None = None,
     ) -> ServeContext:
         """The context of an app with ``settings`` (``state``: its lifespan state, filled
-        when its lifespans have entered)."""
+        when its lifespans have entered; ``telemetry``: what traces its routes' steps)."""
         return cls(
             body_limit=settings.max_body_size,
             max_headers=settings.max_headers,
@@ -101,6 +106,7 @@ class ServeContext:
             threads=threads,
             dependencies=dependencies,
             state={} if state is None else state,
+            telemetry=telemetry,
         )
 
     def of_route(

@@ -31,7 +31,7 @@ from .pools import Pools, call_in_child
 from .renderers import ClassRenderer, ModelRenderer, Renderer, StreamRenderer, renderer_for
 from .responses import Response
 from .settings import check_body_size, check_form_limits
-from .types import Invoke, Target
+from .types import Instrumentation, Invoke, Render, Target
 from .wire import BODY_STATUSES
 
 __all__ = ["UNSET", "Endpoint", "Offload", "RouteOptions", "RunsOn", "check_dependencies"]
@@ -225,16 +225,24 @@ class Endpoint:
         in a 503) wrapped around."""
         if self.runs_on == "process pool":
             _check_picklable(self.func)
+        telemetry = None if context is None else context.telemetry
         plan = Plan(
             self.parameters,
             (*dependencies, *self._dependencies),
             path_types=self._path_types,
             app=app if app is not None else AppDependencies({}),
             threads=pools.threads,
-            run=self._runner(pools),
+            run=self._runner(pools, telemetry),
             label=label,
         )
         invoke: Invoke = plan.invoke
+        renderer = self.renderer
+        render: Render = renderer.render
+        plain = renderer.plain if renderer.status in BODY_STATUSES else frozenset()
+        if telemetry is not None:  # each step in its span; no shortcut around them
+            invoke = telemetry.invoke(invoke, self.func)
+            render = telemetry.render(render, self.func)
+            plain = frozenset()
         options = self.options
         if context is not None:
             own = context.of_route(
@@ -246,25 +254,38 @@ class Endpoint:
             invoke = Deadline(invoke, self.options.timeout)
         if self.options.max_concurrency is not None:
             invoke = ConcurrencyLimit(invoke, self.options.max_concurrency, label)
-        renderer = self.renderer
         return Target(
             self.name,
             invoke,
-            renderer.render,
+            render,
             call=plan.call if invoke is plan.invoke else None,  # nothing wraps the plan
             # A status past 599 is framed by Response.send (see BODY_STATUSES).
-            plain=renderer.plain if renderer.status in BODY_STATUSES else frozenset(),
+            plain=plain,
             encode=renderer.encode,
             status=renderer.status,
             headers=renderer.headers,
         )
 
-    def _runner(self, pools: Pools) -> Run:
+    def _runner(self, pools: Pools, telemetry: Instrumentation | None = None) -> Run:
+        """How the plan calls the handler with its values, where it runs; with telemetry,
+        the handler's span is current where it runs (a process's or an executor's is the
+        wait for it, on the loop)."""
+        run = self._run_where(pools, telemetry)
+        if telemetry is None:
+            return run
+        around = self.runs_on not in ("event loop", "thread pool")
+        return telemetry.run(run, self.func, around)
+
+    def _run_where(self, pools: Pools, telemetry: Instrumentation | None) -> Run:
         func = self.func
         runs_on = self.runs_on
         if runs_on == "event loop":
+            if telemetry is not None:
+                return telemetry.endpoint(func, on_loop=True)
             return func  # perf: the plan calls the handler itself, no frame of ours between
         if runs_on == "thread pool":
+            if telemetry is not None:
+                func = telemetry.endpoint(func, on_loop=False)
             return functools.partial(submit, pools.threads, func)
         executor = pools.processes if runs_on == "process pool" else self.options.executor
         assert executor is not None

@@ -37,6 +37,7 @@ __all__ = [
     "request_validation_exception_handler",
     "server_error_response",
     "unhandled_exceptions",
+    "unhandled_listener",
     "websocket_request_validation_exception_handler",
 ]
 
@@ -51,11 +52,22 @@ unhandled_exceptions: ContextVar[list[BaseException] | None] = ContextVar(
 )
 
 
+# Who else hears of such an exception: the telemetry of the request being served, where it
+# is on (hasten.tracing logs it); None otherwise.
+unhandled_listener: ContextVar[Callable[[BaseException], None] | None] = ContextVar(
+    "hasten_unhandled_listener", default=None
+)
+
+
 def report_unhandled(exc: BaseException) -> None:
-    """Hand ``exc``, which the app did not handle, to the TestClient serving it, if one is."""
+    """Hand ``exc``, which the app did not handle, to the TestClient serving it, if one is,
+    and to the request's telemetry, if it is on."""
     found = unhandled_exceptions.get()
     if found is not None:
         found.append(exc)
+    listener = unhandled_listener.get()
+    if listener is not None:
+        listener(exc)
 
 
 def one_status(status: int | None, status_code: int | None, default: int | None) -> int:

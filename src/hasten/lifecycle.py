@@ -15,6 +15,7 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .background import BackgroundTask, BackgroundTasks, task_name
@@ -34,6 +35,7 @@ __all__ = [
     "run_task",
     "run_tasks",
     "submit",
+    "task_operation",
     "unwound",
 ]
 
@@ -196,13 +198,25 @@ def cleanup_of(connection: Connection) -> Cleanup:
     return cleanup
 
 
+# What each background task of a traced request runs within: its span, current where the
+# task runs (hasten.tracing sets it for the request); None for every other request.
+task_operation: contextvars.ContextVar[Callable[[Any], AbstractContextManager[Any]] | None] = (
+    contextvars.ContextVar("hasten_task_operation", default=None)
+)
+
+
 async def run_tasks(tasks: BackgroundTask, threads: Executor | None) -> None:
     """Run every background task in order (``tasks``: a BackgroundTasks, or one
     BackgroundTask): an ``async def`` on the loop, any other on ``threads``; a failure is
     logged, never raised."""
+    operation = task_operation.get()
     for task in tasks.tasks:
         try:
-            await run_task(task, threads)
+            if operation is None:
+                await run_task(task, threads)
+            else:
+                with operation(task.func):
+                    await run_task(task, threads)
         except Exception as exc:
             logger.error("Background task %s failed", task_name(task.func), exc_info=exc)
             report_unhandled(exc)  # a TestClient raises it, as Starlette's does

@@ -11,6 +11,7 @@ messages, files through Granian's ``response_file`` (``http.response.pathsend``)
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .connection import Connection
@@ -29,7 +30,15 @@ if TYPE_CHECKING:
     from .params import Dependency
     from .pools import Pools
 
-__all__ = ["MOUNT_PATH", "ASGIApp", "MountEndpoint", "MountResponse", "Mountable", "is_native"]
+__all__ = [
+    "MOUNT_PATH",
+    "ASGIApp",
+    "MountEndpoint",
+    "MountResponse",
+    "Mountable",
+    "is_native",
+    "mounting",
+]
 
 
 class Mountable(Protocol):
@@ -58,7 +67,11 @@ class MountResponse(Response):
 
     async def send(self, outbound: Outbound, request: Request) -> None:
         extra = self.raw_headers if self._headers is not None else []
-        await request.call_asgi(self.asgi_app, self.root_path, extra, outbound)
+        token = mounting.set(request)
+        try:
+            await request.call_asgi(self.asgi_app, self.root_path, extra, outbound)
+        finally:
+            mounting.reset(token)
 
 
 _AS_IS = Renderer(200)
@@ -101,6 +114,10 @@ class MountEndpoint(Endpoint):
         return Target(self.name, invoke, _AS_IS.render)
 
 
+# The connection a mount is handing to the app mounted there, while it does: a mounted
+# hasten app serves it as part of it (one request, one span), not as a request of its own.
+mounting: ContextVar[Connection | None] = ContextVar("hasten_mounting", default=None)
+
 # The name of the catch-all path parameter of a mount's routes: what follows the prefix.
 MOUNT_PATH = "mount_path"
 
@@ -127,7 +144,11 @@ def _asgi(mounted: ASGIApp) -> Callable[[Connection], Awaitable[Any]]:
     async def forward(connection: Connection) -> Any:
         root_path = connection.root_path + _prefix(connection)
         if isinstance(connection, WebSocket):
-            await connection.call_asgi(mounted, root_path, [], None)
+            token = mounting.set(connection)
+            try:
+                await connection.call_asgi(mounted, root_path, [], None)
+            finally:
+                mounting.reset(token)
             connection.connection_state = "closed"  # the mounted app ended it
             return None
         return MountResponse(mounted, root_path)

@@ -205,12 +205,17 @@ class Sink(Protocol):
 
 
 class Tracer(Protocol):
-    """Wraps each observed request in a span (hasten.tracing): started before the request is
-    routed, named by its route once it is."""
+    """The request's OpenTelemetry (hasten.tracing): its span, started before the request is
+    routed and named by its route once it is, ended when its response is sent; its metrics
+    and logs."""
 
     def start(self, method: str, request: Request) -> Any: ...
 
-    def end(self, started: Any, tag: RouteTag, exchange: Exchange) -> None: ...
+    def complete(self, started: Any, tag: RouteTag, exchange: Exchange) -> None:
+        """The response is sent (what runs after it, background tasks, is not timed)."""
+
+    def end(self, started: Any, tag: RouteTag, exchange: Exchange) -> None:
+        """The request is done, its cleanup too (or it failed on its way out)."""
 
 
 class Observer:
@@ -239,12 +244,17 @@ class Observer:
             exchange.token = _current.set(exchange)
         return exchange
 
+    def sent(self, request: Request, exchange: Exchange) -> None:
+        """The request's response is sent, through ``exchange``: the tracer's span ends."""
+        if exchange.span is not None:
+            assert self.tracer is not None
+            self.tracer.complete(exchange.span, _tag_of(request), exchange)
+
     def end(self, request: Request, started: float, status: int, exchange: Exchange | None) -> None:
         """The request's response is sent (or failed): count it, tell the sinks and the
         tracer. ``status`` is the plain data's sent without an Exchange; else the Exchange's."""
         seconds = perf_counter() - started
-        target = request._target
-        tag = UNMATCHED_TAG if target is None or target.tag is None else target.tag
+        tag = _tag_of(request)
         if exchange is not None:
             status = exchange.status
             if exchange.token is not None:
@@ -263,3 +273,9 @@ class Observer:
             self.tracer.end(exchange.span, tag, exchange)
         for sink in self.sinks:
             sink.record(request.path, tag, exchange, seconds)
+
+
+def _tag_of(request: Request) -> RouteTag:
+    """How the request is named: by the route it matched, else as unmatched."""
+    target = request._target
+    return UNMATCHED_TAG if target is None or target.tag is None else target.tag

@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import inspect
 import logging
+import sys
 import threading
 from collections.abc import Mapping, Sequence
 from time import perf_counter
@@ -31,7 +32,11 @@ from .errors import (
     ExceptionHandler,
     ExceptionHandlers,
     HTTPError,
+<<<<<<< HEAD
     ValidationException,
+=======
+    RequestValidationError,
+>>>>>>> d79de73 (FastAPI's built-in telemetry on hasten's one observed request path: hasten.telemetry (TelemetryConfig, TelemetryData, get_telemetry_data); the SERVER span with the HTTP conventions' attributes, operation spans (dependencies, endpoint where it runs, serialization, background tasks), FastAPI's two metrics and log records, WebSocket spans, exclude, mounted apps; on where a provider is given or set globally by startup, as FastAPI's (tracing defaults to True), the plain request path otherwise (overhead counts unchanged))
     WebSocketException,
     report_unhandled,
     server_error_response,
@@ -62,6 +67,7 @@ if TYPE_CHECKING:
     from .metrics import Metrics
     from .routing import BaseRoute
     from .stats import RouteCounts
+    from .tracing import Telemetry
     from .types import Middleware, Target
 
 __all__ = ["Runtime"]
@@ -98,12 +104,14 @@ class Runtime:
         # The overrides in force and the values of scope="app" dependencies, for this run.
         self.dependencies = AppDependencies(overrides)
         self.in_flight = InFlight(settings.max_in_flight)
+        self.telemetry = _telemetry(settings)
         self.context = ServeContext.of(
             settings,
             BodyWait(self.in_flight, settings.body_timeout),
             self.pools.threads,
             self.dependencies,
             {} if state is None else state,
+            telemetry=self.telemetry,
         )
         self.observer = self._observer(settings)
         # Where the access log or a tracer reports it, the handlers' pools note how long each
@@ -203,14 +211,7 @@ class Runtime:
             from .access_log import AccessLog
 
             sinks.append(AccessLog(settings.access_log))
-        tracer: Tracer | None = None
-        if settings.traced:
-            from . import tracing
-
-            # Without a tracer provider every span would be a no-op: skip them all.
-            provider = (settings.telemetry or {}).get("tracer_provider")
-            if provider is not None or tracing.configured():
-                tracer = tracing.Tracing(provider)
+        tracer: Tracer | None = self.telemetry
         if not counted and not sinks and tracer is None:
             return None
         return Observer(tallies if counted else None, sinks, tracer)
@@ -299,11 +300,14 @@ class Runtime:
                         sent = outbound.response_bytes(status, sent_plain.headers, body)
                         if sent is not None:
                             await sent
+                        if exchange is not None:
+                            observer.sent(request, exchange)  # type: ignore[union-attr]
                         return
                 if observer is not None and exchange is None:
                     # A Response's status may change as it is sent (a file's range, a mounted
                     # app's own): its Exchange notes the one sent.
                     outbound = exchange = observer.begin(request, outbound)
+<<<<<<< HEAD
                 try:
                     await response.send(outbound, request)
                 except HTTPError as exc:
@@ -312,6 +316,11 @@ class Runtime:
                     # error path answers. (Past the first byte, sending again fails too.)
                     response = await self.error_response(request, exc)
                     await response.send(outbound, request)
+=======
+                await response.send(outbound, request)
+                if exchange is not None:  # observed: what times the response ends here
+                    observer.sent(request, exchange)  # type: ignore[union-attr]  # set with it
+>>>>>>> d79de73 (FastAPI's built-in telemetry on hasten's one observed request path: hasten.telemetry (TelemetryConfig, TelemetryData, get_telemetry_data); the SERVER span with the HTTP conventions' attributes, operation spans (dependencies, endpoint where it runs, serialization, background tasks), FastAPI's two metrics and log records, WebSocket spans, exclude, mounted apps; on where a provider is given or set globally by startup, as FastAPI's (tracing defaults to True), the plain request path otherwise (overhead counts unchanged))
                 if response.background is not None:  # Response(background=...)
                     await run_tasks(response.background, self.context.threads)
             finally:
@@ -367,6 +376,16 @@ class Runtime:
             return
         websocket.path_params = params
         websocket._target = target
+        telemetry = self.telemetry
+        observed = None if telemetry is None else telemetry.start_websocket(websocket)
+        try:
+            await self._run_websocket(websocket, target)
+        finally:
+            if observed is not None:
+                assert telemetry is not None
+                telemetry.end_websocket(observed, target.tag)
+
+    async def _run_websocket(self, websocket: WebSocket, target: Target) -> None:
         self.sockets[websocket] = asyncio.current_task()
         try:
             await target.invoke(websocket)
@@ -381,7 +400,9 @@ class Runtime:
                 await self._end_websocket(websocket, exc.status, POLICY_VIOLATION)
         except Exception as exc:
             logger.error(
-                "Unhandled exception in WebSocket %s", path[:LOGGED_PATH_LENGTH], exc_info=exc
+                "Unhandled exception in WebSocket %s",
+                websocket.path[:LOGGED_PATH_LENGTH],
+                exc_info=exc,
             )
             report_unhandled(exc)
             await self._end_websocket(websocket, 500, INTERNAL_ERROR)
@@ -428,8 +449,13 @@ class Runtime:
         """The response for an exception: its exception handler's (the app's, else the
         default for HTTPError and RequestValidationError), else a logged 500. A handler that
         fails is a logged 500 too."""
+<<<<<<< HEAD
         if isinstance(exc, ValidationException) and exc.endpoint_ctx is None:
             exc.endpoint_ctx = endpoint_context(request)
+=======
+        if self.telemetry is not None and isinstance(exc, RequestValidationError):
+            self.telemetry.validation_failed(exc)
+>>>>>>> d79de73 (FastAPI's built-in telemetry on hasten's one observed request path: hasten.telemetry (TelemetryConfig, TelemetryData, get_telemetry_data); the SERVER span with the HTTP conventions' attributes, operation spans (dependencies, endpoint where it runs, serialization, background tasks), FastAPI's two metrics and log records, WebSocket spans, exclude, mounted apps; on where a provider is given or set globally by startup, as FastAPI's (tracing defaults to True), the plain request path otherwise (overhead counts unchanged))
         handler = self.exception_handlers.lookup(exc)
         if handler is None:
             self._log(request, "Unhandled exception while serving", exc)
@@ -470,6 +496,19 @@ class Runtime:
         logger.error(
             "%s %s %s", what, request.method, request.path[:LOGGED_PATH_LENGTH], exc_info=exc
         )
+
+
+def _telemetry(settings: Settings) -> Telemetry | None:
+    """The app's OpenTelemetry (hasten.tracing), where a signal of it has a provider: one the
+    app gives (``telemetry={...}``), or one set globally by now. An app that never imported
+    opentelemetry cannot have one set, and does not import it either."""
+    if not settings.tracing:
+        return None
+    if settings.telemetry is None and "opentelemetry" not in sys.modules:
+        return None
+    from .tracing import Telemetry
+
+    return Telemetry.of(settings)
 
 
 def _check_control_routes(routes: Sequence[BaseRoute], control: Sequence[BaseRoute]) -> None:

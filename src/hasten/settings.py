@@ -248,19 +248,21 @@ class Settings:
         },
     )
     tracing: bool = field(
-        default=False,
+        default=True,
         metadata={
-            "help": "An OpenTelemetry span per request, when a tracer provider is set at "
-            "startup. Needs opentelemetry-api: pip install 'hasten[otel]'."
+            "help": "OpenTelemetry for each request, as FastAPI's telemetry: spans, metrics "
+            "and logs, each where its provider is given in `telemetry` or set globally by "
+            "startup (none: the plain request path). False: none at all. Needs "
+            "opentelemetry-api: pip install 'hasten[otel]'."
         },
     )
     telemetry: TelemetryKeywords | None = field(
         default=None,
         metadata={
-            "help": "FastAPI's telemetry={...}: given, it turns tracing on (unless 'tracing': "
-            "False), with its 'tracer_provider' if any rather than the global one. hasten's "
-            "span is the request's: 'operation_spans' and the metrics and logs keys are taken "
-            "and do nothing (metrics_url serves Prometheus metrics)."
+            "help": "FastAPI's telemetry={...} (its TelemetryConfig): the providers to use "
+            "rather than the global ones, which signals are on ('tracing', 'metrics', "
+            "'logs', 'operation_spans'), 'exclude' (a function of the ASGI scope: True "
+            "leaves that request untraced)."
         },
     )
     access_log: AccessLogFormat | None = field(
@@ -415,13 +417,6 @@ class Settings:
             raise ValueError(
                 f"access_log must be 'json', 'keyvalue' or None, not {self.access_log!r}"
             )
-
-    @property
-    def traced(self) -> bool:
-        """Whether requests are traced: ``tracing=True``, or FastAPI's ``telemetry``."""
-        if self.telemetry is None:
-            return self.tracing
-        return self.telemetry.get("tracing", True)
 
     @classmethod
     def documentation(cls) -> list[tuple[str, str, str]]:

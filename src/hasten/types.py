@@ -17,6 +17,7 @@ __all__ = [
     "CallNext",
     "Handler",
     "Hook",
+    "Instrumentation",
     "Invoke",
     "Message",
     "Middleware",
@@ -96,6 +97,30 @@ class Target:
 
     def __repr__(self) -> str:
         return f"<Target {self.name}>"
+
+
+class Instrumentation(Protocol):
+    """What wraps a route's steps in its request's OpenTelemetry spans, when the app has
+    telemetry on (hasten.tracing): bound once, at startup, around each route's own."""
+
+    def invoke(self, invoke: Invoke, func: Callable[..., Any]) -> Invoke:
+        """Reading the request's values and solving the dependencies of handler ``func``."""
+        ...
+
+    def endpoint(self, func: Callable[..., Any], on_loop: bool) -> Callable[..., Any]:
+        """The handler itself, where it runs (``on_loop``, else on a thread)."""
+        ...
+
+    def run(
+        self, run: Callable[..., Any], func: Callable[..., Any], around: bool
+    ) -> Callable[..., Any]:
+        """Handing the handler its values (``around``: it runs in a process or an executor,
+        whose wait is its span)."""
+        ...
+
+    def render(self, render: Render, func: Callable[..., Any]) -> Render:
+        """Rendering the handler's result."""
+        ...
 
 
 class Served(Protocol):
