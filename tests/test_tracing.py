@@ -135,27 +135,7 @@ def test_a_server_span_per_request_with_the_http_conventions(
         "hasten.runs_on": "loop",
         "http.response.body.size": 32,
     }
-<<<<<<< HEAD
-    [child] = [item for item in spans.get_finished_spans() if item.name == "load item"]
-    assert child.parent is not None
-    assert child.parent.span_id == span.context.span_id
-
-
-def test_a_thread_handler_is_a_child_and_its_wait_is_recorded(
-    serve: ClientFactory, spans: InMemorySpanExporter
-) -> None:
-    client = serve(build_app())
-    assert client.get("/sync").json() == "ok"
-    [span] = server_spans(spans)
-    attributes = dict(span.attributes or {})
-    assert attributes["hasten.runs_on"] == "thread"
-    assert isinstance(attributes["hasten.queue.duration"], float)
-    [child] = [item for item in spans.get_finished_spans() if item.name == "on a thread"]
-    assert child.parent is not None
-    assert child.parent.span_id == span.context.span_id
-=======
     assert span.status.status_code == trace.StatusCode.UNSET
->>>>>>> d79de73 (FastAPI's built-in telemetry on hasten's one observed request path: hasten.telemetry (TelemetryConfig, TelemetryData, get_telemetry_data); the SERVER span with the HTTP conventions' attributes, operation spans (dependencies, endpoint where it runs, serialization, background tasks), FastAPI's two metrics and log records, WebSocket spans, exclude, mounted apps; on where a provider is given or set globally by startup, as FastAPI's (tracing defaults to True), the plain request path otherwise (overhead counts unchanged))
 
 
 UPSTREAM_TRACE = 0x4BF92F3577B34DA6A3CE929D0E0E4736

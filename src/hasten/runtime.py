@@ -32,11 +32,8 @@ from .errors import (
     ExceptionHandler,
     ExceptionHandlers,
     HTTPError,
-<<<<<<< HEAD
-    ValidationException,
-=======
     RequestValidationError,
->>>>>>> d79de73 (FastAPI's built-in telemetry on hasten's one observed request path: hasten.telemetry (TelemetryConfig, TelemetryData, get_telemetry_data); the SERVER span with the HTTP conventions' attributes, operation spans (dependencies, endpoint where it runs, serialization, background tasks), FastAPI's two metrics and log records, WebSocket spans, exclude, mounted apps; on where a provider is given or set globally by startup, as FastAPI's (tracing defaults to True), the plain request path otherwise (overhead counts unchanged))
+    ValidationException,
     WebSocketException,
     report_unhandled,
     server_error_response,
@@ -307,7 +304,6 @@ class Runtime:
                     # A Response's status may change as it is sent (a file's range, a mounted
                     # app's own): its Exchange notes the one sent.
                     outbound = exchange = observer.begin(request, outbound)
-<<<<<<< HEAD
                 try:
                     await response.send(outbound, request)
                 except HTTPError as exc:
@@ -316,11 +312,8 @@ class Runtime:
                     # error path answers. (Past the first byte, sending again fails too.)
                     response = await self.error_response(request, exc)
                     await response.send(outbound, request)
-=======
-                await response.send(outbound, request)
                 if exchange is not None:  # observed: what times the response ends here
                     observer.sent(request, exchange)  # type: ignore[union-attr]  # set with it
->>>>>>> d79de73 (FastAPI's built-in telemetry on hasten's one observed request path: hasten.telemetry (TelemetryConfig, TelemetryData, get_telemetry_data); the SERVER span with the HTTP conventions' attributes, operation spans (dependencies, endpoint where it runs, serialization, background tasks), FastAPI's two metrics and log records, WebSocket spans, exclude, mounted apps; on where a provider is given or set globally by startup, as FastAPI's (tracing defaults to True), the plain request path otherwise (overhead counts unchanged))
                 if response.background is not None:  # Response(background=...)
                     await run_tasks(response.background, self.context.threads)
             finally:
@@ -449,13 +442,10 @@ class Runtime:
         """The response for an exception: its exception handler's (the app's, else the
         default for HTTPError and RequestValidationError), else a logged 500. A handler that
         fails is a logged 500 too."""
-<<<<<<< HEAD
         if isinstance(exc, ValidationException) and exc.endpoint_ctx is None:
             exc.endpoint_ctx = endpoint_context(request)
-=======
         if self.telemetry is not None and isinstance(exc, RequestValidationError):
             self.telemetry.validation_failed(exc)
->>>>>>> d79de73 (FastAPI's built-in telemetry on hasten's one observed request path: hasten.telemetry (TelemetryConfig, TelemetryData, get_telemetry_data); the SERVER span with the HTTP conventions' attributes, operation spans (dependencies, endpoint where it runs, serialization, background tasks), FastAPI's two metrics and log records, WebSocket spans, exclude, mounted apps; on where a provider is given or set globally by startup, as FastAPI's (tracing defaults to True), the plain request path otherwise (overhead counts unchanged))
         handler = self.exception_handlers.lookup(exc)
         if handler is None:
             self._log(request, "Unhandled exception while serving", exc)
