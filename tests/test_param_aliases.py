@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import pytest
 from pydantic import AliasChoices, AliasPath, BaseModel, BeforeValidator, ConfigDict, Field
 
-from hasten import App, Cookie, Depends, Header, Path, Query, Router
+from hasten import App, Body, Cookie, Depends, Header, Path, Query, Router
 from tests.conftest import ClientFactory
 
 INT = "Input should be a valid integer, unable to parse string as an integer"
@@ -294,3 +294,38 @@ def test_a_path_value_of_a_router_under_a_prefix(serve: ClientFactory) -> None:
     app = App()
     app.include_router(router, prefix="/items/{item_id}")
     assert serve(app).get("/items/3/").json() == 3
+
+
+def test_body_members_are_read_by_the_first_of_their_alias_choices(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.post("/embedded")
+    async def embedded(
+        value: Annotated[
+            int, Body(embed=True, alias="ignored", validation_alias=AliasChoices("first", "second"))
+        ] = 10,
+    ) -> int:
+        return value
+
+    @app.post("/members")
+    async def members(
+        items: Annotated[list[int], Body(validation_alias=AliasChoices("items", "tags"))],
+        value: Annotated[int | None, Body(validation_alias=AliasChoices("first", "second"))] = 10,
+    ) -> dict[str, Any]:
+        return {"items": items, "value": value}
+
+    client = serve(app)
+    assert client.post("/embedded", json={"second": 2, "first": 0}).json() == 0
+    assert client.post("/embedded", json={"second": 2}).json() == 2
+    assert client.post("/embedded", json={}).json() == 10
+    # null is a value given: neither the next name nor the default is read.
+    answer = client.post("/embedded", json={"first": None, "second": 2})
+    assert answer.json()["detail"][0]["loc"] == ["body", "first"]
+    answer = client.post("/members", json={"tags": [3, 4], "second": None})
+    assert answer.json() == {"items": [3, 4], "value": None}
+    answer = client.post("/members", json={"tags": ["x"], "second": "y"})
+    assert answer.status_code == 422
+    assert answer.json()["detail"] == [
+        int_parsing(["body", "tags", 0], "x"),
+        int_parsing(["body", "second"], "y"),
+    ]

@@ -339,14 +339,16 @@ def _json_invalid(body: bytes) -> dict[str, Any] | None:
 
 class BodyField:
     """One body parameter, read from the decoded body: the whole of it, or (``embedded``)
-    the member named after it."""
+    the member named after it (the first of its ``AliasChoices`` the body has, ``null``
+    included, by which its errors are then located, as FastAPI reads it)."""
 
-    __slots__ = ("_embedded", "_parameter", "_validator", "name")
+    __slots__ = ("_embedded", "_names", "_parameter", "_validator", "name")
 
     def __init__(self, parameter: Parameter, embedded: bool) -> None:
         self.name = parameter.name
         self._parameter = parameter
         self._embedded = embedded
+        self._names = parameter.choices or (parameter.alias,)
         loc: Loc = ("body", parameter.alias) if embedded else ("body",)
         self._validator = ValueValidator(parameter, loc, lax=False)
 
@@ -361,11 +363,15 @@ class BodyField:
     def read_from(self, body: Any, values: Values, errors: Errors) -> None:
         loc = self._validator.loc
         value = body
+        name = self._parameter.alias
         if self._embedded and body is not UNDEFINED:
             if isinstance(body, bytes) or not hasattr(body, "get"):
                 errors.append(missing(loc))  # members need an object
                 return
-            value = body.get(self._parameter.alias, UNDEFINED)
+            for name in self._names:
+                value = body.get(name, UNDEFINED)
+                if value is not UNDEFINED:
+                    break
         if value is UNDEFINED:
             default = _default_check(self._parameter, self._validator)
             _missing_or_default(self._parameter, loc, values, errors, default)
@@ -373,6 +379,9 @@ class BodyField:
         try:
             values[self.name] = self._validator.validate(value)
         except Invalid as exc:
+            if name != self._parameter.alias:  # located by the name read
+                for error in exc.errors:
+                    error["loc"] = ("body", name, *error["loc"][2:])
             errors.extend(exc.errors)
 
 

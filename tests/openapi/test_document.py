@@ -20,6 +20,7 @@ from hasten import (
     Body,
     Depends,
     File,
+    Form,
     Header,
     OAuth2PasswordBearer,
     OAuth2PasswordRequestForm,
@@ -1079,3 +1080,43 @@ def test_server_sent_events_document_each_event_as_fastapi(serve: ClientFactory)
         "text/event-stream": {"itemSchema": {"type": "object", "properties": event}}
     }
     assert sorted(document["components"]["schemas"]) == ["Price"]  # no ServerSentEvent
+
+
+VND = "application/vnd.api+json"
+
+
+def test_a_body_is_documented_in_the_media_type_its_parameters_give() -> None:
+    app = App()
+
+    @app.post("/json")
+    async def json_body(data: Annotated[dict[str, int], Body(media_type=VND)]) -> None: ...
+
+    @app.post("/members")
+    async def members(
+        a: Annotated[int, Body(media_type=VND)], b: Annotated[int, Body(media_type=VND)]
+    ) -> None: ...
+
+    @app.post("/mixed")
+    async def mixed(a: Annotated[int, Body(media_type=VND)], b: Annotated[int, Body()]) -> None: ...
+
+    @app.post("/form")
+    async def form(
+        a: Annotated[str, Form()], b: Annotated[str, Form(media_type="multipart/form-data")]
+    ) -> None: ...
+
+    @app.post("/file")
+    async def file(
+        a: Annotated[str, Form(media_type="application/x-www-form-urlencoded; charset=utf-8")],
+        b: Annotated[bytes, File()],
+    ) -> None: ...
+
+    document = app.openapi()
+
+    def media(path: str) -> list[str]:
+        return list(operation(document, path, "post")["requestBody"]["content"])
+
+    assert media("/json") == [VND]
+    assert media("/members") == [VND]
+    assert media("/mixed") == ["application/json"]  # they disagree: FastAPI's default
+    assert media("/form") == ["multipart/form-data"]  # one field asks for it
+    assert media("/file") == ["multipart/form-data"]

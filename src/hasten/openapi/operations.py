@@ -150,13 +150,33 @@ def request_body(
         return None
     if len(bodies) == 1 and not bodies[0].embed:
         (body,) = bodies
-        result = _body_of(_JSON, _schema(body, schemas), body.required)
-        result["content"][_JSON].update(_examples(body))
+        media = _media_type(body)
+        result = _body_of(media, _schema(body, schemas), body.required)
+        result["content"][media].update(_examples(body))
         if description := _description(body):
             result["description"] = description
         return result
     schema, required = _object(bodies, schemas, f"Body_{unique_id}", _schema)
-    return _body_of(_JSON, schema, required)
+    return _body_of(_agreed_media_type(bodies, _JSON), schema, required)
+
+
+_MULTIPART = "multipart/form-data"
+_URLENCODED = "application/x-www-form-urlencoded"
+
+
+def _media_type(item: Parameter) -> str:
+    """A body parameter's ``media_type=``, else its kind's: FastAPI's defaults."""
+    given = item.marker.media_type if item.marker is not None else None
+    if given:
+        return given
+    return {"file": _MULTIPART, "form": _URLENCODED}.get(item.source, _JSON)
+
+
+def _agreed_media_type(members: list[Parameter], default: str) -> str:
+    """The media type of a body of several members, as FastAPI decides it: the one they
+    all give, else ``default``."""
+    given = {_media_type(item) for item in members}
+    return given.pop() if len(given) == 1 else default
 
 
 # FastAPI's file field: a string of bytes (its pydantic writes no ``format: binary``).
@@ -165,10 +185,18 @@ _BINARY = {"type": "string", "contentMediaType": _OCTETS}
 
 
 def _form_body(forms: list[Parameter], schemas: Schemas, unique_id: str) -> dict[str, Any]:
-    """A form body: its fields as one object (a form model is that object itself)."""
-    files = any(item.source == "file" for item in forms)
-    media = "multipart/form-data" if files else "application/x-www-form-urlencoded"
-    if len(forms) == 1 and forms[0].is_model:
+    """A form body: its fields as one object (a form model is that object itself), in the
+    media type FastAPI gives it: multipart with a file, else as its fields' ``media_type=``
+    say (multipart if one asks for it, theirs if they agree, else urlencoded)."""
+    if any(item.source == "file" for item in forms):
+        media = _MULTIPART
+    elif len(forms) == 1 and forms[0].models:
+        media = _media_type(forms[0])
+    elif any(_media_type(item) == _MULTIPART for item in forms):
+        media = _MULTIPART  # one field asks for multipart: the whole form is
+    else:
+        media = _agreed_media_type(forms, _URLENCODED)
+    if len(forms) == 1 and forms[0].models:  # a form model, or a union of them
         return _body_of(media, _schema(forms[0], schemas), True)
     fields = [item for item in forms if item.source == "file" or not is_form_model(item)]
     models = [item for item in forms if item not in fields]
@@ -360,6 +388,7 @@ def _schema(parameter: Parameter, schemas: Schemas) -> dict[str, Any]:
     annotation = dataclasses.replace(parameter, constraints=tuple(constraints)).validated_type
     if parameter.untyped and not constraints:
         annotation = Any  # read as text, but FastAPI documents it as any value
+    annotation = _with_discriminator(annotation, parameter)
     schema = _with_default(
         schemas.schema(annotation, title=_title_of(parameter)), parameter.default
     )
@@ -369,6 +398,22 @@ def _schema(parameter: Parameter, schemas: Schemas) -> dict[str, Any]:
     if parameter.marker is not None and parameter.marker.deprecated:
         schema["deprecated"] = True
     return schema
+
+
+def _with_discriminator(annotation: Any, parameter: Parameter) -> Any:
+    """A union's pydantic discriminator by field name, as the parameter gives it, with its
+    type: pydantic then writes the union as FastAPI documents it (``oneOf`` and a
+    ``discriminator``; a callable one leaves it an ``anyOf``, as in FastAPI)."""
+    found = [
+        extra
+        for extra in parameter.metadata
+        if type(extra).__name__ == "Discriminator" and isinstance(extra.discriminator, str)
+    ]
+    if parameter.marker is not None and parameter.marker.discriminator is not None:
+        from pydantic import Field
+
+        found.append(Field(discriminator=parameter.marker.discriminator))
+    return typing.Annotated[(annotation, *found)] if found else annotation
 
 
 def _title_of(parameter: Parameter) -> str:
