@@ -270,10 +270,13 @@ def error_response(exc: HTTPError) -> Response:
         return Response(b"", exc.status, exc.headers)
     if isinstance(exc, RequestValidationError):
         from .encoders import jsonable_encoder
+        from .uploads import UploadFile
 
         # A body that is not UTF-8 is echoed with U+FFFD for what is not: FastAPI's encoder
-        # raises on it, and the client's bad bytes become a 500.
-        detail = jsonable_encoder(exc.errors(), custom_encoder=_LENIENT_BYTES)
+        # raises on it, and the client's bad bytes become a 500. A file sent where a field is
+        # asked for is echoed as its name, size and headers (FastAPI's has its insides too).
+        lenient = {**_LENIENT_BYTES, UploadFile: _uploaded}
+        detail = jsonable_encoder(exc.errors(), custom_encoder=lenient)
         return JSONResponse({"detail": detail}, 422, exc.headers)
     return JSONResponse({"detail": exc.detail}, exc.status, exc.headers)
 
@@ -281,6 +284,10 @@ def error_response(exc: HTTPError) -> Response:
 _LENIENT_BYTES: dict[Any, Callable[[Any], Any]] = {
     bytes: lambda value: value.decode(errors="replace")
 }
+
+
+def _uploaded(file: Any) -> dict[str, Any]:
+    return {"filename": file.filename, "size": file.size, "headers": dict(file.headers)}
 
 
 def server_error_response(exc: BaseException, debug: bool) -> Response:

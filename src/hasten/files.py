@@ -200,7 +200,7 @@ def _timestamp(value: str | None) -> int | None:
         return None
     try:
         return int(parsedate_to_datetime(value).timestamp())
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError, IndexError, OverflowError):  # a year of 10 digits: Overflow
         return None  # an invalid date is ignored (RFC 9110 §13.1.3)
 
 
