@@ -10,6 +10,7 @@ import io
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -36,7 +37,7 @@ from hasten.bench.command import (
 from hasten.bench.load import BuiltinGenerator, RequestSpec, WrkGenerator
 from hasten.bench.measurement import TargetResult
 from hasten.bench.reports import SCHEMA
-from hasten.bench.targets import Server, Target
+from hasten.bench.targets import Server, Target, free_port
 from tests.bench.conftest import APP, ROOT, FindMarked, counted, results
 
 
@@ -89,11 +90,103 @@ def test_rounds_default_to_three_when_comparing() -> None:
         ({"target": "a:app", "duration": 0}, "must be positive"),
         ({"target": "a:app", "count": 0}, "-n must be at least 1"),
         ({"target": "a:app", "count": 5, "loadgen": "wrk"}, "wrk has no request-count mode"),
+        ({"target": "a:app", "against": "a"}, "--against LABEL judges the other targets of"),
+        (
+            {"compare": ("a:app", "b:app"), "against": "a", "rounds": 1},
+            "give --rounds 2 or more",
+        ),
+        ({"target": "a:app", "port": 70_000}, "--port must be between 1 and 65535"),
     ],
 )
 def test_contradictions_are_refused(keywords: dict[str, object], message: str) -> None:
     with pytest.raises(OptionsError, match=message):
         BenchOptions(**keywords)  # type: ignore[arg-type]  # the keywords vary by case
+
+
+def test_a_gate_measures_six_rounds_unless_told() -> None:
+    assert BenchOptions(compare=("a:app", "b:app"), against="a").round_count == 6
+    assert BenchOptions(target="a:app", baseline=Path("b.json")).round_count == 6
+    assert BenchOptions(target="a:app", baseline=Path("b.json"), rounds=3).round_count == 3
+
+
+@pytest.mark.parametrize(
+    ("keywords", "message"),
+    [
+        ({"against": "c"}, "--against c: no target has that label (a, b)"),
+        ({"root": ("a",)}, "--root 'a' must look like LABEL=DIR"),
+        ({"root": ("a=/nonexistent",)}, "--root 'a=/nonexistent': /nonexistent is not a directory"),
+        ({"root": ("c=.",)}, "--root: no target is labelled c"),
+        ({"root": ("b=.",)}, "--root b=...: a URL target is served elsewhere"),
+    ],
+)
+def test_targets_named_by_the_gate_and_roots_must_exist(
+    keywords: dict[str, object], message: str
+) -> None:
+    options = BenchOptions(compare=("a=m:app", "b=http://h:1/"), **keywords)  # type: ignore[arg-type]  # the keywords vary by case
+    with pytest.raises(OptionsError) as raised:
+        command.targets_of(options)
+    assert str(raised.value) == message
+
+
+def test_a_root_is_where_its_target_is_served_from(tmp_path: Path) -> None:
+    options = BenchOptions(compare=("main=m:app", "pr=m:app"), root=(f"main={tmp_path}",))
+    main_target, pr_target = command.targets_of(options)
+    assert (main_target.label, getattr(main_target, "root", None)) == ("main", str(tmp_path))
+    assert (pr_target.label, getattr(pr_target, "root", None)) == ("pr", None)
+
+
+def test_rounds_alternate_targets_and_their_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    measured: list[tuple[str, int]] = []
+
+    def measure(target: Target, plan: Plan, round_number: int) -> object:
+        measured.append((target.label, round_number))
+        return round_number
+
+    monkeypatch.setattr(command, "measure", measure)
+    targets = command.targets_of(BenchOptions(compare=("a=m:app", "b=n:app")))
+    stream = io.StringIO()
+    plan = Plan(
+        specs=[RequestSpec("/")],
+        generator=BuiltinGenerator(),
+        duration=1,
+        count=None,
+        warmup=0,
+        connections=1,
+        rounds=4,
+        ready_timeout=1,
+        profiling=command.Profiling(),
+        progress=Progress(stream, enabled=False),
+    )
+    command.run_rounds(targets, plan)
+
+    # A B, B A, A B, B A: a machine that slows steadily favours neither.
+    assert measured == [
+        ("a", 1),
+        ("b", 1),
+        ("b", 2),
+        ("a", 2),
+        ("a", 3),
+        ("b", 3),
+        ("b", 4),
+        ("a", 4),
+    ]
+    lines = stream.getvalue().splitlines()
+    assert lines[:2] == ["hasten bench: [1/8] a, round 1/4", "hasten bench: [2/8] b, round 1/4"]
+    assert lines[-1] == "hasten bench: [8/8] a, round 4/4"  # too fast to say what is left
+
+
+def test_progress_says_about_how_long_is_left() -> None:
+    stream = io.StringIO()
+    progress = Progress(stream, enabled=False)
+    progress.begin(3)
+    with progress.step("a, round 1/3"):
+        progress._began -= 100  # the first measurement took 100 s
+    with progress.step("a, round 2/3"):
+        pass
+    assert stream.getvalue().splitlines()[-1] == (
+        "hasten bench: [2/3] a, round 2/3 (about 3 min 20 s left)"
+    )
+    assert command._minutes(45.2) == "45 s"
 
 
 def test_percent() -> None:
@@ -155,7 +248,58 @@ def test_files_and_a_passed_baseline(tmp_path: Path) -> None:
     assert "<svg" in html.read_text()
     text = io.StringIO()
     assert command.bench(BenchOptions(target="fast=m:app", baseline=out), text) == 0
-    assert "no regression beyond 5% against the baseline" in text.getvalue()
+    report = text.getvalue()
+    # The same rounds again: no change, within the interval their spread gives.
+    assert "\nfast against the baseline: req/s +0.0% (99% CI -" in report
+    assert "\nfast against the baseline: p99 latency +0.0% (99% CI -" in report
+    assert report.endswith("no regression beyond 5%\n")
+
+
+@pytest.mark.usefixtures("fake_rounds")
+def test_against_judges_each_target_by_its_paired_rounds(tmp_path: Path) -> None:
+    out = tmp_path / "out.json"
+    options = BenchOptions(compare=("fast=m:app", "slow=http://h:1/"), against="fast", json=out)
+    text = io.StringIO()
+
+    # slow's req/s is 27% of fast's, but its rounds vary from 17% to 40%: 3 rounds cannot say.
+    assert command.bench(options, text) == 0
+
+    assert text.getvalue().endswith(
+        "inconclusive: slow against fast: req/s -72.9% (99% CI -97.9% to +250.1%): the rounds "
+        "vary too much to tell whether it is worse than 5%; more rounds (--rounds) narrow the "
+        "interval\n"
+        "inconclusive: slow against fast: p99 latency +102.7% (99% CI -36.7% to +549.1%): the "
+        "rounds vary too much to tell whether it is worse than 5%; more rounds (--rounds) narrow "
+        "the interval\n"
+        "no regression beyond 5%\n"
+    )
+    checks = json.loads(out.read_text())["checks"]
+    assert [(c["label"], c["reference"], c["metric"], c["verdict"]) for c in checks] == [
+        ("slow", "fast", "rps", "inconclusive"),
+        ("slow", "fast", "p99_ms", "inconclusive"),
+    ]
+
+
+def test_a_baseline_of_another_scenario_is_refused_before_measuring(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(command, "run_rounds", lambda targets, plan: results())
+    out = tmp_path / "out.json"
+    command.bench(BenchOptions(target="fast=m:app", json=out), io.StringIO())
+
+    def measure_nothing(targets: Sequence[Target], plan: Plan) -> list[TargetResult]:
+        raise AssertionError("measured")
+
+    monkeypatch.setattr(command, "run_rounds", measure_nothing)
+    argv = ["fast=m:app", "--path", "/other", "--connections", "8", "--baseline", str(out)]
+
+    assert main(argv) == 2
+
+    assert capsys.readouterr().err == (
+        f"hasten bench: error: the baseline {out} measured another scenario (requests 'GET /' "
+        "-> 'GET /other'; connections 64 -> 8): measure the baseline with the same requests "
+        "and options\n"
+    )
 
 
 @pytest.mark.usefixtures("fake_rounds")
@@ -163,12 +307,16 @@ def test_a_failed_baseline_exits_3(tmp_path: Path) -> None:
     out = tmp_path / "out.json"
     command.bench(BenchOptions(target="fast=m:app", json=out), io.StringIO())
     document = json.loads(out.read_text())
-    document["targets"][0]["median"]["p99_ms"] /= 2
+    for measured in document["targets"][0]["rounds"]:
+        measured["p99_ms"] /= 10
     out.write_text(json.dumps(document))
     text = io.StringIO()
     options = BenchOptions(target="fast=m:app", baseline=out, max_regression=10)
     assert command.bench(options, text) == command.REGRESSION_EXIT
-    assert "regression: fast: p99 latency +100.0%" in text.getvalue()
+    assert "regression: fast against the baseline: p99 latency +900.0% (99% CI +" in (
+        text.getvalue()
+    )
+    assert "worse than the 10% allowed" in text.getvalue()
 
 
 @pytest.mark.usefixtures("fake_rounds")
@@ -337,8 +485,8 @@ def test_url_mode_and_baseline(
 ) -> None:
     url = f"http://{served.host}:{served.port}/hello"
     out = tmp_path / "out.json"
-    requests = ["--request", "/hello", "--request", "/missing weight=0.01"]
-    assert main([url, *requests, "--duration", "1", "--warmup", "1", "--json", str(out)]) == 0
+    requests = ["--request", "/hello", "--request", "/missing weight=0.01", "--rounds", "3"]
+    assert main([url, *requests, *SHORT, "--json", str(out)]) == 0
     captured = capsys.readouterr()
     assert "no CPU or RSS figures" in captured.out
     assert "answers 404 to GET /missing HTTP/1.1" in captured.err
@@ -348,16 +496,38 @@ def test_url_mode_and_baseline(
     assert target["median"]["cpu_s_per_10k"] is None
     assert target["median"]["rps"] > 100
 
-    # A baseline ten times faster: this run regresses, exit code 3.
-    target["median"]["rps"] *= 10
+    # A baseline a hundred times faster: this run regresses, exit code 3.
+    for measured in target["rounds"]:
+        measured["rps"] *= 100
     baseline = tmp_path / "base.json"
     baseline.write_text(json.dumps(document))
     code = main([url, *requests, *SHORT, "--pid", str(served.pid), "--baseline", str(baseline)])
     assert code == 3
     report = capsys.readouterr().out
-    assert f"regression: {served.host}:{served.port}: req/s -" in report
-    assert "beyond the 5% allowed" in report
+    assert f"regression: {served.host}:{served.port} against the baseline: req/s -9" in report
+    assert "worse than the 5% allowed" in report
     assert "no CPU or RSS figures" not in report
+
+
+@pytest.mark.server
+def test_against_in_one_run_on_a_port_asked_for(
+    tmp_path: Path, marked: FindMarked, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out.json"
+    targets = ["--compare", f"main={APP}", f"pr={APP}", "--against", "main"]
+    options = ["--path", "/hello", "--rounds", "2", *SHORT, "--port", str(free_port())]
+
+    assert main([*targets, *options, "--json", str(out)]) == 0
+
+    assert marked() == []
+    report = capsys.readouterr()
+    # 2 rounds of 1 s tell little: the change may be said inconclusive, never a regression.
+    assert re.search(r"\n(inconclusive: )?pr against main: req/s [-+]", report.out)
+    assert report.out.endswith("no regression beyond 5%\n")
+    assert "hasten bench: [4/4] main, round 2/2" in report.err  # a line a CI log keeps
+    document = json.loads(out.read_text())
+    assert [len(target["rounds"]) for target in document["targets"]] == [2, 2]
+    assert [check["metric"] for check in document["checks"]] == ["rps", "p99_ms"]
 
 
 @pytest.mark.server
@@ -401,7 +571,7 @@ def test_profile_writes_a_flame_graph_and_a_speedscope_file(
     assert target["rounds"][0]["profile"] == {"flamegraph": str(svg), "speedscope": str(speedscope)}
     captured = capsys.readouterr()
     assert f"  app, round 1: {svg}  {speedscope}" in captured.out
-    assert captured.err == ""
+    assert captured.err == "hasten bench: [1/1] app, round 1/1\n"  # the progress, no warning
 
 
 @pytest.fixture
@@ -423,7 +593,8 @@ def test_a_profile_py_spy_cannot_record_is_said_once_and_the_run_goes_on(
     out = tmp_path / "out.json"
     argv = [url, "--pid", str(not_python), "-n", "200", "--rounds", "2", "--warmup", "0"]
     assert main([*argv, "--profile", "--json", str(out)]) == 0
-    (line,) = capsys.readouterr().err.splitlines()
+    progress, line, _ = capsys.readouterr().err.splitlines()  # said once, in round 1
+    assert progress.startswith("hasten bench: [1/2] ")
     assert line.startswith(
         f"hasten bench: warning: {served.host}:{served.port}: no profile: py-spy: "
     )
@@ -492,3 +663,16 @@ def test_python_dash_m_is_the_command() -> None:
         env={**os.environ},
     )
     assert done.stdout.startswith("usage: hasten bench")
+
+
+def test_the_ci_recipe_of_the_docs_is_a_gate_bench_takes() -> None:
+    page = (ROOT / "docs" / "bench.md").read_text()
+    recipe = page.split("```yaml\n", 1)[1].split("```", 1)[0]
+    (folded,) = re.findall(r"- run: >\n((?:\s{10}\S.*\n)+)", recipe)
+    argv = shlex.split(" ".join(folded.split()))
+    assert argv[:2] == ["hasten", "bench"]
+
+    options = from_arguments(BenchOptions, parse(*argv[2:]))
+
+    assert (options.against, options.root, options.round_count) == ("main", ("main=../main",), 6)
+    assert options.gated

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import datetime
 import importlib.util
 import json
@@ -39,7 +40,6 @@ from .load import (
 )
 from .measurement import (
     Measurement,
-    Metrics,
     PeakRss,
     ProcessTree,
     Profile,
@@ -47,16 +47,7 @@ from .measurement import (
     TargetResult,
     find_py_spy,
 )
-from .reports import (
-    BaselineError,
-    build_document,
-    find_regressions,
-    read_baseline,
-    render_flamegraph,
-    render_html,
-    render_text,
-    write_json,
-)
+from .reports import build_document, render_flamegraph, render_html, render_text, write_json
 from .targets import (
     AppTarget,
     ServerError,
@@ -67,6 +58,15 @@ from .targets import (
     launched,
     parse_target,
     probe,
+)
+from .verdict import (
+    Baseline,
+    BaselineError,
+    Check,
+    baseline_checks,
+    check_same_scenario,
+    paired_checks,
+    read_baseline,
 )
 
 __all__ = [
@@ -123,7 +123,9 @@ examples:
   hasten bench --compare benchmarks.apps.hasten_app:app benchmarks.apps.raw_rsgi:app \\
       --path /hello --rounds 3 --json out.json --html report.html
   hasten bench http://127.0.0.1:8000/hello --pid 12345
-  hasten bench pkg.main:app --baseline base.json --max-regression 5%
+  hasten bench --compare main=app.main:app pr=app.main:app --root main=../main \\
+      --against main --path /items/1 --rounds 6     # a CI gate: exit 3 on a regression
+  hasten bench pkg.main:app --rounds 5 --baseline base.json
 
 figures: medians of the rounds. errors are connect, read, write and timeout failures. non-2xx:
   the built-in client counts every status outside 2xx; wrk counts statuses >= 400 (counting
@@ -135,8 +137,14 @@ profiles (--profile): py-spy samples each server's process tree while it is meas
   named after the report: out-profile-LABEL-round1.svg. py-spy needs to read the server's memory
   (ptrace): as root, or with CAP_SYS_PTRACE; where it cannot, the run goes on without profiles.
 
+the gate (--against LABEL, --baseline FILE): each target's req/s and p99 against its
+  reference, as a change with its 99% confidence interval from the rounds' spread; a
+  regression is a change worse than --max-regression over the whole interval. --against
+  measures both in alternating rounds of one run (A B, then B A): what a CI job should use.
+  --baseline compares with an earlier run's rounds, of the same scenario only.
+
 exit codes: 0 done, 1 a server or the load generator failed, 2 usage error,
-3 a regression beyond --max-regression against --baseline, 130 interrupted."""
+3 a regression beyond --max-regression, 130 interrupted."""
 
 REGRESSION_EXIT = 3
 # The progress bar: its width in characters, and how often it is redrawn (seconds).
@@ -210,6 +218,21 @@ class BenchOptions:
         metadata=_help("Interface for targets that do not name one (default: the server's own)."),
     )
     workers: int = field(default=1, metadata=_help("Server worker processes.", metavar="N"))
+    port: int | None = field(
+        default=None,
+        metadata=_help(
+            "Serve each app target on this port of 127.0.0.1 (default: a free one).",
+            metavar="PORT",
+        ),
+    )
+    root: tuple[str, ...] = field(
+        default=(),
+        metadata=_help(
+            "LABEL=DIR: serve the target LABEL from DIR (its working directory, where its "
+            "modules are imported from), e.g. a checkout of the main branch; repeatable.",
+            metavar="LABEL=DIR",
+        ),
+    )
     duration: float = field(
         default=10.0, metadata=_help("Seconds of load per round (wrk: whole seconds).", metavar="S")
     )
@@ -238,7 +261,11 @@ class BenchOptions:
     threads: int = field(default=1, metadata=_help("wrk threads.", metavar="N"))
     rounds: int | None = field(
         default=None,
-        metadata=_help("Rounds per target (default: 3 with --compare, else 1).", metavar="N"),
+        metadata=_help(
+            "Rounds per target (default: 6 with --against or --baseline, 3 with --compare, "
+            "else 1).",
+            metavar="N",
+        ),
     )
     pid: int | None = field(
         default=None, metadata=_help("With a URL target: sample this process tree's CPU and RSS.")
@@ -256,16 +283,27 @@ class BenchOptions:
             "speedscope file per target and round, beside --json or --html (else here)."
         ),
     )
+    against: str | None = field(
+        default=None,
+        metadata=_help(
+            "With --compare: judge each other target against this one, measured in the same "
+            "alternating rounds; exit 3 on a regression.",
+            metavar="LABEL",
+        ),
+    )
     baseline: Path | None = field(
         default=None,
         metadata=_help(
-            "Compare with an earlier --json file: exit 3 on a regression.", metavar="FILE"
+            "Judge each target against its rounds in an earlier --json file of the same "
+            "scenario; exit 3 on a regression.",
+            metavar="FILE",
         ),
     )
     max_regression: float = field(
         default=5.0,
         metadata=_help(
-            "Allowed drop of median req/s (and rise of p99) against --baseline.",
+            "The drop of req/s (or rise of p99) that fails the gate when the whole 99%% "
+            "confidence interval of the change is beyond it.",
             metavar="PCT",
             parse=percent,
             shown="5%",
@@ -291,6 +329,18 @@ class BenchOptions:
             raise OptionsError(
                 "--duration and --ready-timeout must be positive, --warmup not negative"
             )
+        if self.port is not None and not 0 < self.port < 65536:
+            raise OptionsError(f"--port must be between 1 and 65535, got {self.port}")
+        self._check_gate()
+
+    def _check_gate(self) -> None:
+        if self.against is not None and not self.compare:
+            raise OptionsError("--against LABEL judges the other targets of --compare")
+        if self.gated and self.round_count < 2:
+            raise OptionsError(
+                "--against and --baseline judge a change by the rounds' spread: "
+                "give --rounds 2 or more (6 or more to tell a few percent)"
+            )
 
     @property
     def target_texts(self) -> tuple[str, ...]:
@@ -298,10 +348,17 @@ class BenchOptions:
         return self.compare or (self.target or "",)
 
     @property
+    def gated(self) -> bool:
+        """Whether a change is judged: against another target, or a baseline."""
+        return self.against is not None or self.baseline is not None
+
+    @property
     def round_count(self) -> int:
-        """--rounds, or its default: 3 when comparing, else 1."""
+        """--rounds, or its default: 5 to judge a change, 3 when comparing, else 1."""
         if self.rounds is not None:
             return self.rounds
+        if self.gated:
+            return 6  # even: as many pairs measured A first as B first
         return 3 if self.compare else 1
 
     @property
@@ -358,8 +415,11 @@ def bench(options: BenchOptions, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     targets = targets_of(options)
     specs = requests_of(options, targets)
-    baseline = None if options.baseline is None else read_baseline(options.baseline)
     generator = choose_generator(options)
+    baseline = None
+    if options.baseline is not None:
+        baseline = read_baseline(options.baseline)
+        check_same_scenario(_preview(options, generator, specs, targets), baseline)
     plan = Plan(
         specs=specs,
         generator=generator,
@@ -370,6 +430,7 @@ def bench(options: BenchOptions, out: TextIO | None = None) -> int:
         rounds=options.round_count,
         ready_timeout=options.ready_timeout,
         profiling=_profiling(options, targets),
+        port=options.port,
     )
     started = datetime.datetime.now(datetime.UTC)
     with _sigterm_interrupts():
@@ -381,20 +442,61 @@ def bench(options: BenchOptions, out: TextIO | None = None) -> int:
         results=results,
         started=started,
     )
+    checks = _checks(options, document, baseline)
+    if checks:
+        document["checks"] = [check.as_json() for check in checks]
     print(render_text(document), file=out)
     if options.json is not None:
         write_json(document, options.json)
     if options.html is not None:
         options.html.write_text(render_html(document))
-    if baseline is None:
+    if not options.gated:
         return 0
-    medians: dict[str, Metrics] = {item["label"]: item["median"] for item in document["targets"]}
-    regressions = find_regressions(medians, baseline, options.max_regression)
-    for regression in regressions:
-        print(f"regression: {regression.describe(options.max_regression)}", file=out)
-    if not regressions:
-        print(f"no regression beyond {options.max_regression:g}% against the baseline", file=out)
-    return REGRESSION_EXIT if regressions else 0
+    for check in checks:
+        print(check.describe(), file=out)
+    regressed = any(check.verdict == "regression" for check in checks)
+    if not regressed:
+        print(f"no regression beyond {options.max_regression:g}%", file=out)
+    return REGRESSION_EXIT if regressed else 0
+
+
+def _preview(
+    options: BenchOptions,
+    generator: LoadGenerator,
+    specs: Sequence[RequestSpec],
+    targets: Sequence[Target],
+) -> dict[str, Any]:
+    """What the run's document will say of its scenario, before the run."""
+    return {
+        "scenario": describe(specs),
+        "settings": options.settings(),
+        "loadgen": {"name": generator.name},
+        "targets": [
+            {
+                "label": target.label,
+                "kind": "app",
+                "server": target.server,
+                "interface": target.interface,
+            }
+            if isinstance(target, AppTarget)
+            else {"label": target.label, "kind": "url"}
+            for target in targets
+        ],
+    }
+
+
+def _checks(
+    options: BenchOptions, document: dict[str, Any], baseline: Baseline | None
+) -> list[Check]:
+    """What the gate judges: each target against --against, and against --baseline."""
+    allowed = options.max_regression
+    rounds = {item["label"]: item["rounds"] for item in document["targets"]}
+    checks = []
+    if options.against is not None:
+        checks += paired_checks(rounds, options.against, allowed)
+    if baseline is not None:
+        checks += baseline_checks(document, baseline, allowed)
+    return checks
 
 
 def targets_of(options: BenchOptions) -> list[Target]:
@@ -414,7 +516,35 @@ def targets_of(options: BenchOptions) -> list[Target]:
     uvicorn = any(isinstance(t, AppTarget) and t.server == "uvicorn" for t in targets)
     if uvicorn and importlib.util.find_spec("uvicorn") is None:
         raise OptionsError("a target on uvicorn needs it: pip install 'hasten[uvicorn]'")
-    return distinct_labels(targets)
+    targets = _rooted(distinct_labels(targets), options.root)
+    labels = [target.label for target in targets]
+    if options.against is not None and options.against not in labels:
+        raise OptionsError(
+            f"--against {options.against}: no target has that label ({', '.join(labels)})"
+        )
+    return targets
+
+
+def _rooted(targets: list[Target], roots: Sequence[str]) -> list[Target]:
+    """``targets``, each app served from the directory --root gives its label."""
+    by_label: dict[str, str] = {}
+    for text in roots:
+        label, equals, directory = text.partition("=")
+        if not equals or not directory:
+            raise OptionsError(f"--root {text!r} must look like LABEL=DIR")
+        if not Path(directory).is_dir():
+            raise OptionsError(f"--root {text!r}: {directory} is not a directory")
+        by_label[label] = directory
+    for index, target in enumerate(targets):
+        if target.label not in by_label:
+            continue
+        directory = by_label.pop(target.label)
+        if not isinstance(target, AppTarget):
+            raise OptionsError(f"--root {target.label}=...: a URL target is served elsewhere")
+        targets[index] = dataclasses.replace(target, root=directory)
+    if by_label:
+        raise OptionsError(f"--root: no target is labelled {', '.join(sorted(by_label))}")
+    return targets
 
 
 def requests_of(options: BenchOptions, targets: Sequence[Target]) -> list[RequestSpec]:
@@ -483,11 +613,39 @@ def _sigterm_interrupts() -> Iterator[None]:
 
 # Progress.
 class Progress:
-    """Shows how far each timed phase of a run has come; silent unless ``stream`` is a TTY."""
+    """Shows how far a run has come: on a terminal (``enabled``) a bar for each timed phase;
+    elsewhere (a CI log) a line as each measurement starts. Both say how many measurements of
+    the run are done, and about how long the rest will take."""
 
     def __init__(self, stream: TextIO | None = None, enabled: bool | None = None) -> None:
         self.stream = stream or sys.stderr
         self.enabled = self.stream.isatty() if enabled is None else enabled
+        self.total = self.done = 0
+        self._began = time.monotonic()
+        self._step = ""  # the measurement under way, as the bars show it
+
+    def begin(self, total: int) -> None:
+        """A run of ``total`` measurements starts."""
+        self.total, self.done, self._began = total, 0, time.monotonic()
+
+    @contextlib.contextmanager
+    def step(self, text: str) -> Iterator[None]:
+        """One measurement of the run, said as it starts: ``[3/12] text (about 1 min left)``."""
+        self._step = f"[{self.done + 1}/{self.total}] "
+        if not self.enabled:
+            self.stream.write(f"hasten bench: {self._step}{text}{self._left()}\n")
+            self.stream.flush()
+        try:
+            yield
+        finally:
+            self.done += 1
+            self._step = ""
+
+    def _left(self) -> str:
+        if not self.done:
+            return ""
+        seconds = (time.monotonic() - self._began) / self.done * (self.total - self.done)
+        return f" (about {_minutes(seconds)} left)" if seconds >= 1 else ""
 
     @contextlib.contextmanager
     def phase(self, text: str, seconds: float | None) -> Iterator[None]:
@@ -497,6 +655,7 @@ class Progress:
             yield
             return
         done = threading.Event()
+        text = f"{self._step}{text}{self._left()}"
         thread = threading.Thread(target=self._draw, args=(text, seconds, done), daemon=True)
         thread.start()
         try:
@@ -515,6 +674,14 @@ class Progress:
             self.stream.flush()
             if done.wait(_REDRAW):
                 return
+
+
+def _minutes(seconds: float) -> str:
+    """``45 s``, ``3 min 20 s``."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    return f"{whole // 60} min {whole % 60} s"
 
 
 def _bar(elapsed: float, seconds: float | None) -> str:
@@ -542,17 +709,23 @@ class Plan:
     rounds: int
     ready_timeout: float
     profiling: Profiling
+    port: int | None = None  # where app targets are served (None: a free port each time)
     progress: Progress = field(default_factory=Progress)
     warn: Callable[[str], None] = _warn
 
 
 def run_rounds(targets: Sequence[Target], plan: Plan) -> list[TargetResult]:
-    """Measure each target ``plan.rounds`` times, alternating targets within each round
-    (A B C A B C ...): a slow phase of the machine is spread over every target, not one."""
+    """Measure each target ``plan.rounds`` times, alternating targets within each round and
+    their order from one round to the next (A B, B A, A B ...): a slow phase of the machine is
+    spread over every target, and a machine that slows down or speeds up steadily favours
+    none (each round's pair is what --against compares)."""
     results = [TargetResult(target) for target in targets]
+    plan.progress.begin(plan.rounds * len(results))
     for round_number in range(1, plan.rounds + 1):
-        for result in results:
-            result.rounds.append(measure(result.target, plan, round_number))
+        order = results if round_number % 2 else results[::-1]
+        for result in order:
+            with plan.progress.step(f"{result.label}, round {round_number}/{plan.rounds}"):
+                result.rounds.append(measure(result.target, plan, round_number))
     return results
 
 
@@ -562,7 +735,7 @@ def measure(target: Target, plan: Plan, round_number: int) -> Measurement:
         return _measure_at(
             target, plan, round_number, host=target.host, port=target.port, pid=target.pid
         )
-    with launched(target, plan.ready_timeout) as server:
+    with launched(target, plan.ready_timeout, plan.port) as server:
         return _measure_at(
             target, plan, round_number, host=server.host, port=server.port, pid=server.pid
         )

@@ -1,6 +1,6 @@
 """Reports: the results document (what ``--json`` writes), the text and HTML reports rendered
-from it, the regression check of its medians against an earlier document (``--baseline``), and
-the flame graph of a profile.
+from it, and the flame graph of a profile (the gate, ``--against`` and ``--baseline``, is
+verdict.py's).
 
 The HTML report and the flame graph are self-contained files: inline CSS and SVG, no script and
 no asset.
@@ -17,7 +17,7 @@ import platform
 import re
 import textwrap
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from html import escape
 from pathlib import Path
@@ -27,7 +27,6 @@ from .load import LoadGenerator, find_wrk, wrk_version
 from .measurement import (
     CLIENT_BOUND,
     PERCENTILES,
-    Metrics,
     Profile,
     TargetResult,
     curve_key,
@@ -37,12 +36,8 @@ from .targets import AppTarget, UrlTarget
 
 __all__ = [
     "SCHEMA",
-    "BaselineError",
-    "Regression",
     "build_document",
-    "find_regressions",
     "format_latency",
-    "read_baseline",
     "render_flamegraph",
     "render_html",
     "render_text",
@@ -85,8 +80,6 @@ th { background: #f9fafb; font-weight: 600; }
 _PROFILES_HOW = (
     "py-spy; open the flame graph (SVG) in a browser, the speedscope file at speedscope.app"
 )
-# Each checked metric, its name in messages, and whether a higher value is the better.
-CHECKED = {"rps": ("req/s", True), "p99_ms": ("p99 latency", False)}
 
 Row = dict[str, Any]
 Format = Callable[[Any], str]
@@ -683,64 +676,3 @@ def _warm(key: str) -> str:
     """A warm color of its own for each function, the same in every flame graph."""
     code = zlib.crc32(key.encode())
     return f"rgb({205 + code % 50},{(code >> 8) % 230},{(code >> 16) % 55})"
-
-
-# The baseline.
-class BaselineError(ValueError):
-    """The baseline file cannot be read, or shares no target with this run."""
-
-
-@dataclass(frozen=True, slots=True)
-class Regression:
-    """A median that got worse than the baseline's by more than the allowed share."""
-
-    label: str
-    metric: str
-    baseline: float
-    current: float
-
-    @property
-    def change_percent(self) -> float:
-        """The change from the baseline, in percent of it."""
-        return (self.current / self.baseline - 1) * 100
-
-    def describe(self, allowed_percent: float) -> str:
-        """One line for the report."""
-        name, _ = CHECKED[self.metric]
-        return (
-            f"{self.label}: {name} {self.change_percent:+.1f}% "
-            f"({self.baseline:,.4g} -> {self.current:,.4g}), "
-            f"beyond the {allowed_percent:g}% allowed"
-        )
-
-
-def read_baseline(path: Path) -> dict[str, Metrics]:
-    """The median metrics of each target of a ``--json`` file, by label."""
-    try:
-        document = json.loads(path.read_text())
-        return {item["label"]: item["median"] for item in document["targets"]}
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise BaselineError(f"cannot read baseline {path}: {exc}") from None
-
-
-def find_regressions(
-    current: Mapping[str, Metrics], baseline: Mapping[str, Metrics], allowed_percent: float
-) -> list[Regression]:
-    """Every checked median of a target found in both that is worse beyond the allowed share."""
-    shared = [label for label in current if label in baseline]
-    if not shared:
-        raise BaselineError(
-            f"the baseline has none of this run's targets ({', '.join(current)}); "
-            f"it has {', '.join(baseline) or 'none'}"
-        )
-    limit = allowed_percent / 100
-    found = []
-    for label in shared:
-        for metric, (_, higher_is_better) in CHECKED.items():
-            was, now = baseline[label].get(metric), current[label].get(metric)
-            if was is None or now is None or was <= 0:
-                continue
-            change = now / was - 1
-            if (-change if higher_is_better else change) > limit:
-                found.append(Regression(label, metric, was, now))
-    return found

@@ -69,6 +69,7 @@ class AppTarget:
     server: ServerName
     interface: Interface
     workers: int
+    root: str | None = None  # the directory it is served from (None: this one)
 
     def describe(self) -> str:
         """``server/interface``, e.g. ``granian/rsgi``."""
@@ -211,12 +212,17 @@ def command(target: AppTarget, port: int) -> list[str]:
 
 
 @contextlib.contextmanager
-def launched(target: AppTarget, ready_timeout: float) -> Iterator[Server]:
-    """Serve ``target`` until the block ends; enter once it answers HTTP."""
-    port = free_port()
+def launched(target: AppTarget, ready_timeout: float, port: int | None = None) -> Iterator[Server]:
+    """Serve ``target`` (on ``port``, else a free one) until the block ends; enter once it
+    answers HTTP."""
+    if port is None:
+        port = free_port()
+    elif not _bindable(port):
+        raise ServerError(f"{target.label}: port {port} is in use")
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(
             command(target, port),
+            cwd=target.root,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -228,6 +234,17 @@ def launched(target: AppTarget, ready_timeout: float) -> Iterator[Server]:
             yield server
         finally:
             stop(process)
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        # As the servers do, so that a port left in TIME_WAIT by the last round is free.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((HOST, port))
+        except OSError:
+            return False
+    return True
 
 
 def probe(host: str, port: int, raw: bytes, timeout: float = 2.0) -> int | None:
