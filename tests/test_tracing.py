@@ -7,6 +7,7 @@ for processors, exclusion, WebSockets, mounts, and when it is on at all."""
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Annotated, Any
 
 import msgspec
@@ -21,7 +22,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from hasten import App, BackgroundTasks, Depends, HTTPException, WebSocket
+from hasten import App, BackgroundTasks, Depends, HTTPException, WebSocket, otlp
 from hasten.servers import Interface
 from hasten.telemetry import TelemetryConfig, TelemetryData, get_telemetry_data
 from hasten.testing import TestClient
@@ -427,3 +428,65 @@ def test_telemetry_takes_fastapis_keys_only() -> None:
         ValueError, match=r"telemetry takes FastAPI's TelemetryConfig keys, not \{'traces'\}"
     ):
         App(telemetry={"traces": True})  # type: ignore[arg-type]  # refused, the point
+
+
+@pytest.fixture
+def collector() -> Iterator[tuple[str, list[str]]]:
+    """An OTLP/HTTP collector on loopback: its URL, and the paths it was sent to."""
+    received: list[str] = []
+
+    class Collect(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["content-length"]))
+            received.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # quiet
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Collect)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}", received
+    otlp.shutdown()  # the exporters made for the test send their last while it listens
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("asked", ["keyword", "environment"])
+def test_auto_configure_exports_to_the_environments_otlp_endpoint(
+    monkeypatch: pytest.MonkeyPatch,
+    collector: tuple[str, list[str]],
+    recorded: Recorded,  # after the collector: its providers stop while the collector runs
+    asked: str,
+) -> None:
+    url, received = collector
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", url + "/")
+    config = dict(recorded.config)
+    if asked == "keyword":
+        config["auto_configure"] = True
+    else:
+        monkeypatch.setenv("FASTAPI_OTEL_AUTO_CONFIGURE", "TRUE")
+    app = App(telemetry=config)  # type: ignore[arg-type]  # TelemetryConfig's keys
+
+    @app.get("/fail")
+    async def fail() -> None:
+        raise RuntimeError("exported")
+
+    with TestClient(app, raise_server_exceptions=False) as client:
+        assert client.get("/fail").status_code == 500
+    # Flushed as the app stops: each signal at its own path.
+    assert sorted(set(received)) == ["/v1/logs", "/v1/metrics", "/v1/traces"]
+
+
+def test_a_configuration_it_cannot_honour_is_logged_and_the_app_starts(
+    monkeypatch: pytest.MonkeyPatch, recorded: Recorded, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+    app = App(telemetry={**recorded.config, "auto_configure": True})
+    with TestClient(app) as client:
+        assert client.get("/").status_code == 404
+    [record] = [r for r in caplog.records if "Automatic telemetry" in r.getMessage()]
+    assert "http/protobuf only" in record.getMessage()

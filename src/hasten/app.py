@@ -314,6 +314,10 @@ class App(Router):
                 return
             self._frozen = True
             self.lifespan_state = {}
+            if self.settings.exports_telemetry:  # before the runtime looks for providers
+                from .otlp import configure_from_environment
+
+                configure_from_environment(self.settings.telemetry or {})
             runtime = Runtime(
                 self.settings,
                 self._served_routes(),
@@ -388,6 +392,10 @@ class App(Router):
             finally:
                 concurrency.forget_threads(runtime.pools.threads)
                 await asyncio.to_thread(runtime.stop)
+                if self.settings.exports_telemetry:
+                    from .otlp import flush
+
+                    await asyncio.to_thread(flush)  # what was recorded is sent before exit
                 self._stopping = False
 
     @contextlib.asynccontextmanager

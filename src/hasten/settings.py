@@ -262,7 +262,9 @@ class Settings:
             "help": "FastAPI's telemetry={...} (its TelemetryConfig): the providers to use "
             "rather than the global ones, which signals are on ('tracing', 'metrics', "
             "'logs', 'operation_spans'), 'exclude' (a function of the ASGI scope: True "
-            "leaves that request untraced)."
+            "leaves that request untraced), 'auto_configure' (OTLP exporters from the "
+            "environment at startup; default: $FASTAPI_OTEL_AUTO_CONFIGURE). Exporting "
+            "needs pip install 'hasten[otel,otlp]'."
         },
     )
     access_log: AccessLogFormat | None = field(
@@ -417,6 +419,18 @@ class Settings:
             raise ValueError(
                 f"access_log must be 'json', 'keyvalue' or None, not {self.access_log!r}"
             )
+
+    @property
+    def exports_telemetry(self) -> bool:
+        """Whether the app adds OTLP exporters from the environment when it starts (hasten.otlp):
+        FastAPI's ``telemetry={"auto_configure": True}``, else ``FASTAPI_OTEL_AUTO_CONFIGURE=true``
+        (FastAPI's name, so that a moved deployment keeps its setting)."""
+        if not self.tracing:
+            return False
+        given = (self.telemetry or {}).get("auto_configure")
+        if given is not None:
+            return bool(given)
+        return os.getenv("FASTAPI_OTEL_AUTO_CONFIGURE", "").lower() == "true"
 
     @classmethod
     def documentation(cls) -> list[tuple[str, str, str]]:
