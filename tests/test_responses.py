@@ -362,3 +362,26 @@ def test_one_background_task_runs_after_the_response(serve: ClientFactory) -> No
     asyncio.run(tasks())
     assert done[1:] == ["first", "second"]
     assert [task.func for task in tasks.tasks] == [done.append, done.append]
+
+
+def test_a_background_task_with_a_call_of_its_own_is_awaited_as_it_is(
+    serve: ClientFactory,
+) -> None:
+    """Starlette's BackgroundTasks await each ``task()``: a subclass's ``__call__`` runs."""
+    app = App()
+    done: list[str] = []
+
+    class Announced(BackgroundTask):
+        async def __call__(self) -> None:
+            done.append("before")
+            await super().__call__()
+            done.append("after")
+
+    @app.get("/")
+    def endpoint() -> Response:
+        tasks = BackgroundTasks([Announced(done.append, "task")])
+        tasks.add_task(done.append, "plain")
+        return PlainTextResponse("sent", background=tasks)
+
+    assert serve(app).get("/").text == "sent"
+    assert done == ["before", "task", "after", "plain"]

@@ -30,9 +30,9 @@ class BackgroundTask:
 
     async def __call__(self) -> None:
         from .concurrency import current_threads
-        from .lifecycle import run_task
+        from .lifecycle import call_task
 
-        await run_task(self, current_threads())
+        await call_task(self, current_threads())
 
     def __repr__(self) -> str:
         return f"<BackgroundTask {task_name(self.func)}>"

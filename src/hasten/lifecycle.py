@@ -29,6 +29,7 @@ __all__ = [
     "Cleanup",
     "Exit",
     "advance",
+    "call_task",
     "cleanup_of",
     "close_exit",
     "resume",
@@ -223,7 +224,18 @@ async def run_tasks(tasks: BackgroundTask, threads: Executor | None) -> None:
 
 
 async def run_task(task: BackgroundTask, threads: Executor | None) -> None:
-    """Run one background task: an ``async def`` on the loop, any other on ``threads``."""
+    """Run one background task: an ``async def`` on the loop, any other on ``threads``; a
+    subclass with a ``__call__`` of its own is awaited as it is (Starlette's BackgroundTasks
+    await each ``task()``)."""
+    if type(task).__call__ is not BackgroundTask.__call__ and not isinstance(task, BackgroundTasks):
+        await task()
+        return
+    await call_task(task, threads)
+
+
+async def call_task(task: BackgroundTask, threads: Executor | None) -> None:
+    """Call one background task's function: an ``async def`` on the loop, any other on
+    ``threads`` (what ``BackgroundTask.__call__`` does)."""
     func, args, kwargs = task.func, task.args, task.kwargs
     if inspect.iscoroutinefunction(func):
         await func(*args, **kwargs)
