@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -83,6 +84,37 @@ def test_the_readme_dask_client_serves_under_two_workers(scheduler: str, tmp_pat
 
     assert server.returncode in STOPPED_BY_SIGTERM, server.log
     assert "still in flight" not in server.log
+
+
+def test_a_worker_stopped_while_it_imports_the_app_stops(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    argv = [sys.executable, "-m", "hasten", "run", "tests.apps.slow_import:app"]
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            [*argv, "--port", str(free_port())],
+            cwd=ROOT,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        _wait_for_log_file(log, "Spawning worker-1")
+        time.sleep(0.5)  # the worker imports the app: 5 s
+        process.send_signal(signal.SIGTERM)
+        returncode = process.wait(4)  # the signal was lost: it served on, until killed
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+    assert returncode in STOPPED_BY_SIGTERM, log.read_text()
+
+
+def _wait_for_log_file(log: Path, text: str) -> None:
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while text not in log.read_text():
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.05)
 
 
 # Process offload.
