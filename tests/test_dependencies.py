@@ -5,12 +5,17 @@ dependencies, overrides, router and app dependencies, and what registration refu
 # No `from __future__ import annotations`: the dependencies here are local functions, which
 # string annotations could not name.
 import asyncio
+import dataclasses
 import logging
 import threading
+import time
 from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 from typing import Annotated, Any
 
+import anyio
+import httpx
 import msgspec
 import pytest
 
@@ -842,3 +847,131 @@ def test_a_dependency_taking_the_connection_serves_http_and_websocket_routes(
     with client.websocket_connect("/ws") as websocket:
         assert websocket.receive_json() == [42, True]
     assert HTTPConnection is Connection
+
+
+@pytest.mark.parametrize("kind", ["async", "sync", "async_yield", "sync_yield"])
+def test_max_concurrency_limits_one_declaration_across_routes(
+    serve: ClientFactory, kind: str
+) -> None:
+    counts = {"active": 0, "peak": 0, "calls": 0}
+    lock, release = threading.Lock(), threading.Event()
+
+    def enter() -> None:
+        with lock:
+            counts["active"] += 1
+            counts["calls"] += 1
+            counts["peak"] = max(counts["peak"], counts["active"])
+
+    def leave() -> None:
+        with lock:
+            counts["active"] -= 1
+
+    async def wait_async() -> None:
+        while not release.is_set():
+            await asyncio.sleep(0.005)
+
+    async def asynchronous() -> str:
+        enter()
+        try:
+            await wait_async()
+            return "ok"
+        finally:
+            leave()
+
+    def synchronous() -> str:
+        enter()
+        try:
+            release.wait(5)
+            return "ok"
+        finally:
+            leave()
+
+    async def async_generator() -> AsyncIterator[str]:
+        enter()
+        try:
+            await wait_async()
+            yield "ok"
+        finally:
+            leave()
+
+    def sync_generator() -> Iterator[str]:
+        enter()
+        try:
+            release.wait(5)
+            yield "ok"
+        finally:
+            leave()
+
+    dependency = {
+        "async": asynchronous,
+        "sync": synchronous,
+        "async_yield": async_generator,
+        "sync_yield": sync_generator,
+    }[kind]
+    declaration = Depends(dependency, max_concurrency=2)
+    app = App()
+
+    @app.get("/one")
+    @app.get("/two")
+    async def endpoint(value: Annotated[str, declaration]) -> list[str]:
+        return [value]
+
+    client = serve(app)
+    with ThreadPoolExecutor(5) as senders:
+        sent = [senders.submit(client.get, f"/{'one' if n % 2 else 'two'}") for n in range(5)]
+        deadline = time.monotonic() + 5
+        while counts["calls"] < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)  # the three others wait for the limit, not for anything else
+        assert (counts["active"], counts["calls"]) == (2, 2)
+        release.set()
+        assert [future.result().json() for future in sent] == [["ok"]] * 5
+    assert (counts["calls"], counts["peak"], counts["active"]) == (5, 2, 0)
+
+
+def test_max_concurrency_is_a_positive_integer_of_its_declaration() -> None:
+    wrongs: list[Any] = [0, -1, True, 1.5, "2"]
+    for wrong in wrongs:
+        with pytest.raises(ValueError, match="max_concurrency must be a positive integer or None"):
+            Depends(max_concurrency=wrong)
+    first = Depends(max_concurrency=2)
+    # Two declarations never share a limit, nor compare equal; a copy keeps its limit's object.
+    assert first != Depends(max_concurrency=2)
+    assert dataclasses.replace(first, use_cache=False)._concurrency is first._concurrency
+    changed = dataclasses.replace(first, max_concurrency=3)._concurrency
+    assert changed is not None
+    assert changed is not first._concurrency
+    assert changed.max_concurrency == 3
+    assert dataclasses.replace(first, max_concurrency=None)._concurrency is None
+
+
+@pytest.mark.parametrize("scope", ["function", "request"])
+def test_yield_cleanup_runs_to_its_end_in_a_cancelled_request(scope: str) -> None:
+    # An AnyIO cancel scope around the ASGI call (a test's, or a Starlette middleware's task
+    # group) cancels every await again: the cleanup is shielded, as FastAPI's.
+    events: list[str] = []
+    app = App()
+
+    async def dependency() -> AsyncIterator[None]:
+        events.append("enter")
+        try:
+            yield
+        finally:
+            await anyio.sleep(0)
+            await anyio.sleep(0)
+            events.append("cleanup end")
+
+    @app.get("/")
+    async def endpoint(_: Annotated[None, Depends(dependency, scope=scope)]) -> None:
+        await anyio.sleep_forever()
+
+    async def cancelled_request() -> None:
+        async with app.running():
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+                with anyio.move_on_after(0.1) as cancelled:
+                    await client.get("/")
+        assert cancelled.cancelled_caught
+
+    anyio.run(cancelled_request)
+    assert events == ["enter", "cleanup end"]

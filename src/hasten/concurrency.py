@@ -17,8 +17,10 @@ from contextlib import AbstractContextManager
 from typing import ParamSpec, TypeVar
 
 import anyio.to_thread
+from anyio.lowlevel import RunVar
 
 __all__ = [
+    "DependencyConcurrency",
     "contextmanager_in_threadpool",
     "current_threads",
     "forget_threads",
@@ -111,3 +113,32 @@ async def contextmanager_in_threadpool(cm: AbstractContextManager[T]) -> AsyncIt
     else:
         with anyio.CancelScope(shield=True):
             await anyio.to_thread.run_sync(cm.__exit__, None, None, None, limiter=exit_limiter)
+
+
+class DependencyConcurrency:
+    """The limit of one ``Depends(..., max_concurrency=n)`` declaration: at most ``n`` calls of
+    its dependency run at once (a ``yield`` dependency's until its code after ``yield`` is
+    done), the others wait, without a thread. Every route, router and app that uses the same
+    declaration shares it; each event loop has its own semaphore, as FastAPI's."""
+
+    __slots__ = ("__weakref__", "max_concurrency")
+
+    def __init__(self, max_concurrency: int) -> None:
+        self.max_concurrency = max_concurrency
+
+    def get_semaphore(self) -> anyio.Semaphore:
+        """This declaration's semaphore on the running event loop (FastAPI's name)."""
+        semaphores = _semaphores.get(None)
+        if semaphores is None:
+            semaphores = weakref.WeakKeyDictionary()
+            _semaphores.set(semaphores)
+        semaphore = semaphores.get(self)
+        if semaphore is None:
+            semaphore = semaphores[self] = anyio.Semaphore(self.max_concurrency)
+        return semaphore
+
+
+# Each event loop's semaphores, by declaration: one dropped by the app is forgotten here too.
+_semaphores: RunVar[weakref.WeakKeyDictionary[DependencyConcurrency, anyio.Semaphore]] = RunVar(
+    "hasten_dependency_semaphores"
+)

@@ -13,12 +13,15 @@ separate thread tasks: no thread is held across the handler (FastAPI #3205).
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Executor
 from typing import Any
 
-from .lifecycle import Exit, advance, submit
+from .concurrency import DependencyConcurrency
+from .lifecycle import Exit, advance, resume, submit
 from .params import REQUEST_SOURCES, Dependency, Parameter, describe, describe_handler, unwrap
 
 __all__ = [
@@ -32,6 +35,7 @@ __all__ = [
     "call_kind",
     "collect",
     "describe_dependency",
+    "limited",
     "with_scopes",
 ]
 
@@ -81,6 +85,71 @@ def call_kind(func: Callable[..., Any]) -> int:
     if inspect.iscoroutinefunction(target):
         return ASYNC
     return SYNC
+
+
+def limited(
+    func: Callable[..., Any],
+    concurrency: DependencyConcurrency,
+    threads: Executor | None,
+) -> Callable[..., Any]:
+    """``func`` called under its declaration's limit (``Depends(max_concurrency=n)``): the
+    call waits for the semaphore on the event loop (a sync one only then takes a thread),
+    and a generator holds it until its code after ``yield`` is done. An ``async def``, or an
+    async generator function, that the solver calls as it calls any dependency of that kind.
+    """
+    kind = call_kind(func)
+    name = describe_handler(func)
+    if kind == ASYNC:
+
+        async def call_limited(**kwargs: Any) -> Any:
+            async with concurrency.get_semaphore():
+                return await func(**kwargs)
+
+        return call_limited
+    if kind == SYNC:
+
+        async def call_limited_in_thread(**kwargs: Any) -> Any:
+            async with concurrency.get_semaphore():
+                return await submit(threads, func, **kwargs)
+
+        return call_limited_in_thread
+    entered = (
+        contextlib.asynccontextmanager(func)
+        if kind == ASYNC_GEN
+        else lambda **kwargs: _in_threads(func(**kwargs), threads, name)
+    )
+
+    async def generate_limited(**kwargs: Any) -> AsyncIterator[Any]:
+        async with concurrency.get_semaphore(), entered(**kwargs) as value:
+            yield value
+
+    return generate_limited
+
+
+@contextlib.asynccontextmanager
+async def _in_threads(
+    generator: Iterator[Any], threads: Executor | None, name: str
+) -> AsyncIterator[Any]:
+    """A sync generator dependency as an async context manager, each of its steps on
+    ``threads``: what it yields is the value, an exception is thrown into it, as a ``yield``
+    dependency gets it unlimited (see lifecycle.advance)."""
+    try:
+        value = await resume(threads, generator)
+    except StopAsyncIteration:
+        raise RuntimeError(f"Dependency {name} did not yield a value") from None
+    try:
+        yield value
+    except BaseException as exc:
+        try:
+            await resume(threads, generator, exc)
+        except StopAsyncIteration:
+            return  # it swallowed the exception
+        raise RuntimeError(f"Dependency {name} yielded again after an exception") from exc
+    try:
+        await resume(threads, generator)
+    except StopAsyncIteration:
+        return
+    raise RuntimeError(f"Dependency {name} yielded more than once")
 
 
 def collect(

@@ -16,7 +16,9 @@ import logging
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
+
+import anyio
 
 from .background import BackgroundTask, BackgroundTasks, task_name
 from .errors import SWALLOWED, FastAPIError, report_unhandled
@@ -29,18 +31,21 @@ __all__ = [
     "Cleanup",
     "Exit",
     "advance",
+    "being_cancelled",
     "call_task",
     "cleanup_of",
     "close_exit",
     "resume",
     "run_task",
     "run_tasks",
+    "shielded",
     "submit",
     "task_operation",
     "unwound",
 ]
 
 logger = logging.getLogger("hasten.error")
+T = TypeVar("T")
 _new = object.__new__
 
 
@@ -178,11 +183,30 @@ class Cleanup:
 
 async def unwound(connection: Connection, exc: BaseException) -> BaseException:
     """What a request that failed with ``exc`` raises: ``exc``, or what its yield
-    dependencies made of it (no task nor generator is left after it)."""
+    dependencies made of it (no task nor generator is left after it). The generators run
+    to their end even when the request is cancelled."""
     cleanup = connection._cleanup
     if cleanup is None:
         return exc
-    return await cleanup.unwind(exc)
+    unwinding = cleanup.unwind(exc)
+    return await (shielded(unwinding) if being_cancelled() else unwinding)
+
+
+def being_cancelled() -> bool:
+    """Whether the running task is being cancelled: what is left to do after a request (its
+    cleanup) then runs shielded (``shielded``)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+async def shielded(step: Awaitable[T]) -> T:
+    """``step`` run to its end in a task being cancelled, as FastAPI ends its dependencies:
+    an AnyIO cancel scope would cancel each of its awaits again (asyncio's own
+    cancellation is delivered once, and is not held off)."""
+    with anyio.CancelScope(shield=True):
+        result = await step
+    # Returned after the scope, which mypy sees may swallow what is raised in it.
+    return result  # noqa: RET504
 
 
 def cleanup_of(connection: Connection) -> Cleanup:

@@ -31,6 +31,7 @@ import msgspec
 import msgspec.inspect as mi
 
 from .background import BackgroundTasks
+from .concurrency import DependencyConcurrency
 from .connection import Connection
 from .uploads import UploadFile
 
@@ -380,6 +381,11 @@ class Dependency:
     use_cache: bool = True
     scope: DependencyScope | None = None
     scopes: tuple[str, ...] = ()  # OAuth2 scopes a ``Security()`` dependency requires
+    # At most this many calls at once (see DependencyConcurrency); None: no limit.
+    max_concurrency: int | None = None
+    # The limit's own object: two declarations, however alike, never share one (nor are equal,
+    # so Annotated keeps both). A copy (dataclasses.replace) with the same limit keeps it.
+    _concurrency: DependencyConcurrency | None = dataclasses.field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.scope not in (None, "function", "request", "app"):
@@ -388,6 +394,14 @@ class Dependency:
             )
         if self.dependency is not None and not callable(self.dependency):
             raise TypeError(f"Depends() takes a callable, not {self.dependency!r}")
+        limit = self.max_concurrency
+        if limit is None:
+            object.__setattr__(self, "_concurrency", None)
+            return
+        if type(limit) is not int or limit < 1:
+            raise ValueError("max_concurrency must be a positive integer or None")
+        if self._concurrency is None or self._concurrency.max_concurrency != limit:
+            object.__setattr__(self, "_concurrency", DependencyConcurrency(limit))
 
 
 def Depends(
@@ -395,10 +409,14 @@ def Depends(
     *,
     use_cache: bool = True,
     scope: DependencyScope | None = None,
+    max_concurrency: int | None = None,
 ) -> Any:
     """The parameter's value is what ``dependency`` returns (or yields); without one, the
-    parameter's annotation is called. ``dependency`` takes parameters as a handler does."""
-    return Dependency(dependency, use_cache=use_cache, scope=scope)
+    parameter's annotation is called. ``dependency`` takes parameters as a handler does.
+    ``max_concurrency=n``: at most ``n`` calls of it at once, across every route that uses
+    this declaration (reuse it, in an ``Annotated`` alias, to share the limit); the others
+    wait, without holding a thread."""
+    return Dependency(dependency, use_cache=use_cache, scope=scope, max_concurrency=max_concurrency)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

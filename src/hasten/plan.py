@@ -33,6 +33,7 @@ from .dependencies import (
     AppDependencies,
     call_kind,
     describe_dependency,
+    limited,
     with_scopes,
 )
 from .errors import HTTPError, RequestValidationError
@@ -106,11 +107,18 @@ class Node:
 class _Builder:
     """Walks a handler's tree once, turning each dependant into a Node."""
 
-    def __init__(self, path_types: dict[str, type], app: AppDependencies, label: str) -> None:
+    def __init__(
+        self,
+        path_types: dict[str, type],
+        app: AppDependencies,
+        label: str,
+        threads: Executor | None,
+    ) -> None:
         self.label = label
         self.path_types = path_types
         self.path_names = frozenset(path_types)
         self.app = app
+        self.threads = threads
         self.body_parameters: list[Parameter] = []
         self.has_dependencies = False
 
@@ -144,6 +152,9 @@ class _Builder:
             # One call per request for each set of scopes it sees, if they can change what it
             # returns; else one call whatever the scopes above it (FastAPI's cache key).
             node.cache_key = (func, tuple(sorted(scopes)) if node.uses_scopes else ())
+        if dependency._concurrency is not None:  # Depends(max_concurrency=n)
+            node.func = limited(func, dependency._concurrency, self.threads)
+            node.kind = call_kind(node.func)
         return node
 
     def fill(
@@ -269,7 +280,7 @@ class Plan:
         self._threads = threads
         self._run = run
         self._label = label
-        builder = _Builder(path_types, app, label)
+        builder = _Builder(path_types, app, label, threads)
         self._root = builder.root(parameters, dependencies)
         bodies = builder.body_parameters
         embed = should_embed(bodies)

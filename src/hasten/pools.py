@@ -9,21 +9,48 @@ from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any
 
+import anyio
+import anyio.lowlevel
+
 from .process_pool import ProcessPool
 
 __all__ = ["Pools", "ThreadPool", "call_in_child"]
 
 
 class ThreadPool(ThreadPoolExecutor):
-    """At most ``size`` threads, started on demand, named after hasten for stack dumps."""
+    """At most ``size`` threads, started on demand, named after hasten for stack dumps.
+
+    Made on a running event loop, its threads are AnyIO worker threads of that loop, as
+    Starlette's threads are: code on them may call back into the loop with
+    ``anyio.from_thread.run(...)`` and ``run_sync(...)``.
+    """
 
     def __init__(self, size: int) -> None:
-        super().__init__(max_workers=size, thread_name_prefix="hasten-thread")
+        super().__init__(
+            max_workers=size, thread_name_prefix="hasten-thread", initializer=_loop_worker()
+        )
 
     @property
     def queued(self) -> int:
         """Calls waiting for a free thread."""
         return self._work_queue.qsize()
+
+
+def _loop_worker() -> Callable[[], None] | None:
+    """What makes a new thread an AnyIO worker thread of the running loop (None off a loop).
+
+    AnyIO finds its loop from such a thread in a thread-local, which only its own worker
+    threads set: set here the same way (``anyio._core``; tests/test_pools.py holds it)."""
+    try:
+        token = anyio.lowlevel.current_token()
+    except RuntimeError:  # made off a running loop (NoEventLoopError): none to call back into
+        return None
+    from anyio._core._eventloop import threadlocals
+
+    def claim() -> None:
+        threadlocals.current_token = token
+
+    return claim
 
 
 class Pools:

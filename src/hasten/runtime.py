@@ -38,7 +38,7 @@ from .errors import (
     report_unhandled,
     server_error_response,
 )
-from .lifecycle import run_tasks
+from .lifecycle import being_cancelled, run_tasks, shielded
 from .matcher import CompiledRoute, Matcher, RouteConflict
 from .middleware import build_chain
 from .monitor import BlockStats, LoopMonitor
@@ -321,7 +321,8 @@ class Runtime:
                 # requests that have any: for every other request this is one check.
                 if request._cleanup is not None:
                     cleanup, request._cleanup = request._cleanup, None
-                    await cleanup.after_response()
+                    done = cleanup.after_response()
+                    await (shielded(done) if being_cancelled() else done)
                 gate.count -= 1
         finally:
             if observer is not None:
@@ -405,7 +406,8 @@ class Runtime:
             await self._end_websocket(websocket, 403, 1000)
         if websocket._cleanup is not None:  # yield dependencies' exits, background tasks
             cleanup, websocket._cleanup = websocket._cleanup, None
-            await cleanup.after_response()
+            done = cleanup.after_response()
+            await (shielded(done) if being_cancelled() else done)
 
     async def _deny_websocket(self, websocket: WebSocket, exc: HTTPError) -> None:
         """An HTTPError before ``accept()``: the handshake is refused with the response its

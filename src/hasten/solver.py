@@ -59,7 +59,17 @@ from .extractors import (
     Reader,
     ScalarReader,
 )
-from .lifecycle import Exit, advance, cleanup_of, close_exit, resume, submit, unwound
+from .lifecycle import (
+    Exit,
+    advance,
+    being_cancelled,
+    cleanup_of,
+    close_exit,
+    resume,
+    shielded,
+    submit,
+    unwound,
+)
 
 if TYPE_CHECKING:
     from .extractors import BodyDecoder, FormDecoder
@@ -231,7 +241,8 @@ def written_solver(
         "    except BaseException as exc:",
     ]
     if writer.function_scoped:
-        tail.append("        await close_function_scoped(function_exits, threads, exc)")
+        tail.append("        closing = close_function_scoped(function_exits, threads, exc)")
+        tail.append("        await (shielded(closing) if being_cancelled() else closing)")
     tail += [
         "        final = await unwound(request, exc)",
         "        if final is exc:",
@@ -254,6 +265,8 @@ def written_solver(
         "submit": submit,
         "unwound": unwound,
         "close_function_scoped": close_function_scoped,
+        "shielded": shielded,
+        "being_cancelled": being_cancelled,
         "did_not_yield": _did_not_yield,
         "decode_body": None if body is None else body.decode,
         "threads": threads,

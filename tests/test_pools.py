@@ -1,0 +1,46 @@
+"""The app's executors: its thread pool's threads call back into the event loop as AnyIO's
+worker threads do (``anyio.from_thread``), as Starlette's threads can."""
+
+# No `from __future__ import annotations`: the dependency is a local function, which string
+# annotations could not name.
+import threading
+from collections.abc import Iterator
+from typing import Annotated
+
+import anyio
+import anyio.from_thread
+
+from hasten import App, Depends
+from hasten.pools import ThreadPool
+from tests.conftest import ClientFactory
+
+
+def test_code_on_the_apps_threads_calls_back_into_the_loop(serve: ClientFactory) -> None:
+    app = App()
+    seen: list[str] = []
+
+    async def on_the_loop(what: str) -> str:
+        await anyio.sleep(0)
+        return f"{what} on the loop"
+
+    def from_a_thread() -> Iterator[str]:
+        seen.append(threading.current_thread().name.split("_")[0])
+        yield anyio.from_thread.run(on_the_loop, "dependency")
+        anyio.from_thread.run_sync(seen.append, "cleanup on the loop")
+
+    @app.get("/")
+    def handler(value: Annotated[str, Depends(from_a_thread)]) -> list[str]:
+        return [value, anyio.from_thread.run(on_the_loop, "handler")]
+
+    response = serve(app).get("/")
+    assert response.json() == ["dependency on the loop", "handler on the loop"]
+    assert seen == ["hasten-thread", "cleanup on the loop"]
+
+
+def test_a_pool_made_off_a_loop_has_plain_threads() -> None:
+    pool = ThreadPool(1)
+    try:
+        result = pool.submit(anyio.from_thread.run_sync, lambda: "never").exception()
+        assert isinstance(result, anyio.NoEventLoopError)
+    finally:
+        pool.shutdown()
