@@ -10,7 +10,7 @@ import msgspec
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from hasten import App, Body, Query
+from hasten import App, Body, Cookie, Depends, Header, Query
 from hasten.errors import FastAPIDeprecationWarning
 from hasten.openapi.models import OAuthFlowPassword, OAuthFlows, OpenAPI, Schema
 from hasten.responses import HTMLResponse
@@ -219,3 +219,23 @@ def test_a_dict_of_any_values_says_so_as_pydantic_does(serve: ClientFactory) -> 
         "type": "object",
         "additionalProperties": {"type": "integer"},
     }
+
+
+def test_parameters_are_listed_by_where_they_are_as_fastapi_lists_them(
+    serve: ClientFactory,
+) -> None:
+    app = App()
+
+    async def token(x_token: Annotated[str, Header()], page: int = 1) -> None: ...
+
+    @app.get("/users/{username}", dependencies=[Depends(token)])
+    def read(session: Annotated[str, Cookie()], q: str, username: str) -> None: ...
+
+    found = serve(app).get("/openapi.json").json()["paths"]["/users/{username}"]["get"]
+    assert [(item["in"], item["name"]) for item in found["parameters"]] == [
+        ("path", "username"),
+        ("query", "page"),
+        ("query", "q"),
+        ("header", "x-token"),
+        ("cookie", "session"),
+    ]

@@ -171,10 +171,14 @@ def test_a_datetime_and_a_time_say_their_formats_as_fastapi_does() -> None:
     assert when == stamp
     assert maybe == {"anyOf": [{"type": "string", "format": "time"}, {"type": "null"}]}
     assert event == {"$ref": "#/components/schemas/Event"}
+    # A dataclass's fields are titled, as pydantic titles them in FastAPI's document.
     assert components["Event"]["properties"] == {
-        "at": stamp,
-        "starts": {"anyOf": [{"type": "string", "format": "time"}, {"type": "null"}]},
-        "moved": {"type": "array", "items": stamp},
-        "by_day": {"type": "object", "additionalProperties": stamp},
-        "day": {"type": "string", "format": "date"},
+        "at": {"title": "At", **stamp},
+        "starts": {
+            "title": "Starts",
+            "anyOf": [{"type": "string", "format": "time"}, {"type": "null"}],
+        },
+        "moved": {"title": "Moved", "type": "array", "items": stamp},
+        "by_day": {"title": "By Day", "type": "object", "additionalProperties": stamp},
+        "day": {"title": "Day", "type": "string", "format": "date"},
     }

@@ -315,7 +315,9 @@ def _documented(parameter: Parameter) -> bool:
 def _parameters(
     parameters: tuple[Parameter, ...], template: PathTemplate, schemas: Schemas
 ) -> list[dict[str, Any]]:
-    """Parameter Objects: the handler's, then any path parameter it does not take."""
+    """Parameter Objects, as FastAPI lists them: by where they are (path, query, header,
+    cookie), each in the order the handler's tree declares them; then any path parameter
+    the handler does not take."""
     path_names = {param.name: param for param in template.params}
     result = []
     for parameter in parameters:
@@ -336,6 +338,7 @@ def _parameters(
         entry["schema"] = _schema(parameter, schemas)
         entry.update(_examples(parameter))
         result.append(entry)
+    result.sort(key=lambda entry: _DOCUMENTED_SOURCES.index(entry["in"]))
     for name, param in path_names.items():
         schema = schemas.schema(param.converter.python_type)
         result.append({"name": name, "in": "path", "required": True, "schema": schema})

@@ -149,7 +149,22 @@ class Schemas:
         for cls, item in _named_infos(infos.values()).items():
             if cls in names and names[cls] in components:
                 add_field_formats(item, components[names[cls]])
+                if isinstance(item, mi.DataclassType):
+                    _title_fields(item, components[names[cls]])
         return generated, components
+
+
+def _title_fields(info: mi.DataclassType, component: dict[str, Any]) -> None:
+    """Title each field of a dataclass's component, as FastAPI (pydantic) writes it:
+    ``item_id`` is "Item Id"; a reference stays bare."""
+    properties = component.get("properties", {})
+    for field in info.fields:
+        schema = properties.get(field.encode_name)
+        if isinstance(schema, dict) and "$ref" not in schema and "title" not in schema:
+            properties[field.encode_name] = {
+                "title": field.name.title().replace("_", " "),
+                **schema,
+            }
 
 
 def _pydantic_only(annotation: Any) -> bool:
