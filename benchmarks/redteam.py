@@ -15,10 +15,16 @@ middleware, dependencies) against ``tests.hostile.surfaces_app:app`` on the thre
 against FastAPI's twin, ``benchmarks/apps/fastapi_surfaces.py``, on uvicorn::
 
     .venv/bin/python benchmarks/redteam.py --surfaces > surfaces.md
+
+``--only TEXT`` runs only the rows whose name holds TEXT (the others are left out of the
+table), to measure a few rows again::
+
+    .venv/bin/python benchmarks/redteam.py --only "Transfer-Encoding"
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import inspect
 import json
@@ -41,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 import psutil  # noqa: E402
 
 from tests.hostile import scenarios  # noqa: E402
-from tests.hostile.cases import CASES, NORMAL, json_post  # noqa: E402
+from tests.hostile.cases import CASES, NORMAL, Case, json_post  # noqa: E402
 from tests.hostile.surface_cases import SURFACE_CASES  # noqa: E402
 from tests.hostile.wire import HOST, exchange  # noqa: E402
 
@@ -217,6 +223,7 @@ def killed(target: Target) -> str:
     return f"{len(left)} processes left, port {'answers' if answering else 'closed'}"
 
 
+KILLED = "kill -9 of the server (2 workers)"
 SCENARIOS: list[tuple[str, Callable[[int], str]]] = [
     ("2,000 idle + 2,000 trickling connections, then /hello", idle_connections),
     ("1,050 slow uploads (3 of 100 bytes), then /hello", slow_uploads),
@@ -224,10 +231,15 @@ SCENARIOS: list[tuple[str, Callable[[int], str]]] = [
 ]
 
 
-def run(target: Target) -> dict[str, str]:
+def chosen(names: list[str], only: str | None) -> list[str]:
+    """The rows measured: those whose name holds ``only`` (all without it)."""
+    return [name for name in names if only is None or only in name]
+
+
+def run(target: Target, rows: list[str]) -> dict[str, str]:
     cells: dict[str, str] = {}
     with serving(target) as (port, process):
-        for case in CASES:
+        for case in (case for case in CASES if case.name in rows):
             try:
                 outcome = exchange(port, case.data, half_close=case.half_close, wait=case.wait)
                 cell = str(outcome)
@@ -239,8 +251,10 @@ def run(target: Target) -> dict[str, str]:
                 cell += " (server down!)"
             cells[case.name] = cell
         for name, scenario in SCENARIOS:
-            cells[name] = scenario(port)
-    cells["kill -9 of the server (2 workers)"] = killed(target)
+            if name in rows:
+                cells[name] = scenario(port)
+    if KILLED in rows:
+        cells[KILLED] = killed(target)
     return cells
 
 
@@ -279,39 +293,48 @@ def surface_targets(peers: Path) -> list[Target]:
     return found
 
 
-def run_surfaces(target: Target) -> dict[str, str]:
-    """Every surface case and scenario against ``target``, its files in a folder of its own."""
+def run_surfaces(target: Target, rows: list[str]) -> dict[str, str]:
+    """The surface cases and scenarios in ``rows`` against ``target``, its files in a folder
+    of its own."""
     cells: dict[str, str] = {}
     folder = Path(tempfile.mkdtemp(prefix="hasten-redteam-"))
     spool = folder / "spool"
     spool.mkdir()
     site = folder / "files"
     environment = {"HOSTILE_SITE": str(site), "TMPDIR": str(spool)}
-    with serving(target, environment=environment) as (port, process):
-        for case in SURFACE_CASES:
-            try:
-                outcome = exchange(port, case.data, half_close=case.half_close, wait=case.wait)
-                cell = str(outcome)
-                if outcome.body.startswith(b'{"client":'):  # /who: whom the app believed
-                    cell += f" (client {json.loads(outcome.body)['client']})"
-                if "content-encoding" in outcome.headers:  # what GZip did
-                    cell += f" ({outcome.headers['content-encoding']})"
-            except OSError as exc:
-                cell = type(exc).__name__
-            if not next_ok(port) or process.poll() is not None:
-                cell += " (server down!)"
-            cells[case.name] = cell
+    with serving(target, environment=environment) as (port, _):
+        for case in (case for case in SURFACE_CASES if case.name in rows):
+            cells[case.name] = surface_cell(port, case)
         for name, scenario in scenarios.SCENARIOS:
-            arguments: list[object] = [port]
-            if "site" in inspect.signature(scenario).parameters:
-                arguments.append(site / "site")
-            try:
-                cells[name] = str(scenario(*arguments))
-            except (OSError, KeyError, ValueError) as exc:
-                cells[name] = f"{type(exc).__name__}: {exc}"[:80]
-            if not next_ok(port) or process.poll() is not None:
-                cells[name] += " (server down!)"
+            if name in rows:
+                cells[name] = scenario_cell(port, scenario, site / "site")
     return cells
+
+
+def surface_cell(port: int, case: Case) -> str:
+    """The answer to ``case``, and whether the server still answered after it."""
+    try:
+        outcome = exchange(port, case.data, half_close=case.half_close, wait=case.wait)
+    except OSError as exc:
+        return type(exc).__name__
+    cell = str(outcome)
+    if outcome.body.startswith(b'{"client":'):  # /who: whom the app believed
+        cell += f" (client {json.loads(outcome.body)['client']})"
+    if "content-encoding" in outcome.headers:  # what GZip did
+        cell += f" ({outcome.headers['content-encoding']})"
+    return cell + ("" if next_ok(port) else " (server down!)")
+
+
+def scenario_cell(port: int, scenario: Callable[..., scenarios.Seen], site: Path) -> str:
+    """What ``scenario`` saw, and whether the server still answered after it."""
+    arguments: list[object] = [port]
+    if "site" in inspect.signature(scenario).parameters:
+        arguments.append(site)
+    try:
+        cell = str(scenario(*arguments))
+    except (OSError, KeyError, ValueError) as exc:
+        cell = f"{type(exc).__name__}: {exc}"[:80]
+    return cell + ("" if next_ok(port) else " (server down!)")
 
 
 def print_table(header: list[str], rows: list[list[str]]) -> None:
@@ -322,30 +345,35 @@ def print_table(header: list[str], rows: list[list[str]]) -> None:
         print("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
 
 
-def main_surfaces() -> None:
+def main_surfaces(only: str | None) -> None:
+    names = [case.name for case in SURFACE_CASES] + [name for name, _ in scenarios.SCENARIOS]
+    names = chosen(names, only)
     columns = surface_targets(PEERS)
     results = {}
     for target in columns:
         print(f"<!-- {target.label} -->", file=sys.stderr, flush=True)
-        results[target.label] = run_surfaces(target)
-    names = [case.name for case in SURFACE_CASES] + [name for name, _ in scenarios.SCENARIOS]
+        results[target.label] = run_surfaces(target, names)
     header = ["case", *(target.label for target in columns)]
     print_table(header, [[name, *(results[t.label][name] for t in columns)] for name in names])
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--surfaces", action="store_true", help="the surfaces' table")
+    parser.add_argument("--only", metavar="TEXT", help="only the rows whose name holds TEXT")
+    options = parser.parse_args()
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # room for the scenarios' sockets
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    if "--surfaces" in sys.argv[1:]:
-        main_surfaces()
+    if options.surfaces:
+        main_surfaces(options.only)
         return
+    rows = [case.name for case in CASES] + [name for name, _ in SCENARIOS] + [KILLED]
+    rows = chosen(rows, options.only)
     columns = targets(PEERS)
     results = {}
     for target in columns:
         print(f"<!-- {target.label} -->", file=sys.stderr, flush=True)
-        results[target.label] = run(target)
-    rows = [case.name for case in CASES] + [name for name, _ in SCENARIOS]
-    rows.append("kill -9 of the server (2 workers)")
+        results[target.label] = run(target, rows)
     compare = "hasten uvicorn (httptools)", "FastAPI uvicorn (httptools)"
     has_peer = all(label in results for label in compare)
     header = ["case", *(target.label for target in columns)]
