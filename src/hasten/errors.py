@@ -138,6 +138,12 @@ class PydanticV1NotSupportedError(FastAPIError, TypeError):
     v2 models only, as FastAPI does (FastAPI's name; a TypeError too)."""
 
 
+class UnreadableParameter(TypeError, AssertionError):
+    """A parameter of a type that cannot be read from where it is declared (a list in the
+    path): refused at registration, with FastAPI's words (FastAPI asserts it: an
+    AssertionError too)."""
+
+
 # FastAPI's words when a ``yield`` dependency swallows the exception a request failed with.
 SWALLOWED = (
     "Response not awaited. There's a high chance that the application code is raising an "

@@ -34,7 +34,6 @@ from .validation import (
     entry,
     missing,
     msgspec_validates,
-    sequence_item,
     text_as_is,
 )
 
@@ -120,7 +119,7 @@ class ScalarReader(Reader):
         self._parameter = parameter
         self.source = source = parameter.source
         self.loc: Loc = (source, parameter.alias)
-        self._fetch = _fetcher(source, parameter.alias, _is_sequence(parameter))
+        self._fetch = _fetcher(source, parameter.alias, parameter.many)
         self._default = _default_check(parameter, ValueValidator(parameter, self.loc, lax=True))
         converted_already = (
             source == "path"
@@ -143,7 +142,7 @@ class ScalarReader(Reader):
         ``read`` says what is wrong, or the default. None for any other value."""
         parameter = self._parameter
         source = parameter.source
-        if source not in QUICK_SOURCES or _is_sequence(parameter):
+        if source not in QUICK_SOURCES or parameter.many:
             return None
         if parameter.choices:
             return None
@@ -180,7 +179,7 @@ class ChoiceReader(ScalarReader):
 
     def __init__(self, parameter: Parameter) -> None:
         super().__init__(parameter)
-        many = _is_sequence(parameter)
+        many = parameter.many
         self._fetches = [(name, _fetcher(self.source, name, many)) for name in parameter.choices]
 
     def read(self, request: Request, values: Values, errors: Errors) -> None:
@@ -210,19 +209,6 @@ _NONE: Final[tuple[Any, ...]] = (None, [])
 
 def _as_is(value: Any) -> Any:
     return value
-
-
-def _is_sequence(parameter: Parameter) -> bool:
-    """Whether the parameter reads every value given (a list, set, tuple...), as FastAPI
-    decides: not for pydantic's ``Json[...]``, which reads one text holding JSON."""
-    if sequence_item(parameter.annotation) is None:
-        return False
-    return not any(_is_json_text(extra) for extra in parameter.metadata)
-
-
-def _is_json_text(extra: Any) -> bool:
-    kind = type(extra)
-    return kind.__name__ == "Json" and kind.__module__.startswith("pydantic")
 
 
 def _fetcher(source: str, alias: str, many: bool) -> Callable[[Request], Any]:
@@ -419,7 +405,7 @@ class FormField:
         self._parameter = parameter
         self._names = parameter.choices or (parameter.alias,)
         self.loc: Loc = ("body", parameter.alias)
-        self._many = _is_sequence(parameter)
+        self._many = parameter.many
         self._file = parameter.source == "file" or _holds_upload(parameter.annotation)
         self._bytes = self._file and _holds_bytes(parameter.annotation)
         self._check = TextValidator(parameter, self.loc).check if not self._file else _as_is

@@ -20,9 +20,9 @@ import msgspec.inspect as mi
 from .datastructures import Headers, QueryParams
 from .forms import FormData
 from .models import is_pydantic_model
-from .params import Parameter, alias_choices
+from .params import Parameter, alias_choices, is_json, is_sequence
 from .uploads import UploadFile
-from .validation import Errors, sequence_item
+from .validation import Errors
 
 __all__ = ["FlatModel", "ModelField", "model_fields"]
 
@@ -245,7 +245,7 @@ def model_fields(model: Any, *, header: bool = False) -> list[ModelField]:
     with ``_`` as ``-``), as FastAPI reads them."""
     if is_pydantic_model(model):
         return [
-            ModelField(name, _aliases(name, field, model, header), _is_many(field.annotation))
+            ModelField(name, _aliases(name, field, model, header), _is_many(field))
             for name, field in model.model_fields.items()
         ]
     fields = []
@@ -293,5 +293,6 @@ def _own_config_ignored(annotation: Any) -> bool:
     )
 
 
-def _is_many(annotation: Any) -> bool:
-    return sequence_item(annotation) is not None
+def _is_many(field: Any) -> bool:
+    """Whether a pydantic field reads every value of its name (as ``Parameter.many``)."""
+    return is_sequence(field.annotation) and not any(map(is_json, field.metadata))

@@ -10,19 +10,18 @@ as in FastAPI, with FastAPI's keywords.
 
 from __future__ import annotations
 
+import collections
 import copy
 import dataclasses
-import datetime
-import decimal
 import enum
 import functools
+import importlib.util
 import inspect
 import os
 import re
 import sys
 import types
 import typing
-import uuid
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, Literal, TypedDict, Unpack, get_args, get_origin
@@ -450,6 +449,12 @@ class Parameter:
         return None if self.marker is None else self.marker.default_factory
 
     @property
+    def many(self) -> bool:
+        """Whether the value is every value of its name: a sequence (a list, tuple, set, ...,
+        also in a union), unless it comes as one JSON text (``Json[list[int]]``)."""
+        return is_sequence(self.annotation) and not any(map(is_json, self.metadata))
+
+    @property
     def validate_default(self) -> bool:
         """Whether the default, when the request gives no value, is validated as a given
         value would be (``validate_default=True``, as FastAPI does)."""
@@ -487,6 +492,8 @@ class Parameter:
     def is_model(self) -> bool:
         """A parameter model: query, header, cookie or form values read as one model's
         fields (``Annotated[Filters, Query()]``)."""
+        if any(map(is_json, self.metadata)):  # one JSON text: Json[Model]
+            return False
         return self.source in ("query", "header", "cookie", "form") and _is_record(self.annotation)
 
     @property
@@ -496,6 +503,8 @@ class Parameter:
         form a union of pydantic models too (``Person | Company``, ``| None`` as well).
         Empty for any other parameter."""
         if self.source not in ("query", "header", "cookie", "form"):
+            return ()
+        if any(map(is_json, self.metadata)):  # one JSON text: Json[Model]
             return ()
         members = _members_but_none(self.annotation)
         if len(members) == 1:
@@ -818,44 +827,175 @@ def _check_readable(where: str, parameter: Parameter) -> None:
     if parameter.source not in REQUEST_SOURCES:
         return
     if parameter.source == "file":
-        if not _is_file_type(parameter.annotation):
-            raise TypeError(
-                f"{where}: parameter {parameter.name!r} is a File(): annotate it UploadFile, "
-                "bytes, or a list of either (| None when optional)"
-            )
+        _check_file(where, parameter)
         return
     _check_pydantic_v2(where, parameter)
-    if parameter.needs_pydantic:
-        return  # validated by pydantic
-    try:
-        mi.type_info(parameter.validated_type)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(
-            f"{where}: the type or constraints of parameter {parameter.name!r} cannot be "
-            f"read: {exc}"
-        ) from None
-    if parameter.annotation is Any or parameter.models:
+    if not parameter.models:
+        _check_fastapi_reads(where, parameter)
+    # What msgspec does not read (an EmailStr, an IP address, a tuple from the query),
+    # pydantic does, as FastAPI reads it: a TypeAdapter built when the app starts.
+    if parameter.needs_pydantic or _msgspec_reads(where, parameter):
         return
-    shape = parameter.shape
-    if parameter.source in {"body", "form"}:
-        ok = shape != "unsupported"
-    elif parameter.source in ("query", "header"):
-        ok = shape in ("scalar", "sequence")
-    else:  # path and cookie values are single strings
-        ok = shape == "scalar"
-    if ok:
+    refused = _pydantic_refuses(parameter.annotation)
+    if refused is None:
         return
     kind = getattr(parameter.annotation, "__qualname__", repr(parameter.annotation))
     hint = _dependency_hint(parameter.name, parameter.annotation)
     raise TypeError(
         f"{where}: parameter {parameter.name!r} of type {kind} cannot be read from the "
-        f"{parameter.source}.{hint} hasten reads path, query, header and cookie values as str, "
-        "int, float, bool, UUID, Decimal, dates and times, enums or Literal (query and header "
-        "values also as lists of them, or as a model's fields: Annotated[Model, Query()]), "
-        "and a JSON body as a msgspec Struct, dataclass, attrs class, TypedDict, pydantic "
-        "model, dict or list. Use one of these types, or take the Request and read the value "
-        "yourself."
+        f"{parameter.source}.{hint}{refused} Without pydantic, hasten reads path, query, "
+        "header and cookie values as str, int, float, bool, UUID, Decimal, dates and times, "
+        "enums or Literal (query and header values also as lists of them, or as a model's "
+        "fields: Annotated[Model, Query()]), and a JSON body as a msgspec Struct, dataclass, "
+        "attrs class, TypedDict, dict or list; with pydantic installed, any type pydantic "
+        "validates. Use one of these types, or take the Request and read the value yourself."
     )
+
+
+def _msgspec_reads(where: str, parameter: Parameter) -> bool:
+    """Whether msgspec reads the value from where it comes; raises TypeError for
+    constraints that fit no value of the type."""
+    try:
+        mi.type_info(parameter.validated_type)
+    except (TypeError, ValueError) as exc:
+        if _msgspec_unknown(exc):
+            return False
+        raise TypeError(
+            f"{where}: the type or constraints of parameter {parameter.name!r} cannot be "
+            f"read: {exc}"
+        ) from None
+    if parameter.annotation is Any or parameter.models:
+        return True
+    shape = parameter.shape
+    if parameter.source in {"body", "form"}:
+        return shape != "unsupported"
+    if parameter.source in ("query", "header"):
+        return shape in ("scalar", "sequence")
+    return shape == "scalar"  # path and cookie values are single strings
+
+
+def _check_file(where: str, parameter: Parameter) -> None:
+    if not _is_file_type(parameter.annotation):
+        raise TypeError(
+            f"{where}: parameter {parameter.name!r} is a File(): annotate it UploadFile, "
+            "bytes, or a list of either (| None when optional)"
+        )
+
+
+def _pydantic_refuses(annotation: Any) -> str | None:
+    """Why pydantic cannot validate ``annotation`` (" pydantic: ...", or "" without
+    pydantic); None when it can."""
+    if importlib.util.find_spec("pydantic") is None:
+        return ""
+    from pydantic import PydanticSchemaGenerationError, TypeAdapter
+
+    try:
+        TypeAdapter(annotation)
+    except PydanticSchemaGenerationError as exc:
+        return f" pydantic: {str(exc).split('. ')[0]}."
+    return None
+
+
+def _msgspec_unknown(exc: Exception) -> bool:
+    """Whether msgspec refused a type it does not know (rather than constraints that fit
+    no value, which pydantic would refuse too)."""
+    return str(exc).startswith("Type ") and "is not supported" in str(exc)
+
+
+def _check_fastapi_reads(where: str, parameter: Parameter) -> None:
+    """FastAPI's refusals, with its words: a path value must be a scalar, a query value a
+    scalar or a sequence of them (header and cookie values are not checked, as in
+    FastAPI: a value that never fits is a 422)."""
+    from .errors import UnreadableParameter
+
+    annotation = parameter.annotation
+    if parameter.source == "path" and not is_fastapi_scalar(annotation):
+        message = "Path params must be of one of the supported types"
+    elif parameter.source == "query" and not (
+        is_fastapi_scalar(annotation)
+        or is_scalar_sequence(annotation)
+        or any(_is_model(member) for member in _members_but_none(annotation))
+    ):
+        message = f"Query parameter {parameter.name!r} must be one of the supported types"
+    else:
+        return
+    kind = getattr(annotation, "__qualname__", repr(annotation))
+    raise UnreadableParameter(
+        f"{message}: {where}: parameter {parameter.name!r} of type {kind} cannot be read from "
+        f"the {parameter.source}, which holds {_HOLDS[parameter.source]}. Read it from the "
+        "JSON body, or as a model's fields (Annotated[Model, Query()])."
+    )
+
+
+_HOLDS = {"path": "one text value", "query": "text values, one or many for a name"}
+# The sequences FastAPI reads every value of a repeated name for.
+_SEQUENCES_READ: Final = (list, tuple, set, frozenset, collections.deque, Sequence)
+
+
+def is_json(extra: Any) -> bool:
+    """Whether an ``Annotated`` extra is pydantic's ``Json`` (``Json[list[int]]``): the value
+    is one JSON text."""
+    kind = type(extra)
+    return kind.__name__ == "Json" and kind.__module__.startswith("pydantic")
+
+
+def is_sequence(annotation: Any) -> bool:
+    """Whether a value of this type is every value of its name (a list, tuple, set, ...,
+    alone or in a union), as FastAPI reads it."""
+    origin = get_origin(annotation)
+    if origin is typing.Annotated:
+        return is_sequence(get_args(annotation)[0])
+    if origin in _UNIONS:
+        return any(is_sequence(arg) for arg in get_args(annotation))
+    return _is_sequence_class(annotation) or _is_sequence_class(origin)
+
+
+def _is_sequence_class(annotation: Any) -> bool:
+    if not isinstance(annotation, type) or issubclass(annotation, str | bytes):
+        return False
+    return issubclass(annotation, _SEQUENCES_READ)
+
+
+def is_fastapi_scalar(annotation: Any) -> bool:
+    """FastAPI's scalar: no model, mapping, file, sequence or dataclass, anywhere in a
+    union (what a path value may be, and a query value without Query())."""
+    if annotation is Ellipsis:
+        return True
+    origin = get_origin(annotation)
+    if origin is typing.Annotated:
+        return is_fastapi_scalar(get_args(annotation)[0])
+    if origin in _UNIONS:
+        return all(is_fastapi_scalar(arg) for arg in get_args(annotation))
+    if _is_complex_class(annotation) or _is_complex_class(origin):
+        return False
+    return not (
+        hasattr(origin, "__pydantic_core_schema__")
+        or hasattr(origin, "__get_pydantic_core_schema__")
+    )
+
+
+def _is_complex_class(annotation: Any) -> bool:
+    if dataclasses.is_dataclass(annotation) or _is_model(annotation):
+        return True
+    if not isinstance(annotation, type):
+        return False
+    return issubclass(annotation, Mapping | UploadFile) or _is_sequence_class(annotation)
+
+
+def is_scalar_sequence(annotation: Any) -> bool:
+    """FastAPI's sequence of scalars (a union holding one, and scalars beside it)."""
+    origin = get_origin(annotation)
+    if origin is typing.Annotated:
+        return is_scalar_sequence(get_args(annotation)[0])
+    if origin in _UNIONS:
+        found = False
+        for arg in get_args(annotation):
+            if is_scalar_sequence(arg):
+                found = True
+            elif not is_fastapi_scalar(arg):
+                return False
+        return found
+    return is_sequence(annotation) and all(is_fastapi_scalar(arg) for arg in get_args(annotation))
 
 
 def _check_pydantic_v2(where: str, parameter: Parameter) -> None:
@@ -897,19 +1037,6 @@ _STRUCTURED = (
     mi.DictType,
     mi.TupleType,
 )
-_SCALAR_CLASSES = (
-    str,
-    int,
-    float,
-    bool,
-    bytes,
-    uuid.UUID,
-    decimal.Decimal,
-    datetime.date,
-    datetime.time,
-    datetime.timedelta,
-    enum.Enum,
-)
 
 
 def shape_of(annotation: Any) -> Shape:
@@ -940,36 +1067,12 @@ def _shape(info: mi.Type) -> Shape:
 
 
 def _is_scalar(annotation: Any) -> bool:
-    """Whether a parameter of this type is read from the query by default: a scalar, or a
-    sequence of scalars, as FastAPI decides (a model, a dict, or a list of models is a body)."""
-    if get_origin(annotation) is typing.Annotated:
-        return _is_scalar(get_args(annotation)[0])
-    origin = get_origin(annotation)
-    if origin in _UNIONS:
-        return all(_is_scalar(arg) for arg in get_args(annotation) if arg is not type(None))
-    if origin is Literal:
-        return True
-    if origin in (list, set, frozenset, tuple, Sequence):
-        return all(_is_plain_scalar(arg) for arg in get_args(annotation) if arg is not ...)
-    return _is_plain_scalar(annotation)
-
-
-def _is_plain_scalar(annotation: Any) -> bool:
-    if get_origin(annotation) is typing.Annotated:
-        return _is_plain_scalar(get_args(annotation)[0])
-    origin = get_origin(annotation)
-    if origin in _UNIONS:
-        return all(_is_plain_scalar(arg) for arg in get_args(annotation) if arg is not type(None))
-    if origin is Literal or annotation is Any:
-        return True
-    if origin is not None or not isinstance(annotation, type):
+    """Whether a parameter of this type is read from the query by default: FastAPI's scalar
+    (an EmailStr, an IP address, a path, ...), or a sequence of them; a model, a record msgspec
+    reads (Struct, TypedDict, attrs class), a mapping or a list of models is a body."""
+    if any(_is_record(member) for member in _members(annotation)):
         return False
-    if _is_record(annotation) or issubclass(annotation, Mapping):
-        return False
-    if issubclass(annotation, _SCALAR_CLASSES):
-        return True
-    # A type of pydantic's that is a string (EmailStr, HttpUrl, ...): it travels as one.
-    return hasattr(annotation, "__get_pydantic_core_schema__")
+    return is_fastapi_scalar(annotation) or is_scalar_sequence(annotation)
 
 
 def _is_record(annotation: Any) -> bool:

@@ -142,6 +142,8 @@ class TextValidator:
         self.loc = loc
         self._slow = ValueValidator(parameter, loc, lax=True)
         self._fast = None if parameter.needs_pydantic else _fast_converter(parameter)
+        if self._fast is None:  # every value validated so: its validator built now, once
+            self._slow.prepare()
         self.check = self._checked if self._fast is not None else self._slow.validate
         # The fast converter of a single value without constraints (it raises only
         # ValueError): what a plan may call itself, leaving every failure to ``check``.
@@ -229,6 +231,12 @@ class ValueValidator:
         self.loc = loc
         self._lax = lax
         self._validate: Callable[[Any], Any] | None = None
+
+    def prepare(self) -> None:
+        """Build the validator now (when the app starts), for a value every request of the
+        route validates so: a type pydantic cannot validate is refused then."""
+        if self._validate is None:
+            self._validate = _validator(self._parameter, self.loc, self._lax)
 
     def validate(self, value: Any) -> Any:
         """The value, validated; raises Invalid with the entries."""

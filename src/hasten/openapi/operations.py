@@ -342,7 +342,11 @@ def _parameters(
     for name, param in path_names.items():
         schema = schemas.schema(param.converter.python_type)
         result.append({"name": name, "in": "path", "required": True, "schema": schema})
-    return result
+    # One Parameter Object per name (two models may share one), the required one if any, as
+    # FastAPI lists them.
+    unique = {(entry["in"], entry["name"]): entry for entry in result}
+    unique.update({(entry["in"], entry["name"]): entry for entry in result if entry["required"]})
+    return list(unique.values())
 
 
 def _model_parameters(parameter: Parameter, schemas: Schemas) -> list[dict[str, Any]]:
