@@ -10,6 +10,7 @@ import msgspec
 import pytest
 from openapi_spec_validator import validate
 from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from hasten import App, Body, Cookie, Form, Header, Query
 
@@ -346,3 +347,45 @@ def test_bytes_are_octet_strings_base64_where_the_config_says_so() -> None:
     octets = {"title": "Data", "type": "string", "contentMediaType": "application/octet-stream"}
     assert schemas["Blob"]["properties"]["data"] == {**octets, "contentEncoding": "base64"}
     assert schemas["Raw"]["properties"]["data"] == octets
+
+
+@pydantic_dataclass
+class Tagged:
+    name: str
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def slug(self) -> str:
+        return self.name.lower()
+
+
+@pytest.mark.parametrize("separate", [True, False])
+def test_computed_fields_are_documented_apart_as_read_and_as_sent(separate: bool) -> None:
+    """A pydantic dataclass is described by pydantic, as FastAPI does; a model with computed
+    fields has an Input and an Output even where the app does not separate them (FastAPI's:
+    only the output has the computed field)."""
+    app = App(separate_input_output_schemas=separate)
+
+    @app.post("/tagged")
+    def tag(item: Tagged) -> Tagged:
+        return item
+
+    @app.post("/priced")
+    def price(item: Priced) -> Priced:
+        return item
+
+    document = app.openapi()
+    schemas = document["components"]["schemas"]
+    assert schemas["Tagged-Input"] == {
+        "properties": {"name": {"title": "Name", "type": "string"}},
+        "required": ["name"],
+        "title": "Tagged",
+        "type": "object",
+    }
+    assert schemas["Tagged-Output"]["properties"]["slug"] == {
+        "readOnly": True,
+        "title": "Slug",
+        "type": "string",
+    }
+    assert {"Priced-Input", "Priced-Output"} <= set(schemas)
+    assert "Tagged" not in schemas

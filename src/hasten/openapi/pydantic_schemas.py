@@ -9,6 +9,8 @@ pydantic is imported only when a document has such a type, so it is loaded alrea
 
 from __future__ import annotations
 
+import dataclasses
+import sys
 import typing
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any, Literal, TypeVar
@@ -17,7 +19,13 @@ import msgspec
 
 from .meta import said_by
 
-__all__ = ["Mode", "pydantic_schemas", "split_meta"]
+__all__ = [
+    "Mode",
+    "has_computed_fields",
+    "is_pydantic_dataclass",
+    "pydantic_schemas",
+    "split_meta",
+]
 
 Mode = Literal["validation", "serialization"]
 Key = TypeVar("Key", bound=Hashable)
@@ -41,6 +49,32 @@ def split_meta(annotation: Any) -> tuple[Any, dict[str, Any]]:
         if isinstance(meta, msgspec.Meta):
             extra.update(said_by(meta))
     return (typing.Annotated[(bare, *others)] if others else bare), extra
+
+
+def is_pydantic_dataclass(annotation: Any) -> bool:
+    """Whether ``annotation`` is a pydantic dataclass (described by pydantic, as FastAPI)."""
+    return (
+        isinstance(annotation, type)
+        and dataclasses.is_dataclass(annotation)
+        and hasattr(annotation, "__pydantic_fields__")
+    )
+
+
+def has_computed_fields(annotation: Any, seen: frozenset[int] = frozenset()) -> bool:
+    """Whether ``annotation`` holds a pydantic model or dataclass with a ``computed_field``:
+    FastAPI documents it as read and as sent apart even without separate input and output
+    schemas, since only the output has the computed fields."""
+    if id(annotation) in seen or "pydantic" not in sys.modules:
+        return False
+    seen = seen | {id(annotation)}
+    fields: Mapping[str, Any] = {}
+    if isinstance(annotation, type):
+        decorators = getattr(annotation, "__pydantic_decorators__", None)
+        if decorators is not None and decorators.computed_fields:
+            return True
+        fields = getattr(annotation, "__pydantic_fields__", None) or {}
+    inner = [field.annotation for field in fields.values()]
+    return any(has_computed_fields(arg, seen) for arg in (*inner, *typing.get_args(annotation)))
 
 
 def pydantic_schemas(

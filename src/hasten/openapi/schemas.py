@@ -30,7 +30,13 @@ import msgspec.inspect as mi
 
 from ..models import uses_pydantic
 from .formats import add_field_formats, add_formats
-from .pydantic_schemas import Mode, pydantic_schemas, split_meta
+from .pydantic_schemas import (
+    Mode,
+    has_computed_fields,
+    is_pydantic_dataclass,
+    pydantic_schemas,
+    split_meta,
+)
 
 __all__ = ["COMPONENTS", "SchemaHook", "Schemas"]
 
@@ -60,7 +66,7 @@ class Schemas:
         (``default``, ``description``) are kept; ``title`` is given it unless it is a
         ``$ref`` (as FastAPI titles a parameter's or a body member's schema)."""
         placeholder: dict[str, Any] = {}
-        if not self._separate:
+        if not self._separate and not has_computed_fields(annotation):
             mode = "validation"
         self._wanted.setdefault((annotation, mode), []).append((placeholder, title))
         return placeholder
@@ -171,9 +177,19 @@ def _pydantic_only(annotation: Any) -> bool:
     """Whether only pydantic says all of ``annotation``: a model in it, or pydantic's
     metadata on it (a model field's ``FieldInfo``, ``annotated_types`` constraints)."""
     metadata = getattr(annotation, "__metadata__", ())
-    return uses_pydantic(annotation) or any(
-        type(extra).__module__.split(".")[0] in ("pydantic", "annotated_types")
-        for extra in metadata
+    return (
+        uses_pydantic(annotation)
+        or _holds_pydantic_dataclass(annotation)
+        or any(
+            type(extra).__module__.split(".")[0] in ("pydantic", "annotated_types")
+            for extra in metadata
+        )
+    )
+
+
+def _holds_pydantic_dataclass(annotation: Any) -> bool:
+    return is_pydantic_dataclass(annotation) or any(
+        _holds_pydantic_dataclass(arg) for arg in getattr(annotation, "__args__", ())
     )
 
 
