@@ -14,7 +14,10 @@ from .requests import Request
 from .responses import RedirectResponse
 from .types import Target
 
-__all__ = ["CompiledRoute", "Matcher", "RouteConflict"]
+__all__ = ["FALLBACK_PATH", "CompiledRoute", "Matcher", "RouteConflict"]
+
+# The path parameter a low-priority route (a frontend) gets: the path under its prefix.
+FALLBACK_PATH = "frontend_path"
 
 _Entry = tuple[Target, tuple[str, ...]]  # the target and its path parameters' names
 _RENDER_AS_IS = Renderer(200).render
@@ -33,6 +36,9 @@ class CompiledRoute:
     methods: frozenset[str]
     target: Target
     label: str
+    # Tried only for a path no route serves (after its 405 and slash redirect), by its
+    # template as a prefix, the longest first: a frontend's files (see hasten.frontend).
+    low_priority: bool = False
 
 
 @dataclass(slots=True)
@@ -92,6 +98,7 @@ class Matcher:
     target carrying ``Allow``."""
 
     __slots__ = (
+        "_low_priority",
         "_not_allowed",
         "_parents",
         "_redirect_slashes",
@@ -109,8 +116,13 @@ class Matcher:
         self._static: dict[str, _Node] = {}
         self._tree = _Node()
         self._not_allowed: dict[frozenset[str], Target] = {}
+        self._low_priority: list[tuple[str, Target]] = []  # (prefix, target), longest first
         for route in routes:
-            self._add(route)
+            if route.low_priority:
+                self._low_priority.append((route.template.path.rstrip("/"), route.target))
+            else:
+                self._add(route)
+        self._low_priority.sort(key=lambda entry: -len(entry[0]))
         for node in (*self._static.values(), *_walk(self._tree)):
             if "GET" in node.targets and "HEAD" not in node.targets:
                 node.targets["HEAD"] = node.targets["GET"]  # every GET route answers HEAD
@@ -170,13 +182,13 @@ class Matcher:
             values.clear()
             node = _search(self._tree, segments, 1, method, values)
         if node is None:
-            return self._miss(path), NO_PATH_PARAMS
+            return self._miss(method, path)
         target, names = node.targets[method]
         if len(names) == 1:  # perf: the usual route; dict(zip()) costs four times as much
             return target, {names[0]: values[0]}
         return target, dict(zip(names, values))  # noqa: B905 - same length by construction
 
-    def _miss(self, path: str) -> Target:
+    def _miss(self, method: str, path: str) -> tuple[Target, PathParams]:
         # Off the hot path: only requests that match no route come here. A WebSocket route
         # does not make its path known to HTTP (404, as in Starlette), nor HTTP ones to it.
         allowed = self.allowed_methods(path) - _WEBSOCKET
@@ -184,13 +196,21 @@ class Matcher:
             target = self._not_allowed.get(allowed)
             if target is None:
                 target = self._not_allowed[allowed] = _not_allowed(allowed)
-            return target
+            return target, NO_PATH_PARAMS
         alternative = path[:-1] if path.endswith("/") else path + "/"
-        if not self._redirect_slashes or path == "/":
-            return _NOT_FOUND
-        if self.allowed_methods(alternative) - _WEBSOCKET:
-            return _redirect(alternative)
-        return _NOT_FOUND
+        if (
+            self._redirect_slashes
+            and path != "/"
+            and self.allowed_methods(alternative) - _WEBSOCKET
+        ):
+            return _redirect(alternative), NO_PATH_PARAMS
+        if method != "WEBSOCKET":
+            for prefix, target in self._low_priority:
+                if not prefix:  # "/": every path
+                    return target, {FALLBACK_PATH: path.lstrip("/")}
+                if path == prefix or path.startswith(prefix + "/"):
+                    return target, {FALLBACK_PATH: path[len(prefix) + 1 :]}
+        return _NOT_FOUND, NO_PATH_PARAMS
 
     def allowed_methods(self, path: str) -> frozenset[str]:
         """Every method some route serves at ``path``."""

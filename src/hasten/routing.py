@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import difflib
+import os
 import types
 import typing
 import warnings
@@ -18,6 +19,7 @@ from .context import ServeContext
 from .dependencies import AppDependencies
 from .endpoints import Endpoint, Offload, RouteOptions, check_dependencies
 from .errors import FastAPIError, PydanticV1NotSupportedError, one_status
+from .frontend import Fallback, Frontend, frontend_path
 from .matcher import CompiledRoute
 from .models import IncEx, describable, pydantic_v1_model
 from .mounts import MOUNT_PATH, MountEndpoint, is_native
@@ -33,6 +35,7 @@ from .types import Handler, Hook, Target
 __all__ = [
     "APIWebSocketRoute",
     "BaseRoute",
+    "FrontendRoute",
     "Inherited",
     "Lifespan",
     "Match",
@@ -255,6 +258,8 @@ class BaseRoute:
     dependencies: tuple[Dependency, ...] = ()
     # Set on the copy ``compile`` makes for one app: what ``get_route_handler`` wraps.
     target: Target | None = field(default=None, compare=False, repr=False)
+    # Tried only where no other route serves the path (see CompiledRoute.low_priority).
+    low_priority: typing.ClassVar[bool] = False
 
     @property
     def path(self) -> str:
@@ -348,7 +353,8 @@ class BaseRoute:
         )
         target.websocket = WEBSOCKET in self.methods
         target.route = self
-        return CompiledRoute(self.template, self.methods, target, f"{self.label} ({target.name})")
+        label = f"{self.label} ({target.name})"
+        return CompiledRoute(self.template, self.methods, target, label, self.low_priority)
 
     def _target(self, bound: Target) -> Target:
         """What serves this route, from its endpoint ``bound`` to the app."""
@@ -387,6 +393,17 @@ class WebSocketRoute(BaseRoute):
 
 
 APIWebSocketRoute = WebSocketRoute  # FastAPI's name
+
+
+@dataclass(frozen=True, slots=True)
+class FrontendRoute(BaseRoute):
+    """A frontend build's files under a path (``router.frontend(...)``): tried only where no
+    other route serves the path, never named by ``url_path_for``, never documented."""
+
+    low_priority = True
+
+    def url_path(self, values: Mapping[str, Any]) -> str | None:
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -579,6 +596,26 @@ class Router:
         endpoint = MountEndpoint(app, name)
         for template in (path, f"{path}/{{{MOUNT_PATH}:path}}"):
             self._register(Mount(PathTemplate.parse(template), methods, endpoint))
+
+    def frontend(
+        self,
+        path: str,
+        *,
+        directory: str | os.PathLike[str],
+        fallback: Fallback = "auto",
+        check_dir: bool | Literal["auto"] = "auto",
+    ) -> None:
+        """Serve a frontend build (``dist``) under ``path``, as FastAPI's ``frontend()``: its
+        files are found only where no route serves the path; a path with no file gets
+        ``fallback``: ``"404.html"`` (its 404 page), ``"index.html"`` (for a browser's
+        navigation: a single-page app's routes), ``"auto"`` (404.html if there is one, else
+        index.html) or None. The router's dependencies run for it. ``check_dir``: the
+        directory must exist now (``"auto"``: unless ``FASTAPI_ENV`` is ``development``)."""
+        serve = Frontend(directory, fallback, check_dir).respond
+        template = PathTemplate.parse(frontend_path(path))
+        options = RouteOptions(include_in_schema=False)
+        endpoint = Endpoint(serve, template.with_prefix(self.prefix), options)
+        self._register(FrontendRoute(template, HTTP_METHODS, endpoint))
 
     # Lifecycle: run by the app that includes this router (see App.startup).
     def on_startup(self, hook: H) -> H:

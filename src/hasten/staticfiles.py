@@ -55,19 +55,39 @@ class StaticFiles:
 
     async def respond(self, request: Request, path: str) -> Response:
         """The response for ``path``, the part of the request's path after the mount."""
-        found = self._find(path)
-        if found is not None and stat.S_ISDIR(found[1].st_mode):
-            if not self.html:
-                found = None
-            elif not request.path.endswith("/"):
-                return self._to_directory(request)
-            else:
-                index = os.path.join(found[0], "index.html")
-                info = self._stat(index)
-                found = (index, info) if info is not None else None
-        if found is None or not stat.S_ISREG(found[1].st_mode):
+        found = self.resource(path)
+        if found is None:
             return self._not_found()
-        return FileResponse(found[0], headers=self.headers or None, stat_result=found[1])
+        file, info, index = found
+        if index and not request.path.endswith("/"):
+            return self.to_directory(request)
+        return self.file(file, info)
+
+    def resource(self, path: str) -> tuple[str, os.stat_result, bool] | None:
+        """The file ``path`` names under the directory (with ``html``, a directory's
+        ``index.html``), its stat, and whether it is such an index; None when there is none."""
+        found = self._find(path)
+        if found is None:
+            return None
+        file, info = found
+        if stat.S_ISREG(info.st_mode):
+            return file, info, False
+        if self.html and stat.S_ISDIR(info.st_mode):
+            index = self.page(os.path.join(path, "index.html"))
+            if index is not None:
+                return (*index, True)
+        return None
+
+    def page(self, path: str) -> tuple[str, os.stat_result] | None:
+        """The regular file ``path`` names under the directory, and its stat, if there is one."""
+        found = self._find(path)
+        if found is None or not stat.S_ISREG(found[1].st_mode):
+            return None
+        return found
+
+    def file(self, path: str, info: os.stat_result, status: int = 200) -> FileResponse:
+        """A file found under the directory, as this StaticFiles sends it."""
+        return FileResponse(path, status, self.headers or None, stat_result=info)
 
     def _find(self, path: str) -> tuple[str, os.stat_result] | None:
         """The file or directory at ``path`` under the directory, and its (followed) stat;
@@ -110,14 +130,13 @@ class StaticFiles:
         except (OSError, ValueError):
             return None
 
-    def _to_directory(self, request: Request) -> Response:
+    def to_directory(self, request: Request) -> Response:
+        """A redirect to the request's path with a slash after it (a directory's index)."""
         location = request.url_with_path(encode_path(request.path) + "/")
         return RedirectResponse(location, status=307)
 
     def _not_found(self) -> Response:
-        if self.html:
-            page = os.path.join(self.directory, "404.html")
-            found = self._stat(page)
-            if found is not None and stat.S_ISREG(found.st_mode):
-                return FileResponse(page, status=404, stat_result=found)
+        page = self.page("404.html") if self.html else None
+        if page is not None:
+            return self.file(*page, status=404)
         return Response(_NOT_FOUND_BODY, 404, media_type="application/json")
