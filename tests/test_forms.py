@@ -7,6 +7,7 @@ upload streams past its limit."""
 import asyncio
 import dataclasses
 import tracemalloc
+import typing
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -15,7 +16,16 @@ import multipart as multipart_library
 import pydantic
 import pytest
 
-from hasten import App, Depends, File, Form, OAuth2PasswordRequestForm, Request, UploadFile
+from hasten import (
+    App,
+    Body,
+    Depends,
+    File,
+    Form,
+    OAuth2PasswordRequestForm,
+    Request,
+    UploadFile,
+)
 from hasten.context import UNSERVED, ServeContext
 from hasten.datastructures import Headers
 from hasten.errors import HTTPError
@@ -256,6 +266,115 @@ def test_empty_fields_are_read_as_fastapi_reads_them(serve: ClientFactory) -> No
     assert client.post("/json", data={"items": '["a", "b"]'}).json() == ["a", "b"]
     answer = client.post("/tuple", data={"items": ["a", "b", "c"], "point": ["1", "2"]})
     assert answer.json() == {"items": ["a", "b", "c"], "point": [1, 2]}
+
+
+class Defaults(pydantic.BaseModel):
+    tags: list[str] = []
+
+
+DEFAULTS = Defaults()
+
+
+def test_a_default_changed_by_a_handler_is_as_declared_for_the_next_request(
+    serve: ClientFactory,
+) -> None:
+    app = App()
+
+    @app.post("/model")
+    async def model(data: Annotated[Defaults | None, Form()] = DEFAULTS) -> Any:
+        assert data is not None
+        data.tags.append("new")  # the handler's own copy, as FastAPI gives it
+        return data
+
+    @app.post("/dict")
+    async def mapping(tags: Annotated[dict[str, list[str]], Body()] = {"a": []}) -> Any:  # noqa: B006
+        tags["a"].append("new")
+        return tags
+
+    client = serve(app)
+    for _ in range(2):
+        assert client.post("/model").json() == {"tags": ["new"]}
+        assert client.post("/dict").json() == {"a": ["new"]}
+    assert DEFAULTS.tags == []
+
+
+class WithAvatar(pydantic.BaseModel):
+    name: str
+    avatar: UploadFile | None = None
+
+
+class Strict(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="forbid")
+
+    token: str
+
+
+def test_an_upload_in_a_pydantic_form_model(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.post("/profile")
+    async def profile(data: Annotated[WithAvatar, Form()]) -> dict[str, Any]:
+        avatar = data.avatar
+        return {"name": data.name, "avatar": None if avatar is None else await avatar.read()}
+
+    @app.post("/strict")
+    async def strict(data: Annotated[Strict, Form()]) -> str:
+        return data.token
+
+    client = serve(app)
+    answer = client.post("/profile", data={"name": "Rick"}, files={"avatar": ("a.png", b"png")})
+    assert answer.json() == {"name": "Rick", "avatar": "png"}
+    answer = client.post("/profile", data={"name": "Rick", "avatar": "text"})
+    assert answer.status_code == 422
+    [error] = answer.json()["detail"]
+    assert (error["loc"], error["msg"]) == (
+        ["body", "avatar"],
+        "Value error, Expected UploadFile, received: <class 'str'>",
+    )
+    # A file in a 422's input is what its sender may see of it: no server internals.
+    answer = client.post("/strict", data={"token": "t"}, files={"extra": ("e.txt", b"e")})
+    assert answer.status_code == 422
+    assert answer.json()["detail"][0]["input"] == {
+        "filename": "e.txt",
+        "size": 1,
+        "headers": {
+            "content-disposition": 'form-data; name="extra"; filename="e.txt"',
+            "content-type": "text/plain",
+        },
+    }
+
+
+class TextForm(pydantic.BaseModel):
+    kind: typing.Literal["text"]
+    value: str
+
+
+class ListForm(pydantic.BaseModel):
+    kind: typing.Literal["list"]
+    value: list[str]
+
+
+def test_a_form_union_of_tagged_models_keeps_their_tags(serve: ClientFactory) -> None:
+    app = App()
+    Tagged = (
+        Annotated[TextForm, pydantic.Tag("text")] | Annotated[ListForm, pydantic.Tag("list")] | None
+    )
+
+    @app.post("/")
+    async def read(data: Annotated[Tagged, Form()] = None) -> Any:
+        return data
+
+    client = serve(app)
+    assert client.post("/").json() is None
+    answer = client.post("/", data={"kind": "list", "value": ["", "blue"]})
+    assert answer.json() == {"kind": "list", "value": ["", "blue"]}
+    answer = client.post("/", data={"kind": "text"})
+    assert answer.status_code == 422
+    assert [error["loc"] for error in answer.json()["detail"]] == [
+        ["body", "text", "value"],
+        ["body", "list", "kind"],
+        ["body", "list", "value"],
+    ]
 
 
 def test_a_form_model_takes_the_whole_form(serve: ClientFactory) -> None:

@@ -24,6 +24,8 @@ from typing import Any
 
 import msgspec
 
+from .uploads import UploadFile
+
 __all__ = ["jsonable_encoder"]
 
 IncEx = set[int] | set[str] | Mapping[int, Any] | Mapping[str, Any]
@@ -33,6 +35,12 @@ def _decimal(value: decimal.Decimal) -> int | float:
     # An integral Decimal (no exponent below zero) stays an int: it round-trips.
     exponent = value.as_tuple().exponent
     return int(value) if isinstance(exponent, int) and exponent >= 0 else float(value)
+
+
+def _upload(file: UploadFile) -> dict[str, Any]:
+    # What a client may see of a file it sent (a 422's input): FastAPI's keys, less the
+    # server's own file object (its temporary file's settings).
+    return {"filename": file.filename, "size": file.size, "headers": dict(file.headers)}
 
 
 _BY_TYPE: dict[type, Callable[[Any], Any]] = {
@@ -52,6 +60,7 @@ _BY_TYPE: dict[type, Callable[[Any], Any]] = {
     ipaddress.IPv6Address: str,
     ipaddress.IPv6Interface: str,
     ipaddress.IPv6Network: str,
+    UploadFile: _upload,
 }
 
 

@@ -9,6 +9,7 @@ router serves; per request only reading values, the call and rendering remain.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import inspect
 import pickle
@@ -20,7 +21,7 @@ from typing import Any, Literal
 
 from .context import InContext, ServeContext
 from .dependencies import AppDependencies, collect, describe_dependency
-from .encoding import encoder_for, may_hold_bytes
+from .encoding import encoder_for
 from .lifecycle import submit
 from .models import DumpOptions, IncEx, ResponseModel, response_model_for
 from .overload import ConcurrencyLimit, Deadline
@@ -32,6 +33,7 @@ from .renderers import ClassRenderer, ModelRenderer, Renderer, StreamRenderer, r
 from .responses import Response
 from .settings import check_body_size, check_form_limits
 from .types import Instrumentation, Invoke, Render, Target
+from .uploads import UploadFile
 from .wire import BODY_STATUSES
 
 __all__ = ["UNSET", "Endpoint", "Offload", "RouteOptions", "RunsOn", "check_dependencies"]
@@ -331,12 +333,28 @@ def _renders_json(returns: Any) -> bool:
 
 
 def _reads_bytes(parameter: Parameter) -> bool:
-    """Whether a request value may hand the handler bytes: a file (read or not), or bytes."""
+    """Whether a request value may hand the handler bytes: a file (read or not), or bytes,
+    a form model's fields included."""
     if parameter.source == "file":
         return True
-    return parameter.source in REQUEST_SOURCES and may_hold_bytes(
-        parameter.annotation, any_may=False
-    )
+    if parameter.source not in REQUEST_SOURCES:
+        return False
+    return _holds_bytes_or_file(parameter.annotation, set())
+
+
+def _holds_bytes_or_file(annotation: Any, seen: set[int]) -> bool:
+    if id(annotation) in seen:
+        return False
+    seen.add(id(annotation))
+    if isinstance(annotation, type) and issubclass(annotation, UploadFile | bytes | bytearray):
+        return True
+    inner = list(typing.get_args(annotation))
+    fields = getattr(annotation, "model_fields", None)  # a pydantic model's
+    if isinstance(fields, Mapping):
+        inner += [item.annotation for item in fields.values()]
+    elif isinstance(annotation, type) and dataclasses.is_dataclass(annotation):
+        inner += [item.type for item in dataclasses.fields(annotation)]
+    return any(_holds_bytes_or_file(item, seen) for item in inner)
 
 
 def _dump_options(options: RouteOptions) -> DumpOptions:

@@ -184,17 +184,20 @@ def _empty_file(value: Any) -> bool:
 
 def _with_members(parameter: Parameter, fields_of: dict[Any, list[ModelField]]) -> Parameter:
     """The parameter of a union of form models, each member reading its own fields from the
-    whole form before pydantic validates it, and named by its class in pydantic's errors."""
+    whole form before pydantic validates it, and named in pydantic's errors by its ``Tag``
+    (its class's name where it has none)."""
     from pydantic import BeforeValidator, Tag
 
-    members: list[Any] = [
-        typing.Annotated[
-            model,
-            BeforeValidator(functools.partial(_member_input, fields)),
-            Tag(model.__name__),
-        ]
-        for model, fields in fields_of.items()
+    declared = [
+        member for member in typing.get_args(parameter.annotation) if member is not type(None)
     ]
+    members: list[Any] = []
+    for member, (model, fields) in zip(declared, fields_of.items(), strict=True):
+        annotated = typing.get_origin(member) is typing.Annotated
+        extras = typing.get_args(member)[1:] if annotated else ()
+        tag = () if any(isinstance(extra, Tag) for extra in extras) else (Tag(model.__name__),)
+        reads = BeforeValidator(functools.partial(_member_input, fields))
+        members.append(typing.Annotated[(model, reads, *extras, *tag)])
     if type(None) in typing.get_args(parameter.annotation):
         members.append(type(None))
     return dataclasses.replace(parameter, annotation=typing.Union[tuple(members)])  # noqa: UP007

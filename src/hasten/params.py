@@ -13,6 +13,7 @@ from __future__ import annotations
 import collections
 import copy
 import dataclasses
+import decimal
 import enum
 import functools
 import importlib.util
@@ -22,6 +23,7 @@ import re
 import sys
 import types
 import typing
+import uuid
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, Literal, TypedDict, Unpack, get_args, get_origin
@@ -462,14 +464,15 @@ class Parameter:
 
     def default_value(self) -> Any:
         """The value of a parameter the request does not give (a fresh one from a factory,
-        or a copy of a mutable default, as FastAPI's)."""
+        or a deep copy of a mutable default, as FastAPI's: a handler that changes its default
+        model or list leaves the next request's as declared)."""
         factory = self.default_factory
         if factory is not None:
             return factory()
         default = self.default
-        if isinstance(default, list | dict | set):
-            return type(default)(default)
-        return default
+        if type(default) in _IMMUTABLE:
+            return default
+        return copy.deepcopy(default)
 
     @property
     def validated_type(self) -> Any:
@@ -500,8 +503,8 @@ class Parameter:
     def models(self) -> tuple[Any, ...]:
         """The models whose fields a query, header, cookie or form parameter reads from the
         request's flat values, as FastAPI 0.165 does: ``Model`` or ``Model | None``, and on a
-        form a union of pydantic models too (``Person | Company``, ``| None`` as well).
-        Empty for any other parameter."""
+        form a union of pydantic models too (``Person | Company``, ``| None`` as well; each
+        may be ``Annotated``, with a ``Tag``). Empty for any other parameter."""
         if self.source not in ("query", "header", "cookie", "form"):
             return ()
         if any(map(is_json, self.metadata)):  # one JSON text: Json[Model]
@@ -509,8 +512,9 @@ class Parameter:
         members = _members_but_none(self.annotation)
         if len(members) == 1:
             return members if _is_record(members[0]) else ()
-        if self.source == "form" and all(_is_model(member) for member in members):
-            return members
+        models = tuple(_split_annotated(member)[0] for member in members)
+        if self.source == "form" and all(_is_model(member) for member in models):
+            return models
         return ()
 
     @property
@@ -524,6 +528,12 @@ class Parameter:
         if self.marker is not None and self.marker.pydantic_only:
             return True
         return any(_is_pydantic_metadata(extra) for extra in self.metadata)
+
+
+# Defaults that cannot be changed: given as they are, not copied (perf: the usual default).
+_IMMUTABLE: Final = frozenset(
+    {type(None), bool, int, float, str, bytes, decimal.Decimal, uuid.UUID, type(MISSING)}
+)
 
 
 def _is_pydantic_metadata(extra: Any) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
-from typing import IO
+from typing import IO, Any
 
 from .datastructures import Headers
 
@@ -73,6 +73,23 @@ class UploadFile:
             f"UploadFile(filename={self.filename!r}, size={self.size!r}, "
             f"content_type={self.content_type!r})"
         )
+
+    # As FastAPI's: a field of a pydantic model may be an UploadFile (a form model's file).
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        from pydantic_core import core_schema
+
+        return core_schema.with_info_plain_validator_function(_upload_file)
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: Any, handler: Any) -> dict[str, Any]:
+        return {"type": "string", "contentMediaType": "application/octet-stream"}
+
+
+def _upload_file(value: Any, _: Any) -> UploadFile:
+    if not isinstance(value, UploadFile):
+        raise ValueError(f"Expected UploadFile, received: {type(value)}")
+    return value
 
 
 def spooled_file(spool_size: int) -> tempfile.SpooledTemporaryFile[bytes]:

@@ -17,7 +17,7 @@ from ..param_models import model_fields
 from ..params import Parameter
 from .schemas import Schemas
 
-__all__ = ["form_model_schema", "is_form_model"]
+__all__ = ["form_model_schemas", "is_form_model", "may_be_absent"]
 
 
 def is_form_model(parameter: Parameter) -> bool:
@@ -26,24 +26,48 @@ def is_form_model(parameter: Parameter) -> bool:
     return bool(models) and len(models) == len(_members(parameter.annotation))
 
 
-def form_model_schema(parameter: Parameter, schemas: Schemas) -> dict[str, Any]:
-    """The schema of a form model member, for the form object's ``allOf``."""
+def may_be_absent(parameter: Parameter) -> bool:
+    """Whether a form model member may be absent (``Model | None``): FastAPI then documents
+    even a lone one as a member of the form's object, with its ``absent`` alternative."""
+    return type(None) in typing.get_args(parameter.annotation)
+
+
+def form_model_schemas(parameter: Parameter, schemas: Schemas) -> list[dict[str, Any]]:
+    """The schemas of a form model member, for the form object's ``allOf``, as FastAPI writes
+    them: the model (a union of them titled by the parameter); one that may be absent is
+    "none of its fields, or the model" (a required one: "not none of its fields", and the
+    model)."""
     members = _members(parameter.annotation)
-    whole = members[0] if len(members) == 1 else typing.Union[tuple(members)]  # noqa: UP007
+    title = parameter.name.replace("_", " ").title()
     discriminator = None if parameter.marker is None else parameter.marker.discriminator
-    if discriminator is not None and uses_pydantic(whole):
+    if discriminator is not None and any(map(uses_pydantic, members)):
         from pydantic import Field
 
-        whole = typing.Annotated[whole, Field(discriminator=discriminator)]
-    schema = schemas.schema(whole)
-    title = parameter.name.replace("_", " ").title()
-    if len(members) > 1:
-        schema["title"] = title
-    if type(None) not in typing.get_args(parameter.annotation):
-        return schema
-    fields = sorted({field.wire for model in members for field in model_fields(model)})
-    absent = {"not": {"anyOf": [{"required": [name]} for name in fields]}}
-    return {"anyOf": [absent, {"anyOf": [schema], "title": title}]}
+        whole: Any = typing.Union[tuple(members)]  # noqa: UP007
+        choices = [schemas.schema(typing.Annotated[whole, Field(discriminator=discriminator)])]
+    else:
+        choices = [schemas.schema(member) for member in members]
+    if not may_be_absent(parameter):
+        if len(choices) == 1:
+            return choices
+        return [{"anyOf": choices, "title": title}]
+    schema = {"anyOf": choices, "title": title}
+    absent = _absent(members)
+    if parameter.required:
+        return [{"not": absent}, schema]
+    return [{"anyOf": [absent, schema]}]
+
+
+def _absent(models: list[Any]) -> dict[str, Any]:
+    """A form without a model's values: none of its names (no names at all, where a model
+    takes or forbids other names)."""
+    configs = [getattr(model, "model_config", {}) for model in models]
+    if any(config.get("extra") in ("allow", "forbid") for config in configs):
+        return {"maxProperties": 0}
+    names = sorted(
+        {wire for model in models for field in model_fields(model) for _, wire in field.aliases}
+    )
+    return {"not": {"anyOf": [{"required": [name]} for name in names]}} if names else {}
 
 
 def _members(annotation: Any) -> list[Any]:

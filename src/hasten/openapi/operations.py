@@ -36,7 +36,7 @@ from ..responses import (
 from ..routing import Route
 from ..sse import EventSourceResponse, ServerSentEvent
 from ..wire import allows_body
-from .form_models import form_model_schema, is_form_model
+from .form_models import form_model_schemas, is_form_model, may_be_absent
 from .meta import constraints_of, said_by
 from .model_fields import documented_fields, model_of
 from .schemas import Schemas
@@ -188,19 +188,21 @@ def _form_body(forms: list[Parameter], schemas: Schemas, unique_id: str) -> dict
     """A form body: its fields as one object (a form model is that object itself), in the
     media type FastAPI gives it: multipart with a file, else as its fields' ``media_type=``
     say (multipart if one asks for it, theirs if they agree, else urlencoded)."""
+    # A lone form model (or union of them) is the body itself, unless it may be absent.
+    lone = len(forms) == 1 and bool(forms[0].models) and not may_be_absent(forms[0])
     if any(item.source == "file" for item in forms):
         media = _MULTIPART
-    elif len(forms) == 1 and forms[0].models:
+    elif lone:
         media = _media_type(forms[0])
     elif any(_media_type(item) == _MULTIPART for item in forms):
         media = _MULTIPART  # one field asks for multipart: the whole form is
     else:
         media = _agreed_media_type(forms, _URLENCODED)
-    if len(forms) == 1 and forms[0].models:  # a form model, or a union of them
+    if lone:
         return _body_of(media, _schema(forms[0], schemas), True)
     fields = [item for item in forms if item.source == "file" or not is_form_model(item)]
     models = [item for item in forms if item not in fields]
-    all_of = [form_model_schema(item, schemas) for item in models]
+    all_of = [schema for item in models for schema in form_model_schemas(item, schemas)]
     schema, required = _object(fields, schemas, f"Body_{unique_id}", _form_field, all_of)
     return _body_of(media, schema, required or any(item.required for item in models))
 
