@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel, EmailStr, HttpUrl, Json, SecretStr, conint
 
 from hasten import App, Cookie, Header, Query
-from hasten.errors import UnreadableParameter
+from hasten.errors import InvalidParameter
 from tests.conftest import ClientFactory
 
 
@@ -136,7 +136,7 @@ def test_what_fastapi_refuses_is_refused_with_its_words(
 
     handler.__annotations__["id"] = annotation
     # An AssertionError too, as FastAPI's.
-    with pytest.raises(UnreadableParameter, match=message) as raised:
+    with pytest.raises(InvalidParameter, match=message) as raised:
         App().add_route(path, handler)
     assert isinstance(raised.value, AssertionError)
     assert isinstance(raised.value, TypeError)

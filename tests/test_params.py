@@ -15,6 +15,7 @@ import msgspec
 import pytest
 
 from hasten import App, Body, Cookie, Depends, Header, Param, Path, Query, Request
+from hasten.errors import InvalidParameter
 from hasten.params import Marker, MarkerOptions, ParamTypes
 from hasten.testing import TestClient
 from tests.conftest import ClientFactory
@@ -795,20 +796,42 @@ def test_markers_must_agree_with_the_route() -> None:
         TestClient(app).get("/x")
     app = App()
 
-    async def two(n: Annotated[int, Query(), Header()]) -> None: ...
-
-    with pytest.raises(TypeError, match="parameter 'n' has 2 sources"):
-        app.add_route("/y", two)
-
     async def twice(n: Annotated[int, Query(3)] = 4) -> None: ...
 
-    with pytest.raises(TypeError, match="gives its default inside Query\\(\\) within Annotated"):
+    message = "`Query` default value cannot be set in `Annotated` for 'n'"
+    with pytest.raises(InvalidParameter, match=message):
         app.add_route("/z", twice)
+
+    async def both(n: Annotated[int, Query()] = Query(3)) -> None: ...
+
+    message = "Cannot specify FastAPI annotations in `Annotated` and default value together"
+    with pytest.raises(InvalidParameter, match=message):
+        app.add_route("/b", both)
+
+    async def depends_twice(n: Annotated[int, Depends(int)] = Depends(int)) -> None: ...
+
+    message = "Cannot specify `Depends` in `Annotated` and default value together for 'n'"
+    with pytest.raises(InvalidParameter, match=message):
+        app.add_route("/d", depends_twice)
 
     async def request_marked(request: Annotated[Request, Query()]) -> None: ...
 
     with pytest.raises(TypeError, match="'request' is given by hasten; it takes no marker"):
         app.add_route("/r", request_marked)
+
+
+def test_markers_in_annotated_are_merged_the_last_the_source(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.get("/")
+    async def read(n: Annotated[int, Query(gt=2, alias="q"), Header(lt=10)]) -> int:
+        return n
+
+    client = serve(app)
+    # Read from the header (the last marker), under the first's alias, held to both bounds.
+    assert client.get("/", headers={"q": "5"}).json() == 5
+    assert client.get("/?q=5").json()["detail"][0]["loc"] == ["header", "q"]
+    assert [client.get("/", headers={"q": n}).status_code for n in ("1", "12")] == [422, 422]
 
 
 def test_constraints_that_fit_no_value_are_refused_at_registration() -> None:
@@ -910,3 +933,34 @@ def test_a_compiled_pattern_keeps_its_flags(serve: ClientFactory, source: str) -
             }
         ]
     }
+
+
+def shout(schema: dict[str, Any]) -> None:
+    schema["x-loud"] = True
+
+
+def test_the_document_says_what_the_markers_say() -> None:
+    app = App()
+
+    @app.get("/{hidden}")
+    async def read(
+        hidden: Annotated[str, Path(include_in_schema=False)],
+        label: Annotated[str, Query(pattern=re.compile("^a$"), json_schema_extra=shout)] = "a",
+    ) -> None: ...
+
+    # The hidden path value is not documented (it was, as a path parameter not taken); a
+    # compiled pattern is written, and a json_schema_extra function called (it was a 500).
+    assert app.openapi()["paths"]["/{hidden}"]["get"]["parameters"] == [
+        {
+            "name": "label",
+            "in": "query",
+            "required": False,
+            "schema": {
+                "type": "string",
+                "pattern": "^a$",
+                "title": "Label",
+                "default": "a",
+                "x-loud": True,
+            },
+        }
+    ]

@@ -138,10 +138,10 @@ class PydanticV1NotSupportedError(FastAPIError, TypeError):
     v2 models only, as FastAPI does (FastAPI's name; a TypeError too)."""
 
 
-class UnreadableParameter(TypeError, AssertionError):
-    """A parameter of a type that cannot be read from where it is declared (a list in the
-    path): refused at registration, with FastAPI's words (FastAPI asserts it: an
-    AssertionError too)."""
+class InvalidParameter(TypeError, AssertionError):
+    """A parameter declared as FastAPI refuses it (a list in the path, a default inside
+    ``Annotated``, ``Depends`` given twice): refused at registration, with FastAPI's words
+    (FastAPI asserts it: an AssertionError too)."""
 
 
 # FastAPI's words when a ``yield`` dependency swallows the exception a request failed with.

@@ -144,7 +144,7 @@ class MarkerOptions(TypedDict, total=False):
     openapi_examples: dict[str, Any] | None
     deprecated: bool | str | None
     include_in_schema: bool
-    json_schema_extra: dict[str, Any] | None
+    json_schema_extra: dict[str, Any] | Callable[[dict[str, Any]], None] | None
     media_type: str | None
 
 
@@ -188,7 +188,7 @@ class Marker:
     openapi_examples: dict[str, Any] | None = None
     deprecated: bool | str | None = None
     include_in_schema: bool = True
-    json_schema_extra: dict[str, Any] | None = None
+    json_schema_extra: dict[str, Any] | Callable[[dict[str, Any]], None] | None = None
     media_type: str | None = None  # body and forms: the media type OpenAPI documents
     convert_underscores: bool = True  # headers: ``user_agent`` reads ``User-Agent``
     embed: bool | None = None  # body: read from the member of a JSON object named after it
@@ -470,9 +470,10 @@ class Parameter:
         if factory is not None:
             return factory()
         default = self.default
-        if type(default) in _IMMUTABLE:
+        # perf: the usual default (None, a number, a text, an enum member) is not copied.
+        if type(default) in _IMMUTABLE or isinstance(default, enum.Enum):
             return default
-        return copy.deepcopy(default)
+        return copy.deepcopy(default)  # a model or list the handler may change: its own
 
     @property
     def validated_type(self) -> Any:
@@ -658,8 +659,20 @@ def _dependency(
     where: str, name: str, annotation: Any, extras: tuple[Any, ...], default: Any
 ) -> Dependency | None:
     """The parameter's ``Depends()``, its callable resolved (the annotation, when not given)."""
+    from .errors import InvalidParameter
+
     found = [extra for extra in extras if isinstance(extra, Dependency)]
     if isinstance(default, Dependency):
+        if found:
+            raise InvalidParameter(
+                f"Cannot specify `Depends` in `Annotated` and default value together for "
+                f"{name!r}: {where}"
+            )
+        if any(isinstance(extra, Marker) for extra in extras):
+            raise InvalidParameter(
+                "Cannot specify a FastAPI annotation in `Annotated` and `Depends` as a default "
+                f"value together for {name!r}: {where}"
+            )
         found.append(default)
     if not found:
         return None
@@ -679,24 +692,45 @@ def _dependency(
 def _marker_and_default(
     where: str, name: str, extras: tuple[Any, ...], default: Any
 ) -> tuple[Marker | None, Any]:
-    """The parameter's marker, from ``Annotated`` or its default, and its real default."""
+    """The parameter's marker, from ``Annotated`` or its default, and its real default. Of
+    several markers in ``Annotated``, the last is the source and what each says is merged,
+    in order (``Query(gt=2), Query(lt=10)``), as FastAPI does."""
+    from .errors import InvalidParameter
+
     markers = [extra for extra in extras if isinstance(extra, Marker)]
     if isinstance(default, Marker):
-        markers.append(default)
-    if len(markers) > 1:
-        raise TypeError(f"{where}: parameter {name!r} has {len(markers)} sources; give one")
+        if markers:
+            raise InvalidParameter(
+                "Cannot specify FastAPI annotations in `Annotated` and default value together "
+                f"for {name!r}: {where}"
+            )
+        # ``Query(...)``: Ellipsis is FastAPI's way to say "required".
+        return default, MISSING if default.default is Ellipsis else default.default
     if not markers:
         return None, default
-    marker = markers[0]
-    if marker is default:
-        # ``Query(...)``: Ellipsis is FastAPI's way to say "required".
-        return marker, MISSING if marker.default is Ellipsis else marker.default
-    if marker.default is not MISSING:
-        raise TypeError(
-            f"{where}: parameter {name!r} gives its default inside {marker.source.title()}() "
-            "within Annotated; give it as the parameter's default instead (= value)"
-        )
-    return marker, default
+    for marker in markers:
+        if marker.default is not MISSING and marker.default is not Ellipsis:
+            kind = _CLASS_NAMES[marker.source]
+            raise InvalidParameter(
+                f"`{kind}` default value cannot be set in `Annotated` for {name!r}. Set the "
+                f"default value with `=` instead: {where}"
+            )
+    return _merged(markers), default
+
+
+def _merged(markers: list[Marker]) -> Marker:
+    """The last marker, with what the ones before it say and it does not."""
+    last = markers[-1]
+    if len(markers) == 1:
+        return last
+    merged = copy.copy(last)  # a marker may be shared by other parameters: not changed
+    given: set[str] = set()
+    for marker in markers:
+        for option in marker.given:
+            object.__setattr__(merged, option, getattr(marker, option))
+        given |= marker.given
+    object.__setattr__(merged, "given", frozenset(given))
+    return merged
 
 
 # What a pydantic ``Field()`` in ``Annotated`` says of a parameter beside its constraints (its
@@ -916,7 +950,7 @@ def _check_fastapi_reads(where: str, parameter: Parameter) -> None:
     """FastAPI's refusals, with its words: a path value must be a scalar, a query value a
     scalar or a sequence of them (header and cookie values are not checked, as in
     FastAPI: a value that never fits is a 422)."""
-    from .errors import UnreadableParameter
+    from .errors import InvalidParameter
 
     annotation = parameter.annotation
     if parameter.source == "path" and not is_fastapi_scalar(annotation):
@@ -930,7 +964,7 @@ def _check_fastapi_reads(where: str, parameter: Parameter) -> None:
     else:
         return
     kind = getattr(annotation, "__qualname__", repr(annotation))
-    raise UnreadableParameter(
+    raise InvalidParameter(
         f"{message}: {where}: parameter {parameter.name!r} of type {kind} cannot be read from "
         f"the {parameter.source}, which holds {_HOLDS[parameter.source]}. Read it from the "
         "JSON body, or as a model's fields (Annotated[Model, Query()])."

@@ -35,12 +35,13 @@ class ModelField:
 
 
 def model_of(parameter: Parameter) -> tuple[Any, bool] | None:
-    """The model of a parameter model, and whether it may be absent (``Filters | None``);
-    None for any other parameter."""
+    """The model of a parameter model, and whether it may be absent (``Filters | None`` with
+    a default: without one, it is required, and so are its required fields); None for any
+    other parameter."""
     models = parameter.models
     if len(models) != 1:
         return None
-    return models[0], models[0] is not parameter.annotation
+    return models[0], models[0] is not parameter.annotation and not parameter.required
 
 
 def documented_fields(parameter: Parameter) -> list[ModelField]:

@@ -323,6 +323,8 @@ def _parameters(
     path_names = {param.name: param for param in template.params}
     result = []
     for parameter in parameters:
+        if parameter.source == "path":  # documented by its parameter, or not at all
+            path_names.pop(parameter.alias, None)
         if parameter.source not in _DOCUMENTED_SOURCES or not _documented(parameter):
             continue
         if model_of(parameter) is not None:
@@ -402,9 +404,17 @@ def _schema(parameter: Parameter, schemas: Schemas) -> dict[str, Any]:
         schemas.schema(annotation, title=_title_of(parameter)), parameter.default
     )
     schema.update(said)
-    if parameter.marker is not None:
-        schema.update(parameter.marker.json_schema_extra or {})
-    if parameter.marker is not None and parameter.marker.deprecated:
+    marker = parameter.marker
+    if marker is None:
+        return schema
+    if isinstance(marker.pattern, re.Pattern):  # pydantic's: msgspec takes no compiled one
+        schema["pattern"] = marker.pattern.pattern
+    extra = marker.json_schema_extra
+    if callable(extra):  # pydantic's hook: it changes the schema itself
+        extra(schema)
+    else:
+        schema.update(extra or {})
+    if marker.deprecated:
         schema["deprecated"] = True
     return schema
 
