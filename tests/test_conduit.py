@@ -179,9 +179,9 @@ def test_the_feed_is_server_sent_events_after_last_event_id(app: Conduit) -> Non
     assert feed.headers["content-type"] == "text/event-stream; charset=utf-8"
     created = app.store.articles["two"].created
     assert feed.text == (
-        "event: article\nid: 2\ndata: "
-        '{"slug":"two","title":"Two","body":"First post.","tags":["intro"],"author":"ann",'
-        f'"created":{created!r}}}\n\n'
+        "event: article\ndata: "
+        '{"slug": "two", "title": "Two", "body": "First post.", "tags": ["intro"], '
+        f'"author": "ann", "created": {created!r}}}\nid: 2\n\n'
     )
 
 

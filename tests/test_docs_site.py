@@ -156,7 +156,7 @@ def check_streams(page: ModuleType, client: TestClient) -> None:
     assert client.get("/tokens").text == "Hello, world"
     assert client.get("/export").text == "row 0\nrow 1\nrow 2\n"
     feed = client.get("/feed", headers={"last-event-id": "4"})
-    assert 'event: update\nid: 5\ndata: {"id":5,"price":105}\n\n' in feed.text
+    assert 'event: update\ndata: {"id": 5, "price": 105}\nid: 5\n\n' in feed.text
     report = client.get("/report")
     assert (report.content, report.headers["content-type"]) == (
         b"%PDF-1.4 report",

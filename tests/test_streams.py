@@ -8,12 +8,16 @@ import threading
 import time
 import types
 import typing
-from collections.abc import AsyncIterator, Generator, Iterator
+from collections.abc import AsyncIterator, Generator, Iterator, MutableMapping
+from typing import Any
 
+import anyio
+import pydantic
 import pytest
 
 from hasten import App, EventSourceResponse, Header, Request, ServerSentEvent, StreamingResponse
 from hasten.responses import InThreads
+from hasten.sse import format_sse_event
 from tests.conftest import ClientFactory
 from tests.recording import RecordingTransport, request_for
 
@@ -133,7 +137,12 @@ def test_a_sync_source_without_close_and_an_unrun_one() -> None:
         (ServerSentEvent("hello"), b'data: "hello"\n\n'),  # data is JSON, as FastAPI's
         (ServerSentEvent(raw_data="hello"), b"data: hello\n\n"),
         (ServerSentEvent(raw_data="a\nb\r\nc\rd"), b"data: a\ndata: b\ndata: c\ndata: d\n\n"),
-        (ServerSentEvent({"n": 1}, event="tick", id="7"), b'event: tick\nid: 7\ndata: {"n":1}\n\n'),
+        # FastAPI's order and spacing: event, data, id, retry; data as json.dumps writes it.
+        (
+            ServerSentEvent({"n": 1}, event="tick", id="7"),
+            b'event: tick\ndata: {"n": 1}\nid: 7\n\n',
+        ),
+        (ServerSentEvent(raw_data="x", id="1", retry=5), b"data: x\nid: 1\nretry: 5\n\n"),
         (ServerSentEvent(retry=3000), b"retry: 3000\n\n"),
         (ServerSentEvent(comment="keep\nwarm"), b": keep\n: warm\n\n"),
         (ServerSentEvent(raw_data=""), b"data: \n\n"),
@@ -170,7 +179,7 @@ def test_an_event_stream_with_last_event_id(serve: ClientFactory) -> None:
     assert response.headers["content-type"] == "text/event-stream; charset=utf-8"
     assert response.headers["cache-control"] == "no-cache"
     assert "content-length" not in response.headers
-    assert response.text == "id: 6\ndata: 6\n\nid: 7\ndata: 7\n\ndata: done\n\n: raw\n\n"
+    assert response.text == "data: 6\nid: 6\n\ndata: 7\nid: 7\n\ndata: done\n\n: raw\n\n"
 
 
 def test_a_quiet_source_gets_keep_alive_pings() -> None:
@@ -199,3 +208,107 @@ def test_is_disconnected_through_both_adapters(serve: ClientFactory) -> None:
         return {"gone": await request.is_disconnected()}
 
     assert serve(app).get("/check").json() == {"gone": False}
+
+
+class Measured(pydantic.BaseModel):
+    value: float
+
+
+class MeasuredAsText(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(ser_json_inf_nan="strings")
+    value: float
+
+
+def test_stream_items_are_written_as_fastapi_writes_them(serve: ClientFactory) -> None:
+    app = App()
+    items: list[object] = [
+        float("nan"),
+        {"nested": [float("inf"), {"value": float("-inf")}]},
+        Measured(value=float("nan")),
+        {"keys": {None: "null key", float("inf"): "infinite key"}, "text": "NaN"},
+    ]
+
+    @app.get("/jsonl")
+    @app.get("/sse", response_class=EventSourceResponse)
+    async def undeclared():  # type: ignore[no-untyped-def]  # no annotation: FastAPI's json.dumps
+        for item in items:
+            yield item
+
+    @app.get("/typed")
+    @app.get("/typed-sse", response_class=EventSourceResponse)
+    async def typed() -> AsyncIterator[MeasuredAsText]:
+        yield MeasuredAsText(value=float("nan"))  # the model's own JSON settings hold
+
+    @app.get("/events", response_class=EventSourceResponse)
+    async def events() -> AsyncIterator[ServerSentEvent]:
+        yield ServerSentEvent(data={"key": "value", "none": float("nan")}, event="e", id="1")
+        yield ServerSentEvent(data=MeasuredAsText(value=float("inf")))
+
+    client = serve(app)
+    undeclared_lines = [
+        "null",
+        '{"nested": [null, {"value": null}]}',
+        '{"value": null}',
+        '{"keys": {"null": "null key", "Infinity": "infinite key"}, "text": "NaN"}',
+    ]
+    assert client.get("/jsonl").text == "".join(f"{line}\n" for line in undeclared_lines)
+    assert client.get("/sse").text == "".join(f"data: {line}\n\n" for line in undeclared_lines)
+    assert client.get("/typed").text == '{"value":"NaN"}\n'
+    assert client.get("/typed-sse").text == 'data: {"value":"NaN"}\n\n'
+    assert client.get("/events").text == (
+        'event: e\ndata: {"key": "value", "none": null}\nid: 1\n\ndata: {"value":"Infinity"}\n\n'
+    )
+
+
+def test_a_stream_that_never_awaits_can_be_cancelled() -> None:
+    app = App()
+
+    @app.get("/forever", response_class=StreamingResponse)
+    async def forever() -> AsyncIterator[str]:
+        number = 0
+        while True:
+            yield f"{number}\n"
+            number += 1
+
+    sent: list[bytes] = []
+
+    async def receive() -> dict[str, object]:
+        await anyio.sleep_forever()
+        raise AssertionError  # never reached
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        sent.append(message.get("body", b""))
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "path": "/forever",
+        "raw_path": b"/forever",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [],
+        "server": ("test", 80),
+    }
+
+    async def cancelled() -> bool:
+        async with app.running():
+            with anyio.move_on_after(0.2) as scope_of_request:
+                await app(scope, receive, send)
+        return scope_of_request.cancelled_caught
+
+    assert anyio.run(cancelled)
+    assert sent[1:3] == [b"0\n", b"1\n"]
+
+
+def test_format_sse_event_and_fastapis_refusals() -> None:
+    assert format_sse_event(data_str="a\nb", event="e", id="1", retry=3, comment="c") == (
+        b": c\nevent: e\ndata: a\ndata: b\nid: 1\nretry: 3\n\n"
+    )
+    with pytest.raises(ValueError, match="SSE 'id' must not contain null characters"):
+        ServerSentEvent("x", id="a\0b")
+    with pytest.raises(ValueError, match="SSE 'event' must be a single line"):
+        ServerSentEvent("x", event="a\r\nb")
+    with pytest.raises(ValueError, match="Cannot set both 'data' and 'raw_data'"):
+        ServerSentEvent("x", raw_data="y")

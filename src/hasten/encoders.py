@@ -13,6 +13,8 @@ import datetime
 import decimal
 import enum
 import ipaddress
+import json
+import math
 import pathlib
 import re
 import sys
@@ -26,7 +28,7 @@ import msgspec
 
 from .uploads import UploadFile
 
-__all__ = ["jsonable_encoder"]
+__all__ = ["jsonable_encoder", "untyped_json"]
 
 IncEx = set[int] | set[str] | Mapping[int, Any] | Mapping[str, Any]
 
@@ -207,3 +209,21 @@ def _pydantic_dump(obj: Any) -> Callable[..., Any] | None:
         return None
     dump: Callable[..., Any] = obj.model_dump
     return dump
+
+
+def untyped_json(value: Any) -> str:
+    """``value`` as JSON text the way FastAPI streams an item whose type is not declared:
+    ``jsonable_encoder``'s builtins, a float that is not finite as ``null`` (NaN and the
+    infinities are no JSON), written by ``json.dumps`` (its spacing, a ``None`` or float key
+    as its text)."""
+    return json.dumps(_finite(jsonable_encoder(value)))
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_finite(item) for item in value]
+    return value

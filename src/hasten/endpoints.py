@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from .context import InContext, ServeContext
 from .dependencies import AppDependencies, collect, describe_dependency
+from .encoders import untyped_json
 from .encoding import encoder_for
 from .lifecycle import submit
 from .models import DumpOptions, IncEx, ResponseModel, response_model_for
@@ -167,8 +168,12 @@ class Endpoint:
         # Whether a result may hold bytes read from the request (see hasten.encoding).
         reads_bytes = any(_reads_bytes(parameter) for parameter in self.request_parameters)
         if self.stream_item is not None:
+            # An item type not declared at all (no annotation, or a bare ``AsyncIterator``) is
+            # written as FastAPI writes it; ``Any`` declared is written as any JSON.
+            undeclared = not typing.get_args(_returns(self.func))
             encode = encoder_for(self.response_model, reads_bytes)
-            return StreamRenderer(options.status, options.response_class, prepare, encode)
+            encode = _item_encoder(returns, response, encode, undeclared=undeclared)
+            return StreamRenderer(options.status, options.response_class, encode)
         if options.response_class is not None:
             # 200 is the default: a class with its own (a redirect's 307) keeps it.
             status = None if options.status == 200 else options.status
@@ -325,6 +330,23 @@ def _check_tree(
     missing = path_names - taken
     if missing and not any(item.source == "request" for item in parameters):
         raise TypeError(f"{where} takes no parameter for path parameter(s) {sorted(missing)}")
+
+
+def _item_encoder(
+    item: Any, response: ResponseModel | None, encode: Callable[[Any], bytes], *, undeclared: bool
+) -> Callable[[Any], bytes]:
+    """How a stream writes each item, as FastAPI does: by its declared type (its response
+    model's, a pydantic model by pydantic; else ``encode``), or, undeclared, as
+    ``encoders.untyped_json`` writes it."""
+    if response is not None and _renders_json(item):
+        return response.encode
+    if undeclared:
+        return _untyped_item
+    return encode
+
+
+def _untyped_item(value: Any) -> bytes:
+    return untyped_json(value).encode()
 
 
 def _renders_json(returns: Any) -> bool:

@@ -27,7 +27,7 @@ from typing import Any
 import msgspec
 import msgspec.inspect as mi
 
-from .encoding import encode_hook, may_hold_bytes, text_of_bytes
+from .encoding import encode_hook, encode_json, may_hold_bytes, text_of_bytes
 from .errors import ResponseValidationError, validation_error
 
 __all__ = [
@@ -200,6 +200,10 @@ class ResponseModel:
         self.validate = validate
         self._bytes = may_hold_bytes(model)
 
+    def encode(self, result: Any) -> bytes:
+        """The result as JSON, as the client may see it."""
+        return encode_json(self.prepare(result))
+
     def prepare(self, result: Any) -> Any:
         """The result as the client may see it: builtins holding only the model's fields."""
         filtered = self._filter(to_builtins(result))
@@ -228,10 +232,19 @@ class PydanticResponseModel(ResponseModel):
         self._adapter = pydantic_adapter(model)
         self._dump = dataclasses.asdict(options)
 
+    def encode(self, result: Any) -> bytes:
+        """Validated and written by pydantic, as FastAPI writes it (the model's own JSON
+        settings hold: ``ser_json_inf_nan``, ...)."""
+        written: bytes = self._adapter.dump_json(self._validated(result), **self._dump)
+        return written
+
     def prepare(self, result: Any) -> Any:
+        return self._adapter.dump_python(self._validated(result), mode="json", **self._dump)
+
+    def _validated(self, result: Any) -> Any:
         adapter = self._adapter
         try:
-            value = adapter.validate_python(result, from_attributes=True)
+            return adapter.validate_python(result, from_attributes=True)
         except Exception as exc:
             errors = getattr(exc, "errors", None)
             if errors is None:
@@ -243,7 +256,6 @@ class PydanticResponseModel(ResponseModel):
                 ],
                 body=result,
             ) from exc
-        return adapter.dump_python(value, mode="json", **self._dump)
 
 
 def response_model_for(

@@ -214,18 +214,11 @@ class StreamRenderer(Renderer):
     __slots__ = ("_encode", "_response_class")
 
     def __init__(
-        self,
-        status: int,
-        response_class: type[Response] | None,
-        prepare: Prepare | None,
-        encode: Encode = encode_json,
+        self, status: int, response_class: type[Response] | None, encode: Encode = encode_json
     ) -> None:
         super().__init__(status)
         self._response_class = response_class
-        if prepare is None:
-            self._encode: Encode = encode
-        else:
-            self._encode = lambda item: encode(prepare(item))
+        self._encode = encode  # one item as JSON
 
     def render(self, result: Any) -> Response:
         if isinstance(result, Response):

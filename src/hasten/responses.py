@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from .requests import Request
 
 __all__ = [
+    "EventSourceResponse",
     "FileResponse",
     "HTMLResponse",
     "JSONResponse",
@@ -375,6 +376,9 @@ class StreamingResponse(Response):
         try:
             async for chunk in chunks:
                 await writer.send_bytes(chunk.encode() if isinstance(chunk, str) else chunk)
+                # A source that never awaits, sent to a writer that never waits, would hold
+                # the loop (nothing else runs, not even a cancellation): one step per chunk.
+                await asyncio.sleep(0)
         except CLIENT_GONE:
             return  # the client left between two chunks: the stream ends here
 
@@ -461,5 +465,7 @@ async def close_chunks(content: Any) -> None:
         close()
 
 
-# Starlette's module holds FileResponse too; it lives in files.py, which builds on Response.
+# Starlette's module holds FileResponse too, and FastAPI's EventSourceResponse; they live in
+# files.py and sse.py, which build on Response.
 from .files import FileResponse  # noqa: E402
+from .sse import EventSourceResponse  # noqa: E402

@@ -14,20 +14,16 @@ from collections.abc import AsyncIterable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgspec
-
-from .encoding import encode_hook
+from .encoders import untyped_json
 from .protocols import CLIENT_GONE
 from .responses import StreamingResponse
 from .transport import StreamWriter
 
-__all__ = ["DEFAULT_PING_SECONDS", "EventSourceResponse", "ServerSentEvent"]
+__all__ = ["DEFAULT_PING_SECONDS", "EventSourceResponse", "ServerSentEvent", "format_sse_event"]
 
 DEFAULT_PING_SECONDS = 15.0
 PING = b": ping\n\n"
 _LINE_BREAKS = re.compile(r"\r\n|\r|\n")
-# pydantic models as FastAPI sends them (by alias), everything else by msgspec.
-_json_encode = msgspec.json.Encoder(enc_hook=encode_hook).encode
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,33 +40,58 @@ class ServerSentEvent:
     raw_data: str | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
-        if self.data is not None and self.raw_data is not None:
-            raise ValueError("A server-sent event has data or raw_data, not both")
+        # FastAPI's words for each refusal.
+        if self.id is not None and "\0" in self.id:
+            raise ValueError("SSE 'id' must not contain null characters")
         for name in ("event", "id"):
             value = getattr(self, name)
-            if value is not None and ("\n" in value or "\r" in value or "\0" in value):
-                raise ValueError(f"A server-sent event's {name} cannot hold a line break or NUL")
+            if value is not None and ("\n" in value or "\r" in value):
+                raise ValueError(f"SSE '{name}' must be a single line")
+        if self.data is not None and self.raw_data is not None:
+            raise ValueError(
+                "Cannot set both 'data' and 'raw_data' on the same ServerSentEvent. Use 'data' "
+                "for JSON-serialized payloads or 'raw_data' for pre-formatted strings."
+            )
         if self.retry is not None and (not isinstance(self.retry, int) or self.retry < 0):
             raise ValueError(f"retry must be a whole number of milliseconds, got {self.retry!r}")
 
     def encode(self) -> bytes:
-        """The event as it goes on the wire, ending with its blank line."""
-        lines: list[str] = []
-        if self.comment is not None:
-            lines.extend(f": {line}" for line in _LINE_BREAKS.split(self.comment))
-        if self.event is not None:
-            lines.append(f"event: {self.event}")
-        if self.id is not None:
-            lines.append(f"id: {self.id}")
-        if self.retry is not None:
-            lines.append(f"retry: {self.retry}")
+        """The event as it goes on the wire, ending with its blank line. ``data`` is written
+        as FastAPI writes it: a pydantic model by its ``model_dump_json()``, anything else as
+        an undeclared value (see ``encoders.untyped_json``)."""
         data = self.raw_data
         if self.data is not None:
-            data = _json_encode(self.data).decode()
-        if data is not None:
-            lines.extend(f"data: {line}" for line in _LINE_BREAKS.split(data))
-        lines.append("\n")
-        return "\n".join(lines).encode()
+            dump = getattr(self.data, "model_dump_json", None)
+            data = dump() if dump is not None else untyped_json(self.data)
+        return format_sse_event(
+            data_str=data, event=self.event, id=self.id, retry=self.retry, comment=self.comment
+        )
+
+
+def format_sse_event(
+    *,
+    data_str: str | None = None,
+    event: str | None = None,
+    id: str | None = None,
+    retry: int | None = None,
+    comment: str | None = None,
+) -> bytes:
+    """An event on the wire from its fields, its data already a string (FastAPI's name):
+    comment lines, ``event``, one ``data:`` line per line of ``data_str``, ``id``, ``retry``,
+    then the blank line that ends it."""
+    lines: list[str] = []
+    if comment is not None:
+        lines.extend(f": {line}" for line in _LINE_BREAKS.split(comment))
+    if event is not None:
+        lines.append(f"event: {event}")
+    if data_str is not None:
+        lines.extend(f"data: {line}" for line in _LINE_BREAKS.split(data_str))
+    if id is not None:
+        lines.append(f"id: {id}")
+    if retry is not None:
+        lines.append(f"retry: {retry}")
+    lines.append("\n")
+    return "\n".join(lines).encode()
 
 
 def encode_event(item: Any) -> bytes:
@@ -130,6 +151,7 @@ class EventSourceResponse(StreamingResponse):
                 await writer.send_bytes(encode_event(item))
                 if last is not None:
                     last[0] = loop.time()
+                await asyncio.sleep(0)  # as StreamingResponse.pump: the loop is not held
         except CLIENT_GONE:
             return
 

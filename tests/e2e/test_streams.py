@@ -48,7 +48,7 @@ def test_server_sent_events_resume_after_last_event_id(streams_server: str) -> N
     assert response.header("content-type") == "text/event-stream; charset=utf-8"
     assert response.header("cache-control") == "no-cache"
     assert response.body == (
-        b'event: tick\nid: 42\ndata: {"n":42}\n\nevent: tick\nid: 43\ndata: {"n":43}\n\n'
+        b'event: tick\ndata: {"n": 42}\nid: 42\n\nevent: tick\ndata: {"n": 43}\nid: 43\n\n'
     )
 
 
