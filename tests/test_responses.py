@@ -33,7 +33,7 @@ from tests.recording import RecordingTransport, Sent, request_for
 
 def test_bytes_body_has_no_content_type_by_default() -> None:
     response = Response(b"x")
-    assert response.raw_headers == []
+    assert response.wire_headers == []
     assert response.media_type is None
     assert repr(response) == "<Response 200 None 1 bytes>"
 
@@ -41,7 +41,7 @@ def test_bytes_body_has_no_content_type_by_default() -> None:
 def test_str_body_defaults_to_text_plain_utf8() -> None:
     response = Response("é")
     assert response.body == "é".encode()
-    assert response.raw_headers == [("content-type", "text/plain; charset=utf-8")]
+    assert response.wire_headers == [("content-type", "text/plain; charset=utf-8")]
 
 
 def test_charset_is_not_added_twice() -> None:
@@ -53,7 +53,7 @@ def test_shared_content_type_list_is_never_mutated() -> None:
     first = Response(b"{}", media_type="application/json")
     first.headers["x-one"] = "1"
     second = Response(b"{}", media_type="application/json")
-    assert second.raw_headers == [("content-type", "application/json")]
+    assert second.wire_headers == [("content-type", "application/json")]
 
 
 def test_headers_set_append_delete() -> None:
@@ -68,7 +68,7 @@ def test_headers_set_append_delete() -> None:
     del headers["X-B"]
     with pytest.raises(KeyError):
         del headers["x-missing"]
-    assert response.raw_headers == [("x-a", "2"), ("set-cookie", "a=1"), ("set-cookie", "b=2")]
+    assert response.wire_headers == [("x-a", "2"), ("set-cookie", "a=1"), ("set-cookie", "b=2")]
     assert isinstance(headers, MutableHeaders)
     assert len(headers) == 2
     assert sorted(headers) == ["set-cookie", "x-a"]
@@ -98,10 +98,10 @@ def test_a_header_that_no_server_can_send_is_refused_where_it_is_set(
     ):
         with pytest.raises(ValueError, match=message):
             setting()
-    assert response.raw_headers == []
+    assert response.wire_headers == []
     response.headers["x-tab"] = "a\tb"  # a tab, and text beyond ASCII, are allowed
     response.headers["x-text"] = "café"
-    assert response.raw_headers == [("x-tab", "a\tb"), ("x-text", "café")]
+    assert response.wire_headers == [("x-tab", "a\tb"), ("x-text", "café")]
 
 
 def test_a_cookie_or_media_type_that_would_split_the_response_is_refused() -> None:
@@ -112,7 +112,7 @@ def test_a_cookie_or_media_type_that_would_split_the_response_is_refused() -> No
     # Values the cookie module quotes itself are fine, CR LF included.
     response = Response(b"")
     response.set_cookie("session", "a\r\nb")
-    assert response.raw_headers == [("set-cookie", 'session="a\\015\\012b"; Path=/; SameSite=lax')]
+    assert response.wire_headers == [("set-cookie", 'session="a\\015\\012b"; Path=/; SameSite=lax')]
 
 
 def test_a_handler_setting_such_a_header_is_a_logged_500(
@@ -137,7 +137,7 @@ def test_json_response() -> None:
     response = JSONResponse({"a": [1, None]}, status=201, headers={"x": "y"})
     assert response.body == b'{"a":[1,null]}'
     assert response.status == 201
-    assert response.raw_headers == [("content-type", "application/json"), ("x", "y")]
+    assert response.wire_headers == [("content-type", "application/json"), ("x", "y")]
 
 
 def test_redirect_response() -> None:
@@ -158,7 +158,7 @@ def test_a_plain_response_goes_out_as_built() -> None:
     response = Response("hi")
     sent = send(response)
     assert sent == Sent("bytes", 200, [("content-type", "text/plain; charset=utf-8")], b"hi")
-    assert sent.headers is response.raw_headers  # the server adds Content-Length
+    assert sent.headers is response.wire_headers  # the server adds Content-Length
 
 
 def test_head_empties_the_body_and_gives_its_length() -> None:
@@ -249,7 +249,7 @@ def test_other_kinds() -> None:
 def test_starlette_keywords_content_media_type_and_render() -> None:
     xml = Response(content="<a/>", media_type="application/xml", status_code=201)
     assert (xml.status, xml.body, xml.media_type) == (201, b"<a/>", "application/xml")
-    assert xml.raw_headers == [("content-type", "application/xml")]
+    assert xml.wire_headers == [("content-type", "application/xml")]
     assert Response().body == b""
     assert JSONResponse(None).body == b"null"  # JSON's null, not an empty body
     with pytest.raises(TypeError, match="Response sends bytes or str, not dict"):
@@ -263,7 +263,7 @@ def test_starlette_keywords_content_media_type_and_render() -> None:
 
     custom = IndentedJSON({"a": 1})
     assert (custom.body, custom.media_type) == (b"<{'a': 1}>", "application/json")
-    assert custom.raw_headers == [("content-type", "application/json")]
+    assert custom.wire_headers == [("content-type", "application/json")]
 
 
 def test_other_json_encoders_work_and_are_deprecated_as_in_fastapi() -> None:
@@ -279,7 +279,7 @@ def test_set_and_delete_cookie() -> None:
     response.set_cookie("session", "a b", max_age=60, httponly=True, secure=True)
     response.set_cookie("plain", "v", path=None, samesite=None, partitioned=True)
     response.delete_cookie("old")
-    cookies = [value for name, value in response.raw_headers if name == "set-cookie"]
+    cookies = [value for name, value in response.wire_headers if name == "set-cookie"]
     assert cookies[0] == 'session="a b"; HttpOnly; Max-Age=60; Path=/; SameSite=lax; Secure'
     assert cookies[1] == "plain=v; Partitioned"
     assert cookies[2].startswith('old=""; expires=')
@@ -288,9 +288,24 @@ def test_set_and_delete_cookie() -> None:
         response.set_cookie("x", samesite="loose")  # type: ignore[arg-type]
 
 
+def test_raw_headers_are_starlettes_latin_1_bytes_and_setting_them_checks_each() -> None:
+    response = Response(b"", 204)
+    response.set_cookie("session", "t")
+    response.headers["x-name"] = "café"
+    assert response.raw_headers == [
+        (b"set-cookie", b"session=t; Path=/; SameSite=lax"),
+        (b"x-name", "café".encode("latin-1")),
+    ]
+    response.raw_headers = [(b"X-One", b"1"), (b"x-two", "é".encode("latin-1"))]
+    assert response.wire_headers == [("x-one", "1"), ("x-two", "é")]
+    assert response.headers["x-one"] == "1"
+    with pytest.raises(ValueError, match="x-bad"):
+        response.raw_headers = [(b"x-bad", b"a\r\nb")]
+
+
 def test_redirect_takes_url_and_quotes_it() -> None:
     redirect = RedirectResponse(url="/a b?q=1")
-    assert (redirect.status, redirect.raw_headers) == (307, [("location", "/a%20b?q=1")])
+    assert (redirect.status, redirect.wire_headers) == (307, [("location", "/a%20b?q=1")])
     assert RedirectResponse("/x", status_code=302).status == 302
 
 

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import pytest
 
-from hasten import App, Depends, HTTPException, Security, WebSocket
+from hasten import App, Depends, HTTPException, Request, Security, WebSocket
 from hasten.security import (
     APIKeyCookie,
     APIKeyHeader,
@@ -57,6 +57,29 @@ def test_missing_credentials_are_a_401_with_the_schemes_challenge(serve: ClientF
     assert HTTPBasic(realm="api").make_authenticate_headers() == {
         "WWW-Authenticate": 'Basic realm="api"'
     }
+
+
+def test_a_scheme_written_for_fastapi_subclasses_security_base_without_its_init(
+    serve: ClientFactory,
+) -> None:
+    # FastAPI's SecurityBase has no __init__: a scheme of fastapi-users' kind calls none.
+    class HeaderToken(SecurityBase):
+        def __call__(self, request: Request) -> str | None:
+            return request.headers.get("x-token")
+
+    scheme = HeaderToken()
+    app = App()
+
+    @app.get("/token")
+    def read_token(token: str | None = Depends(scheme)) -> dict[str, str | None]:
+        return {"token": token}
+
+    client = serve(app)
+    assert (scheme.scheme_name, scheme.auto_error) == ("HeaderToken", True)
+    response = client.get("/token", headers={"x-token": "t"})
+    assert (response.status_code, response.json()) == (200, {"token": "t"})
+    response = client.get("/token")
+    assert (response.status_code, response.json()) == (200, {"token": None})
 
 
 def test_a_scheme_may_answer_its_own_error(serve: ClientFactory) -> None:

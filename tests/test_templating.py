@@ -70,7 +70,7 @@ def test_the_response_keeps_template_and_context() -> None:
     assert response.context == {"x": 1}
     assert response.status == 404
     assert response.body == b"1"
-    assert response.raw_headers == [("content-type", "text/plain; charset=utf-8")]
+    assert response.wire_headers == [("content-type", "text/plain; charset=utf-8")]
     with pytest.raises(TypeError, match=r"status= or status_code=, not both \(404 and 410\)"):
         templates.render("a", status=404, status_code=410)
 

@@ -81,7 +81,7 @@ class FileResponse(Response):
         status = self.status
         method = request.method
         head = method == "HEAD"
-        headers = self.raw_headers.copy()
+        headers = self.wire_headers.copy()
         etag = _add_validators(headers, stat)
         if status == 200 and method in ("GET", "HEAD"):
             decided = _decide(request.headers, etag, int(stat.st_mtime), size, head)

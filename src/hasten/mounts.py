@@ -66,7 +66,7 @@ class MountResponse(Response):
         return f"<MountResponse {self.root_path}>"
 
     async def send(self, outbound: Outbound, request: Request) -> None:
-        extra = self.raw_headers if self._headers is not None else []
+        extra = self.wire_headers if self._headers is not None else []
         token = mounting.set(request)
         try:
             await request.call_asgi(self.asgi_app, self.root_path, extra, outbound)

@@ -71,7 +71,7 @@ class Response:
     same, and so is ``response.status_code``. ``background`` runs after the response is sent.
     """
 
-    __slots__ = ("_headers", "_media_type", "background", "body", "raw_headers", "status")
+    __slots__ = ("_headers", "_media_type", "background", "body", "status", "wire_headers")
 
     def __init__(
         self,
@@ -96,8 +96,9 @@ class Response:
         self._media_type = media_type
         self.background = background
         self._headers: MutableHeaders | None = None
-        # What goes on the wire: shared and never mutated until ``headers`` copies it.
-        self.raw_headers = content_type_headers(media_type)
+        # What goes on the wire, as (name, value) text: shared and never mutated until
+        # ``headers`` copies it.
+        self.wire_headers = content_type_headers(media_type)
         if headers:
             response_headers = self.headers
             for name, value in headers.items():
@@ -131,11 +132,26 @@ class Response:
         self.status = value
 
     @property
+    def raw_headers(self) -> list[tuple[bytes, bytes]]:
+        """The headers as Starlette's ``raw_headers`` has them, (name, value) in latin-1 bytes: a
+        copy, read by code written for Starlette; change headers through ``headers``."""
+        return [
+            (name.encode("latin-1"), value.encode("latin-1")) for name, value in self.wire_headers
+        ]
+
+    @raw_headers.setter
+    def raw_headers(self, value: list[tuple[bytes, bytes]]) -> None:
+        self._headers = MutableHeaders([])
+        self.wire_headers = self._headers._items
+        for name, text in value:  # each checked as it is set
+            self._headers.append(name.decode("latin-1"), text.decode("latin-1"))
+
+    @property
     def headers(self) -> MutableHeaders:
         """The response headers, content type included; changes go out on the wire."""
         if self._headers is None:
-            self._headers = MutableHeaders(list(self.raw_headers))
-            self.raw_headers = self._headers._items
+            self._headers = MutableHeaders(list(self.wire_headers))
+            self.wire_headers = self._headers._items
         return self._headers
 
     def set_cookie(  # noqa: PLR0917 - Starlette's signature, positional arguments included
@@ -196,11 +212,11 @@ class Response:
         head = request.method == "HEAD"
         if self._headers is None and not head and status in BODY_STATUSES:
             # perf: the common response goes out as built; the server adds Content-Length.
-            sent = outbound.response_bytes(status, self.raw_headers, self.body)
+            sent = outbound.response_bytes(status, self.wire_headers, self.body)
         else:
             body = self.body
             # A HEAD answered with an empty body by hand keeps the Content-Length it gave.
-            headers = frame(status, self.raw_headers, len(body) if body or not head else None)
+            headers = frame(status, self.wire_headers, len(body) if body or not head else None)
             if head or not allows_body(status):
                 body = b""
             sent = outbound.response_bytes(status, headers, body)
@@ -231,7 +247,7 @@ def build_response(body: bytes, status: int, media_type: str) -> Response:
     response.background = None
     response._headers = None
     # perf: the list is made once per media type; a dict lookup finds it after that.
-    response.raw_headers = _content_type_lists.get(media_type) or content_type_headers(media_type)
+    response.wire_headers = _content_type_lists.get(media_type) or content_type_headers(media_type)
     return response
 
 
@@ -356,7 +372,7 @@ class StreamingResponse(Response):
     async def send(self, outbound: Outbound, request: Request) -> None:
         status = self.status
         writer = request._paced(
-            outbound.response_stream(status, frame(status, self.raw_headers, None))
+            outbound.response_stream(status, frame(status, self.wire_headers, None))
         )
         content = self.content
         chunks = (

@@ -538,7 +538,7 @@ def _merge(sub_response: Response, response: Response) -> None:
     one sent, as FastAPI does; not when it returned a Response of its own."""
     if response is sub_response:
         return
-    extra = sub_response.raw_headers
+    extra = sub_response.wire_headers
     if extra:
         headers = response.headers
         for name, value in extra:

@@ -245,7 +245,7 @@ class WebSocket(Connection):
         if self.connection_state != "connecting":
             raise RuntimeError(f"Cannot deny a WebSocket that is {self.connection_state}")
         self.connection_state = "closed"
-        await self._refuse(response.status, response.raw_headers, getattr(response, "body", b""))
+        await self._refuse(response.status, response.wire_headers, getattr(response, "body", b""))
 
     async def _fail(self, code: int, reason: str) -> NoReturn:
         await self.close(code, reason)

@@ -98,7 +98,7 @@ class GZipMiddleware:
     def _compressible(self, response: Response) -> bool:
         if isinstance(response, FileResponse | MountResponse) or not allows_body(response.status):
             return False
-        raw = response.raw_headers
+        raw = response.wire_headers
         for name, value in raw:
             if name == "content-encoding":
                 return False

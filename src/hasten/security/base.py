@@ -25,7 +25,11 @@ class SecurityScheme:
     auto_error: bool = True
 
     def __init__(
-        self, *, scheme_name: str | None, description: str | None, auto_error: bool
+        self,
+        *,
+        scheme_name: str | None = None,
+        description: str | None = None,
+        auto_error: bool = True,
     ) -> None:
         self.scheme_name = scheme_name or type(self).__name__
         self.description = description
