@@ -1112,11 +1112,12 @@ def _shape(info: mi.Type) -> Shape:
 
 def _is_scalar(annotation: Any) -> bool:
     """Whether a parameter of this type is read from the query by default: FastAPI's scalar
-    (an EmailStr, an IP address, a path, ...), or a sequence of them; a model, a record msgspec
-    reads (Struct, TypedDict, attrs class), a mapping or a list of models is a body."""
+    (an EmailStr, an IP address, a path, ...). A sequence, a model, a record msgspec reads
+    (Struct, TypedDict, attrs class) or a mapping is a body, as in FastAPI: a list is read
+    from the query with ``Query()``."""
     if any(_is_record(member) for member in _members(annotation)):
         return False
-    return is_fastapi_scalar(annotation) or is_scalar_sequence(annotation)
+    return is_fastapi_scalar(annotation)
 
 
 def _is_record(annotation: Any) -> bool:

@@ -145,7 +145,7 @@ async def query_params(
     word: Annotated[str, Query(min_length=1, max_length=5, pattern="^[a-z]+$")] = "a",
     scale: Annotated[float, Query(gt=0, lt=10, multiple_of=0.5)] = 1.0,
     ids: Annotated[list[int], Query(alias="id", max_length=3)] = [],  # noqa: B006
-    colors: list[Color] = [],  # noqa: B006
+    colors: Annotated[list[Color], Query()] = [],  # noqa: B006
     verbose: bool = False,
     order: Literal["asc", "desc"] = "asc",
     color: Color = Color.RED,
