@@ -27,17 +27,31 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 import msgspec
+import pydantic
+from starlette.middleware.cors import CORSMiddleware as StarletteCORSMiddleware
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from hasten import App, Depends, Header, Request, Response  # noqa: E402
+from hasten import (  # noqa: E402
+    App,
+    BackgroundTasks,
+    Depends,
+    Header,
+    HTTPException,
+    Query,
+    Request,
+    Response,
+)
+from hasten.middleware import CORSMiddleware  # noqa: E402
+from hasten.security import OAuth2PasswordBearer  # noqa: E402
 from hasten.types import CallNext  # noqa: E402
 
 BASELINE = Path(__file__).resolve().parent / "overhead-baseline.json"
@@ -54,6 +68,58 @@ class Order(msgspec.Struct):
     quantity: int
     tags: list[str]
     active: bool
+
+
+class Item(pydantic.BaseModel):
+    """The Order as a FastAPI app has it: a pydantic model."""
+
+    id: int
+    name: str
+    price: float
+    quantity: int
+    tags: list[str]
+    active: bool
+
+
+class Filters(pydantic.BaseModel):
+    """A query model of ten fields (FastAPI's ``Annotated[Filters, Query()]``)."""
+
+    page: int = 1
+    size: int = 10
+    sort: str = "id"
+    order: str = "asc"
+    q: str | None = None
+    min_price: float = 0.0
+    max_price: float | None = None
+    active: bool = True
+    tag: str | None = None
+    since: int | None = None
+
+
+oauth2_scheme = OAuth2PasswordBearer(tokenUrl="token")
+USERS = {"abc": {"username": "ada", "email": "ada@example.com"}}
+
+
+async def user_of(token: str) -> dict[str, str]:
+    """The user lookup of FastAPI's security tutorial: the token names a user, or 401."""
+    user = USERS.get(token)
+    if user is None:
+        raise HTTPException(401, "Invalid token", headers={"WWW-Authenticate": "Bearer"})
+    return user
+
+
+async def current_bearer_user(
+    token: Annotated[str, Depends(oauth2_scheme)],
+) -> dict[str, str]:
+    return await user_of(token)
+
+
+NOTES: dict[str, str] = {}
+
+
+async def note(message: str) -> None:
+    """A background task's work: remember the last message."""
+    NOTES["last"] = message
 
 
 def build_app(middlewares: int = 0, metrics: bool = False, routes: int = 0) -> App:
@@ -89,6 +155,8 @@ def build_app(middlewares: int = 0, metrics: bool = False, routes: int = 0) -> A
     ) -> dict[str, Any]:
         return {"user": user, "db": db, "limit": limit}
 
+    add_fastapi_shaped_routes(app)
+
     for number in range(routes):  # for "1,000 routes, the last": one app has them
         app.add_route(f"/r{number}/{{id}}", numbered_route(number))
 
@@ -102,6 +170,46 @@ def build_app(middlewares: int = 0, metrics: bool = False, routes: int = 0) -> A
             return response
 
         app.middleware(add_header)
+    return app
+
+
+def add_fastapi_shaped_routes(app: App) -> None:
+    """What FastAPI apps bring (issue 27): pydantic in and out, a bearer token, a sync
+    handler, a query model, a background task."""
+
+    @app.post("/items", response_model=Item, status_code=201)
+    async def create_item(item: Item) -> Any:
+        return item
+
+    @app.get("/me")
+    async def me(user: Annotated[dict[str, str], Depends(current_bearer_user)]) -> Any:
+        return user
+
+    @app.get("/sync")
+    def sync_hello() -> dict[str, str]:
+        return {"message": "hello"}
+
+    @app.get("/search")
+    async def search(filters: Annotated[Filters, Query()]) -> Filters:
+        return filters
+
+    @app.post("/notify")
+    async def notify(background: BackgroundTasks) -> dict[str, bool]:
+        background.add_task(note, "sent")
+        return {"queued": True}
+
+
+def build_cors_app(starlettes: bool = False) -> App:
+    """hello behind CORS: hasten's own middleware (what ``hasten port`` maps Starlette's and
+    FastAPI's CORSMiddleware to), or Starlette's pure-ASGI class itself."""
+    app = App(block_threshold=None)
+
+    @app.get("/hello")
+    async def hello() -> dict[str, str]:
+        return {"message": "hello"}
+
+    cls: Any = StarletteCORSMiddleware if starlettes else CORSMiddleware
+    app.add_middleware(cls, allow_origins=[ORIGIN])
     return app
 
 
@@ -144,7 +252,7 @@ _JSON = [("content-type", "application/json")]
 _encode = msgspec.json.encode
 
 
-class Query(msgspec.Struct):
+class RawQuery(msgspec.Struct):
     page: int = 1
     size: int = 10
     ratio: float = 1.0
@@ -153,6 +261,30 @@ class Query(msgspec.Struct):
 
 
 _decode_order = msgspec.json.Decoder(Order).decode
+ORIGIN = "https://example.com"
+_threads = ThreadPoolExecutor(max_workers=40)
+
+
+def sync_hello() -> dict[str, str]:
+    return {"message": "hello"}
+
+
+async def raw_hello(scope: Any) -> tuple[int, list[tuple[str, str]], bytes]:
+    return 200, [("content-type", "application/json")], _encode({"message": "hello"})
+
+
+def header_adder(inner: Any, number: int) -> Any:
+    """A middleware written by hand: the inner app's response, with a header added."""
+
+    async def add_header(scope: Any) -> tuple[int, list[tuple[str, str]], bytes]:
+        status, headers, body = await inner(scope)
+        headers.append((f"x-mw-{number}", "1"))
+        return status, headers, body
+
+    return add_header
+
+
+_three_middlewares = header_adder(header_adder(header_adder(raw_hello, 2), 1), 0)
 
 
 class RawRSGI:
@@ -167,7 +299,7 @@ class RawRSGI:
             proto.response_bytes(200, _JSON, _encode({"id": int(path[7:])}))
         elif path == "/query":
             pairs = dict(part.partition("=")[::2] for part in scope.query_string.split("&"))
-            query = msgspec.convert(pairs, Query, strict=False)
+            query = msgspec.convert(pairs, RawQuery, strict=False)
             proto.response_bytes(200, _JSON, _encode(query))
         elif path == "/orders":
             order = _decode_order(await proto())
@@ -184,6 +316,46 @@ class RawRSGI:
             proto.response_bytes(200, _JSON, _encode(opened))
             with contextlib.suppress(StopAsyncIteration):
                 await session.__anext__()
+
+
+class RawFastAPIShaped:
+    """The twins of what FastAPI apps bring, written by hand with the same libraries: pydantic
+    called as its documentation says, the header read and the dependency awaited inline, the
+    thread hop of ``run_in_executor``, three nested wrappers, CORS's two headers."""
+
+    async def __rsgi__(self, scope: Any, proto: Any) -> None:
+        path = scope.path
+        if path == "/items":
+            item = Item.model_validate_json(await proto())
+            proto.response_bytes(201, _JSON, item.model_dump_json().encode())
+        elif path == "/me":
+            scheme, _, token = (scope.headers.get("authorization") or "").partition(" ")
+            if scheme.lower() != "bearer":
+                proto.response_bytes(401, _JSON, b'{"detail":"Not authenticated"}')
+                return
+            user = await current_bearer_user(token)
+            proto.response_bytes(200, _JSON, _encode(user))
+        elif path == "/sync":
+            loop = asyncio.get_running_loop()
+            result = await loop.run_in_executor(_threads, sync_hello)
+            proto.response_bytes(200, _JSON, _encode(result))
+        elif path == "/search":
+            pairs = dict(part.partition("=")[::2] for part in scope.query_string.split("&"))
+            filters = Filters.model_validate(pairs)
+            proto.response_bytes(200, _JSON, filters.model_dump_json().encode())
+        elif path == "/notify":
+            proto.response_bytes(200, _JSON, _encode({"queued": True}))
+            await note("sent")
+        elif path == "/mw":
+            status, headers, body = await _three_middlewares(scope)
+            proto.response_bytes(status, headers, body)
+        elif path == "/cors":
+            headers = [("content-type", "application/json")]
+            origin = scope.headers.get("origin")
+            if origin is not None and origin == ORIGIN:
+                headers.append(("access-control-allow-origin", origin))
+            headers.append(("vary", "Origin"))
+            proto.response_bytes(200, headers, _encode({"message": "hello"}))
 
 
 async def _raw_session(token: str) -> AsyncIterator[dict[str, str]]:
@@ -225,6 +397,8 @@ class Scope:
     proto: str = "http"
     scheme: str = "http"
     client: str = "127.0.0.1:50000"
+    server: str = "127.0.0.1:8000"
+    http_version: str = "1.1"
 
 
 class Proto:
@@ -253,23 +427,32 @@ class Scenario:
     twin: str = "raw rsgi /hello"  # the hand-written scenario it is compared with
     headers: tuple[tuple[str, str], ...] = ()  # sent besides the body's
     asgi: bool = False  # served through the ASGI adapter (as uvicorn calls it), not RSGI
+    waits: bool = False  # waits on a thread: run with an event loop (see ``waiting_runner``)
 
 
 ORDER = b'{"id":1,"name":"pen","price":1.5,"quantity":2,"tags":["a","b"],"active":true}'
 
 
 TOKEN = (("x-token", "abc"),)
+BEARER = (("authorization", "Bearer abc"),)
+CORS = (("origin", ORIGIN),)
+FILTERS = (
+    "page=3&size=20&sort=name&order=desc&q=pen&min_price=1.5&max_price=9.5&active=false"
+    "&tag=a&since=1700000000"
+)
 
 
 def scenarios() -> list[Scenario]:
-    app, app_mw, app_metrics = (
+    app, app_mw, app_metrics, app_cors, app_asgi_cors = (
         build_app(routes=1000),
         build_app(middlewares=3),
         build_app(metrics=True),
+        build_cors_app(),
+        build_cors_app(starlettes=True),
     )
-    for started in (app, app_mw, app_metrics):
+    for started in (app, app_mw, app_metrics, app_cors, app_asgi_cors):
         asyncio.run(started.startup())
-    raw = RawRSGI()
+    raw, raw_shaped = RawRSGI(), RawFastAPIShaped()
     query = "page=3&size=20&ratio=0.5&active=true&q=x"
     return [
         Scenario("raw rsgi /hello", raw, "GET", "/hello"),
@@ -292,7 +475,7 @@ def scenarios() -> list[Scenario]:
             headers=TOKEN,
             twin="raw nested dependencies",
         ),
-        Scenario("3 middlewares", app_mw, "GET", "/hello"),
+        Scenario("3 middlewares", app_mw, "GET", "/hello", twin="raw 3 middlewares"),
         Scenario("raw asgi /hello", raw_asgi, "GET", "/hello", asgi=True),
         Scenario("raw asgi 3 dependencies", raw_asgi, "GET", "/deps", asgi=True),
         Scenario("hello (ASGI)", app, "GET", "/hello", twin="raw asgi /hello", asgi=True),
@@ -301,6 +484,31 @@ def scenarios() -> list[Scenario]:
         ),
         # What observability costs: the instrumented path (hasten.observe) and the metrics.
         Scenario("hello, metrics on", app_metrics, "GET", "/hello"),
+        # What FastAPI apps bring (issue 27), each against a twin written by hand.
+        Scenario("raw pydantic body", raw_shaped, "POST", "/items", body=ORDER, status=201),
+        Scenario("raw 3 middlewares", raw_shaped, "GET", "/mw"),
+        Scenario("raw cors", raw_shaped, "GET", "/cors", headers=CORS),
+        Scenario("raw bearer user", raw_shaped, "GET", "/me", headers=BEARER),
+        Scenario("raw sync def", raw_shaped, "GET", "/sync", waits=True),
+        Scenario("raw query model", raw_shaped, "GET", "/search", FILTERS),
+        Scenario("raw background task", raw_shaped, "POST", "/notify"),
+        Scenario(
+            "pydantic body, response_model",
+            app,
+            "POST",
+            "/items",
+            body=ORDER,
+            status=201,
+            twin="raw pydantic body",
+        ),
+        Scenario("CORS (hasten's)", app_cors, "GET", "/hello", headers=CORS, twin="raw cors"),
+        Scenario(
+            "CORS (Starlette's ASGI)", app_asgi_cors, "GET", "/hello", headers=CORS, twin="raw cors"
+        ),
+        Scenario("OAuth2 bearer user", app, "GET", "/me", headers=BEARER, twin="raw bearer user"),
+        Scenario("sync def", app, "GET", "/sync", waits=True, twin="raw sync def"),
+        Scenario("query model, 10 fields", app, "GET", "/search", FILTERS, twin="raw query model"),
+        Scenario("background task", app, "POST", "/notify", twin="raw background task"),
     ]
 
 
@@ -308,6 +516,8 @@ def request_runner(scenario: Scenario) -> Callable[[Any, int], None]:
     """One request per call, run to completion without an event loop (nothing here waits)."""
     if scenario.asgi:
         return asgi_request_runner(scenario)
+    if scenario.waits:
+        return waiting_runner(scenario)
     headers = [("content-length", str(len(scenario.body)))] if scenario.body else []
     headers += scenario.headers
     if scenario.body:
@@ -324,6 +534,45 @@ def request_runner(scenario: Scenario) -> Callable[[Any, int], None]:
             pass
         else:
             raise RuntimeError(f"{scenario.name} waited on something: it cannot be measured here")
+        if proto.status != scenario.status:
+            raise RuntimeError(f"{scenario.name} answered {proto.status}")
+
+    return one
+
+
+# The event loop every request runs under: set as the running loop (without running it) while
+# requests are measured, so that code which asks for its loop or task finds one.
+LOOP = asyncio.new_event_loop()
+
+
+@contextlib.contextmanager
+def on_the_loop() -> Iterator[None]:
+    asyncio.events._set_running_loop(LOOP)
+    try:
+        yield
+    finally:
+        asyncio.events._set_running_loop(None)
+
+
+def waiting_runner(scenario: Scenario) -> Callable[[Any, int], None]:
+    """``request_runner`` for a request that waits on a thread: each future the request
+    awaits is waited for by running the event loop's steps until it is done (what a Task
+    would do, without one: the twin and hasten pay the same)."""
+    scope = Scope(scenario.method, scenario.path, scenario.query, Headers(list(scenario.headers)))
+    serve: Callable[[Any, Any], Coroutine[Any, Any, None]] = scenario.app.__rsgi__
+    step = LOOP._run_once  # type: ignore[attr-defined]  # asyncio's own loop step
+
+    def one(_: Any, __: int) -> None:
+        proto = Proto(scenario.body)
+        coroutine = serve(scope, proto)
+        try:
+            waited = coroutine.send(None)
+            while True:
+                while not waited.done():
+                    step()
+                waited = coroutine.send(None)
+        except StopIteration:
+            pass
         if proto.status != scenario.status:
             raise RuntimeError(f"{scenario.name} answered {proto.status}")
 
@@ -375,10 +624,12 @@ def asgi_request_runner(scenario: Scenario) -> Callable[[Any, int], None]:
 
 def run_counted() -> None:
     """Under callgrind: one reduce() call per scenario (each is collected and dumped)."""
-    for scenario in scenarios():
-        one = request_runner(scenario)
-        one(None, 0)  # warm caches outside the collected region
-        functools.reduce(one, range(COUNTED_REQUESTS), None)
+    cases = scenarios()
+    with on_the_loop():
+        for scenario in cases:
+            one = request_runner(scenario)
+            one(None, 0)  # warm caches outside the collected region
+            functools.reduce(one, range(COUNTED_REQUESTS), None)
 
 
 def count() -> dict[str, float]:
@@ -400,6 +651,10 @@ def callgrind_totals(argv: list[str], *, each_reduce: bool = False) -> list[int]
             "--tool=callgrind",
             f"--callgrind-out-file={out}",
             "--toggle-collect=functools_reduce",
+            # Every thread's instructions count, from its start (a sync handler's thread
+            # hop), each reduce() call's from its start (a thread's start-up is not a request).
+            "--toggle-collect=start_thread",
+            "--zero-before=functools_reduce",
             *(["--dump-after=functools_reduce"] if each_reduce else []),
             sys.executable,
             *argv,
@@ -425,11 +680,12 @@ def timed() -> dict[str, float]:
     """Median microseconds per request over ROUNDS rounds, scenarios interleaved."""
     runs: dict[str, list[float]] = {}
     cases = [(scenario.name, request_runner(scenario)) for scenario in scenarios()]
-    for _ in range(ROUNDS):
-        for name, one in cases:
-            start = time.perf_counter()
-            functools.reduce(one, range(TIMED_REQUESTS), None)
-            runs.setdefault(name, []).append((time.perf_counter() - start) / TIMED_REQUESTS)
+    with on_the_loop():
+        for _ in range(ROUNDS):
+            for name, one in cases:
+                start = time.perf_counter()
+                functools.reduce(one, range(TIMED_REQUESTS), None)
+                runs.setdefault(name, []).append((time.perf_counter() - start) / TIMED_REQUESTS)
     return {name: statistics.median(values) * 1e6 for name, values in runs.items()}
 
 

@@ -5,6 +5,7 @@
   and the solver's values looked up in place, against a solver that reads every value by its
   reader;
 - a query string without escapes split in one comprehension against the general loop;
+- a query model's values gathered from the query's own dict against the general gathering;
 - a Cleanup's ``after_response`` stepping each generator against ``advance``;
 - each adapter's request (and the ASGI channel) made without ``__init__`` against the one
   ``__init__`` makes;
@@ -21,7 +22,7 @@ import asyncio
 import inspect
 import json
 from types import SimpleNamespace
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import quote
 
 import msgspec
@@ -31,11 +32,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hasten.solver
-from hasten import App, Depends, Header, HTTPException, JSONResponse, Request, Response
-from hasten.datastructures import _decoded_pairs, parse_query
+from hasten import App, Depends, Header, HTTPException, JSONResponse, Query, Request, Response
+from hasten.datastructures import QueryParams, _decoded_pairs, parse_query
 from hasten.errors import FastAPIDeprecationWarning
 from hasten.lifecycle import Cleanup, advance, cleanup_of
 from hasten.matcher import CompiledRoute, Matcher, _search, _walk_greedy
+from hasten.param_models import FlatModel, _gather, _gather_query
+from hasten.params import describe
 from hasten.paths import PathTemplate
 from hasten.protocols import asgi, rsgi
 from hasten.testing import TestClient
@@ -233,6 +236,39 @@ def test_the_reference_reads_every_value_by_its_reader(path: str) -> None:
 @given(query=st.text(alphabet="ab=&%+;?x1 é", max_size=24))
 def test_a_query_without_escapes_is_split_as_the_general_loop_splits_it(query: str) -> None:
     assert parse_query(query) == _decoded_pairs(query)
+
+
+class _Filters(pydantic.BaseModel):
+    """A query model with a list, an alias, a choice of aliases and a name read too."""
+
+    model_config = pydantic.ConfigDict(populate_by_name=True)
+
+    page: int = 1
+    tags: list[str] = []
+    order: str = pydantic.Field("asc", alias="o")
+    size: int = pydantic.Field(10, validation_alias=pydantic.AliasChoices("s", "size"))
+
+
+async def _searched(filters: Annotated[_Filters, Query()]) -> None:
+    return None
+
+
+@_SETTINGS
+@given(
+    pairs=st.lists(
+        st.tuples(
+            st.sampled_from(["page", "tags", "o", "order", "s", "size", "x"]), st.text("ab1")
+        ),
+        max_size=8,
+    )
+)
+def test_a_query_model_is_gathered_from_a_query_as_from_any_values(
+    pairs: list[tuple[str, str]],
+) -> None:
+    (parameter,) = describe(_searched, frozenset())
+    model = FlatModel(parameter)
+    query = QueryParams(pairs)
+    assert _gather_query(model._fields, query) == _gather(model._fields, query)[0]
 
 
 def _generators(log: list[str]) -> list[Any]:
@@ -565,6 +601,18 @@ def _routes(app: App) -> App:
     async def model() -> Any:
         return {"name": "pen", "dropped": 1}
 
+    @app.get("/pydantic", response_model=_Filters)
+    async def pydantic_model() -> Any:
+        return _Filters.model_validate({"page": 2, "o": "desc"})
+
+    @app.get("/pydantic-dict", response_model=_Filters)
+    async def pydantic_dict() -> Any:
+        return {"page": 3, "dropped": 1}
+
+    @app.get("/pydantic-invalid", response_model=_Filters)
+    async def pydantic_invalid() -> Any:
+        return {"page": "not a number"}
+
     @app.get("/missing")
     async def missing() -> dict[str, str]:
         raise HTTPException(404, "no such thing", {"x-why": "gone"})
@@ -621,6 +669,9 @@ _REQUESTS = [
         "/response",
         "/sub-response",
         "/model",
+        "/pydantic",
+        "/pydantic-dict",
+        "/pydantic-invalid",
         "/missing",
         "/broken",
         "/unencodable",
@@ -650,6 +701,7 @@ def test_the_serve_step_answers_as_dispatch_under_middleware(interface: str) -> 
 # Each answer's status, so that a test of two equal wrong answers fails too.
 _STATUSES = {
     ("GET", "/text-wrong"): 500,
+    ("GET", "/pydantic-invalid"): 500,
     ("GET", "/response"): 202,
     ("GET", "/sub-response"): 203,
     ("GET", "/missing"): 404,

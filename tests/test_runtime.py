@@ -206,6 +206,27 @@ def test_a_middleware_that_returns_nothing_is_a_500_naming_it(
     assert "forgetful returned NoneType None, not a Response" in caplog.text
 
 
+def test_a_chain_whose_middleware_returns_nothing_is_a_500_naming_the_chain(
+    serve: ClientFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = App()
+
+    @app.middleware
+    async def outer(request: Request, call_next: CallNext) -> Response:
+        return await call_next(request)
+
+    @app.middleware
+    async def inner(request: Request, call_next: CallNext) -> Response:  # type: ignore[return]
+        await call_next(request)  # and no return
+
+    app.add_route("/", lambda: "x")
+    response = serve(app, raise_server_exceptions=False).get("/")
+    assert (response.status_code, response.text) == (500, "Internal Server Error")
+    assert "Middleware chain tests.test_runtime" in caplog.text
+    assert ".outer, tests.test_runtime" in caplog.text
+    assert ".inner returned NoneType None, not a Response" in caplog.text
+
+
 def test_a_failed_startup_on_the_first_request_answers_500_and_is_not_retried(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

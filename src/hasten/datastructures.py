@@ -101,8 +101,13 @@ class MutableHeaders(Headers):
         if not (name.isprintable() and value.isprintable()):
             check_header(name, value)
         name = name.lower()
-        self._remove(name)
-        self._items.append((name, value))
+        items = self._items
+        # perf: the usual header is new; ``_remove``'s frame only for one that is not.
+        for item in items:
+            if item[0] == name:
+                self._remove(name)
+                break
+        items.append((name, value))
         self._lookup = None
 
     def __delitem__(self, name: str) -> None:

@@ -34,6 +34,7 @@ from .validation import (
     entry,
     missing,
     msgspec_validates,
+    pydantic_validate_python,
     text_as_is,
 )
 
@@ -264,6 +265,9 @@ def _source_of(request: Request, source: str) -> Any:
     return request.cookies
 
 
+_decode_any = msgspec.json.Decoder().decode
+
+
 class BodyDecoder:
     """Reads and decodes a JSON body once per request, as FastAPI does before any body
     parameter is read: JSON where the content type says so (``application/json``,
@@ -275,7 +279,7 @@ class BodyDecoder:
     __slots__ = ("_decode",)
 
     def __init__(self) -> None:
-        self._decode = msgspec.json.Decoder().decode
+        self._decode = _decode_any
 
     async def decode(self, request: Request) -> Any:
         body = await request.body()
@@ -340,11 +344,25 @@ class BodyField:
 
     def typed_decoder(self) -> Callable[[bytes], Any] | None:
         """A JSON decoder straight into this parameter's type, where that is exactly what
-        decoding and then validating the whole body would give (msgspec validates it): one
-        C call for the usual body. None otherwise."""
-        if self._embedded or not msgspec_validates(self._parameter):
+        decoding and then validating the whole body would give: where msgspec validates it,
+        one C call for the usual body; where pydantic does, the body decoded as
+        ``BodyDecoder`` decodes it and validated at once (raising a ValueError: pydantic's
+        ValidationError). None for a member of the body."""
+        if self._embedded:
             return None
-        return msgspec.json.Decoder(self._parameter.validated_type).decode
+        if msgspec_validates(self._parameter):
+            return msgspec.json.Decoder(self._parameter.validated_type).decode
+        try:
+            validate = pydantic_validate_python(self._parameter)
+        except Exception as exc:  # a type pydantic refuses: msgspec validates it (see ``validate``)
+            if type(exc).__module__.split(".")[0] != "pydantic":
+                raise
+            return None
+
+        def decode_and_validate(body: bytes) -> Any:
+            return validate(_decode_any(body), from_attributes=True)
+
+        return decode_and_validate
 
     def read_from(self, body: Any, values: Values, errors: Errors) -> None:
         loc = self._validator.loc

@@ -225,37 +225,58 @@ class PydanticResponseModel(ResponseModel):
     dumped by it, by alias by default, as FastAPI does; a result that does not fit is a
     ResponseValidationError (a 500), never a field quietly dropped."""
 
-    __slots__ = ("_adapter", "_dump")
+    __slots__ = ("_adapter", "_dump", "_to_json", "_validate")
 
     def __init__(self, model: Any, options: DumpOptions) -> None:
         super().__init__(model, _as_is, None, True, options)
         self._adapter = pydantic_adapter(model)
         self._dump = dataclasses.asdict(options)
-
-    def encode(self, result: Any) -> bytes:
-        """Validated and written by pydantic, as FastAPI writes it (the model's own JSON
-        settings hold: ``ser_json_inf_nan``, ...)."""
-        written: bytes = self._adapter.dump_json(self._validated(result), **self._dump)
-        return written
+        # pydantic-core's own validator and serializer, taken at the first response (a model
+        # whose forward references are defined later is complete by then).
+        self._validate: Callable[..., Any] | None = None
+        self._to_json: Callable[[Any], bytes] | None = None
 
     def prepare(self, result: Any) -> Any:
         return self._adapter.dump_python(self._validated(result), mode="json", **self._dump)
 
-    def _validated(self, result: Any) -> Any:
-        adapter = self._adapter
+    def encode(self, result: Any) -> bytes:
+        """Validated once and written by pydantic-core, as FastAPI writes it
+        (``TypeAdapter.dump_json``: the model's own JSON settings hold, ``ser_json_inf_nan``,
+        ...)."""
+        validate, to_json = self._validate, self._to_json
+        if validate is None or to_json is None:
+            validate, to_json = self._bind()
         try:
-            return adapter.validate_python(result, from_attributes=True)
-        except Exception as exc:
-            errors = getattr(exc, "errors", None)
-            if errors is None:
-                raise
-            raise ResponseValidationError(
-                [
-                    {**error, "loc": ("response", *error["loc"])}
-                    for error in errors(include_url=False)
-                ],
-                body=result,
-            ) from exc
+            value = validate(result, from_attributes=True)
+        except ValueError as exc:  # pydantic's ValidationError
+            raise _invalid(exc, result) from exc
+        return to_json(value)
+
+    def _validated(self, result: Any) -> Any:
+        validate = self._validate or self._bind()[0]
+        try:
+            return validate(result, from_attributes=True)
+        except ValueError as exc:  # pydantic's ValidationError
+            raise _invalid(exc, result) from exc
+
+    def _bind(self) -> tuple[Callable[..., Any], Callable[[Any], bytes]]:
+        # perf: pydantic-core's own methods, without TypeAdapter's frames around them.
+        adapter = self._adapter
+        self._validate = adapter.validator.validate_python
+        self._to_json = functools.partial(adapter.serializer.to_json, **self._dump)
+        return self._validate, self._to_json
+
+
+def _invalid(exc: ValueError, result: Any) -> ResponseValidationError:
+    """A result the response model refuses: ResponseValidationError with pydantic's entries
+    located under ``response`` (a ValueError that is not pydantic's is raised again)."""
+    errors = getattr(exc, "errors", None)
+    if errors is None:
+        raise exc
+    return ResponseValidationError(
+        [{**error, "loc": ("response", *error["loc"])} for error in errors(include_url=False)],
+        body=result,
+    )
 
 
 def response_model_for(

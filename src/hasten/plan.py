@@ -24,8 +24,6 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
-import msgspec
-
 from .background import BackgroundTasks
 from .decoding import decode_json
 from .dependencies import (
@@ -372,13 +370,14 @@ def _invoke_with_body(
 
     async def invoke_with_body(request: Any) -> Any:
         if typed is not None:
-            # perf: the usual body decoded straight into its type, in one C call; a body
-            # that does not decode so is read again below, which says what is wrong.
+            # perf: the usual body decoded straight into its type (one C call, or two for
+            # a pydantic type); a body that does not decode so is read again below, which
+            # says what is wrong.
             whole = await request.body()
             if whole and request._header("content-type") == "application/json":
                 try:
                     value = decode_json(typed, whole, request.context)
-                except (msgspec.ValidationError, HTTPError):
+                except (ValueError, HTTPError):  # msgspec's or pydantic's ValidationError
                     pass
                 else:
                     return await run(**{name: value})

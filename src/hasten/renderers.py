@@ -9,7 +9,7 @@ from typing import Any
 
 from .encoders import jsonable_encoder
 from .encoding import encode_json, encoder_for
-from .models import ResponseModel
+from .models import PydanticResponseModel, ResponseModel
 from .responses import (
     HTMLResponse,
     PlainTextResponse,
@@ -77,14 +77,23 @@ class JSONRenderer(Renderer):
 
 class ModelRenderer(JSONRenderer):
     """A route with a response model: only the model's fields are sent (validated too, if the
-    route asks); a result of exactly the model's class, with no model inside, as it is."""
+    route asks); a result of exactly the model's class, with no model inside, as it is. A
+    pydantic model validates and dumps the result to JSON itself, in pydantic-core."""
 
-    __slots__ = ("_exact", "_model")
+    __slots__ = ("_dumps", "_exact", "_model")
 
     def __init__(self, status: int, model: ResponseModel, reads_bytes: bool = False) -> None:
         super().__init__(status, model.model, reads_bytes)
         self._model = model
         self._exact = model.exact
+        self._dumps = isinstance(model, PydanticResponseModel)
+        if self._dumps:
+            # Every result but a Response is dumped by the model: the serve step sends the
+            # usual ones (data, or the model's own instances) without a Response object.
+            self.encode = model.encode
+            models = {model.model} if isinstance(model.model, type) else set()
+            self.plain = frozenset(_JSON_DATA | models)
+            return
         # Only a result of exactly the model's class is sent as it is.
         exact = model.exact
         self.plain = (
@@ -95,7 +104,7 @@ class ModelRenderer(JSONRenderer):
         if isinstance(result, Response):
             return result
         assert self.encode is not None
-        if type(result) is not self._exact:
+        if not self._dumps and type(result) is not self._exact:
             result = self._model.prepare(result)
         return build_response(self.encode(result), self.status, _JSON)
 

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import threading
 import warnings
-from collections.abc import AsyncIterable, Coroutine, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterable, Awaitable, Coroutine, Iterable, Iterator, Mapping
 from concurrent.futures import Executor
 from datetime import datetime
 from email.utils import format_datetime
@@ -149,10 +149,13 @@ class Response:
     @property
     def headers(self) -> MutableHeaders:
         """The response headers, content type included; changes go out on the wire."""
-        if self._headers is None:
-            self._headers = MutableHeaders(list(self.wire_headers))
-            self.wire_headers = self._headers._items
-        return self._headers
+        headers = self._headers
+        if headers is None:
+            # perf: ``MutableHeaders(list(self.wire_headers))`` without its __init__ frame.
+            headers = self._headers = _new(MutableHeaders)
+            headers._items = self.wire_headers = list(self.wire_headers)
+            headers._lookup = None
+        return headers
 
     def set_cookie(  # noqa: PLR0917 - Starlette's signature, positional arguments included
         self,
@@ -208,23 +211,31 @@ class Response:
     async def send(self, outbound: Outbound, request: Request) -> None:
         """Send this response to ``request`` (a HEAD gets the headers only; a file reads its
         conditional and range headers, a stream watches for the client leaving)."""
+        sent = self.send_whole(outbound, request)
+        if sent is not None:
+            await sent
+
+    def send_whole(self, outbound: Outbound, request: Request) -> Awaitable[None] | None:
+        """``send`` of a whole body, as a plain call: what is left to await, if anything (the
+        serve step calls it for every class that keeps this ``send``, see SEND_WHOLE)."""
         status = self.status
         head = request.method == "HEAD"
         if self._headers is None and not head and status in BODY_STATUSES:
             # perf: the common response goes out as built; the server adds Content-Length.
-            sent = outbound.response_bytes(status, self.wire_headers, self.body)
-        else:
-            body = self.body
-            # A HEAD answered with an empty body by hand keeps the Content-Length it gave.
-            headers = frame(status, self.wire_headers, len(body) if body or not head else None)
-            if head or not allows_body(status):
-                body = b""
-            sent = outbound.response_bytes(status, headers, body)
-        if sent is not None:
-            await sent
+            return outbound.response_bytes(status, self.wire_headers, self.body)
+        body = self.body
+        # A HEAD answered with an empty body by hand keeps the Content-Length it gave.
+        headers = frame(status, self.wire_headers, len(body) if body or not head else None)
+        if head or not allows_body(status):
+            body = b""
+        return outbound.response_bytes(status, headers, body)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.status} {self.media_type} {len(self.body)} bytes>"
+
+
+# What the serve step looks for to call ``send_whole`` itself (``type(response).send``).
+SEND_WHOLE = Response.send
 
 
 def declared_media_type(cls: type[Response]) -> str | None:

@@ -40,14 +40,14 @@ from .errors import (
 )
 from .lifecycle import being_cancelled, run_tasks, shielded
 from .matcher import CompiledRoute, Matcher, RouteConflict
-from .middleware import build_chain
+from .middleware import build_chain, not_a_response
 from .monitor import BlockStats, LoopMonitor
 from .observe import WHERE, Exchange, Observer, QueueTimer, RouteTag, Sink, Tracer
 from .overload import InFlight
 from .params import describe_handler, unwrap
 from .pools import Pools
 from .requests import Request
-from .responses import Response
+from .responses import SEND_WHOLE, Response
 from .settings import Settings
 from .tallies import Tallies
 from .transport import Outbound
@@ -131,7 +131,7 @@ class Runtime:
         # The middleware chain, the first registered outermost, ``dispatch`` innermost (it is
         # ``dispatch`` itself without middleware).
         self.handle = build_chain(middlewares, self.dispatch)
-        self.middleware = bool(middlewares)
+        self.middlewares = tuple(middlewares)
         self.monitor: LoopMonitor | None = None
         if settings.block_threshold is not None:
             self.monitor = LoopMonitor(settings.block_threshold, _codes(self.routes, middlewares))
@@ -261,8 +261,14 @@ class Runtime:
                 return
             gate.count += 1
             try:
-                if self.middleware:
-                    response = await self._through_middleware(request)
+                if self.middlewares:
+                    # perf: the chain awaited here, not in a coroutine of its own.
+                    try:
+                        response = await self.handle(request)
+                        if not isinstance(response, Response):
+                            not_a_response(response, self.middlewares)
+                    except Exception as exc:  # from a middleware: dispatch answers its own
+                        response = await self.error_response(request, exc)
                 else:
                     # perf: ``dispatch`` written out, where no middleware needs a Response:
                     # the target's shortcuts (see Target) call the handler without a frame
@@ -305,7 +311,13 @@ class Runtime:
                     # app's own): its Exchange notes the one sent.
                     outbound = exchange = observer.begin(request, outbound)
                 try:
-                    await response.send(outbound, request)
+                    if type(response).send is SEND_WHOLE:
+                        # perf: a whole body sent without the coroutine of Response.send.
+                        sent = response.send_whole(outbound, request)
+                        if sent is not None:
+                            await sent
+                    else:
+                        await response.send(outbound, request)
                 except HTTPError as exc:
                     # A response that reads the request as it is sent (a file, its range and
                     # conditional headers) found it malformed, before any byte went out: the
@@ -331,12 +343,6 @@ class Runtime:
             if observer is not None:
                 observer.end(request, started, status, exchange)
 
-    async def _through_middleware(self, request: Request) -> Response:
-        try:
-            return await self.handle(request)
-        except Exception as exc:  # from a middleware: dispatch answers its own
-            return await self.error_response(request, exc)
-
     async def _refuse(self, request: Request, outbound: Outbound) -> int:
         """Send the refusal; its status, for observation (which names it by its route too)."""
         request._target = self.match(request.method, request.path)[0]
@@ -350,9 +356,15 @@ class Runtime:
         Middleware sees a handler's error as the response it becomes on the wire.
         """
         try:
-            target, request.path_params = self.match(request.method, request.path)
+            # perf: the serve step's shortcuts (see Target): a parameterless path looked up
+            # without Matcher.match's frame, a handler that reads nothing called bare.
+            by_method = self.static_targets.get(request.path)
+            target = None if by_method is None else by_method.get(request.method)
+            if target is None:
+                target, request.path_params = self.match(request.method, request.path)
             request._target = target
-            response = target.render(await target.invoke(request))
+            call = target.call
+            response = target.render(await (target.invoke(request) if call is None else call()))
         except Exception as exc:
             return await self.error_response(request, exc)
         if request._sub_response is not None:

@@ -41,6 +41,7 @@ __all__ = [
     "missing",
     "msgspec_errors",
     "pydantic_errors",
+    "pydantic_validate_python",
 ]
 
 Loc = tuple[str | int, ...]
@@ -272,14 +273,23 @@ def _msgspec_only(parameter: Parameter) -> bool:
     return uses_msgspec(parameter.annotation)
 
 
-def _pydantic_validator(parameter: Parameter, loc: Loc) -> Callable[[Any], Any]:
-    from pydantic import TypeAdapter, ValidationError
+def pydantic_validate_python(parameter: Parameter) -> Callable[..., Any]:
+    """pydantic-core's ``validate_python`` for the parameter's type: the method itself
+    (perf: without TypeAdapter's frame around it). It raises pydantic's ValidationError."""
+    from pydantic import TypeAdapter
 
-    adapter = TypeAdapter(pydantic_type(parameter))
+    validate: Callable[..., Any] = TypeAdapter(pydantic_type(parameter)).validator.validate_python
+    return validate
+
+
+def _pydantic_validator(parameter: Parameter, loc: Loc) -> Callable[[Any], Any]:
+    from pydantic import ValidationError
+
+    validate_python = pydantic_validate_python(parameter)
 
     def validate(value: Any) -> Any:
         try:
-            return adapter.validate_python(value, from_attributes=True)
+            return validate_python(value, from_attributes=True)
         except ValidationError as exc:
             raise Invalid(pydantic_errors(exc, loc)) from None
 
