@@ -6,7 +6,11 @@ dependencies, overrides, router and app dependencies, and what registration refu
 # string annotations could not name.
 import asyncio
 import dataclasses
+import functools
+import inspect
+import json
 import logging
+import re
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -29,11 +33,12 @@ from hasten import (
     Query,
     Request,
     Router,
+    StreamingResponse,
     UploadFile,
     WebSocket,
 )
 from hasten.connection import Connection
-from hasten.errors import FastAPIError
+from hasten.errors import DependencyScopeError, FastAPIError
 from hasten.lifecycle import cleanup_of
 from hasten.requests import HTTPConnection
 from hasten.servers import Interface
@@ -975,3 +980,134 @@ def test_yield_cleanup_runs_to_its_end_in_a_cancelled_request(scope: str) -> Non
 
     anyio.run(cancelled_request)
     assert events == ["enter", "cleanup end"]
+
+
+def _wrapped_sync(func: Any) -> Any:
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return func(*args, **kwargs)
+
+    return wrapper
+
+
+def _wrapped_async(func: Any) -> Any:
+    if inspect.isgeneratorfunction(func):
+
+        @functools.wraps(func)
+        async def generate(*args: Any, **kwargs: Any) -> Any:
+            for item in func(*args, **kwargs):
+                yield item
+
+        return generate
+
+    @functools.wraps(func)
+    async def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return func(*args, **kwargs)
+
+    return wrapper
+
+
+def test_a_wrapper_is_called_as_what_it_is(serve: ClientFactory) -> None:
+    # FastAPI's rule: an async wrapper of a sync function is awaited, a sync wrapper of an
+    # async function or generator is called and its result awaited or iterated.
+    def plain() -> str:
+        return "plain"
+
+    async def coroutine() -> str:
+        return "coroutine"
+
+    def generator() -> Iterator[str]:
+        yield "generator"
+
+    async def async_generator() -> AsyncIterator[str]:
+        yield "async generator"
+
+    app = App()
+    dependencies = {
+        "async-of-sync": _wrapped_async(plain),
+        "async-of-generator": _wrapped_async(generator),
+        "sync-of-async": _wrapped_sync(coroutine),
+        "sync-of-generator": _wrapped_sync(generator),
+        "sync-of-async-generator": _wrapped_sync(async_generator),
+    }
+    for path, dependency in dependencies.items():
+
+        async def endpoint(value: str = Depends(dependency)) -> list[str]:
+            return [value]
+
+        app.add_route(f"/dependency/{path}", endpoint)
+
+    @app.get("/endpoint")
+    @_wrapped_async
+    def wrapped_endpoint() -> list[str]:
+        return ["endpoint"]
+
+    client = serve(app)
+    found = {path: client.get(f"/dependency/{path}").json() for path in dependencies}
+    assert found == {
+        "async-of-sync": ["plain"],
+        "async-of-generator": ["generator"],
+        "sync-of-async": ["coroutine"],
+        "sync-of-generator": ["generator"],
+        "sync-of-async-generator": ["async generator"],
+    }
+    assert client.get("/endpoint").json() == ["endpoint"]
+
+
+def test_one_generator_in_two_scopes_is_two_calls(serve: ClientFactory) -> None:
+    opened: list[list[bool]] = []
+
+    def session() -> Iterator[list[bool]]:
+        state = [True]
+        opened.append(state)
+        yield state
+        state[0] = False
+
+    app = App()
+
+    @app.get("/")
+    def both(
+        function: Annotated[list[bool], Depends(session, scope="function")],
+        request: Annotated[list[bool], Depends(session, scope="request")],
+        default: Annotated[list[bool], Depends(session)],
+    ) -> StreamingResponse:
+        # The request-scoped one is the default one: cached once, closed after the response.
+        assert request is default
+
+        def body() -> Iterator[str]:  # read as it is sent: after the function-scoped exit
+            yield json.dumps([function[0], request[0]])
+
+        return StreamingResponse(body())
+
+    assert serve(app).get("/").json() == [False, True]
+    assert len(opened) == 2
+
+
+def test_a_request_scoped_yield_dependency_cannot_take_a_function_scoped_one() -> None:
+    def inner() -> Iterator[str]:
+        yield "inner"
+
+    def outer(value: Annotated[str, Depends(inner, scope="function")]) -> Iterator[str]:
+        yield value
+
+    def plain(value: Annotated[str, Depends(inner, scope="function")]) -> str:
+        return value
+
+    app = App()
+    message = (
+        'The dependency "outer" has a scope of "request", it cannot depend on dependencies '
+        'with scope "function".'
+    )
+    with pytest.raises(DependencyScopeError, match=re.escape(message)):
+        app.add_route("/", lambda value=Depends(outer): value)
+    with pytest.raises(DependencyScopeError):
+        app.add_websocket_route("/ws", _socket_taking(outer))
+    app.add_route("/plain", lambda value=Depends(plain): value)  # not a generator: allowed
+    app.add_route("/function", lambda value=Depends(outer, scope="function"): value)
+
+
+def _socket_taking(dependency: Any) -> Any:
+    async def socket(websocket: WebSocket, value: str = Depends(dependency)) -> None:
+        await websocket.close()
+
+    return socket

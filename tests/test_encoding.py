@@ -4,6 +4,7 @@
 # No `from __future__ import annotations`: the models here are local classes.
 
 import dataclasses
+import uuid
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -125,3 +126,31 @@ def test_what_may_hold_bytes_is_decided_from_the_type() -> None:
     assert holds_bytes({"a": [1, {"b": b"x"}]})
     assert holds_bytes((Attachment("x", b""),))
     assert encode_json({"a": [b"x", bytearray(b"y")]}) == b'{"a":["x","y"]}'
+
+
+class DriverUUID:
+    """What passes for a UUID and has no attributes to send, as asyncpg's does."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property  # type: ignore[misc]  # the spoof asyncpg's class makes
+    def __class__(self) -> type:
+        return uuid.UUID
+
+    @property
+    def __dict__(self) -> dict[str, Any]:  # type: ignore[override]  # as asyncpg's: none
+        raise TypeError("vars() argument must have __dict__ attribute")
+
+
+def test_a_drivers_uuid_is_sent_as_its_text(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.get("/")
+    def read() -> dict[str, Any]:
+        return {"id": DriverUUID("a10ff360-3b1e-4984-a26f-d3ab460bdb51")}
+
+    assert serve(app).get("/").json() == {"id": "a10ff360-3b1e-4984-a26f-d3ab460bdb51"}

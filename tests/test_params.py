@@ -13,6 +13,7 @@ from typing import Annotated, Any, TypedDict
 
 import msgspec
 import pytest
+from typing_extensions import TypeAliasType
 
 from hasten import App, Body, Cookie, Depends, Header, Param, Path, Query, Request
 from hasten.errors import InvalidParameter
@@ -977,3 +978,30 @@ def test_an_unmarked_list_is_the_body_as_in_fastapi(serve: ClientFactory) -> Non
     assert client.post("/", json=[1, 2]).json() == {"ids": [1, 2]}
     # Not the query's (it was [3] where FastAPI, reading the body, gives None).
     assert client.post("/?ids=3").json() == {"ids": None}
+
+
+if typing.TYPE_CHECKING:
+    from collections.abc import AsyncGenerator  # only a type checker resolves it here
+
+
+async def _client() -> AsyncGenerator[str, None]:
+    yield "client"
+
+
+async def _some_value() -> int:
+    return 123
+
+
+DependedValue = TypeAliasType("DependedValue", Annotated[int, Depends(_some_value)])
+
+
+def test_a_return_annotation_only_a_type_checker_resolves_is_left_out(
+    serve: ClientFactory,
+) -> None:
+    app = App()
+
+    @app.get("/")
+    async def people(client: Annotated[str, Depends(_client)], value: DependedValue) -> list[Any]:
+        return [client, value]
+
+    assert serve(app).get("/").json() == ["client", 123]

@@ -19,7 +19,8 @@ from hasten import (
     WebSocketDisconnect,
     WebSocketException,
 )
-from hasten.testing import WebSocketDenialResponse, WebSocketTestSession
+from hasten.servers import Interface
+from hasten.testing import TestClient, WebSocketDenialResponse, WebSocketTestSession
 from tests.conftest import ClientFactory
 
 
@@ -461,3 +462,44 @@ def test_dependencies_on_a_websocket_route(serve: ClientFactory) -> None:
     with pytest.raises(WebSocketDenialResponse) as denied:
         client.websocket_connect("/dep/r1")
     assert denied.value.status_code == 422
+
+
+class RoomClosed(Exception):
+    pass
+
+
+def test_an_apps_exception_handler_answers_a_websocket_error(interface: Interface) -> None:
+    async def close_room(websocket: WebSocket, exc: RoomClosed) -> None:
+        await websocket.close(4001, "room closed")
+
+    def other(request: Request, exc: Exception) -> None:
+        raise AssertionError("an Exception handler is for HTTP requests only")
+
+    handlers: dict[Any, Any] = {RoomClosed: close_room, Exception: other}
+    app = App(exception_handlers=handlers)
+
+    @app.websocket("/room")
+    async def room(websocket: WebSocket) -> None:
+        await websocket.accept()
+        raise RoomClosed
+
+    @app.websocket("/broken")
+    async def broken(websocket: WebSocket) -> None:
+        await websocket.accept()
+        raise ValueError("unhandled")
+
+    client = TestClient(app, interface=interface, raise_server_exceptions=False)
+    with (
+        client.websocket_connect("/room") as websocket,
+        pytest.raises(WebSocketDisconnect) as closed,
+    ):
+        websocket.receive_text()
+    # Granian's RSGI carries no close code after the handshake (its 1005: none given).
+    wanted = (4001, "room closed") if interface == "asgi" else (1005, "")
+    assert (closed.value.code, closed.value.reason) == wanted
+    with (
+        client.websocket_connect("/broken") as websocket,
+        pytest.raises(WebSocketDisconnect) as failed,
+    ):
+        websocket.receive_text()
+    assert failed.value.code == (1011 if interface == "asgi" else 1005)

@@ -14,6 +14,7 @@ separate thread tasks: no thread is held across the handler (FastAPI #3205).
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import logging
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
@@ -21,8 +22,9 @@ from concurrent.futures import Executor
 from typing import Any
 
 from .concurrency import DependencyConcurrency
+from .errors import DependencyScopeError
 from .lifecycle import Exit, advance, resume, submit
-from .params import REQUEST_SOURCES, Dependency, Parameter, describe, describe_handler, unwrap
+from .params import REQUEST_SOURCES, Dependency, Parameter, describe, describe_handler
 
 __all__ = [
     "ASYNC",
@@ -76,15 +78,39 @@ def describe_dependency(
 
 
 def call_kind(func: Callable[..., Any]) -> int:
-    """How a dependency is called: ASYNC, SYNC (on a thread), ASYNC_GEN or SYNC_GEN."""
-    target = unwrap(func)
-    if inspect.isasyncgenfunction(target):
-        return ASYNC_GEN
-    if inspect.isgeneratorfunction(target):
-        return SYNC_GEN
-    if inspect.iscoroutinefunction(target):
-        return ASYNC
+    """How a handler or dependency is called: ASYNC, SYNC (on a thread), ASYNC_GEN or
+    SYNC_GEN. As FastAPI tells it: by the callable, or what it wraps (``functools.wraps``, a
+    partial), or their ``__call__``, an async generator before a generator before a
+    coroutine, so that a wrapper of another kind than what it wraps is called as it is."""
+    candidates = _kind_candidates(func)
+    for kind, test in _KINDS:
+        if any(test(candidate) for candidate in candidates):
+            return kind
     return SYNC
+
+
+_KINDS = (
+    (ASYNC_GEN, inspect.isasyncgenfunction),
+    (SYNC_GEN, inspect.isgeneratorfunction),
+    (ASYNC, inspect.iscoroutinefunction),
+)
+
+
+def _kind_candidates(func: Callable[..., Any]) -> list[Any]:
+    """The callable, and what it wraps; where neither is a class, their ``__call__`` too."""
+    while isinstance(func, functools.partial):
+        func = func.func
+    wrapped = inspect.unwrap(func)
+    if inspect.isclass(wrapped):
+        return [func, wrapped]
+    candidates = [func, wrapped]
+    for owner in (func, wrapped):
+        call = getattr(owner, "__call__", None)  # noqa: B004 - its __call__, not callable()
+        if call is not None:
+            while isinstance(call, functools.partial):
+                call = call.func
+            candidates += [call, inspect.unwrap(call)]
+    return candidates
 
 
 def limited(
@@ -181,12 +207,30 @@ def collect(
         assert func is not None
         if dependency.scope == "app":
             app_dependency_parameters(func)  # refused now if it takes request values
-        walk(describe_dependency(func, path_names), scopes)
+        described = describe_dependency(func, path_names)
+        _check_scopes(func, dependency, described)
+        walk(described, scopes)
 
     for dependency in dependencies:
         visit(dependency)
     walk(parameters, ())
     return tuple(found.values()), schemes
+
+
+def _check_scopes(
+    func: Callable[..., Any], dependency: Dependency, described: tuple[Parameter, ...]
+) -> None:
+    """A ``yield`` dependency ending after the response cannot take one that ends before it
+    (``scope="function"``): FastAPI's DependencyScopeError, at registration."""
+    if dependency.scope not in (None, "request") or call_kind(func) in (ASYNC, SYNC):
+        return
+    for item in described:
+        if item.dependency is not None and item.dependency.scope == "function":
+            name = getattr(func, "__name__", "<unnamed_callable>")
+            raise DependencyScopeError(
+                f'The dependency "{name}" has a scope of "request", it cannot depend on '
+                'dependencies with scope "function".'
+            )
 
 
 class AppDependencies:

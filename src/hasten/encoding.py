@@ -35,12 +35,12 @@ __all__ = [
 
 def encode_hook(value: Any) -> Any:
     """What msgspec cannot encode by itself: a pydantic model, as its JSON-mode dump; a
-    ``str`` subclass (a ``URL``) as its text; any other object as its attributes, as FastAPI's
-    jsonable_encoder does (``vars``)."""
+    ``str`` subclass (a ``URL``), or what passes for a UUID (asyncpg's), as its text; any
+    other object as its attributes, as FastAPI's jsonable_encoder does (``vars``)."""
     dump = getattr(value, "model_dump", None)
     if dump is not None:
         return dump(mode="json", by_alias=True)  # FastAPI's jsonable_encoder dumps by alias
-    if isinstance(value, str):
+    if isinstance(value, str | uuid.UUID):
         return str(value)
     if hasattr(value, "__dict__") and not callable(value) and not isinstance(value, type):
         return vars(value)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
-import inspect
 import pickle
 import typing
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -20,7 +19,14 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .context import InContext, ServeContext
-from .dependencies import AppDependencies, collect, describe_dependency
+from .dependencies import (
+    ASYNC,
+    SYNC,
+    AppDependencies,
+    call_kind,
+    collect,
+    describe_dependency,
+)
 from .encoders import untyped_json
 from .encoding import encoder_for
 from .lifecycle import submit
@@ -215,7 +221,7 @@ class Endpoint:
             return "process pool"
         if self.options.executor is not None:
             return "executor"
-        return "event loop" if inspect.iscoroutinefunction(unwrap(self.func)) else "thread pool"
+        return "event loop" if call_kind(self.func) == ASYNC else "thread pool"
 
     def bind(
         self,
@@ -393,8 +399,7 @@ def _dump_options(options: RouteOptions) -> DumpOptions:
 def _stream_item(func: Callable[..., Any], returns: Any) -> Any:
     """What a generator handler yields, by its annotation (``Iterable[Item]``, ``AsyncIterator
     [Item]``...; Any without one); None when ``func`` is no generator."""
-    function = unwrap(func)
-    if not (inspect.isgeneratorfunction(function) or inspect.isasyncgenfunction(function)):
+    if call_kind(func) in (ASYNC, SYNC):
         return None
     arguments = typing.get_args(returns)
     return arguments[0] if arguments else Any

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SWALLOWED",
+    "DependencyScopeError",
     "EndpointContext",
     "ExceptionHandler",
     "ExceptionHandlers",
@@ -42,6 +43,8 @@ __all__ = [
 ]
 
 # ``handler(request, exc) -> Response``, sync or async: what ``app.exception_handler`` takes.
+# Called ``handler(websocket, exc)`` for an exception a WebSocket's handler raised, as
+# Starlette calls it.
 ExceptionHandler: TypeAlias = "Callable[[Request, Any], Response | Awaitable[Response]]"
 
 # The exceptions the app did not handle while serving a TestClient's request (each became a
@@ -131,6 +134,10 @@ HTTPException = HTTPError
 
 class FastAPIError(RuntimeError):
     """An app is put together wrongly (FastAPI's name, for what it raises at registration)."""
+
+
+class DependencyScopeError(FastAPIError):
+    """A dependency's scope cannot hold what it depends on (FastAPI's name)."""
 
 
 class PydanticV1NotSupportedError(FastAPIError, TypeError):
@@ -373,6 +380,19 @@ class ExceptionHandlers:
             if key in (Exception, 500):  # Starlette's ServerErrorMiddleware handler
                 self._by_class[Exception] = _still_raised(handler)
         self._found: dict[type[BaseException], ExceptionHandler | None] = {}
+
+    def for_websocket(self, exc: BaseException) -> ExceptionHandler | None:
+        """The app's own handler for an exception a WebSocket handler raised, by class:
+        not the defaults for HTTP responses, nor one for ``Exception`` or 500 (Starlette's
+        ServerErrorMiddleware handles HTTP only)."""
+        for cls in type(exc).__mro__:
+            if cls is Exception:
+                return None
+            found = self._by_class.get(cls)
+            if found is not None:
+                defaults = (http_error_handler, request_validation_error_handler)
+                return None if found in defaults else found
+        return None
 
     def lookup(self, exc: BaseException) -> ExceptionHandler | None:
         """The handler for ``exc``, or None (a logged 500)."""

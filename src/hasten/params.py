@@ -599,7 +599,7 @@ def describe(
     """
     where = describe_handler(handler)
     try:
-        hints = typing.get_type_hints(unwrap(handler), include_extras=True)
+        hints = _parameter_hints(unwrap(handler))
     except Exception as exc:
         raise TypeError(f"Cannot resolve the type annotations of {where}: {exc}") from exc
     described = [
@@ -612,6 +612,22 @@ def describe(
     if takes_path and missing and not any(item.source == "request" for item in described):
         raise TypeError(f"{where} takes no parameter for path parameter(s) {sorted(missing)}")
     return tuple(described)
+
+
+def _parameter_hints(function: Callable[..., Any]) -> dict[str, Any]:
+    """The resolved annotations of ``function``'s parameters. Its return annotation is not
+    needed to read a request: one only a type checker resolves (a name imported under
+    ``TYPE_CHECKING``) is left out, as FastAPI leaves it."""
+    try:
+        return typing.get_type_hints(function, include_extras=True)
+    except NameError:
+        annotations = dict(getattr(function, "__annotations__", None) or {})
+        if annotations.pop("return", None) is None:
+            raise
+        parameters = types.SimpleNamespace(
+            __annotations__=annotations, __globals__=getattr(function, "__globals__", {})
+        )
+        return typing.get_type_hints(parameters, include_extras=True)
 
 
 def _describe_one(
@@ -797,10 +813,20 @@ def _field_metadata(extra: Any, fields: list[Any]) -> tuple[Any, ...]:
 
 def _split_annotated(hint: Any) -> tuple[Any, tuple[Any, ...]]:
     extras: tuple[Any, ...] = ()
+    # A type alias (``type Value = Annotated[...]``, PEP 695) stands for its value.
+    hint = _aliased(hint)
     while get_origin(hint) is typing.Annotated:
         hint, *more = get_args(hint)
         extras = (*more, *extras)
+        hint = _aliased(hint)
     return hint, extras
+
+
+def _aliased(hint: Any) -> Any:
+    """What a type alias (``typing``'s or typing_extensions' TypeAliasType) stands for."""
+    while type(hint).__name__ == "TypeAliasType" and hasattr(hint, "__value__"):
+        hint = hint.__value__
+    return hint
 
 
 def _source(

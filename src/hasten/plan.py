@@ -28,6 +28,7 @@ from .background import BackgroundTasks
 from .decoding import decode_json
 from .dependencies import (
     ASYNC,
+    SYNC,
     AppDependencies,
     call_kind,
     describe_dependency,
@@ -149,7 +150,12 @@ class _Builder:
         if dependency.use_cache:
             # One call per request for each set of scopes it sees, if they can change what it
             # returns; else one call whatever the scopes above it (FastAPI's cache key).
-            node.cache_key = (func, tuple(sorted(scopes)) if node.uses_scopes else ())
+            # Another scope is another call, as in FastAPI's key: a generator's exit comes at
+            # another time ("request" unless it says).
+            security = tuple(sorted(scopes)) if node.uses_scopes else ()
+            generator = node.kind not in (ASYNC, SYNC)
+            scope = dependency.scope or ("request" if generator else "")
+            node.cache_key = (func, security, scope)
         if dependency._concurrency is not None:  # Depends(max_concurrency=n)
             node.func = limited(func, dependency._concurrency, self.threads)
             node.kind = call_kind(node.func)

@@ -33,6 +33,7 @@ from .settings import FormLimitsKeywords, check_body_size, check_form_limits
 from .types import Handler, Hook, Target
 
 __all__ = [
+    "APIRoute",
     "APIWebSocketRoute",
     "BaseRoute",
     "FrontendRoute",
@@ -385,6 +386,9 @@ class Route(BaseRoute):
             return bound
         handler = dataclasses.replace(self, target=bound).get_route_handler()
         return Target(bound.name, handler, _AS_IS)
+
+
+APIRoute = Route  # FastAPI's name (``hasten port`` imports Route under it)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ import inspect
 import logging
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from time import perf_counter
 from types import CodeType
 from typing import TYPE_CHECKING, Any, cast
@@ -408,13 +408,7 @@ class Runtime:
             else:
                 await self._end_websocket(websocket, exc.status, POLICY_VIOLATION)
         except Exception as exc:
-            logger.error(
-                "Unhandled exception in WebSocket %s",
-                websocket.path[:LOGGED_PATH_LENGTH],
-                exc_info=exc,
-            )
-            report_unhandled(exc)
-            await self._end_websocket(websocket, 500, INTERNAL_ERROR)
+            await self._websocket_error(websocket, exc)
         finally:
             del self.sockets[websocket]
         if websocket.connection_state != "closed":
@@ -431,6 +425,26 @@ class Runtime:
         response = await self.error_response(cast("Request", websocket), exc)
         with contextlib.suppress(Exception):  # the client may have gone already
             await websocket.send_denial_response(response)
+
+    async def _websocket_error(self, websocket: WebSocket, exc: Exception) -> None:
+        """An exception a WebSocket's handler raised: the app's handler for its class, as
+        Starlette's ExceptionMiddleware calls it (``handler(websocket, exc)``), else logged
+        and the socket closed with 1011."""
+        handler = self.exception_handlers.for_websocket(exc)
+        if handler is not None:
+            try:
+                # A handler for a WebSocket's errors takes the WebSocket (Starlette's).
+                done = cast("Callable[[WebSocket, Exception], Any]", handler)(websocket, exc)
+                if inspect.isawaitable(done):
+                    await done
+                return
+            except Exception as failure:
+                exc = failure  # its handler failed: as if it had none
+        logger.error(
+            "Unhandled exception in WebSocket %s", websocket.path[:LOGGED_PATH_LENGTH], exc_info=exc
+        )
+        report_unhandled(exc)
+        await self._end_websocket(websocket, 500, INTERNAL_ERROR)
 
     @staticmethod
     async def _end_websocket(
