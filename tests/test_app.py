@@ -287,7 +287,9 @@ def test_describe_routes() -> None:
 
 
 def test_settings_are_validated() -> None:
-    with pytest.raises(ValueError, match=r"max_body_size must be an int >= 0 or None, not -1"):
+    with pytest.raises(
+        ValueError, match=r"max_body_size must be a non-negative integer or None, not -1"
+    ):
         App(max_body_size=-1)  # 0 is FastAPI's: an empty body only
     with pytest.raises(ValueError, match="block_threshold must be positive"):
         App(block_threshold=0)

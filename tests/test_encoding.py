@@ -4,15 +4,20 @@
 # No `from __future__ import annotations`: the models here are local classes.
 
 import dataclasses
+import datetime
 import uuid
+import warnings
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import msgspec
 import pytest
+from pydantic_core import PydanticUndefined
 
 from hasten import App, File, Form, Response, UploadFile
+from hasten.encoders import jsonable_encoder
 from hasten.encoding import encode_json, encode_msgspec, encoder_for, holds_bytes, may_hold_bytes
+from hasten.errors import PydanticV1NotSupportedError
 from tests.conftest import ClientFactory
 
 
@@ -154,3 +159,23 @@ def test_a_drivers_uuid_is_sent_as_its_text(serve: ClientFactory) -> None:
         return {"id": DriverUUID("a10ff360-3b1e-4984-a26f-d3ab460bdb51")}
 
     assert serve(app).get("/").json() == {"id": "a10ff360-3b1e-4984-a26f-d3ab460bdb51"}
+
+
+class Stamp(datetime.datetime):
+    """A datetime subclass, as pendulum's DateTime is."""
+
+
+def test_jsonable_encoder_writes_what_fastapis_writes() -> None:
+    stamp = Stamp(2026, 11, 28, 1, 2, 3)
+    assert jsonable_encoder({"at": stamp}) == {"at": "2026-11-28T01:02:03"}  # not the date
+    assert jsonable_encoder({"value": PydanticUndefined}) == {"value": None}
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # pydantic.v1 on this Python warns
+        from pydantic import v1
+
+    class Legacy(v1.BaseModel):
+        name: str
+
+    with pytest.raises(PydanticV1NotSupportedError, match="from pydantic import BaseModel"):
+        jsonable_encoder(Legacy(name="x"))

@@ -185,14 +185,14 @@ def collect(
 ) -> tuple[tuple[Parameter, ...], list[tuple[Any, tuple[str, ...]]]]:
     """Every request parameter of a handler's tree (deduplicated, in the order a request is
     read), and the security schemes in it with their scopes: what OpenAPI documents."""
-    found: dict[tuple[str, str], Parameter] = {}
+    found: dict[tuple[Any, ...], Parameter] = {}
     schemes: list[tuple[Any, tuple[str, ...]]] = []
     seen: set[Any] = set()
 
     def walk(items: tuple[Parameter, ...], scopes: tuple[str, ...]) -> None:
         for item in items:
             if item.source in REQUEST_SOURCES:
-                found.setdefault((item.source, item.alias), item)
+                found.setdefault(_key(item), item)
             elif item.dependency is not None:
                 visit(item.dependency, scopes)
 
@@ -231,6 +231,19 @@ def _check_scopes(
                 f'The dependency "{name}" has a scope of "request", it cannot depend on '
                 'dependencies with scope "function".'
             )
+
+
+def _key(parameter: Parameter) -> tuple[Any, ...]:
+    """What makes two request parameters of a tree one: their source and name, and for a
+    form's values their type too (a file read as a list by one and as bytes by another is
+    documented twice, as FastAPI does)."""
+    if parameter.source not in ("form", "file"):
+        return (parameter.source, parameter.alias)
+    try:
+        hash(parameter.annotation)
+    except TypeError:
+        return (parameter.source, parameter.alias, id(parameter))
+    return (parameter.source, parameter.alias, parameter.annotation)
 
 
 class AppDependencies:

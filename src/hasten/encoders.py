@@ -47,9 +47,10 @@ def _upload(file: UploadFile) -> dict[str, Any]:
 
 _BY_TYPE: dict[type, Callable[[Any], Any]] = {
     bytes: lambda value: value.decode(),
-    datetime.date: datetime.date.isoformat,
-    datetime.datetime: datetime.datetime.isoformat,
-    datetime.time: datetime.time.isoformat,
+    # Each its own class's isoformat: a datetime subclass (pendulum's) is a date too.
+    datetime.date: lambda value: value.isoformat(),
+    datetime.datetime: lambda value: value.isoformat(),
+    datetime.time: lambda value: value.isoformat(),
     datetime.timedelta: lambda value: value.total_seconds(),
     decimal.Decimal: _decimal,
     frozenset: list,
@@ -181,7 +182,20 @@ class _Options:
         )
         if encode is not None:
             return encode(obj)
-        if type(obj).__module__.split(".")[0] in _PYDANTIC_MODULES:
+        module = type(obj).__module__
+        if (
+            module == "pydantic_core._pydantic_core"
+            and type(obj).__name__ == "PydanticUndefinedType"
+        ):
+            return None  # a field's undefined default, as FastAPI writes it
+        if any(kind.__module__.startswith("pydantic.v1") for kind in type(obj).__mro__):
+            from .errors import PydanticV1NotSupportedError
+
+            raise PydanticV1NotSupportedError(
+                "pydantic.v1 models are no longer supported: declare "
+                f"{type(obj).__qualname__} with `from pydantic import BaseModel`"
+            )
+        if module.split(".")[0] in _PYDANTIC_MODULES:
             return str(obj)  # a URL, a secret, an email name, a color: their text
         try:
             data = dict(obj)

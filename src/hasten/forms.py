@@ -4,7 +4,9 @@ Multipart is parsed by ``multipart`` (defnull's streaming parser: sans-io, stric
 about 3x faster than python-multipart on fields). Every limit is a setting and every refusal
 names it: ``max_body_size`` for the whole body, ``max_form_parts``, ``max_form_field_size``
 for a field that is not a file, ``max_file_size`` for a file; uploads stay in memory up to
-``form_spool_size`` and move to a temporary file (unnamed on disk) past it.
+``form_spool_size`` and move to a temporary file (unnamed on disk) past it. A form over one of
+FastAPI's limits (``form_limits``: fields, files, a field's size) is a 400, as FastAPI answers
+it; over one of hasten's own (parts, a file's size, the body's) a 413.
 """
 
 from __future__ import annotations
@@ -118,12 +120,12 @@ def _too_many_parts(limits: FormLimits) -> HTTPError:
 
 
 def _too_many(kind: str, limit: int) -> HTTPError:
-    return HTTPError(413, f"The form has more than {limit} {kind} (form_limits max_{kind})")
+    return HTTPError(400, f"The form has more than {limit} {kind} (form_limits max_{kind})")
 
 
 def _field_too_large(name: str, limits: FormLimits) -> HTTPError:
     return HTTPError(
-        413,
+        400,
         f"Form field {name!r} exceeds {limits.max_field_size} bytes (max_form_field_size)",
     )
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine, Generator
 from time import monotonic
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .forms import FormData
     from .transport import Inbound, StreamWriter
 
-__all__ = ["ClientDisconnected", "HTTPConnection", "Request"]
+__all__ = ["ClientDisconnected", "FormReading", "HTTPConnection", "Request"]
 
 _json_decode = msgspec.json.decode
 # Starlette's name for what a request and a WebSocket share (a dependency that takes either).
@@ -129,6 +129,9 @@ class Request(Connection):
                 finally:
                     wait.leave(reading)
                 if len(body) != declared:
+                    limit = self.context.body_limit
+                    if len(body) > limit:  # more than its Content-Length said, and too much
+                        raise HTTPError(413, f"Request body exceeds the limit of {limit} bytes")
                     raise _incomplete(len(body), declared)
                 self._body = body
             else:
@@ -147,13 +150,28 @@ class Request(Connection):
         async for chunk in self._limited_chunks(self._allowed_length()):
             yield chunk
 
-    async def form(self) -> FormData:
+    def form(
+        self,
+        *,
+        max_files: int | None = None,
+        max_fields: int | None = None,
+        max_part_size: int | None = None,
+    ) -> FormReading:
         """The body as a form (urlencoded or multipart), parsed once within the app's form
-        limits; files are ``UploadFile``s, closed once the response is sent."""
+        limits (those given here over them, as Starlette's keywords); files are
+        ``UploadFile``s, closed once the response is sent. Awaited (``await
+        request.form()``) or entered (``async with request.form() as form``, which closes the
+        files at its end), as Starlette's."""
+        given = {"max_files": max_files, "max_fields": max_fields, "max_part_size": max_part_size}
+        limits = {key: value for key, value in given.items() if value is not None}
+        return FormReading(self._read_form(limits))
+
+    async def _read_form(self, limits: dict[str, int]) -> FormData:
         if self._form is None:
             from .forms import read_form
 
-            form = self._form = await read_form(self, self.context.form)
+            form_limits = self.context.form.given(limits) if limits else self.context.form
+            form = self._form = await read_form(self, form_limits)
             if form.has_files:
                 from .lifecycle import cleanup_of
 
@@ -235,6 +253,28 @@ class Request(Connection):
 
     def __repr__(self) -> str:
         return f"<Request {self.method} {self.path}>"
+
+
+class FormReading:
+    """What ``request.form()`` gives: awaited, the form; entered (``async with``), the form,
+    its files closed at the end, as Starlette's."""
+
+    __slots__ = ("_form", "_reading")
+
+    def __init__(self, reading: Coroutine[Any, Any, FormData]) -> None:
+        self._reading = reading
+        self._form: FormData | None = None
+
+    def __await__(self) -> Generator[Any, None, FormData]:
+        return self._reading.__await__()
+
+    async def __aenter__(self) -> FormData:
+        self._form = await self._reading
+        return self._form
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self._form is not None:
+            await self._form.close()
 
 
 # An app's Request subclass combined with the adapter class of each request it views.

@@ -368,6 +368,16 @@ class Route(BaseRoute):
     FastAPI's custom ``APIRoute``) may override ``get_route_handler`` to wrap what serves the
     route."""
 
+    @property
+    def max_body_size(self) -> int | None:
+        """The route's own body limit, as given (None: its routers', else the app's)."""
+        return self.endpoint.options.max_body_size
+
+    @property
+    def form_limits(self) -> Mapping[str, int]:
+        """The route's own form limits, as given (each key left out: its routers')."""
+        return self.endpoint.options.form_limits
+
     def get_route_handler(self) -> Handler:
         """What serves this route, ``async (request) -> Response``: read its values, run its
         handler, render the result. A subclass may wrap it (time it, catch an error, hand on

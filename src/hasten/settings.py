@@ -63,7 +63,9 @@ def check_form_limits(limits: Mapping[str, Any] | None, where: str) -> dict[str,
                 f"{where}: form_limits takes max_fields, max_files and max_part_size, not {key!r}"
             )
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValueError(f"{where}: form_limits[{key!r}] must be an int >= 0, not {value!r}")
+            raise ValueError(
+                f"{where}: form_limits[{key!r}] must be a non-negative integer, not {value!r}"
+            )
         checked[key] = value
     return checked
 
@@ -86,7 +88,9 @@ def check_body_size(value: int | None, where: str) -> int | None:
     """``max_body_size`` checked as FastAPI checks it: None (the enclosing limit) or an
     int >= 0 (0 allows an empty body only)."""
     if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-        raise ValueError(f"{where}: max_body_size must be an int >= 0 or None, not {value!r}")
+        raise ValueError(
+            f"{where}: max_body_size must be a non-negative integer or None, not {value!r}"
+        )
     return value
 
 
@@ -214,7 +218,8 @@ class Settings:
     max_form_field_size: int = field(
         default=DEFAULT_MAX_FORM_FIELD_SIZE,
         metadata={
-            "help": "Largest form field that is not a file, in bytes; a larger one gets 413."
+            "help": "Largest form field that is not a file, in bytes (FastAPI's "
+            "max_part_size); a larger one gets 400, as in FastAPI."
         },
     )
     max_file_size: int = field(
@@ -448,8 +453,14 @@ class Settings:
 def _check_body_limits(settings: Settings) -> None:
     # None, FastAPI's unlimited, is not taken: an app limits every body.
     if check_body_size(settings.max_body_size, "App") is None:
-        raise ValueError("App: max_body_size must be an int >= 0, not None")
-    check_form_limits(settings.form_limits, "App")
+        raise ValueError(
+            "App: max_body_size must be a non-negative integer, not None: hasten limits every "
+            "body (docs/from-fastapi.md); give the largest body the app takes"
+        )
+    if settings.form_limits is not None:
+        # A copy: the caller's dict changed afterwards changes nothing (FastAPI's).
+        limits = check_form_limits(settings.form_limits, "App")
+        object.__setattr__(settings, "form_limits", limits)
     unknown = set(settings.telemetry or ()) - TelemetryKeywords.__optional_keys__
     if unknown:
         raise ValueError(f"App: telemetry takes FastAPI's TelemetryConfig keys, not {unknown}")

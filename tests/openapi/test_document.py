@@ -1121,3 +1121,27 @@ def test_a_body_is_documented_in_the_media_type_its_parameters_give() -> None:
     assert media("/mixed") == ["application/json"]  # they disagree: FastAPI's default
     assert media("/form") == ["multipart/form-data"]  # one field asks for it
     assert media("/file") == ["multipart/form-data"]
+
+
+def count_files(files: Annotated[list[bytes], File()]) -> int:
+    return len(files)
+
+
+def test_a_form_value_read_by_one_name_as_two_types_is_documented_twice() -> None:
+    app = App()
+
+    @app.post("/")
+    async def submit(
+        counted: Annotated[int, Depends(count_files)],
+        files: Annotated[list[UploadFile], File()],
+        last: Annotated[bytes, File(alias="files")],
+    ) -> None: ...
+
+    document = app.openapi()
+    body = document["components"]["schemas"]["Body_submit__post"]
+    assert body["properties"]["files"]["type"] == "array"
+    # As FastAPI: the other types read by that name beside it, in allOf.
+    assert [item["properties"]["files"].get("type") for item in body["allOf"]] == [
+        "array",
+        "string",
+    ]

@@ -200,9 +200,18 @@ def _form_body(forms: list[Parameter], schemas: Schemas, unique_id: str) -> dict
         media = _agreed_media_type(forms, _URLENCODED)
     if lone:
         return _body_of(media, _schema(forms[0], schemas), True)
-    fields = [item for item in forms if item.source == "file" or not is_form_model(item)]
-    models = [item for item in forms if item not in fields]
-    all_of = [schema for item in models for schema in form_model_schemas(item, schemas)]
+    # In FastAPI's order: a model's schemas, and a field a name already given documents
+    # (another type read by the same name), go in allOf.
+    fields: list[Parameter] = []
+    all_of: list[dict[str, Any]] = []
+    for item in forms:
+        if item.source != "file" and is_form_model(item):
+            all_of += form_model_schemas(item, schemas)
+        elif any(field.alias == item.alias for field in fields):
+            all_of.append({"properties": {item.alias: _form_field(item, schemas)}})
+        else:
+            fields.append(item)
+    models = [item for item in forms if item.source != "file" and is_form_model(item)]
     schema, required = _object(fields, schemas, f"Body_{unique_id}", _form_field, all_of)
     return _body_of(media, schema, required or any(item.required for item in models))
 
