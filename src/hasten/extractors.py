@@ -23,6 +23,7 @@ from .decoding import MalformedJSON, decode_json
 from .errors import HTTPError, RequestValidationError
 from .forms import FORM_MEDIA_TYPES, FormData
 from .param_models import FlatModel
+from .param_types import members
 from .params import Parameter
 from .uploads import UploadFile
 from .validation import (
@@ -508,15 +509,11 @@ async def _bytes_of(upload: UploadFile) -> bytes:
 
 
 def _holds_upload(annotation: Any) -> bool:
-    from .params import _members
-
-    return any(isinstance(m, type) and issubclass(m, UploadFile) for m in _members(annotation))
+    return any(isinstance(m, type) and issubclass(m, UploadFile) for m in members(annotation))
 
 
 def _holds_bytes(annotation: Any) -> bool:
-    from .params import _members
-
-    return any(member is bytes for member in _members(annotation))
+    return any(member is bytes for member in members(annotation))
 
 
 def reader_for(parameter: Parameter, path_type: type | None = None) -> Reader:

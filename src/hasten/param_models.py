@@ -20,7 +20,9 @@ import msgspec.inspect as mi
 from .datastructures import Headers, QueryParams
 from .forms import FormData
 from .models import is_pydantic_model
-from .params import Parameter, alias_choices, is_json, is_sequence
+from .param_markers import alias_choices
+from .param_types import is_json, is_sequence
+from .params import Parameter
 from .uploads import UploadFile
 from .validation import Errors
 
