@@ -982,6 +982,41 @@ def test_yield_cleanup_runs_to_its_end_in_a_cancelled_request(scope: str) -> Non
     assert events == ["enter", "cleanup end"]
 
 
+@pytest.mark.parametrize("scope", ["function", "request"])
+def test_a_sync_cleanup_on_a_thread_keeps_a_handlers_response(scope: str) -> None:
+    # The handler cancels the scope around the call and returns: the exit on a thread is no
+    # place for the cancellation (the thread cannot be stopped), so the response goes out,
+    # as FastAPI's shielded exit sends it; the cancellation is for the next await.
+    events: list[str] = []
+    app = App()
+
+    def dependency() -> Iterator[int]:
+        try:
+            yield 42
+        finally:
+            events.append("cleanup")
+
+    @app.get("/")
+    async def endpoint(value: Annotated[int, Depends(dependency, scope=scope)]) -> dict[str, int]:
+        scopes[0].cancel()
+        return {"value": value}
+
+    scopes: list[anyio.CancelScope] = []
+
+    async def request() -> httpx.Response:
+        async with app.running():
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+                with anyio.CancelScope() as cancel:
+                    scopes.append(cancel)
+                    return await client.get("/")
+        raise AssertionError("cancelled")
+
+    response = anyio.run(request)
+    assert (response.status_code, response.json()) == (200, {"value": 42})
+    assert events == ["cleanup"]
+
+
 def _wrapped_sync(func: Any) -> Any:
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:

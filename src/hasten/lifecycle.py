@@ -13,6 +13,7 @@ import contextvars
 import functools
 import inspect
 import logging
+import math
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
 from contextlib import AbstractContextManager
@@ -35,6 +36,7 @@ __all__ = [
     "call_task",
     "cleanup_of",
     "close_exit",
+    "finish",
     "resume",
     "run_task",
     "run_tasks",
@@ -95,7 +97,18 @@ def advance(
     if is_async:
         step: Awaitable[Any] = generator.athrow(exc) if exc else generator.__anext__()
         return step
-    return resume(threads, generator, exc)
+    return finish(threads, generator, exc)
+
+
+async def finish(threads: Executor | None, generator: Any, exc: BaseException | None = None) -> Any:
+    """``resume`` for a sync generator's code after ``yield``. In a cancelled scope it runs
+    shielded, as FastAPI's exit on a thread: the thread cannot be stopped, and the
+    cancellation comes at the next await after it (a pending one would take the response
+    of a handler that returned; a thread's cleanup would go on behind the request)."""
+    step = resume(threads, generator, exc)
+    if being_cancelled() or anyio.current_effective_deadline() == -math.inf:
+        return await shielded(step)
+    return await step
 
 
 async def close_exit(started: Exit, threads: Executor | None) -> None:
@@ -137,7 +150,7 @@ class Cleanup:
                     # perf: ``advance(done, self.threads)`` written out, a frame less for
                     # every request with a yield dependency; tests/test_perf_copies.py holds
                     # them equal.
-                    await (generator.__anext__() if is_async else resume(self.threads, generator))
+                    await (generator.__anext__() if is_async else finish(self.threads, generator))
                 except StopAsyncIteration:
                     continue
                 except Exception as exc:
