@@ -6,15 +6,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import anyio
-import httpx
 import pytest
 from granian._granian import RSGIProtocolError
 from starlette.applications import Starlette
 from starlette.routing import Mount
 
 from hasten import App, FileResponse, Request, Response
-from hasten.errors import EventLoopError
 from hasten.protocols.asgi import ASGIChannel
 from hasten.testing import TestClient
 from hasten.testing.asgi import HTTPExchange
@@ -268,22 +265,3 @@ def test_the_asgi_channel_sends_a_file_range() -> None:
         {"type": "http.response.body", "body": b"234", "more_body": True},
         {"type": "http.response.body", "body": b"", "more_body": False},
     ]
-
-
-def test_served_on_trio_the_app_refuses_at_once() -> None:
-    # hasten runs on asyncio: on trio (AnyIO's backend, httpx's ASGITransport) the server
-    # gets the reason at once, not a 500 a test would wait past.
-    app = App()
-
-    @app.get("/")
-    async def index() -> str:
-        return "ok"
-
-    async def get() -> None:
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
-            await client.get("/")
-
-    with pytest.raises(EventLoopError, match="hasten runs on asyncio's event loop"):
-        anyio.run(get, backend="trio")
-    assert TestClient(app).get("/").json() == "ok"  # the same app then serves on asyncio

@@ -17,7 +17,6 @@ from . import concurrency
 from .datastructures import State
 from .dependencies import DependencyOverrides
 from .errors import (
-    EventLoopError,
     ExceptionHandler,
     FastAPIDeprecationWarning,
     error_response,
@@ -310,7 +309,6 @@ class App(Router):
     async def startup(self) -> None:
         """Compile routes and middleware, start the pools, run startup hooks and enter the
         lifespans (the app's, then its routers'). Idempotent."""
-        _check_event_loop()
         async with self._start_lock:
             if self.runtime is not None:
                 return
@@ -421,8 +419,6 @@ class App(Router):
         if self._startup_error is None:
             try:
                 await self.startup()
-            except EventLoopError:
-                raise  # not the app's failure: the same app may be served on asyncio next
             except Exception as exc:
                 self._startup_error = exc
                 logger.error("The app failed to start", exc_info=exc)
@@ -485,18 +481,6 @@ def _wraps_an_app(cls: Callable[..., Any]) -> bool:
     except (TypeError, ValueError):  # a builtin without a signature: not Starlette's shape
         return False
     return bool(parameters) and parameters[0].name == "app"
-
-
-def _check_event_loop() -> None:
-    """Refuse another event loop than asyncio's (trio, under AnyIO's or httpx's transport):
-    hasten's runtime is built on asyncio's."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        raise EventLoopError(
-            "hasten runs on asyncio's event loop (or uvloop); this app is served on another "
-            "(trio?). Run it with AnyIO's asyncio backend."
-        ) from None
 
 
 async def _run_hook(hook: Hook) -> None:

@@ -17,7 +17,6 @@ __all__ = [
     "SWALLOWED",
     "DependencyScopeError",
     "EndpointContext",
-    "EventLoopError",
     "ExceptionHandler",
     "ExceptionHandlers",
     "FastAPIDeprecationWarning",
@@ -131,12 +130,6 @@ class HTTPError(Exception):
 
 # FastAPI's and Starlette's name: the same class, so a handler for either catches both.
 HTTPException = HTTPError
-
-
-class EventLoopError(RuntimeError):
-    """The app is served on another event loop than asyncio's (trio): hasten runs on asyncio
-    (or uvloop) only. Raised to the server at once, not answered with a 500 a test would wait
-    past."""
 
 
 class FastAPIError(RuntimeError):
