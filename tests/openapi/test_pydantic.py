@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from hasten import App, Body, Cookie, Form, Header, Query
+from tests.conftest import ClientFactory
 
 REF = "#/components/schemas/"
 
@@ -423,4 +424,32 @@ def test_a_form_model_that_may_be_absent_is_documented_as_fastapi_does() -> None
     assert schemas["Body_required_required_post"]["allOf"] == [
         {"not": {"maxProperties": 0}},
         strict,
+    ]
+
+
+MaxSizedSet = Annotated[set[str], Field(max_length=3)]
+
+
+def test_pydantic_metadata_inside_a_union_is_documented_and_enforced(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.get("/")
+    def read_root(foo: Annotated[MaxSizedSet | None, Query()] = None) -> dict[str, Any]:
+        return {"foo": sorted(foo) if foo is not None else None}
+
+    client = serve(app)
+    (parameter,) = client.get("/openapi.json").json()["paths"]["/"]["get"]["parameters"]
+    # pydantic's Field() on a member of the union says the array's bound, as FastAPI writes it.
+    assert parameter["schema"] == {
+        "anyOf": [
+            {"items": {"type": "string"}, "maxItems": 3, "type": "array", "uniqueItems": True},
+            {"type": "null"},
+        ],
+        "title": "Foo",
+    }
+    assert client.get("/?foo=b&foo=a").json() == {"foo": ["a", "b"]}
+    response = client.get("/?foo=a&foo=b&foo=c&foo=d")
+    assert response.status_code == 422
+    assert [(error["type"], error["loc"]) for error in response.json()["detail"]] == [
+        ("too_long", ["query", "foo"])
     ]

@@ -175,16 +175,23 @@ def _title_fields(info: mi.DataclassType, component: dict[str, Any]) -> None:
 
 def _pydantic_only(annotation: Any) -> bool:
     """Whether only pydantic says all of ``annotation``: a model in it, or pydantic's
-    metadata on it (a model field's ``FieldInfo``, ``annotated_types`` constraints)."""
-    metadata = getattr(annotation, "__metadata__", ())
+    metadata on it or on a part of it (a model field's ``FieldInfo``, ``annotated_types``
+    constraints; ``Annotated[set[str], Field(max_length=3)] | None``)."""
     return (
         uses_pydantic(annotation)
         or _holds_pydantic_dataclass(annotation)
-        or any(
-            type(extra).__module__.split(".")[0] in ("pydantic", "annotated_types")
-            for extra in metadata
-        )
+        or _holds_pydantic_metadata(annotation)
     )
+
+
+def _holds_pydantic_metadata(annotation: Any) -> bool:
+    metadata = getattr(annotation, "__metadata__", ())
+    if any(
+        type(extra).__module__.split(".")[0] in ("pydantic", "annotated_types")
+        for extra in metadata
+    ):
+        return True
+    return any(_holds_pydantic_metadata(arg) for arg in getattr(annotation, "__args__", ()))
 
 
 def _holds_pydantic_dataclass(annotation: Any) -> bool:
