@@ -15,8 +15,10 @@ import msgspec
 import pytest
 from openapi_spec_validator import validate
 
+from hasten import App, Form
 from hasten.openapi import get_openapi
 from hasten.openapi.schemas import Schemas
+from tests.conftest import ClientFactory
 from tests.openapi import clash_app
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -182,3 +184,24 @@ def test_a_datetime_and_a_time_say_their_formats_as_fastapi_does() -> None:
         "by_day": {"title": "By Day", "type": "object", "additionalProperties": stamp},
         "day": {"title": "Day", "type": "string", "format": "date"},
     }
+
+
+def test_a_fixed_tuple_is_documented_by_its_length_as_fastapi_does(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.post("/pair")
+    def pair(values: tuple[int, int] = Form()) -> tuple[int, int]:
+        return values
+
+    client = serve(app)
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    # msgspec adds "items": false; pydantic, and so FastAPI, lets the length say it.
+    assert schemas["Body_pair_pair_post"]["properties"]["values"] == {
+        "title": "Values",
+        "type": "array",
+        "prefixItems": [{"type": "integer"}, {"type": "integer"}],
+        "minItems": 2,
+        "maxItems": 2,
+    }
+    response = client.post("/pair", data={"values": ["1", "2"]})
+    assert (response.status_code, response.json()) == (200, [1, 2])

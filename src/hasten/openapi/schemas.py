@@ -347,11 +347,13 @@ def _ours(classes: list[Any], names: dict[Any, str]) -> dict[str, str]:
 def _renamed(schema: Any, refs: dict[str, str]) -> Any:
     """``schema`` with msgspec's references replaced by ours (``$ref`` and discriminator
     mappings alike), the type of an enum's values said, as tools show it, and a bare list's
-    items and a bare dict's values said (any), as FastAPI writes them."""
+    items and a bare dict's values said (any), a fixed tuple's not, as FastAPI writes them."""
     if isinstance(schema, dict):
         result = {key: _renamed(value, refs) for key, value in schema.items()}
         if result.get("type") == "array" and "items" not in result and "prefixItems" not in result:
             result["items"] = {}  # a bare list, as FastAPI writes it: items of any kind
+        if "prefixItems" in result and result.get("items") is False:
+            del result["items"]  # a fixed tuple: its length says it, as pydantic writes it
         if result.get("type") == "object" and not {"properties", "additionalProperties"} & set(
             result
         ):
