@@ -1145,3 +1145,26 @@ def test_a_form_value_read_by_one_name_as_two_types_is_documented_twice() -> Non
         "array",
         "string",
     ]
+
+
+def test_a_bytes_default_is_documented_as_its_text(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.post("/upload")
+    def upload(
+        file: Annotated[bytes | None, File()] = b"default",
+        note: Annotated[bytes, Form()] = b"none",
+        tags: Annotated[list[bytes], Query()] = [b"a"],  # noqa: B006
+    ) -> dict[str, int]:
+        return {"file": len(file or b""), "note": len(note), "tags": len(tags)}
+
+    client = serve(app)
+    document = client.get("/openapi.json").json()
+    body = document["components"]["schemas"]["Body_upload_upload_post"]["properties"]
+    # As FastAPI (pydantic) writes bytes: their UTF-8 text, not base64 ("ZGVmYXVsdA==").
+    assert body["file"]["default"] == "default"
+    assert body["note"]["default"] == "none"
+    (query,) = document["paths"]["/upload"]["post"]["parameters"]
+    assert query["schema"]["default"] == ["a"]
+    response = client.post("/upload", files={"note": (None, b"no")})
+    assert (response.status_code, response.json()) == (200, {"file": 7, "note": 2, "tags": 1})

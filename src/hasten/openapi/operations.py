@@ -229,7 +229,7 @@ def _form_field(item: Parameter, schemas: Schemas) -> dict[str, Any]:
     schema["title"] = _title_of(item)
     for meta in item.constraints:
         schema.update(said_by(meta))
-    return schema
+    return _with_default(schema, item.default)
 
 
 def _object(
@@ -458,9 +458,22 @@ def _title(name: str) -> str:
 def _with_default(schema: dict[str, Any], default: Any) -> dict[str, Any]:
     if default is not MISSING and default is not None:
         # A default JSON cannot write is left undocumented.
-        with contextlib.suppress(TypeError):
-            schema["default"] = msgspec.to_builtins(default, str_keys=True)
+        with contextlib.suppress(TypeError, UnicodeDecodeError):
+            builtins = msgspec.to_builtins(default, str_keys=True, builtin_types=(bytes,))
+            schema["default"] = _bytes_as_text(builtins)
     return schema
+
+
+def _bytes_as_text(value: Any) -> Any:
+    """Bytes in a default as their UTF-8 text, as pydantic writes them in FastAPI's document
+    (msgspec would write base64)."""
+    if isinstance(value, bytes):
+        return value.decode()
+    if isinstance(value, list):
+        return [_bytes_as_text(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _bytes_as_text(item) for key, item in value.items()}
+    return value
 
 
 # Responses.
