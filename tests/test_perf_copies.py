@@ -224,6 +224,7 @@ def test_the_reference_reads_every_value_by_its_reader(path: str) -> None:
 
     def solver_source(client: TestClient) -> str:
         assert client.get("/one/query").status_code == 200  # started
+        assert isinstance(client.app, App)
         runtime = client.app.runtime
         assert runtime is not None
         return inspect.getsource(runtime.match("GET", path)[0].invoke.__code__)

@@ -99,6 +99,7 @@ def test_with_or_without_middleware_every_byte_is_the_same(interface: Interface)
         statuses = [through.request(m, p, **o).status_code for m, p, o in REQUESTS]
         assert statuses == [200, 200, 200, 200, 200, 201, 204, 404, 405, 413, 422, 500, 307]
         for client in (direct, through):
+            assert isinstance(client.app, App)
             assert client.app.runtime is not None
             client.app.runtime.in_flight.close()
         assert wire(direct.get("/json")) == wire(through.get("/json"))

@@ -330,3 +330,31 @@ def test_a_websocket_refused_before_the_handshake(serve: ClientFactory) -> None:
     with pytest.raises(WebSocketDenialResponse) as refused:
         client.websocket_connect("/refuse")
     assert (refused.value.status_code, refused.value.content) == (403, b"")
+
+
+def test_any_asgi_callable_is_served_as_starlettes_client_serves_it() -> None:
+    # An ASGI middleware written as a function around a hasten app: the test client serves
+    # it over ASGI, the lifespan only within ``with`` (as Starlette's TestClient).
+    app = App()
+    seen: list[str] = []
+
+    @app.get("/")
+    async def scheme(request: Request) -> str:
+        return request.url.scheme
+
+    async def asgi(scope: Any, receive: Any, send: Any) -> None:
+        seen.append(scope["type"])
+        if scope["type"] != "lifespan":
+            scope["scheme"] = "https"
+        await app(scope, receive, send)
+
+    client = TestClient(asgi)
+    assert client.interface == "asgi"
+    assert (client.get("/").status_code, client.get("/").json()) == (200, "https")
+    assert seen == ["http", "http"]
+    with TestClient(asgi) as entered:
+        assert entered.get("/").json() == "https"
+    assert seen == ["http", "http", "lifespan", "http"]
+    with pytest.raises(ValueError, match="over ASGI only"):
+        TestClient(asgi, interface="rsgi")
+    client.close()

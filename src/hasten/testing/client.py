@@ -8,16 +8,17 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
 
+from ..app import App
 from .asgi import ASGIDriver
 from .exchange import Pipe, Wire
 from .loop import shared_loop
 from .rsgi import RSGIDriver
-from .server import Driver, Server
+from .server import ASGIServer, Driver, Server, Serving
 from .websocket import WebSocketTestSession
 
 if TYPE_CHECKING:
-    from ..app import App
     from ..servers import Interface
+    from ..types import ASGIApp
 
 __all__ = ["TestClient"]
 
@@ -25,7 +26,7 @@ REQUEST_TIMEOUT = 60.0  # a request the app never answers fails the test rather 
 
 
 class _Transport(httpx.BaseTransport):
-    def __init__(self, server: Server, client: tuple[str, int], raise_exceptions: bool) -> None:
+    def __init__(self, server: Serving, client: tuple[str, int], raise_exceptions: bool) -> None:
         self.server = server
         self.client = client
         self.raise_server_exceptions = raise_exceptions
@@ -58,14 +59,16 @@ class TestClient(httpx.Client):
 
     hasten's own: ``interface`` is the adapter, ``"rsgi"`` (Granian's, the default) or
     ``"asgi"``, each served as strictly as Granian and uvicorn serve it; ``root_path``
-    (an ASGI notion) serves the app over ASGI as if mounted under that prefix.
+    (an ASGI notion) serves the app over ASGI as if mounted under that prefix. Any other
+    ASGI callable (an ASGI middleware around an app, a Starlette app) is served over ASGI,
+    as Starlette's TestClient serves it: its lifespan runs only within ``with``.
     """
 
     __test__ = False  # not a pytest test class
 
     def __init__(
         self,
-        app: App,
+        app: App | ASGIApp,
         *,
         base_url: str = "http://testserver",
         raise_server_exceptions: bool = True,
@@ -81,7 +84,7 @@ class TestClient(httpx.Client):
         if backend != "asyncio" or backend_options:
             raise ValueError("hasten apps run on asyncio: no other backend, nor its options")
         if interface is None:
-            interface = "asgi" if root_path else "rsgi"
+            interface = "asgi" if root_path or not isinstance(app, App) else "rsgi"
         if interface not in ("rsgi", "asgi"):
             raise ValueError(f"interface must be 'rsgi' or 'asgi', not {interface!r}")
         if root_path and interface != "asgi":
@@ -89,8 +92,14 @@ class TestClient(httpx.Client):
         self.app = app
         self.interface = interface
         self.raise_server_exceptions = raise_server_exceptions
-        driver: Driver = RSGIDriver(app) if interface == "rsgi" else ASGIDriver(app, root_path)
-        self._server = Server(app, driver, shared_loop())
+        self._server: Serving
+        if isinstance(app, App):
+            driver: Driver = RSGIDriver(app) if interface == "rsgi" else ASGIDriver(app, root_path)
+            self._server = Server(app, driver, shared_loop())
+        elif interface == "rsgi":
+            raise ValueError("an ASGI callable that is no hasten App is served over ASGI only")
+        else:
+            self._server = ASGIServer(ASGIDriver(app, root_path), shared_loop())
         self._client_address = client
         default_headers = httpx.Headers(headers)
         default_headers.setdefault("user-agent", "testclient")
@@ -147,7 +156,7 @@ class TestClient(httpx.Client):
     @property
     def app_state(self) -> dict[str, Any]:
         """What the app's lifespans yielded, merged (Starlette's ``client.app_state``)."""
-        return self.app.lifespan_state
+        return self.app.lifespan_state if isinstance(self.app, App) else {}
 
     def __enter__(self) -> TestClient:
         self._server.loop.run(self._server.enter())

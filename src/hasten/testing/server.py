@@ -3,7 +3,9 @@ WebSockets on the shared loop, and stops the run of the app it started (or enter
 ``with``) when it closes, or when it is garbage-collected unclosed.
 
 Several clients may serve one app (a test module's client and a test's own): the app runs
-once, whoever started it, and a stop in progress is waited for before the next start.
+once, whoever started it, and a stop in progress is waited for before the next start. Any
+other ASGI callable is served as Starlette's TestClient serves it: its lifespan runs only
+within ``with``.
 """
 
 from __future__ import annotations
@@ -20,13 +22,11 @@ if TYPE_CHECKING:
     from ..app import App
     from ..runtime import Runtime
 
-__all__ = ["Server"]
+__all__ = ["ASGIServer", "Server", "Serving"]
 
 
 class Driver(Protocol):
     """How one protocol serves the app: RSGIDriver or ASGIDriver."""
-
-    app: App
 
     async def start(self) -> None: ...
 
@@ -49,51 +49,25 @@ async def _stopped(app: App) -> None:
         await asyncio.wait([stop])
 
 
-class Server:
-    """One TestClient's server, on the shared loop (every coroutine here runs there)."""
+class Serving:
+    """One TestClient's server, on the shared loop (every coroutine here runs there): its
+    requests and WebSockets; when the app starts and stops is the subclass's."""
 
-    def __init__(self, app: App, driver: Driver, loop: LoopThread) -> None:
-        self.app = app
+    def __init__(self, driver: Driver, loop: LoopThread) -> None:
         self.driver = driver
         self.loop = loop
-        self.run: Runtime | None = None  # the run this client started or entered
-        self._starting = asyncio.Lock()
 
     async def ensure_started(self) -> None:
-        """Start the app unless it runs: its first request, as on a server without lifespan."""
-        await _stopped(self.app)
-        if self.app.runtime is not None:
-            return
-        async with self._starting:
-            if self.app.runtime is None:
-                await self.driver.start()
-                self.run = self.app.runtime
+        """Start the app, if it must start before a request."""
 
     async def enter(self) -> None:
         """Start the app, and stop it when this client leaves its ``with`` block."""
-        await self.ensure_started()
-        self.run = self.app.runtime
 
     async def stop(self, whoever_started: bool = False) -> None:
-        """Stop the run this client started or entered, if it still runs; with
-        ``whoever_started``, the app's run whoever started it."""
-        await _stopped(self.app)
-        this = asyncio.current_task()
-        assert this is not None
-        _stopping[self.app] = this
-        try:
-            run, self.run = self.run, None
-            running = self.app.runtime
-            current = running is not None and (whoever_started or running is run)
-            await self.driver.stop(current)
-        finally:
-            if _stopping.get(self.app) is this:
-                del _stopping[self.app]
+        """Stop what this client started or entered."""
 
     def release(self) -> None:
         """The client was garbage-collected unclosed: stop its run in the background."""
-        if self.run is not None and not self.loop.loop.is_closed():
-            self.loop.spawn(self.stop())
 
     async def request(self, wire: Wire) -> tuple[Result, list[BaseException]]:
         """Serve one HTTP request: what the app sent, and what it failed to handle (an
@@ -121,3 +95,71 @@ class Server:
             await self.driver.websocket(wire, pipe)
         except Exception as exc:
             failures.append(exc)
+
+
+class Server(Serving):
+    """A hasten App's: started by its first request or ``with``, the run shared by every
+    client of the app."""
+
+    def __init__(self, app: App, driver: Driver, loop: LoopThread) -> None:
+        super().__init__(driver, loop)
+        self.app = app
+        self.run: Runtime | None = None  # the run this client started or entered
+        self._starting = asyncio.Lock()
+
+    async def ensure_started(self) -> None:
+        # The app's first request starts it, as on a server without lifespan.
+        await _stopped(self.app)
+        if self.app.runtime is not None:
+            return
+        async with self._starting:
+            if self.app.runtime is None:
+                await self.driver.start()
+                self.run = self.app.runtime
+
+    async def enter(self) -> None:
+        await self.ensure_started()
+        self.run = self.app.runtime
+
+    async def stop(self, whoever_started: bool = False) -> None:
+        # The run this client started or entered, if it still runs; with
+        # ``whoever_started``, the app's run whoever started it.
+        await _stopped(self.app)
+        this = asyncio.current_task()
+        assert this is not None
+        _stopping[self.app] = this
+        try:
+            run, self.run = self.run, None
+            running = self.app.runtime
+            current = running is not None and (whoever_started or running is run)
+            await self.driver.stop(current)
+        finally:
+            if _stopping.get(self.app) is this:
+                del _stopping[self.app]
+
+    def release(self) -> None:
+        if self.run is not None and not self.loop.loop.is_closed():
+            self.loop.spawn(self.stop())
+
+
+class ASGIServer(Serving):
+    """Any other ASGI callable's, as Starlette's TestClient serves it: each request goes to
+    it as it is, and its lifespan runs only from ``with`` to the block's end."""
+
+    def __init__(self, driver: Driver, loop: LoopThread) -> None:
+        super().__init__(driver, loop)
+        self.entered = False
+
+    async def enter(self) -> None:
+        if not self.entered:
+            await self.driver.start()
+            self.entered = True
+
+    async def stop(self, whoever_started: bool = False) -> None:
+        if self.entered:
+            self.entered = False
+            await self.driver.stop(True)
+
+    def release(self) -> None:
+        if self.entered and not self.loop.loop.is_closed():
+            self.loop.spawn(self.stop())
