@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from hasten.port import MODULES, hasten_module, port_source
+from hasten.routing import BaseRoute
 
 
 def test_names_keep_their_fastapi_spelling() -> None:
@@ -40,6 +43,13 @@ def test_every_mapped_module_is_hastens() -> None:
 
 def test_plain_imports_keep_the_name_they_bind() -> None:
     assert port_source("import fastapi, os\n") == "import hasten as fastapi, os\n"
+    # ``import fastapi.routing`` binds the package, its submodule loaded.
+    assert port_source("import fastapi.routing\n") == ("import hasten.routing, hasten as fastapi\n")
+    assert port_source("import fastapi.routing as r\n") == "import hasten.routing as r\n"
+    namespace: dict[str, Any] = {}
+    exec(port_source("import fastapi.routing\nimport starlette.status\n"), namespace)
+    assert namespace["fastapi"].routing.BaseRoute is BaseRoute
+    assert namespace["starlette"].status.HTTP_200_OK == 200
 
 
 def test_dotted_names_in_strings_follow_only_where_the_module_is_known() -> None:

@@ -150,9 +150,15 @@ def _replacements(tree: ast.AST) -> Iterator[tuple[ast.expr | ast.stmt, str]]:
                 module = hasten_module(alias.name)
                 if module is None:
                     parts.append(_alias(alias.name, alias.asname))
+                elif alias.asname is None and "." in alias.name:
+                    # ``import fastapi.routing`` binds ``fastapi``, the package, and loads
+                    # its submodule: hasten's package takes the name once that is loaded
+                    # (``fastapi.routing.APIRoute`` reads hasten.routing's).
+                    package = hasten_module(alias.name.split(".")[0])
+                    parts.append(f"{module}, {package} as {alias.name.split('.')[0]}")
                 else:
                     # ``import fastapi`` binds ``fastapi``: the hasten module takes that name.
-                    parts.append(f"{module} as {alias.asname or alias.name.split('.')[0]}")
+                    parts.append(f"{module} as {alias.asname or alias.name}")
             yield node, "import " + ", ".join(parts)
 
 
