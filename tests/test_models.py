@@ -629,3 +629,53 @@ def test_a_validation_error_names_its_endpoint_as_fastapi_does(serve: ClientFact
     assert str(caught[1]).endswith("in get_sub_item\n    GET /sub/items/{item_id}")
     given = RequestValidationError([], endpoint_ctx={"path": "GET /x"})
     assert str(given) == "0 validation errors:\n  Endpoint: GET /x"
+
+
+def test_any_declared_type_is_validated_as_fastapi_does(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.get("/number", response_model=int)
+    async def number() -> Any:
+        return "3"
+
+    @app.get("/not-a-number")
+    async def not_a_number() -> int:
+        return "x"  # type: ignore[return-value]  # the mistake FastAPI's 500 reports
+
+    @app.get("/numbers")
+    async def numbers() -> list[int]:
+        return ["1", 2.0]  # type: ignore[list-item]  # coerced, as pydantic does
+
+    @app.get("/prices")
+    async def prices() -> dict[str, float]:
+        return {"a": 1}
+
+    @app.get("/text")
+    async def text() -> str:
+        return b"x"  # type: ignore[return-value]  # pydantic reads bytes as their text
+
+    @app.get("/not-text")
+    async def not_text() -> str:
+        return 3  # type: ignore[return-value]
+
+    @app.get("/anything")
+    async def anything() -> dict[str, Any]:
+        return {"kept": Priced(name="as is", price=1)}  # no validation to do: sent as it is
+
+    client = serve(app, raise_server_exceptions=False)
+    answers = {
+        path: (answer.status_code, answer.content)
+        for path in ("/number", "/not-a-number", "/numbers", "/prices", "/text", "/not-text")
+        for answer in [client.get(path)]
+    }
+    assert answers == {
+        "/number": (200, b"3"),
+        "/not-a-number": (500, b"Internal Server Error"),  # was 200 "x"
+        "/numbers": (200, b"[1,2]"),
+        "/prices": (200, b'{"a":1.0}'),
+        "/text": (200, b'"x"'),
+        "/not-text": (500, b"Internal Server Error"),
+    }
+    assert client.get("/anything").json() == {
+        "kept": {"name": "as is", "price": 1, "owner_ids": None}
+    }

@@ -21,7 +21,7 @@ import importlib.util
 import sys
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -282,16 +282,19 @@ def _invalid(exc: ValueError, result: Any) -> ResponseValidationError:
 def response_model_for(
     model: Any, validate: bool, options: DumpOptions = DEFAULT_DUMP
 ) -> ResponseModel | None:
-    """The ResponseModel of ``model``, or None when it has no fields to keep to (``dict``,
-    ``list[int]``, ``str``) and nothing to validate."""
+    """The ResponseModel of ``model``, or None when there is nothing to keep to or validate
+    (``dict``, ``list[Any]``; ``int`` or ``list[int]`` without pydantic)."""
     if uses_pydantic(model):
         return PydanticResponseModel(model, options)
     filter_ = _filter(model, options)
-    if filter_ is not None and not uses_msgspec(model) and pydantic_installed():
-        # A dataclass or TypedDict (pydantic's own dataclasses too) is validated and dumped
-        # by pydantic where it is installed, as FastAPI does: ``"1.0"`` for a float field is
-        # sent as 1.0, a value that does not fit is a 500; a Struct or attrs class (which
-        # pydantic cannot read) is kept to its fields by msgspec.
+    pydantic_reads = not uses_msgspec(model) and pydantic_v1_model(model) is None
+    if (filter_ is not None or not _takes_any(model)) and pydantic_reads and pydantic_installed():
+        # Any other type (a dataclass or TypedDict, pydantic's own dataclasses too, and
+        # ``int``, ``list[int]``, ``str``) is validated and dumped by pydantic where it is
+        # installed, as FastAPI does: ``"3"`` for ``-> int`` or ``"1.0"`` for a float field is
+        # sent as a number, a value that does not fit is a 500 (it was sent as it was: 200
+        # ``"x"`` for ``-> int``); a Struct or attrs class (which pydantic cannot read) is
+        # kept to its fields by msgspec; a pydantic v1 model is refused at registration.
         try:
             return PydanticResponseModel(model, options)
         except Exception as exc:  # a type pydantic refuses (typing.TypedDict before 3.12)
@@ -301,6 +304,24 @@ def response_model_for(
         return None
     exact = model if _is_flat_record(model) else None
     return ResponseModel(model, filter_ or _as_is, exact, validate, options)
+
+
+# What a result of these types may hold is sent as it is: validating it changes nothing.
+_ANY_OF = (dict, list, tuple, set, frozenset, Mapping, Sequence)
+
+
+def _takes_any(model: Any) -> bool:
+    """Whether ``model`` takes any JSON data as it is (``Any``, ``dict``, ``list[Any]``,
+    ``dict[str, Any]``): no validation to do."""
+    if model is Any or model is object:
+        return True
+    origin = typing.get_origin(model) or model
+    if origin not in _ANY_OF:
+        return False
+    arguments = [arg for arg in typing.get_args(model) if arg is not Ellipsis]
+    return all(arg is Any or arg is object or arg is str for arg in arguments) and (
+        not arguments or arguments[-1] is Any or arguments[-1] is object
+    )
 
 
 def _pick(value: Any, include: IncEx | None, exclude: IncEx | None) -> Any:
