@@ -55,6 +55,29 @@ def test_the_innermost_body_limit_holds(serve: ClientFactory, path: str, limit: 
     assert response.json() == {"detail": f"Request body exceeds the limit of {limit} bytes"}
 
 
+def test_a_body_a_middleware_read_is_held_to_the_routes_limit(serve: ClientFactory) -> None:
+    app = App(max_body_size=10)
+
+    @app.middleware
+    async def read_first(request: Request, call_next: Any) -> Any:
+        await request.body()  # before the route, and its own limit, is known
+        return await call_next(request)
+
+    async def measure(request: Request) -> dict[str, int]:
+        return {"size": len(await request.body())}
+
+    app.post("/small", max_body_size=5)(measure)
+    app.post("/app")(measure)
+    client = serve(app)
+    response = client.post("/small", content=b"123456")
+    assert (response.status_code, response.json()) == (
+        413,
+        {"detail": "Request body exceeds the limit of 5 bytes"},
+    )  # it was a 200: the body was read within the app's 10 bytes
+    assert client.post("/small", content=b"12345").json() == {"size": 5}
+    assert client.post("/app", content=b"123456").json() == {"size": 6}
+
+
 def test_a_router_of_its_own_keeps_its_limit_over_its_inclusions() -> None:
     # FastAPI's order: the route's, its router's, the inclusion's, the outer router's.
     from hasten.routing import Inherited

@@ -138,7 +138,7 @@ class InContext:
         self._context = context
 
     async def __call__(self, request: Request) -> Any:
-        request.context = self._context
+        request.enter_route(self._context)
         return await self._invoke(request)
 
 

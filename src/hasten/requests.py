@@ -15,6 +15,7 @@ from .errors import HTTPError
 from .scopes import ConnectionScope, Receive
 
 if TYPE_CHECKING:
+    from .context import ServeContext
     from .forms import FormData
     from .transport import Inbound, StreamWriter
 
@@ -34,6 +35,10 @@ class ClientDisconnected(HTTPError):
 
 def _incomplete(received: int, declared: int) -> HTTPError:
     return HTTPError(400, f"Request body incomplete: {received} of its {declared} bytes arrived")
+
+
+def _too_large(limit: int) -> HTTPError:
+    return HTTPError(413, f"Request body exceeds the limit of {limit} bytes")
 
 
 class Request(Connection):
@@ -131,7 +136,7 @@ class Request(Connection):
                 if len(body) != declared:
                     limit = self.context.body_limit
                     if len(body) > limit:  # more than its Content-Length said, and too much
-                        raise HTTPError(413, f"Request body exceeds the limit of {limit} bytes")
+                        raise _too_large(limit)
                     raise _incomplete(len(body), declared)
                 self._body = body
             else:
@@ -187,6 +192,15 @@ class Request(Connection):
         except msgspec.ValidationError as exc:  # an integer past msgspec's range
             raise HTTPError(400, f"Malformed JSON body: {exc}") from None
 
+    def enter_route(self, context: ServeContext) -> None:
+        """Serve the rest of this request within a route's own limits (``context``): a body
+        a middleware read before the route was known is held to them too, as FastAPI holds
+        it (a route's smaller ``max_body_size`` let it through)."""
+        self.context = context
+        body: bytes | None = getattr(self, "_body", None)
+        if body is not None and len(body) > context.body_limit:
+            raise _too_large(context.body_limit)
+
     def _start_reading(self) -> None:
         # The server hands a body over once: a second read would get nothing, or fail.
         if self._streamed:
@@ -222,7 +236,7 @@ class Request(Connection):
                 wait.leave(task)
             received += len(chunk)
             if received > limit:
-                raise HTTPError(413, f"Request body exceeds the limit of {limit} bytes")
+                raise _too_large(limit)
             yield chunk
         if declared is not None and received != declared:
             raise _incomplete(received, declared)
