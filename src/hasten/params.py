@@ -324,6 +324,10 @@ def _describe_one(
     if marker is not None and (meta := marker.meta()) is not None:
         constraints += (meta,)
     metadata = tuple(extra for extra in extras if not isinstance(extra, msgspec.Meta | Marker))
+    if isinstance(parameter.default, Marker):
+        # A marker given as the default takes the bare type, as FastAPI reads it: a pydantic
+        # Discriminator in the type's Annotated is neither enforced nor documented.
+        metadata = tuple(extra for extra in metadata if type(extra).__name__ != "Discriminator")
     untyped = annotation is MISSING or annotation is Any
     if untyped:
         annotation = str if source in ("path", "query", "header", "cookie") else Any

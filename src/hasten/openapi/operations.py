@@ -429,14 +429,10 @@ def _schema(parameter: Parameter, schemas: Schemas) -> dict[str, Any]:
 
 
 def _with_discriminator(annotation: Any, parameter: Parameter) -> Any:
-    """A union's pydantic discriminator by field name, as the parameter gives it, with its
-    type: pydantic then writes the union as FastAPI documents it (``oneOf`` and a
-    ``discriminator``; a callable one leaves it an ``anyOf``, as in FastAPI)."""
-    found = [
-        extra
-        for extra in parameter.metadata
-        if type(extra).__name__ == "Discriminator" and isinstance(extra.discriminator, str)
-    ]
+    """A union's pydantic discriminator, as the parameter gives it, with its type: pydantic
+    then writes the union as FastAPI documents it (``oneOf``, and a ``discriminator`` for one
+    by field name)."""
+    found = [extra for extra in parameter.metadata if type(extra).__name__ == "Discriminator"]
     if parameter.marker is not None and parameter.marker.discriminator is not None:
         from pydantic import Field
 
