@@ -11,6 +11,7 @@ import pytest
 
 from hasten import App, HTTPError, Request, Response, Router
 from hasten.middleware import Middleware
+from hasten.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
 from hasten.servers import Interface
 from hasten.testing import TestClient
 from hasten.types import CallNext
@@ -412,6 +413,49 @@ def test_middleware_keyword_adds_each_in_order(serve: ClientFactory) -> None:
     response = serve(app).get("/")
     assert response.headers.get_list("x-tag") == ["inner", "outer"]
     assert repr(Middleware(Tag, "a", header="b")) == "Middleware(Tag, 'a', header='b')"
+
+
+def test_starlettes_base_http_middleware_runs_its_dispatch(serve: ClientFactory) -> None:
+    class Timing(BaseHTTPMiddleware):
+        def __init__(self, app: Any, header: str) -> None:
+            super().__init__(app)
+            self.header = header
+
+        async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
+            if request.url.path == "/refused":
+                return Response("refused", status=403)
+            response = await call_next(request)
+            response.headers[self.header] = f"{type(self.app).__name__} {request.method}"
+            return response
+
+    async def tag(request: Request, call_next: RequestResponseEndpoint) -> Response:
+        response = await call_next(request)
+        response.headers["x-tag"] = "dispatch="
+        return response
+
+    app = App(middleware=[Middleware(Timing, header="x-timing")])
+    app.add_middleware(BaseHTTPMiddleware, dispatch=tag)
+
+    @app.get("/")
+    async def root() -> str:
+        return "ok"
+
+    client = serve(app)
+    response = client.get("/")
+    assert (response.status_code, response.json()) == (200, "ok")
+    assert (response.headers["x-timing"], response.headers["x-tag"]) == ("App GET", "dispatch=")
+    refused = client.get("/refused")
+    assert (refused.status_code, refused.text, "x-tag" in refused.headers) == (
+        403,
+        "refused",
+        False,
+    )
+    assert not app.through_asgi  # not an ASGI middleware: no bridge under RSGI
+    bare = App()
+    bare.add_middleware(BaseHTTPMiddleware)
+    bare.add_route("/", root)
+    with pytest.raises(NotImplementedError, match="BaseHTTPMiddleware has no dispatch"):
+        serve(bare).get("/")
 
 
 def test_redirect_slashes_can_be_turned_off(interface: Interface) -> None:

@@ -28,6 +28,7 @@ def test_a_statement_over_several_lines_keeps_the_line_numbers_after_it() -> Non
         ("fastapi.testclient", "hasten.testing"),
         ("starlette.responses", "hasten.responses"),
         ("fastapi.middleware.cors", "hasten.middleware"),
+        ("starlette.middleware.base", "hasten.middleware.base"),
         ("fastapi.openapi.models", "hasten.openapi.models"),  # not listed: by its prefix
         ("fastapi_users", None),
         ("pydantic", None),

@@ -22,6 +22,7 @@ from .errors import (
     error_response,
     server_error_response,
 )
+from .middleware.base import BaseHTTPMiddleware
 from .monitor import BlockStats
 from .mounts import MountEndpoint
 from .overload import overloaded
@@ -270,9 +271,16 @@ class App(Router):
     def add_middleware(self, cls: Callable[..., Any], *args: Any, **options: Any) -> None:
         """Add a hasten middleware class (``CORSMiddleware``, ``GZipMiddleware``, ...) built
         with ``options``: ``app.add_middleware(CORSMiddleware, allow_origins=["*"])``. It runs
-        inside the ones added before it. A Starlette-style ASGI middleware class (its first
-        parameter is the ``app`` it wraps) is added as ``add_asgi_middleware`` adds it.
+        inside the ones added before it. A subclass of Starlette's ``BaseHTTPMiddleware``
+        runs its ``dispatch`` as ``@app.middleware("http")`` runs a function; any other
+        Starlette-style ASGI middleware class (its first parameter is the ``app`` it wraps)
+        is added as ``add_asgi_middleware`` adds it.
         """
+        if _dispatches(cls):
+            # Starlette's class over ASGI; here its dispatch runs as a middleware function.
+            self._check_open("add a middleware")
+            self._middlewares.append(cls(self, *args, **options).dispatch_func)
+            return
         if _wraps_an_app(cls):
             self.add_asgi_middleware(cls, *args, **options)
             return
@@ -472,6 +480,11 @@ class App(Router):
 
     def _block_stats(self) -> dict[str, BlockStats]:
         return {} if self.runtime is None else self.runtime.block_stats()
+
+
+def _dispatches(cls: Callable[..., Any]) -> bool:
+    """Whether ``cls`` is Starlette's BaseHTTPMiddleware, or a subclass."""
+    return isinstance(cls, type) and issubclass(cls, BaseHTTPMiddleware)
 
 
 def _wraps_an_app(cls: Callable[..., Any]) -> bool:
