@@ -240,15 +240,25 @@ def _with_members(parameter: Parameter, fields_of: dict[Any, list[ModelField]]) 
 
 
 def _member_input(fields: list[ModelField], value: Any) -> Any:
-    """One member's input from the whole form's (a value, or a list for a repeated name)."""
+    """One member's input from the whole form's (a value, or a list for a repeated name);
+    what a validator of the union put there (None, an empty list, a number) is kept as it is,
+    as FastAPI keeps it."""
     if not isinstance(value, dict):
         return value
-    pairs = [
-        (key, item)
-        for key, items in value.items()
-        for item in (items if isinstance(items, list) else [items])
-    ]
-    return _gather_form(fields, FormData(pairs))
+    pairs: list[tuple[str, Any]] = []
+    given: dict[str, Any] = {}
+    for key, items in value.items():
+        if isinstance(items, _FORM_VALUES):
+            pairs.append((key, items))
+        elif isinstance(items, list) and items and all(isinstance(i, _FORM_VALUES) for i in items):
+            pairs += [(key, item) for item in items]
+        else:
+            given[key] = items
+    return {**given, **_gather_form(fields, FormData(pairs))}
+
+
+# What a form holds: its values' types.
+_FORM_VALUES = (str, UploadFile)
 
 
 def _takes_extras(model: Any) -> bool:
