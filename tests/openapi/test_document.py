@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import msgspec
+import pydantic
 import pydantic_core
 import pytest
 from openapi_spec_validator import validate
@@ -1168,3 +1169,34 @@ def test_a_bytes_default_is_documented_as_its_text(serve: ClientFactory) -> None
     assert query["schema"]["default"] == ["a"]
     response = client.post("/upload", files={"note": (None, b"no")})
     assert (response.status_code, response.json()) == (200, {"file": 7, "note": 2, "tags": 1})
+
+
+class Named(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(populate_by_name=True)
+    name: str = pydantic.Field(alias="display_name")
+    department: str
+
+
+def test_a_form_model_read_by_two_names_is_documented_with_both() -> None:
+    app = App()
+
+    @app.post("/")
+    async def submit(
+        profile: Annotated[Named | None, Form()] = None, note: Annotated[str, Form()] = ""
+    ) -> None: ...
+
+    document = app.openapi()
+    body = document["components"]["schemas"]["Body_submit__post"]
+    present = body["allOf"][0]["anyOf"][1]["anyOf"][0]
+    # As FastAPI: the form's own copy, "one of its names" for the field (it was the $ref).
+    assert present == {
+        "properties": {
+            "display_name": {"title": "Display Name", "type": "string"},
+            "department": {"title": "Department", "type": "string"},
+        },
+        "required": ["department"],
+        "allOf": [{"anyOf": [{"required": ["display_name"]}, {"required": ["name"]}]}],
+        "title": "Named",
+        "type": "object",
+    }
+    assert document["components"]["schemas"]["Named"]["required"] == ["display_name", "department"]

@@ -8,11 +8,14 @@ that may be absent, "none of the model's fields, or the model".
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import functools
 import typing
 from typing import Any
 
 from ..models import uses_pydantic
+from ..param_markers import alias_choices
 from ..param_models import model_fields
 from ..params import Parameter
 from .schemas import Schemas
@@ -46,7 +49,7 @@ def form_model_schemas(parameter: Parameter, schemas: Schemas) -> list[dict[str,
         whole: Any = typing.Union[tuple(members)]  # noqa: UP007
         choices = [schemas.schema(typing.Annotated[whole, Field(discriminator=discriminator)])]
     else:
-        choices = [schemas.schema(member) for member in members]
+        choices = [schemas.schema(_with_its_names(member)) for member in members]
     if not may_be_absent(parameter):
         if len(choices) == 1:
             return choices
@@ -56,6 +59,55 @@ def form_model_schemas(parameter: Parameter, schemas: Schemas) -> list[dict[str,
     if parameter.required:
         return [{"not": absent}, schema]
     return [{"anyOf": [absent, schema]}]
+
+
+def _with_its_names(model: Any) -> Any:
+    """A pydantic model whose fields the form may give by other names than its schema's (an
+    alias and its own name, ``AliasChoices``): documented as FastAPI documents it in a form,
+    a copy of its schema naming each field by its first name, and each such required field
+    as "one of its names"."""
+    if not uses_pydantic(model) or not hasattr(model, "model_fields"):
+        return model
+    from pydantic import GetPydanticSchema
+
+    described = functools.partial(_schema_with_names, model)
+    return typing.Annotated[model, GetPydanticSchema(get_pydantic_json_schema=described)]
+
+
+def _schema_with_names(model: Any, core_schema: Any, handler: Any) -> dict[str, Any]:
+    schema: dict[str, Any] = handler(core_schema)
+    resolved = handler.resolve_ref_schema(schema)
+    properties = resolved.get("properties", {})
+    required = resolved.get("required", [])
+    names_of: dict[str, list[str]] = {}
+    for field in model_fields(model):
+        info = model.model_fields[field.name]
+        choices = alias_choices(info.validation_alias)
+        if choices is None:  # read by an AliasPath: its schema's name stands
+            continue
+        chosen = info.validation_alias
+        shown = choices[0] if choices else (chosen if isinstance(chosen, str) else None)
+        shown = shown or info.alias or field.name
+        names = [wire for _, wire in field.aliases]
+        if shown in properties and (names[0] != shown or (len(names) > 1 and shown in required)):
+            names_of[shown] = names
+    if not names_of:
+        return schema
+    copied: dict[str, Any] = copy.deepcopy(
+        resolved
+    )  # this form's only: the model's component stays
+    copied["properties"] = {
+        names_of.get(name, [name])[0]: value for name, value in properties.items()
+    }
+    copied["required"] = []
+    for name in required:
+        names = names_of.get(name, [name])
+        if len(names) == 1:
+            copied["required"].append(names[0])
+        else:
+            group = {"anyOf": [{"required": [each]} for each in names]}
+            copied.setdefault("allOf", []).append(group)
+    return copied
 
 
 def _absent(models: list[Any]) -> dict[str, Any]:
