@@ -9,7 +9,15 @@ from typing import Annotated, Any, Literal
 import msgspec
 import pytest
 from openapi_spec_validator import validate
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, computed_field
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    computed_field,
+)
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from hasten import App, Body, Cookie, Form, Header, Query
@@ -497,3 +505,59 @@ def test_a_callable_discriminator_is_documented_where_fastapi_keeps_it(
     for path in ("/assigned", "/annotated"):
         response = client.post(path, json={"pet_type": "dog", "barks": 3.5})
         assert (response.status_code, response.json()) == (200, {"pet_type": "dog", "barks": 3.5})
+
+
+class Badge(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    name: str = Field(alias="display_name")
+    department: str
+
+
+class Pager(BaseModel):
+    number: str = Field(validation_alias=AliasChoices("pager", "beeper"))
+
+
+def test_a_form_models_other_names_are_written_in_its_place(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.post("/")
+    def submit(
+        pager: Annotated[Pager, Form()], badge: Annotated[Badge | None, Form()] = None
+    ) -> list[Any]:
+        return [pager, badge]
+
+    client = serve(app)
+    document = client.get("/openapi.json").json()
+    form = document["components"]["schemas"]["Body_submit__post"]["allOf"]
+    # A field read by two names while required needs one of them: the form's schema says so
+    # in the model's place; the model's own component stays as pydantic writes it.
+    badge = {
+        "type": "object",
+        "title": "Badge",
+        "properties": {
+            "display_name": {"title": "Display Name", "type": "string"},
+            "department": {"title": "Department", "type": "string"},
+        },
+        "required": ["department"],
+        "allOf": [{"anyOf": [{"required": ["display_name"]}, {"required": ["name"]}]}],
+    }
+    assert form[1]["anyOf"][1] == {"anyOf": [badge], "title": "Badge"}
+    pager = {
+        "type": "object",
+        "title": "Pager",
+        "properties": {"pager": {"title": "Pager", "type": "string"}},
+        "required": [],
+        "allOf": [{"anyOf": [{"required": ["pager"]}, {"required": ["beeper"]}]}],
+    }
+    assert form[0] == pager
+    assert document["components"]["schemas"]["Badge"]["required"] == ["display_name", "department"]
+    for data in (
+        {"name": "Rick", "department": "Science", "beeper": "1"},
+        {"display_name": "Rick", "department": "Science", "pager": "1"},
+    ):
+        response = client.post("/", data=data)
+        assert (response.status_code, response.json()) == (
+            200,
+            [{"number": "1"}, {"display_name": "Rick", "department": "Science"}],
+        )
