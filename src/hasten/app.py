@@ -13,6 +13,8 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, Unpack, overload
 
+import anyio
+
 from . import concurrency
 from .datastructures import State
 from .dependencies import DependencyOverrides
@@ -22,6 +24,8 @@ from .errors import (
     error_response,
     server_error_response,
 )
+from .event_loop import clock, on_asyncio
+from .lifecycle import submit
 from .middleware.base import BaseHTTPMiddleware
 from .monitor import BlockStats
 from .mounts import MountEndpoint
@@ -139,7 +143,10 @@ class App(Router):
         ] = []
         # Under RSGI, every connection goes through the ASGI stack (the RSGI → ASGI bridge).
         self.through_asgi = False
+        # Held by startup and shutdown: asyncio's lock, or AnyIO's on another loop (trio),
+        # made there at its first use.
         self._start_lock = asyncio.Lock()
+        self._portable_lock: anyio.Lock | None = None
         self._stopping = False
         self._startup_error: Exception | None = None
         # While started: the compiled routes, pools and gate, and the request path.
@@ -304,12 +311,20 @@ class App(Router):
         self.through_asgi = True
 
     def _build_asgi(self) -> ASGIApp:
-        handler: ASGIApp = asgi.ASGIAdapter(self)
+        portable = self.runtime is not None and not self.runtime.on_asyncio
+        handler: ASGIApp = (asgi.PortableASGIAdapter if portable else asgi.ASGIAdapter)(self)
         for cls, args, options in reversed(self._asgi_middlewares):
             handler = cls(handler, *args, **options)
         return handler
 
     # Lifecycle.
+    def _lock(self) -> asyncio.Lock | anyio.Lock:
+        if on_asyncio():
+            return self._start_lock
+        if self._portable_lock is None:
+            self._portable_lock = anyio.Lock()
+        return self._portable_lock
+
     @property
     def started(self) -> bool:
         return self.runtime is not None
@@ -317,7 +332,7 @@ class App(Router):
     async def startup(self) -> None:
         """Compile routes and middleware, start the pools, run startup hooks and enter the
         lifespans (the app's, then its routers'). Idempotent."""
-        async with self._start_lock:
+        async with self._lock():
             if self.runtime is not None:
                 return
             self._frozen = True
@@ -374,13 +389,13 @@ class App(Router):
     async def shutdown(self) -> None:
         """Let requests in flight finish (up to ``shutdown_timeout``), run shutdown hooks and
         the lifespan's exit, then stop the pools."""
-        async with self._start_lock:
+        async with self._lock():
             runtime = self.runtime
             if runtime is None:
                 return
             runtime.in_flight.close()
             timeout = self.settings.shutdown_timeout
-            deadline = asyncio.get_running_loop().time() + timeout
+            deadline = clock() + timeout
             if not await runtime.in_flight.drained(timeout):
                 logger.warning(
                     "Shutting down with %d requests still in flight after %s s",
@@ -388,7 +403,7 @@ class App(Router):
                     timeout,
                 )
             if runtime.sockets:
-                await runtime.close_websockets(deadline - asyncio.get_running_loop().time())
+                await runtime.close_websockets(deadline - clock())
             self._stopping = True
             self.runtime = None
             try:
@@ -399,11 +414,12 @@ class App(Router):
                         await _run_hook(hook)
             finally:
                 concurrency.forget_threads(runtime.pools.threads)
-                await asyncio.to_thread(runtime.stop)
+                # On the loop's own threads (asyncio's default pool, or AnyIO's on trio).
+                await submit(None, runtime.stop)
                 if self.settings.exports_telemetry:
                     from .otlp import flush
 
-                    await asyncio.to_thread(flush)  # what was recorded is sent before exit
+                    await submit(None, flush)  # what was recorded is sent before exit
                 self._stopping = False
 
     @contextlib.asynccontextmanager
@@ -422,7 +438,7 @@ class App(Router):
         it starts."""
         if self._stopping:
             return error_response(overloaded("The server is shutting down"))
-        if path == self.settings.ready_url and self._start_lock.locked():
+        if path == self.settings.ready_url and self._lock().locked():
             return error_response(overloaded("The app is starting"))  # not ready yet
         if self._startup_error is None:
             try:

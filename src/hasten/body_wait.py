@@ -22,13 +22,23 @@ from .errors import HTTPError
 if TYPE_CHECKING:
     from .overload import InFlight
 
-__all__ = ["BodyWait"]
+__all__ = ["BodyWait", "Cancellable", "Unswept"]
 
 
 class Cancellable(Protocol):
     """A future, or the task, that a read of body bytes waits on."""
 
     def cancel(self, msg: Any = None) -> bool: ...
+
+
+class Unswept:
+    """What stands for a read of body bytes on another event loop than asyncio's (trio),
+    where no sweeper runs: nothing cancels it."""
+
+    __slots__ = ()
+
+    def cancel(self, msg: Any = None) -> bool:
+        return False
 
 
 SWEEPS_PER_TIMEOUT = 4

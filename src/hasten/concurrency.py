@@ -39,8 +39,10 @@ _threads: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Executor] = (
 
 
 def use_threads(pool: Executor) -> None:
-    """Make ``pool`` the one ``run_in_threadpool`` uses on the running loop."""
-    _threads[asyncio.get_running_loop()] = pool
+    """Make ``pool`` the one ``run_in_threadpool`` uses on the running loop (asyncio's: on
+    another, AnyIO's worker threads serve)."""
+    with contextlib.suppress(RuntimeError):  # another event loop than asyncio's (trio)
+        _threads[asyncio.get_running_loop()] = pool
 
 
 def forget_threads(pool: Executor) -> None:

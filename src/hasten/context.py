@@ -72,6 +72,8 @@ class ServeContext:
     # What the app's lifespans yielded (Starlette's lifespan state): each connection's
     # ``state`` starts as a copy of it. Filled once they have entered, at startup.
     state: dict[str, Any] = field(default_factory=dict)
+    # Whether asyncio's loop runs the app (else trio's, through AnyIO): decided at startup.
+    on_asyncio: bool = True
 
     @classmethod
     def of(
@@ -83,6 +85,7 @@ class ServeContext:
         state: dict[str, Any] | None = None,
         *,
         telemetry: Instrumentation | None = None,
+        on_asyncio: bool = True,
     ) -> ServeContext:
         """The context of an app with ``settings`` (``state``: its lifespan state, filled
         when its lifespans have entered; ``telemetry``: what traces its routes' steps)."""
@@ -107,6 +110,7 @@ class ServeContext:
             dependencies=dependencies,
             state={} if state is None else state,
             telemetry=telemetry,
+            on_asyncio=on_asyncio,
         )
 
     def of_route(

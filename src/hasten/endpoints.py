@@ -35,7 +35,7 @@ from .overload import ConcurrencyLimit, Deadline
 from .params import REQUEST_SOURCES, Dependency, Parameter, describe, describe_handler, unwrap
 from .paths import PathTemplate
 from .plan import Plan, Run
-from .pools import Pools, call_in_child
+from .pools import Pools, call_in_child, waited
 from .renderers import ClassRenderer, ModelRenderer, Renderer, StreamRenderer, renderer_for
 from .responses import Response
 from .settings import check_body_size, check_form_limits
@@ -306,7 +306,10 @@ class Endpoint:
         def run_elsewhere(**kwargs: Any) -> Awaitable[Any]:
             return asyncio.wrap_future(executor.submit(call_in_child, func, kwargs))
 
-        return run_elsewhere
+        def run_elsewhere_anyio(**kwargs: Any) -> Awaitable[Any]:
+            return waited(executor.submit(call_in_child, func, kwargs))
+
+        return run_elsewhere if pools.on_asyncio else run_elsewhere_anyio
 
 
 def check_dependencies(items: Sequence[Any], where: str) -> tuple[Dependency, ...]:

@@ -20,6 +20,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 import anyio
+import anyio.to_thread
 
 from .background import BackgroundTask, BackgroundTasks, task_name
 from .errors import SWALLOWED, FastAPIError, report_unhandled
@@ -52,12 +53,22 @@ _new = object.__new__
 
 
 def submit(threads: Executor | None, func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
-    """``func(*args, **kwargs)`` on ``threads`` (None: asyncio's default pool), with the
+    """``func(*args, **kwargs)`` on ``threads`` (None: the loop's default threads), with the
     caller's contextvars: an awaitable of its result."""
     call = functools.partial(contextvars.copy_context().run, func, *args, **kwargs)
     if threads is None:
-        return asyncio.get_running_loop().run_in_executor(None, call)
+        return _default_threads(call)
+    # Off asyncio the app's threads are PortableThreads, whose ThreadCall wrap_future returns
+    # as it is: one path, with no step added to asyncio's.
     return asyncio.wrap_future(threads.submit(call))
+
+
+def _default_threads(call: Callable[[], Any]) -> Awaitable[Any]:
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # another event loop than asyncio's (trio): AnyIO's threads
+        return anyio.to_thread.run_sync(call)
+    return loop.run_in_executor(None, call)
 
 
 _DONE = object()
@@ -208,7 +219,10 @@ async def unwound(connection: Connection, exc: BaseException) -> BaseException:
 def being_cancelled() -> bool:
     """Whether the running task is being cancelled: what is left to do after a request (its
     cleanup) then runs shielded (``shielded``)."""
-    task = asyncio.current_task()
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # another event loop than asyncio's (trio): a cancelled scope's
+        return anyio.current_effective_deadline() == -math.inf
     return task is not None and task.cancelling() > 0
 
 

@@ -7,7 +7,10 @@ import asyncio
 from asyncio import FIRST_COMPLETED
 from typing import TYPE_CHECKING, Any
 
+import anyio
+
 from .errors import HTTPError, error_response
+from .event_loop import clock, until
 from .responses import Response
 from .types import Invoke
 
@@ -56,12 +59,11 @@ class InFlight:
     async def drained(self, timeout: float) -> bool:
         """Wait until no request is in flight, at most ``timeout`` seconds; True if drained."""
         # perf: polled, so that leaving costs a request one decrement and nothing else.
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
+        deadline = clock() + timeout
         while self.count > 0 or self.waiting > 0:
-            if loop.time() >= deadline:
+            if clock() >= deadline:
                 return False
-            await asyncio.sleep(DRAIN_POLL_SECONDS)
+            await anyio.sleep(DRAIN_POLL_SECONDS)
         return True
 
 
@@ -101,6 +103,8 @@ class Deadline:
         self.seconds = seconds
 
     async def __call__(self, request: Request) -> Any:
+        if not request.context.on_asyncio:
+            return await self._anyio(request)
         work = asyncio.ensure_future(self.invoke(request))
         gone = request.disconnected()
         try:
@@ -115,4 +119,13 @@ class Deadline:
             return work.result()  # its own exceptions too: a TimeoutError of its own is a 500
         if gone in done:
             raise HTTPError(499, "The client closed the request")  # nobody reads it
+        raise HTTPError(504, f"The handler did not finish within {self.seconds} s")
+
+    async def _anyio(self, request: Request) -> Any:
+        """The same on another event loop than asyncio's (trio), with AnyIO's scopes."""
+        with anyio.move_on_after(self.seconds):
+            ended, result = await until(self.invoke(request), request._channel.client_disconnect)
+            if ended:
+                return result
+            raise HTTPError(499, "The client closed the request")
         raise HTTPError(504, f"The handler did not finish within {self.seconds} s")

@@ -1,20 +1,26 @@
 """The executors an app owns: a bounded thread pool for ``def`` handlers, and a process pool
-(see process_pool.py) for ``offload="process"`` handlers. Both start and stop with the app."""
+(see process_pool.py) for ``offload="process"`` handlers. Both start and stop with the app.
+
+Under an event loop other than asyncio's (trio, through AnyIO) the threads are AnyIO's worker
+threads, as many at once as the pool would have (``PortableThreads``), and there is no process
+pool."""
 
 from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import Callable
+import functools
+from collections.abc import Awaitable, Callable, Generator
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any
 
 import anyio
 import anyio.lowlevel
+import anyio.to_thread
 
 from .process_pool import ProcessPool
 
-__all__ = ["Pools", "ThreadPool", "call_in_child"]
+__all__ = ["Pools", "PortableThreads", "ThreadCall", "ThreadPool", "call_in_child", "waited"]
 
 
 class ThreadPool(ThreadPoolExecutor):
@@ -53,17 +59,81 @@ def _loop_worker() -> Callable[[], None] | None:
     return claim
 
 
+class ThreadCall(Future[Any]):
+    """A call that runs on one of AnyIO's worker threads when awaited, under ``limiter``: what
+    ``PortableThreads.submit`` hands back. ``asyncio.wrap_future`` returns it as it is (it is
+    future-like, see ``asyncio.isfuture``), so that ``lifecycle.submit`` awaits it with no
+    step of its own: asyncio's path is left as it is."""
+
+    _asyncio_future_blocking = False
+
+    def __init__(self, limiter: anyio.CapacityLimiter, call: Callable[[], Any]) -> None:
+        super().__init__()
+        self._limiter = limiter
+        self._call = call
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        return self._run().__await__()
+
+    async def _run(self) -> Any:
+        if not self.set_running_or_notify_cancel():
+            raise RuntimeError("A thread call is awaited once")
+        try:
+            # Cancelled, the await ends and the thread runs on to its end, as asyncio's
+            # awaits of the pool's futures do.
+            result = await anyio.to_thread.run_sync(
+                self._call, abandon_on_cancel=True, limiter=self._limiter
+            )
+        except BaseException as exc:
+            self.set_exception(exc)
+            raise
+        self.set_result(result)
+        return result
+
+
+class PortableThreads(Executor):
+    """The app's thread pool under an event loop other than asyncio's (trio): AnyIO's worker
+    threads, at most ``size`` at once. What ``submit`` returns runs when awaited, on the loop
+    that awaits it (AnyIO's threads belong to a loop); code on them may call back into the
+    loop with ``anyio.from_thread``."""
+
+    def __init__(self, size: int) -> None:
+        self.limiter = anyio.CapacityLimiter(size)
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        return ThreadCall(self.limiter, functools.partial(fn, *args, **kwargs))
+
+    @property
+    def queued(self) -> int:
+        """Calls waiting for a free thread."""
+        return self.limiter.statistics().tasks_waiting
+
+
 class Pools:
-    """The app's executors: threads always, processes when a route asks for them."""
+    """The app's executors: threads always, processes when a route asks for them (on
+    asyncio's loop only: ``on_asyncio`` False gives ``PortableThreads`` and no processes)."""
 
     def __init__(
-        self, threads: int, processes: int, process_threads: int, need_processes: bool
+        self,
+        threads: int,
+        processes: int,
+        process_threads: int,
+        need_processes: bool,
+        on_asyncio: bool = True,
     ) -> None:
-        self._thread_pool = ThreadPool(threads)
-        self._process_pool = ProcessPool(processes, process_threads) if need_processes else None
+        self._thread_pool: ThreadPool | PortableThreads = (
+            ThreadPool(threads) if on_asyncio else PortableThreads(threads)
+        )
+        self._process_pool = (
+            ProcessPool(processes, process_threads) if need_processes and on_asyncio else None
+        )
+        self.on_asyncio = on_asyncio
         # What work is submitted to: the pools themselves, or a wrapper (see ``timed``).
+        # Off asyncio, offload="process" handlers run on the threads (see docs/deploy.md).
         self.threads: Executor = self._thread_pool
-        self._processes: Executor | None = self._process_pool
+        self._processes: Executor | None = (
+            self._process_pool if on_asyncio or not need_processes else self._thread_pool
+        )
 
     @property
     def processes(self) -> Executor:
@@ -98,6 +168,14 @@ class Pools:
         self._thread_pool.shutdown(wait=True)
         if self._process_pool is not None:
             self._process_pool.shutdown(wait=True)
+
+
+def waited(future: Future[Any]) -> Awaitable[Any]:
+    """An executor's ``future`` awaited on another event loop than asyncio's (trio): the
+    app's own ThreadCall as it is, any other's waited for on one of AnyIO's worker threads."""
+    if isinstance(future, ThreadCall):
+        return future
+    return anyio.to_thread.run_sync(future.result, abandon_on_cancel=True)
 
 
 def call_in_child(func: Callable[..., Any], kwargs: dict[str, Any]) -> Any:

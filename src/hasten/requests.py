@@ -7,8 +7,10 @@ from collections.abc import AsyncIterator, Coroutine, Generator
 from time import monotonic
 from typing import TYPE_CHECKING, Any
 
+import anyio
 import msgspec
 
+from .body_wait import Cancellable, Unswept
 from .connection import Connection
 from .decoding import decode_json
 from .errors import HTTPError
@@ -84,6 +86,8 @@ class Request(Connection):
         It looks without waiting; a departure the server has only just seen may show on the
         next call.
         """
+        if not self.context.on_asyncio:
+            return await _gone_already(self._channel)
         watch = self.disconnected()
         if not watch.done():
             await asyncio.sleep(0)  # let a departure already known reach the loop
@@ -93,7 +97,8 @@ class Request(Connection):
         return False
 
     def disconnected(self) -> asyncio.Future[None]:
-        """A future done when the client has gone away; cancel it when no longer needed."""
+        """A future done when the client has gone away; cancel it when no longer needed
+        (on asyncio's loop: see ``watch_disconnect`` for any)."""
         return asyncio.ensure_future(self._channel.client_disconnect())
 
     def _paced(self, writer: StreamWriter) -> StreamWriter:
@@ -218,7 +223,11 @@ class Request(Connection):
         chunks = self._chunks_from_server()
         while True:
             # Each wait for bytes, not the consumer's work between them, is out of flight.
-            task = asyncio.current_task()
+            task: Cancellable | None
+            try:
+                task = asyncio.current_task()
+            except RuntimeError:  # another event loop than asyncio's (trio): no sweeper
+                task = Unswept()
             assert task is not None  # a body is read on the loop, by a task
             wait.enter(task, since)
             try:
@@ -236,6 +245,11 @@ class Request(Connection):
                 wait.leave(task)
             received += len(chunk)
             if received > limit:
+                # The server's chunks, left unread, are closed now rather than by the loop
+                # that made them, which may have ended when they are collected (trio's).
+                close = getattr(chunks, "aclose", None)
+                if close is not None:
+                    await close()
                 raise _too_large(limit)
             yield chunk
         if declared is not None and received != declared:
@@ -317,3 +331,14 @@ def _view_of(cls: type[Request], scope: Any, receive: Any = None, send: Any = No
 
 def _made_as_view(self: Request, scope: Any, receive: Any = None, send: Any = None) -> None:
     """``_view_of`` made it whole."""
+
+
+async def _gone_already(channel: Inbound) -> bool:
+    """Whether the client of ``channel`` has gone, on another event loop than asyncio's:
+    what the server has already handed over is read (a body's messages kept), nothing is
+    waited for."""
+    with anyio.CancelScope() as scope:
+        scope.cancel()
+        await channel.client_disconnect()
+        return True
+    return False

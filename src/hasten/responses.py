@@ -11,7 +11,14 @@ import asyncio
 import contextlib
 import threading
 import warnings
-from collections.abc import AsyncIterable, Awaitable, Coroutine, Iterable, Iterator, Mapping
+from collections.abc import (
+    AsyncIterable,
+    Awaitable,
+    Coroutine,
+    Iterable,
+    Iterator,
+    Mapping,
+)
 from concurrent.futures import Executor
 from datetime import datetime
 from email.utils import format_datetime
@@ -19,11 +26,14 @@ from http.cookies import SimpleCookie
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
 
+import anyio
 import msgspec
 
 from .background import BackgroundTask
 from .datastructures import MutableHeaders, check_header
 from .errors import one_status
+from .event_loop import Sleep, until
+from .lifecycle import submit
 from .protocols import CLIENT_GONE
 from .transport import Outbound, StreamWriter
 from .wire import BODY_STATUSES, HeaderList, allows_body, frame
@@ -394,18 +404,22 @@ class StreamingResponse(Response):
         try:
             if request.method == "HEAD" or not allows_body(status):
                 return
-            await until_disconnect(self.pump(chunks, writer), request)
+            step = asyncio.sleep if request.context.on_asyncio else anyio.sleep
+            await until_disconnect(self.pump(chunks, writer, step), request)
         finally:
             await close_chunks(chunks)
 
-    async def pump(self, chunks: AsyncIterable[Any], writer: StreamWriter) -> None:
-        """Send every chunk: what runs until the content ends or the client leaves."""
+    async def pump(
+        self, chunks: AsyncIterable[Any], writer: StreamWriter, step: Sleep = asyncio.sleep
+    ) -> None:
+        """Send every chunk: what runs until the content ends or the client leaves (``step``:
+        the running loop's sleep)."""
         try:
             async for chunk in chunks:
                 await writer.send_bytes(chunk.encode() if isinstance(chunk, str) else chunk)
                 # A source that never awaits, sent to a writer that never waits, would hold
                 # the loop (nothing else runs, not even a cancellation): one step per chunk.
-                await asyncio.sleep(0)
+                await step(0)
         except CLIENT_GONE:
             return  # the client left between two chunks: the stream ends here
 
@@ -413,6 +427,9 @@ class StreamingResponse(Response):
 async def until_disconnect(work: Coroutine[Any, Any, None], request: Request) -> None:
     """Run ``work`` until it ends or the client of ``request`` goes away, whichever comes
     first; after it, nothing of ``work`` is left running. Its own exceptions propagate."""
+    if not request.context.on_asyncio:  # another event loop than asyncio's (trio)
+        await until(work, request._channel.client_disconnect)
+        return
     task = asyncio.ensure_future(work)
     gone = request.disconnected()
     try:
@@ -450,8 +467,7 @@ class InThreads:
     async def __anext__(self) -> Any:
         if self._iterator is None:
             self._iterator = iter(self._source)
-        loop = asyncio.get_running_loop()
-        chunk = await loop.run_in_executor(self._threads, self._step, self._iterator)
+        chunk = await submit(self._threads, self._step, self._iterator)
         if chunk is _DONE:
             raise StopAsyncIteration
         return chunk
@@ -473,7 +489,7 @@ class InThreads:
             self._closing = True
             running = self._running
         if not running:
-            await asyncio.get_running_loop().run_in_executor(self._threads, self._close)
+            await submit(self._threads, self._close)
 
     def _close(self) -> None:
         close = getattr(self._source, "close", None)

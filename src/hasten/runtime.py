@@ -24,6 +24,8 @@ from time import perf_counter
 from types import CodeType
 from typing import TYPE_CHECKING, Any, cast
 
+import anyio
+
 from .body_wait import BodyWait
 from .context import ServeContext
 from .dependencies import AppDependencies
@@ -38,6 +40,7 @@ from .errors import (
     report_unhandled,
     server_error_response,
 )
+from .event_loop import clock, on_asyncio, report_off
 from .lifecycle import being_cancelled, run_tasks, shielded
 from .matcher import CompiledRoute, Matcher, RouteConflict
 from .middleware import build_chain, not_a_response
@@ -93,9 +96,15 @@ class Runtime:
         from .health import control_routes
 
         self.settings = settings
+        # Decided once: asyncio's loop, or another that AnyIO runs (trio; see event_loop.py).
+        self.on_asyncio = on_asyncio()
         needs_processes = any(route.endpoint.runs_on == "process pool" for route in routes)
         self.pools = Pools(
-            settings.max_threads, settings.max_processes, settings.process_threads, needs_processes
+            settings.max_threads,
+            settings.max_processes,
+            settings.process_threads,
+            needs_processes,
+            self.on_asyncio,
         )
         self.exception_handlers = ExceptionHandlers(exception_handlers)
         # The overrides in force and the values of scope="app" dependencies, for this run.
@@ -109,11 +118,13 @@ class Runtime:
             self.dependencies,
             {} if state is None else state,
             telemetry=self.telemetry,
+            on_asyncio=self.on_asyncio,
         )
         self.observer = self._observer(settings)
         # Where the access log or a tracer reports it, the handlers' pools note how long each
         # call waited for a thread.
-        timed = self.observer is not None and self.observer.times_queues
+        # (AnyIO's threads, off asyncio, are not timed.)
+        timed = self.observer is not None and self.observer.times_queues and self.on_asyncio
         self._route_pools = self.pools.timed(QueueTimer) if timed else self.pools
         self._control = control_routes(settings, self)
         _check_control_routes(routes, self._control)
@@ -214,7 +225,11 @@ class Runtime:
         return Observer(tallies if counted else None, sinks, tracer)
 
     def start(self) -> None:
-        """Start what needs the running loop (call from the loop's thread)."""
+        """Start what needs the running loop (call from the loop's thread). Off asyncio's
+        loop, what needs it stays off, said once in the log."""
+        if not self.on_asyncio:
+            report_off(self._off_asyncio())
+            return
         self.context.body_wait.start()
         if self.monitor is not None:
             self.monitor.start()
@@ -226,6 +241,22 @@ class Runtime:
             from .drain import drain_on_sigterm
 
             drain_on_sigterm(self.in_flight, self.settings.shutdown_timeout)
+
+    def _off_asyncio(self) -> list[str]:
+        """What this app turns on that needs asyncio's loop (off on another)."""
+        settings = self.settings
+        off = []
+        if settings.body_timeout is not None:
+            off.append("body_timeout")
+        if self.monitor is not None:
+            off.append("the blocking monitor (block_threshold)")
+        if self.metrics is not None or self.route_counts is not None:
+            off.append("the periodic flush of metrics and stats")
+        if settings.ready_url is not None:
+            off.append("the drain on SIGTERM")
+        if any(route.endpoint.runs_on == "process pool" for route in self.routes):
+            off.append("offload='process' (its handlers run on the threads)")
+        return off
 
     def stop(self) -> None:
         self.context.body_wait.stop()
@@ -395,7 +426,7 @@ class Runtime:
                 telemetry.end_websocket(observed, target.tag)
 
     async def _run_websocket(self, websocket: WebSocket, target: Target) -> None:
-        self.sockets[websocket] = asyncio.current_task()
+        self.sockets[websocket] = asyncio.current_task() if self.on_asyncio else None
         try:
             await target.invoke(websocket)
         except WebSocketDisconnect as exc:
@@ -459,10 +490,9 @@ class Runtime:
     async def close_websockets(self, timeout: float) -> None:
         """Shutdown: wait up to ``timeout`` seconds for WebSockets to end, then close those
         left with 1001 (going away) and stop their handlers."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while self.sockets and loop.time() < deadline:
-            await asyncio.sleep(0.01)
+        deadline = clock() + timeout
+        while self.sockets and clock() < deadline:
+            await anyio.sleep(0.01)
         for websocket, task in list(self.sockets.items()):
             with contextlib.suppress(Exception):
                 await websocket.close(GOING_AWAY, "server shutting down")

@@ -14,7 +14,10 @@ from collections.abc import AsyncIterable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
+
 from .encoders import untyped_json
+from .event_loop import Sleep, clock
 from .protocols import CLIENT_GONE
 from .responses import StreamingResponse
 from .transport import StreamWriter
@@ -131,38 +134,53 @@ class EventSourceResponse(StreamingResponse):
         response_headers.setdefault("cache-control", "no-cache")
         response_headers.setdefault("x-accel-buffering", "no")  # nginx: do not buffer
 
-    async def pump(self, chunks: AsyncIterable[Any], writer: StreamWriter) -> None:
+    async def pump(
+        self, chunks: AsyncIterable[Any], writer: StreamWriter, step: Sleep = asyncio.sleep
+    ) -> None:
         if self.ping is None:
-            await self._events(chunks, writer, None)
+            await self._events(chunks, writer, None, step)
             return
-        last = [asyncio.get_running_loop().time()]
-        pinger = asyncio.ensure_future(self._pings(writer, last, self.ping))
+        last = [clock()]
+        if step is not asyncio.sleep:  # another event loop than asyncio's (trio)
+            async with anyio.create_task_group() as group:
+                group.start_soon(self._pings, writer, last, self.ping, step)
+                await self._events(chunks, writer, last, step)
+                group.cancel_scope.cancel()
+            return
+        pinger = asyncio.ensure_future(self._pings(writer, last, self.ping, step))
         try:
-            await self._events(chunks, writer, last)
+            await self._events(chunks, writer, last, step)
         finally:
             pinger.cancel()
 
     async def _events(
-        self, chunks: AsyncIterable[Any], writer: StreamWriter, last: list[float] | None
+        self,
+        chunks: AsyncIterable[Any],
+        writer: StreamWriter,
+        last: list[float] | None,
+        step: Sleep,
     ) -> None:
-        loop = asyncio.get_running_loop()
         try:
             async for item in chunks:
                 await writer.send_bytes(encode_event(item))
                 if last is not None:
-                    last[0] = loop.time()
-                await asyncio.sleep(0)  # as StreamingResponse.pump: the loop is not held
+                    last[0] = clock()
+                await step(0)  # as StreamingResponse.pump: the loop is not held
         except CLIENT_GONE:
             return
 
     @staticmethod
-    async def _pings(writer: StreamWriter, last: list[float], every: float) -> None:
-        loop = asyncio.get_running_loop()
+    async def _pings(
+        writer: StreamWriter,
+        last: list[float],
+        every: float,
+        step: Sleep,
+    ) -> None:
         while True:
-            await asyncio.sleep(max(last[0] + every - loop.time(), 0.0))
-            if loop.time() - last[0] >= every:
+            await step(max(last[0] + every - clock(), 0.0))
+            if clock() - last[0] >= every:
                 try:
                     await writer.send_bytes(PING)
                 except CLIENT_GONE:
                     return
-                last[0] = loop.time()
+                last[0] = clock()

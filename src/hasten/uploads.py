@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import tempfile
 from typing import IO, Any
 
 from .datastructures import Headers
+from .lifecycle import submit
 
 __all__ = ["UploadFile"]
 
@@ -46,7 +46,8 @@ class UploadFile:
     async def read(self, size: int = -1) -> bytes:
         if self._in_memory:
             return self.file.read(size)
-        return await asyncio.to_thread(self.file.read, size)
+        data: bytes = await submit(None, self.file.read, size)
+        return data
 
     async def write(self, data: bytes) -> None:
         if self.size is not None:
@@ -54,19 +55,19 @@ class UploadFile:
         if self._in_memory:
             self.file.write(data)
         else:
-            await asyncio.to_thread(self.file.write, data)
+            await submit(None, self.file.write, data)
 
     async def seek(self, offset: int) -> None:
         if self._in_memory:
             self.file.seek(offset)
         else:
-            await asyncio.to_thread(self.file.seek, offset)
+            await submit(None, self.file.seek, offset)
 
     async def close(self) -> None:
         if self._in_memory:
             self.file.close()
         else:
-            await asyncio.to_thread(self.file.close)
+            await submit(None, self.file.close)
 
     def __repr__(self) -> str:
         return (

@@ -26,8 +26,10 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import anyio
+
 from .params import unwrap
-from .pools import Pools, call_in_child
+from .pools import Pools, call_in_child, waited
 
 if TYPE_CHECKING:
     from .routing import BaseRoute
@@ -105,11 +107,13 @@ async def warm_up(pools: Pools, routes: Iterable[BaseRoute], app_type: type) -> 
     if in_processes.routes:
         await _warm_processes(pools, in_processes, app_type)
     for executor, routed in executors.values():
-        await _check_executor(executor, routed, app_type)
+        await _check_executor(executor, routed, app_type, pools.on_asyncio)
 
 
 async def _warm_processes(pools: Pools, routed: _Routed, app_type: type) -> None:
     futures = pools.submit_to_each_process(import_modules, routed.modules, app_type)
+    if not futures:  # no process pool: off asyncio, such handlers run on the threads
+        return
     try:
         reports: list[Imported] = await asyncio.gather(*map(asyncio.wrap_future, futures))
     except Exception as exc:
@@ -157,11 +161,17 @@ def _say_what_was_made_again(reports: Sequence[Imported], routed: _Routed) -> No
     )
 
 
-async def _check_executor(executor: Executor, routed: _Routed, app_type: type) -> None:
+async def _check_executor(
+    executor: Executor, routed: _Routed, app_type: type, on_asyncio: bool
+) -> None:
     arguments = {"names": routed.modules, "app_type": app_type}
-    future = asyncio.wrap_future(executor.submit(call_in_child, import_modules, arguments))
+    submitted = executor.submit(call_in_child, import_modules, arguments)
     try:
-        await asyncio.wait_for(future, EXECUTOR_CHECK_TIMEOUT)
+        if on_asyncio:
+            await asyncio.wait_for(asyncio.wrap_future(submitted), EXECUTOR_CHECK_TIMEOUT)
+        else:  # another event loop than asyncio's (trio)
+            with anyio.fail_after(EXECUTOR_CHECK_TIMEOUT):
+                await waited(submitted)
     except TimeoutError:
         logger.warning(
             "executor=: %r did not answer within %g s whether it can import %s: the routes "

@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
+import anyio
 import msgspec
 
 from .connection import Connection
@@ -132,10 +133,14 @@ class WebSocket(Connection):
                 f"Cannot receive on a WebSocket that is {self.connection_state}: accept it"
             )
         try:
-            if self.context.websocket_idle_timeout is None:
+            context = self.context
+            if context.websocket_idle_timeout is None:
                 message = await self._receive()
-            else:
-                async with asyncio.timeout(self.context.websocket_idle_timeout):
+            elif context.on_asyncio:
+                async with asyncio.timeout(context.websocket_idle_timeout):
+                    message = await self._receive()
+            else:  # another event loop than asyncio's (trio)
+                with anyio.fail_after(context.websocket_idle_timeout):
                     message = await self._receive()
         except WebSocketDisconnect:
             self.connection_state = "closed"

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import zlib
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Sequence
 from concurrent.futures import Executor
 from typing import Any
 
 from ..files import FileResponse
+from ..lifecycle import submit
 from ..mounts import MountResponse
 from ..requests import Request
 from ..responses import InThreads, Response, StreamingResponse, close_chunks
@@ -165,4 +165,5 @@ async def _run(
     """``step(compressor, data)``: on the loop when it is quick, else on ``pool``."""
     if len(data) < OFFLOAD_SIZE:
         return step(compressor, data)
-    return await asyncio.get_running_loop().run_in_executor(pool, step, compressor, data)
+    compressed: bytes = await submit(pool, step, compressor, data)
+    return compressed

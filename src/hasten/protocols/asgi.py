@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Generator, Sequence
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
@@ -14,18 +15,30 @@ from ..connection import ASGICallable
 from ..context import UNSERVED
 from ..datastructures import Address
 from ..errors import report_unhandled
+from ..lifecycle import submit
 from ..paths import under_root
 from ..requests import ClientDisconnected, Request
 from ..responses import Response
+from ..transport import Reading
 from ..types import Message, Receive, Scope, Send
 from ..websockets import ABNORMAL, NO_STATUS, WebSocket, WebSocketDisconnect
 from ..websockets import Message as WebSocketMessage
 from ..wire import BODY_STATUSES, HeaderList, allows_body
 
 if TYPE_CHECKING:
+    from ..runtime import Runtime
     from ..types import Served
 
-__all__ = ["ASGIAdapter", "ASGIChannel", "ASGIRequest", "ASGIWebSocket", "route_path", "serve"]
+__all__ = [
+    "ASGIAdapter",
+    "ASGIChannel",
+    "ASGIRequest",
+    "ASGIWebSocket",
+    "PortableASGIAdapter",
+    "PortableChannel",
+    "route_path",
+    "serve",
+]
 
 _new = object.__new__
 FILE_CHUNK_SIZE = 256 * 1024  # files read on threads under ASGI without pathsend
@@ -144,7 +157,7 @@ class ASGIChannel:
             return {"type": "http.disconnect"}
         return await inbox.get()
 
-    def __call__(self) -> asyncio.Task[bytes]:
+    def __call__(self) -> Reading:
         # A task, as Granian's read is a future: the body timeout cancels it.
         return asyncio.ensure_future(self._whole())
 
@@ -229,13 +242,12 @@ class ASGIChannel:
         self, status: int, headers: HeaderList, file: str, start: int, end: int | None
     ) -> None:
         writer = ASGIStreamWriter(self.send, status, headers)
-        loop = asyncio.get_running_loop()
         with open(file, "rb") as handle:  # reads go to the thread pool below
             handle.seek(start)
             left = None if end is None else end - start
             while left is None or left > 0:
                 size = FILE_CHUNK_SIZE if left is None else min(FILE_CHUNK_SIZE, left)
-                chunk = await loop.run_in_executor(self._threads, handle.read, size)
+                chunk = await submit(self._threads, handle.read, size)
                 if not chunk:
                     break
                 await writer.send_bytes(chunk)
@@ -255,6 +267,54 @@ class ASGIChannel:
     async def _end_stream(stream: ASGIStreamWriter) -> None:
         with contextlib.suppress(OSError):  # the client left mid-stream
             await stream.close()
+
+
+class PortableChannel(ASGIChannel):
+    """An ASGIChannel on another event loop than asyncio's (trio, through AnyIO): the whole
+    body read in the request's own task, the client's departure watched by whoever asks, in
+    their task (there is no body timeout to cancel a read, nor a task to listen apart)."""
+
+    # Messages the departure's watch read before the body's reader asked for them, and
+    # whether it saw the departure (no slots: a subclass's own, with these defaults).
+    _held: deque[Message] | None = None
+    _gone = False
+
+    def __call__(self) -> Reading:
+        return _WholeBody(self)
+
+    async def receive(self) -> Message:
+        held = self._held
+        if held:
+            return held.popleft()
+        if self._gone:
+            return {"type": "http.disconnect"}
+        return await self._receive()
+
+    async def client_disconnect(self) -> None:
+        """Return when the client has gone away, keeping the body's messages it reads."""
+        while not self._gone:
+            message = await self._receive()
+            if message["type"] == "http.disconnect":
+                self._gone = True
+                return
+            if self._held is None:
+                self._held = deque()
+            self._held.append(message)
+
+
+class _WholeBody:
+    """A PortableChannel's read of a whole body: nothing cancels it (no body timeout)."""
+
+    __slots__ = ("_channel",)
+
+    def __init__(self, channel: PortableChannel) -> None:
+        self._channel = channel
+
+    def __await__(self) -> Generator[Any, None, bytes]:
+        return self._channel._whole().__await__()
+
+    def cancel(self, msg: Any = None) -> bool:
+        return False
 
 
 class ASGIStreamWriter:
@@ -382,10 +442,18 @@ class ASGIWebSocket(WebSocket):
 
 
 async def serve(
-    served: Served, scope: Scope, receive: Receive, send: Send, under_middleware: bool = False
+    served: Served,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    under_middleware: bool = False,
+    *,
+    channel_type: type[ASGIChannel] = ASGIChannel,
 ) -> None:
     """``App.__call__``, the app's ASGI 3 entry, and the innermost link of any ASGI
-    middleware around it (``under_middleware``): one connection served.
+    middleware around it (``under_middleware``): one connection served. Off asyncio's loop
+    (trio) the app's innermost link is a PortableASGIAdapter, which serves with
+    ``channel_type`` PortableChannel.
 
     perf: the App calls it as its own ``__call__``, so that a request under an ASGI server
     runs in one coroutine of ours before the serve step, not one for the App and one for the
@@ -406,11 +474,13 @@ async def serve(
             await _serve_lifespan(served, receive, send)
         return
     path = route_path(scope)
-    runtime = served.runtime or await served.start_for(path)
+    runtime: Runtime | Response | None = served.runtime
+    if runtime is None:  # the first connection, before any startup
+        runtime, channel_type = await _start(served, path)
     extensions = scope.get("extensions")
     pathsend = extensions is not None and "http.response.pathsend" in extensions
     if isinstance(runtime, Response):
-        channel = ASGIChannel(receive, send, pathsend)
+        channel = channel_type(receive, send, pathsend)
         await runtime.send(
             channel, ASGIRequest(UNSERVED, served, scope, channel, scope["method"], path)
         )
@@ -420,7 +490,7 @@ async def serve(
         # with their ``__init__``s written out, as the RSGI adapter makes its request
         # (each ``__init__`` would run in an interpreter frame of its own).
         # tests/test_perf_copies.py holds them equal.
-        channel = _new(ASGIChannel)
+        channel = _new(channel_type)
         channel._receive = receive
         channel.send = send
         channel._pathsend = pathsend
@@ -442,6 +512,14 @@ async def serve(
         await ending
 
 
+async def _start(served: Served, path: str) -> tuple[Runtime | Response, type[ASGIChannel]]:
+    """Start the app for the first connection: its runtime (or the response refusing the
+    connection), and the channel the connection takes on the loop that runs it."""
+    runtime = await served.start_for(path)
+    on_asyncio = isinstance(runtime, Response) or runtime.on_asyncio
+    return runtime, ASGIChannel if on_asyncio else PortableChannel
+
+
 class ASGIAdapter:
     """The app's ASGI callable under its ASGI middleware (``app.asgi``): the innermost link,
     which serves the connection."""
@@ -453,6 +531,16 @@ class ASGIAdapter:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await serve(self.served, scope, receive, send, under_middleware=True)
+
+
+class PortableASGIAdapter(ASGIAdapter):
+    """The innermost link on another event loop than asyncio's (trio): the same serve step,
+    with PortableChannels. (A class of its own: ``serve`` then comes through it.)"""
+
+    __slots__ = ()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await serve(self.served, scope, receive, send, True, channel_type=PortableChannel)
 
 
 async def _serve_websocket(served: Served, scope: Scope, receive: Receive, send: Send) -> None:
