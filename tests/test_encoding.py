@@ -179,3 +179,29 @@ def test_jsonable_encoder_writes_what_fastapis_writes() -> None:
 
     with pytest.raises(PydanticV1NotSupportedError, match="from pydantic import BaseModel"):
         jsonable_encoder(Legacy(name="x"))
+
+
+class Count(int):
+    """An int subclass, as pydantic's ByteSize is."""
+
+
+class Ratio(float):
+    """A float subclass."""
+
+
+def test_a_number_of_a_subclass_is_sent_as_the_number(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.get("/undeclared")
+    def undeclared():  # type: ignore[no-untyped-def]  # the result's type is not said
+        return {"count": Count(1000), "ratio": Ratio(1.5)}
+
+    @app.get("/any")
+    def any_values() -> dict[str, Any]:
+        return {"count": Count(1000), "ratio": Ratio(1.5)}
+
+    client = serve(app)
+    for path in ("/undeclared", "/any"):
+        response = client.get(path)
+        # As FastAPI's jsonable_encoder sends them (it was {} for each: their attributes).
+        assert (response.status_code, response.json()) == (200, {"count": 1000, "ratio": 1.5})
