@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from hasten import App, HTTPError, Request, Response, Router
+from hasten import App, HTTPError, Request, Response, Router, WebSocket
 from hasten.middleware import Middleware
 from hasten.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
 from hasten.servers import Interface
 from hasten.testing import TestClient
-from hasten.types import CallNext
+from hasten.types import ASGIApp, CallNext, Receive, Scope, Send
 from tests.conftest import ClientFactory
 
 
@@ -456,6 +456,48 @@ def test_starlettes_base_http_middleware_runs_its_dispatch(serve: ClientFactory)
     bare.add_route("/", root)
     with pytest.raises(NotImplementedError, match="BaseHTTPMiddleware has no dispatch"):
         serve(bare).get("/")
+
+
+def test_an_asgi_middleware_reads_the_connection_as_starlettes_does(
+    serve: ClientFactory,
+) -> None:
+    seen: list[Any] = []
+
+    class Inspect:
+        def __init__(self, app: ASGIApp) -> None:
+            self.app = app
+
+        async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] == "http":
+                request = Request(scope, receive)
+                seen.append((request.method, request.url.path, request.query_params["q"]))
+                seen.append((request.headers["x-id"], request.app is app, request.client))
+            elif scope["type"] == "websocket":
+                websocket = WebSocket(scope, receive=receive, send=send)
+                seen.append((websocket.url.path, websocket.headers["x-id"]))
+            await self.app(scope, receive, send)
+
+    app = App(middleware=[Middleware(Inspect)])
+
+    @app.post("/items")
+    async def items(request: Request) -> Any:
+        return {"body": (await request.body()).decode()}  # the middleware left it unread
+
+    @app.websocket("/ws")
+    async def socket(websocket: WebSocket) -> None:
+        await websocket.accept()
+        await websocket.send_text("hi")
+        await websocket.close()
+
+    client = serve(app)
+    response = client.post("/items?q=1", content=b"abc", headers={"x-id": "7"})
+    assert (response.status_code, response.json()) == (200, {"body": "abc"})
+    assert seen == [("POST", "/items", "1"), ("7", True, ("testclient", 50000))]
+    with client.websocket_connect("/ws", headers={"x-id": "8"}) as websocket:
+        assert websocket.receive_text() == "hi"
+    assert seen[2:] == [("/ws", "8")]
+    with pytest.raises(ValueError, match="over an http or websocket scope, not 'lifespan'"):
+        Request({"type": "lifespan"})
 
 
 def test_redirect_slashes_can_be_turned_off(interface: Interface) -> None:

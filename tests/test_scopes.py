@@ -119,7 +119,7 @@ def test_receive_hands_over_the_whole_body_once(serve: ClientFactory) -> None:
 
 def test_a_request_subclass_needs_a_hasten_requests_scope() -> None:
     with pytest.raises(TypeError, match=r"takes a hasten request's scope \(request.scope\)"):
-        GzipRequest({"type": "http"}, None)  # type: ignore[call-overload]  # what it refuses
+        GzipRequest({"type": "http"}, None)
 
 
 def root_path_app() -> App:

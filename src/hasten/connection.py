@@ -53,9 +53,18 @@ class Connection:
     _target: Target | None = None  # the route's, once matched
 
     @overload
-    def __init__(self, scope: ConnectionScope, receive: Any = None, send: Any = None, /) -> None:
+    def __init__(
+        self, scope: ConnectionScope | dict[str, Any], /, *, receive: Any = None, send: Any = None
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self, scope: ConnectionScope | dict[str, Any], receive: Any = None, send: Any = None, /
+    ) -> None:
         """An app's Request subclass over a request, as Starlette's: ``cls(request.scope,
-        request.receive)`` (see ``Request.__init_subclass__``)."""
+        request.receive)`` (see ``Request.__init_subclass__``); or, in an ASGI middleware,
+        ``Request(scope, receive)`` and ``WebSocket(scope, receive, send)`` over its ASGI
+        scope (see ``protocols.asgi.connection_over``)."""
 
     @overload
     def __init__(
@@ -70,7 +79,12 @@ class Connection:
         channel: Any = None,
         method: str = "GET",
         path: str = "/",
+        *,
+        receive: Any = None,  # Starlette's keywords, for __new__ (over an ASGI scope)
+        send: Any = None,
     ) -> None:
+        if type(context) is dict:  # over an ASGI scope: __new__ made it whole
+            return
         self.context = context
         self.app = app  # for the handler's own use (``request.app.state``), and url_for
         self.method = method  # a WebSocket's is its handshake's: GET

@@ -62,13 +62,23 @@ class Request(Connection):
     # Whether the server may hand over both a Content-Length and a Transfer-Encoding.
     _may_have_both_lengths = True
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Request:
+        if cls is Request and args and type(args[0]) is dict:
+            # Starlette's ``Request(scope, receive)`` in an ASGI middleware.
+            from .protocols.asgi import connection_over
+
+            request = connection_over(*args, **kwargs)
+            assert isinstance(request, Request)
+            return request
+        return object.__new__(cls)
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         # A protocol adapter's subclass says where the request's parts are (_query_string);
         # a subclass that says neither that nor how it is made is an app's, made as
         # Starlette's: ``GzipRequest(request.scope, request.receive)``.
         if "_query_string" not in cls.__dict__ and "__init__" not in cls.__dict__:
-            cls.__new__ = _view_of  # type: ignore[assignment]
+            cls.__new__ = _view_of  # type: ignore[method-assign]  # set for app subclasses only
             cls.__init__ = _made_as_view  # type: ignore[assignment]
 
     @property

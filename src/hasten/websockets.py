@@ -64,6 +64,16 @@ class WebSocket(Connection):
 
     connection_state: WebSocketState = "connecting"
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> WebSocket:
+        if cls is WebSocket and args and type(args[0]) is dict:
+            # Starlette's ``WebSocket(scope, receive, send)`` in an ASGI middleware.
+            from .protocols.asgi import connection_over
+
+            websocket = connection_over(*args, **kwargs)
+            assert isinstance(websocket, WebSocket)
+            return websocket
+        return object.__new__(cls)
+
     def _origin_allowed(self) -> bool:
         """Whether ``websocket_allowed_origins`` lets this handshake's Origin in (a client
         that sends none is not a browser: no other site's page can have opened it)."""

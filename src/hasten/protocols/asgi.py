@@ -464,6 +464,7 @@ async def serve(
         handler = served.asgi
         # ASGI middleware around the app, or tooling that replaced ``app.asgi``.
         if type(handler) is not ASGIAdapter or handler.served is not served:
+            scope["app"] = served  # as Starlette's: Request(scope).app in a middleware
             await handler(scope, receive, send)
             return
     kind = scope["type"]
@@ -570,3 +571,32 @@ async def _serve_lifespan(served: Served, receive: Receive, send: Send) -> None:
         await send({"type": f"{kind}.complete"})
         if kind == "lifespan.shutdown":
             return
+
+
+async def _nothing_received() -> Message:
+    raise RuntimeError("Receive channel has not been made available")
+
+
+async def _nothing_sent(message: Message) -> None:
+    raise RuntimeError("Send channel has not been made available")
+
+
+def connection_over(
+    scope: Scope, receive: Receive | None = None, send: Send | None = None
+) -> ASGIRequest | ASGIWebSocket:
+    """Starlette's ``Request(scope, receive)`` and ``WebSocket(scope, receive, send)`` in an
+    ASGI middleware: hasten's ASGI connection over that scope, read as the app (``scope
+    ["app"]``) reads it, or by hasten's defaults outside one."""
+    if scope["type"] not in ("http", "websocket"):
+        raise ValueError(
+            f"A connection is made over an http or websocket scope, not {scope['type']!r}"
+        )
+    served = scope.get("app")
+    runtime = getattr(served, "runtime", None)
+    context = UNSERVED if runtime is None else runtime.context
+    path = route_path(scope)
+    pair = (receive or _nothing_received, send or _nothing_sent)
+    if scope["type"] == "websocket":
+        return ASGIWebSocket(context, served, scope, pair, "GET", path)
+    channel = ASGIChannel(*pair, threads=context.threads)
+    return ASGIRequest(context, served, scope, channel, scope["method"], path)

@@ -305,6 +305,7 @@ async def serve_through_asgi(served: Served, scope: Any, proto: Any) -> None:
     """``App.__rsgi__`` once ASGI middleware wraps the app: every connection goes through
     ``served.asgi`` (the middleware, then the ASGI adapter) over the RSGI → ASGI bridge."""
     scope_of_app = asgi_scope(scope, served.root_path)
+    scope_of_app["app"] = served  # as Starlette's: Request(scope).app in a middleware
     if scope.proto == "http":
         http = HTTPBridge(
             proto, proto, [], lambda writer: paced(writer, scope.client, scope.server)
