@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -16,7 +17,7 @@ import pytest
 
 from hasten import App, BackgroundTasks, Depends, Request, WebSocket
 from hasten.middleware import GZipMiddleware
-from hasten.responses import StreamingResponse
+from hasten.responses import FileResponse, StreamingResponse
 
 Call = Callable[[httpx.AsyncClient], Awaitable[Any]]
 
@@ -357,3 +358,66 @@ def test_an_executor_route_and_gzip_on_the_threads(backend: str) -> None:
     assert (where.status_code, where.json()) == (200, "own-executor")
     assert large_answer.headers["content-encoding"] == "gzip"
     assert (large_answer.status_code, large_answer.json()) == (200, "x" * 300_000)
+
+
+def test_shutdown_closes_an_open_websocket_and_stops_its_handler(backend: str) -> None:
+    app = App(shutdown_timeout=0.1)
+    ended: list[str] = []
+
+    @app.websocket("/wait")
+    async def wait(websocket: WebSocket) -> None:
+        await websocket.accept()
+        try:
+            await anyio.sleep_forever()
+        finally:
+            ended.append("handler stopped")
+
+    scope: dict[str, Any] = {
+        "type": "websocket",
+        "path": "/wait",
+        "query_string": b"",
+        "headers": [],
+        "client": ("127.0.0.1", 50000),
+        "subprotocols": [],
+    }
+    sent: list[dict[str, Any]] = []
+    accepted = anyio.Event()
+
+    async def receive() -> MutableMapping[str, Any]:
+        if not sent:
+            return {"type": "websocket.connect"}
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        sent.append(dict(message))
+        accepted.set()
+
+    async def main() -> None:
+        with anyio.fail_after(5):
+            await app.startup()
+            async with anyio.create_task_group() as group:
+                group.start_soon(app, scope, receive, send)
+                await accepted.wait()
+                await app.shutdown()
+
+    anyio.run(main, backend=backend)
+    assert [message["type"] for message in sent] == ["websocket.accept", "websocket.close"]
+    assert (sent[1]["code"], sent[1]["reason"]) == (1001, "server shutting down")
+    assert ended == ["handler stopped"]
+
+
+def test_a_file_is_read_on_the_threads(backend: str, tmp_path: Path) -> None:
+    app = App()
+    path = tmp_path / "notes.txt"
+    path.write_bytes(b"line\n" * 100_000)  # two chunks of the ASGI file sender
+
+    @app.get("/notes")
+    async def notes() -> FileResponse:
+        return FileResponse(path)
+
+    async def call(client: httpx.AsyncClient) -> httpx.Response:
+        return await client.get("/notes")
+
+    response = run(app, backend, call)
+    assert (response.status_code, response.content) == (200, b"line\n" * 100_000)

@@ -138,7 +138,7 @@ class Runtime:
             self.pools.shutdown()
             raise
         # Open WebSockets and the tasks serving them: shutdown closes those left with 1001.
-        self.sockets: dict[WebSocket, asyncio.Task[Any] | None] = {}
+        self.sockets: dict[WebSocket, asyncio.Task[Any] | anyio.CancelScope | None] = {}
         # The middleware chain, the first registered outermost, ``dispatch`` innermost (it is
         # ``dispatch`` itself without middleware).
         self.handle = build_chain(middlewares, self.dispatch)
@@ -426,9 +426,15 @@ class Runtime:
                 telemetry.end_websocket(observed, target.tag)
 
     async def _run_websocket(self, websocket: WebSocket, target: Target) -> None:
-        self.sockets[websocket] = asyncio.current_task() if self.on_asyncio else None
+        # What shutdown cancels: the task, or off asyncio (trio) a cancel scope around it.
+        scope = None if self.on_asyncio else anyio.CancelScope()
+        self.sockets[websocket] = asyncio.current_task() if scope is None else scope
         try:
-            await target.invoke(websocket)
+            if scope is None:
+                await target.invoke(websocket)
+            else:
+                with scope:
+                    await target.invoke(websocket)
         except WebSocketDisconnect as exc:
             report_unhandled(exc)  # a TestClient raises it in the test, as Starlette's does
         except WebSocketException as exc:  # before accept(), a refused handshake (403)
