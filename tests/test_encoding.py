@@ -14,7 +14,7 @@ import msgspec
 import pytest
 from pydantic_core import PydanticUndefined
 
-from hasten import App, File, Form, Response, UploadFile
+from hasten import App, File, Form, JSONResponse, Response, UploadFile
 from hasten.encoders import jsonable_encoder
 from hasten.encoding import encode_json, encode_msgspec, encoder_for, holds_bytes, may_hold_bytes
 from hasten.errors import PydanticV1NotSupportedError
@@ -205,3 +205,36 @@ def test_a_number_of_a_subclass_is_sent_as_the_number(serve: ClientFactory) -> N
         response = client.get(path)
         # As FastAPI's jsonable_encoder sends them (it was {} for each: their attributes).
         assert (response.status_code, response.json()) == (200, {"count": 1000, "ratio": 1.5})
+
+
+def test_a_nan_without_a_declared_type_is_a_500_as_in_fastapi(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.get("/untyped")
+    async def untyped():  # type: ignore[no-untyped-def]  # no type: FastAPI's json.dumps
+        return {"x": [1.0, float("nan")]}
+
+    @app.get("/typed")
+    async def typed() -> dict[str, float]:
+        return {"x": float("inf")}
+
+    @app.get("/response")
+    async def response() -> Response:
+        return JSONResponse({"x": float("nan")})
+
+    @app.get("/null")
+    async def null():  # type: ignore[no-untyped-def]
+        return {"x": None, "y": 1.5}
+
+    client = serve(app, raise_server_exceptions=False)
+    answers = {
+        path: (answer.status_code, answer.text)
+        for path in ("/untyped", "/typed", "/response", "/null")
+        for answer in [client.get(path)]
+    }
+    assert answers == {
+        "/untyped": (500, "Internal Server Error"),  # was 200 {"x":[1.0,null]}
+        "/typed": (200, '{"x":null}'),  # declared: as pydantic writes it
+        "/response": (500, "Internal Server Error"),  # Starlette's JSONResponse refuses it
+        "/null": (200, '{"x":null,"y":1.5}'),
+    }

@@ -13,8 +13,10 @@ at a five-key dict costs a tenth of the request).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import decimal
+import math
 import uuid
 from collections.abc import Callable
 from typing import Any, Final
@@ -26,9 +28,11 @@ __all__ = [
     "encode_hook",
     "encode_json",
     "encode_msgspec",
+    "encode_untyped",
     "encoder_for",
     "holds_bytes",
     "may_hold_bytes",
+    "refuse_non_finite",
     "text_of_bytes",
 ]
 
@@ -70,6 +74,35 @@ _LEAVES: Final = frozenset(
     }
 )
 _BYTES_INFO: Final = (mi.BytesType, mi.ByteArrayType, mi.MemoryViewType)
+
+
+def encode_untyped(value: Any) -> bytes:
+    """A result with no declared type as JSON, as FastAPI sends one (``json.dumps`` with
+    ``allow_nan=False``): a NaN or an infinity in it is an error (a 500), where msgspec would
+    write ``null``; declared, it is sent as pydantic writes it (``null``)."""
+    return refuse_non_finite(encode_json(value), value)
+
+
+def refuse_non_finite(body: bytes, value: Any) -> bytes:
+    """``body``, the JSON of ``value``, unless ``value`` holds a NaN or an infinity (which
+    msgspec writes ``null``): then the ValueError ``json.dumps`` raises."""
+    # perf: looked for only when the JSON holds a null, which a non-finite float became.
+    if b"null" in body and _non_finite(value):
+        raise ValueError("Out of range float values are not JSON compliant")
+    return body
+
+
+def _non_finite(value: Any) -> bool:
+    kind = type(value)
+    if kind is float:
+        return not math.isfinite(value)
+    if kind is dict:
+        return any(map(_non_finite, value.values()))
+    if kind in (list, tuple, set, frozenset):
+        return any(map(_non_finite, value))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return any(_non_finite(getattr(value, field.name)) for field in dataclasses.fields(value))
+    return False
 
 
 def encode_json(value: Any) -> bytes:

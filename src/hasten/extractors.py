@@ -494,9 +494,9 @@ def _empty_file(item: Any) -> bool:
 
 
 def _expected_file(loc: Loc, value: Any) -> dict[str, Any]:
-    return entry(
-        "value_error", loc, f"Value error, Expected UploadFile, received: {type(value)}", value
-    )
+    # FastAPI's ctx holds the ValueError its validator raised: {} once written as JSON.
+    message = f"Value error, Expected UploadFile, received: {type(value)}"
+    return entry("value_error", loc, message, value, {"error": {}})
 
 
 async def _bytes_of(upload: UploadFile) -> bytes:

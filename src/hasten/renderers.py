@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from .encoders import jsonable_encoder
-from .encoding import encode_json, encoder_for
+from .encoding import encode_json, encode_untyped, encoder_for
 from .models import PydanticResponseModel, ResponseModel
 from .responses import (
     HTMLResponse,
@@ -33,13 +33,13 @@ _JSON_DATA = frozenset({dict, list, tuple, str, int, float, bool, type(None)})
 class Renderer:
     """Renders whatever the handler returned: a Response as it is, anything else as JSON, as
     FastAPI sends it (a str as a JSON string, bytes as their text: ``encode``, by default
-    ``encode_json``, which looks each result over)."""
+    ``encode_untyped``, which looks each result over)."""
 
     __slots__ = ("encode", "plain", "status")
 
     media_type = _JSON
 
-    def __init__(self, status: int, encode: Encode = encode_json) -> None:
+    def __init__(self, status: int, encode: Encode = encode_untyped) -> None:
         self.status = status
         # The result types that ``render`` sends as ``encode(result)`` with ``status`` and
         # ``headers``, and nothing more: the serve step sends those without a Response. A

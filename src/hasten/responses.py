@@ -31,6 +31,7 @@ import msgspec
 
 from .background import BackgroundTask
 from .datastructures import MutableHeaders, check_header
+from .encoding import refuse_non_finite
 from .errors import one_status
 from .event_loop import Sleep, until
 from .lifecycle import submit
@@ -282,7 +283,8 @@ class JSONResponse(Response):
     media_type = "application/json"  # Starlette's class attribute
 
     def render(self, content: Any) -> bytes:
-        return _json_encode(content)
+        # Starlette's refuses a NaN or an infinity (json.dumps, allow_nan=False): so does this.
+        return refuse_non_finite(_json_encode(content), content)
 
 
 class ORJSONResponse(JSONResponse):

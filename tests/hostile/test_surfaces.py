@@ -94,7 +94,8 @@ EXPECTED: dict[str, Answer | dict[str, Answer]] = {
     "multipart: filename with CR LF": (
         422,
         b'{"detail":[{"type":"value_error","loc":["body","file"],'
-        b'"msg":"Value error, Expected UploadFile, received: <class \'str\'>","input":"data"}]}',
+        b'"msg":"Value error, Expected UploadFile, received: <class \'str\'>","input":"data",'
+        b'"ctx":{"error":{}}}]}',
     ),
     "multipart: a part without a name": (
         400,
