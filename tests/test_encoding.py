@@ -218,6 +218,10 @@ def test_a_nan_without_a_declared_type_is_a_500_as_in_fastapi(serve: ClientFacto
     async def typed() -> dict[str, float]:
         return {"x": float("inf")}
 
+    @app.get("/any")
+    async def declared_any() -> Any:  # FastAPI's response model of Any: as pydantic writes it
+        return {"x": float("nan")}
+
     @app.get("/response")
     async def response() -> Response:
         return JSONResponse({"x": float("nan")})
@@ -229,12 +233,13 @@ def test_a_nan_without_a_declared_type_is_a_500_as_in_fastapi(serve: ClientFacto
     client = serve(app, raise_server_exceptions=False)
     answers = {
         path: (answer.status_code, answer.text)
-        for path in ("/untyped", "/typed", "/response", "/null")
+        for path in ("/untyped", "/typed", "/any", "/response", "/null")
         for answer in [client.get(path)]
     }
     assert answers == {
         "/untyped": (500, "Internal Server Error"),  # was 200 {"x":[1.0,null]}
         "/typed": (200, '{"x":null}'),  # declared: as pydantic writes it
+        "/any": (200, '{"x":null}'),
         "/response": (500, "Internal Server Error"),  # Starlette's JSONResponse refuses it
         "/null": (200, '{"x":null,"y":1.5}'),
     }

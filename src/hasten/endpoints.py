@@ -186,7 +186,8 @@ class Endpoint:
             return ClassRenderer(status, options.response_class, prepare)
         if response is not None and prepare is not None:
             return ModelRenderer(options.status, response, reads_bytes)
-        return renderer_for(returns, options.status, self.name, reads_bytes)
+        declared = "return" in getattr(unwrap(self.func), "__annotations__", {})
+        return renderer_for(returns, options.status, self.name, reads_bytes, declared=declared)
 
     def under(self, template: PathTemplate, options: RouteOptions | None = None) -> Endpoint:
         """This endpoint at ``template`` (its path under a prefix), with ``options`` (what its

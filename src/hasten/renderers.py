@@ -145,9 +145,12 @@ class EmptyRenderer(Renderer):
         return build_response(encode_json(result), self.status, _JSON)
 
 
-def renderer_for(returns: Any, status: int, where: str, reads_bytes: bool = False) -> Renderer:
+def renderer_for(
+    returns: Any, status: int, where: str, reads_bytes: bool = False, *, declared: bool = True
+) -> Renderer:
     """The renderer for a handler annotated ``-> returns`` that answers ``status`` (and reads
-    bytes or files from the request: ``reads_bytes``)."""
+    bytes or files from the request: ``reads_bytes``; ``declared``: the handler has a return
+    annotation, ``Any`` a type like any other, as in FastAPI)."""
     if not allows_body(status):
         return EmptyRenderer(status)
     if returns is str or returns is bytes:
@@ -155,6 +158,8 @@ def renderer_for(returns: Any, status: int, where: str, reads_bytes: bool = Fals
     if typing.get_origin(returns) in (typing.Union, types.UnionType):
         # A union may hold a Response, sent as it is.
         return Renderer(status, encoder_for(returns, reads_bytes))
+    if returns is Any and declared:
+        return Renderer(status, encode_json)  # FastAPI's response model of Any: null for NaN
     if returns is Any or (isinstance(returns, type) and issubclass(returns, Response)):
         # No annotation, or a Response but returning something else: rendered by its type.
         return Renderer(status)
