@@ -17,7 +17,7 @@ import pytest
 
 from hasten import App, BackgroundTasks, Depends, Request, WebSocket
 from hasten.middleware import GZipMiddleware
-from hasten.responses import FileResponse, StreamingResponse
+from hasten.responses import EventSourceResponse, FileResponse, StreamingResponse
 
 Call = Callable[[httpx.AsyncClient], Awaitable[Any]]
 
@@ -421,3 +421,24 @@ def test_a_file_is_read_on_the_threads(backend: str, tmp_path: Path) -> None:
 
     response = run(app, backend, call)
     assert (response.status_code, response.content) == (200, b"line\n" * 100_000)
+
+
+def test_server_sent_events_with_pings(backend: str) -> None:
+    app = App()
+
+    async def events() -> AsyncIterator[str]:
+        yield "first"
+        await anyio.sleep(0.15)  # a ping goes out meanwhile
+        yield "second"
+
+    @app.get("/events")
+    async def stream() -> EventSourceResponse:
+        return EventSourceResponse(events(), ping=0.05)
+
+    async def call(client: httpx.AsyncClient) -> httpx.Response:
+        return await client.get("/events")
+
+    response = run(app, backend, call)
+    assert response.status_code == 200
+    assert response.text.startswith("data: first\n\n: ping\n\n")
+    assert response.text.endswith(": ping\n\ndata: second\n\n")

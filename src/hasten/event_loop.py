@@ -15,7 +15,7 @@ from typing import Any, TypeAlias, TypeVar
 
 import anyio
 
-__all__ = ["Sleep", "clock", "on_asyncio", "report_off", "until"]
+__all__ = ["Sleep", "clock", "loop_clock", "on_asyncio", "report_off", "until"]
 
 T = TypeVar("T")
 # The running loop's sleep: ``asyncio.sleep``, or ``anyio.sleep`` on another loop (trio).
@@ -38,10 +38,16 @@ def on_asyncio() -> bool:
 
 def clock() -> float:
     """The running loop's clock (monotonic seconds)."""
+    return loop_clock()()
+
+
+def loop_clock() -> Callable[[], float]:
+    """What reads the running loop's clock: asyncio's loop's ``time``, or on another loop
+    (trio) ``time.monotonic``."""
     try:
-        return asyncio.get_running_loop().time()
+        return asyncio.get_running_loop().time
     except RuntimeError:  # another event loop than asyncio's (trio)
-        return time.monotonic()
+        return time.monotonic
 
 
 async def until(work: Awaitable[T], stop: Callable[[], Awaitable[Any]]) -> tuple[bool, T | None]:

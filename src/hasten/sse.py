@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterable, Iterable, Mapping
+from collections.abc import AsyncIterable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import anyio
-
 from .encoders import untyped_json
-from .event_loop import Sleep, clock
+from .event_loop import Sleep, loop_clock, until
 from .protocols import CLIENT_GONE
 from .responses import StreamingResponse
 from .transport import StreamWriter
@@ -137,19 +135,19 @@ class EventSourceResponse(StreamingResponse):
     async def pump(
         self, chunks: AsyncIterable[Any], writer: StreamWriter, step: Sleep = asyncio.sleep
     ) -> None:
+        now = loop_clock()
         if self.ping is None:
-            await self._events(chunks, writer, None, step)
+            await self._events(chunks, writer, None, step, now)
             return
-        last = [clock()]
+        last = [now()]
+        ping = self.ping
         if step is not asyncio.sleep:  # another event loop than asyncio's (trio)
-            async with anyio.create_task_group() as group:
-                group.start_soon(self._pings, writer, last, self.ping, step)
-                await self._events(chunks, writer, last, step)
-                group.cancel_scope.cancel()
+            events = self._events(chunks, writer, last, step, now)
+            await until(events, lambda: self._pings(writer, last, ping, step, now))
             return
-        pinger = asyncio.ensure_future(self._pings(writer, last, self.ping, step))
+        pinger = asyncio.ensure_future(self._pings(writer, last, ping, step, now))
         try:
-            await self._events(chunks, writer, last, step)
+            await self._events(chunks, writer, last, step, now)
         finally:
             pinger.cancel()
 
@@ -159,28 +157,26 @@ class EventSourceResponse(StreamingResponse):
         writer: StreamWriter,
         last: list[float] | None,
         step: Sleep,
+        now: Callable[[], float],
     ) -> None:
         try:
             async for item in chunks:
                 await writer.send_bytes(encode_event(item))
                 if last is not None:
-                    last[0] = clock()
+                    last[0] = now()
                 await step(0)  # as StreamingResponse.pump: the loop is not held
         except CLIENT_GONE:
             return
 
     @staticmethod
     async def _pings(
-        writer: StreamWriter,
-        last: list[float],
-        every: float,
-        step: Sleep,
+        writer: StreamWriter, last: list[float], every: float, step: Sleep, now: Callable[[], float]
     ) -> None:
         while True:
-            await step(max(last[0] + every - clock(), 0.0))
-            if clock() - last[0] >= every:
+            await step(max(last[0] + every - now(), 0.0))
+            if now() - last[0] >= every:
                 try:
                     await writer.send_bytes(PING)
                 except CLIENT_GONE:
                     return
-                last[0] = clock()
+                last[0] = now()
