@@ -9,7 +9,16 @@ from typing import Any
 
 import pytest
 
-from hasten import App, EventSourceResponse, FileResponse, Request, Response, StreamingResponse
+from hasten import (
+    App,
+    EventSourceResponse,
+    FileResponse,
+    HTTPException,
+    PlainTextResponse,
+    Request,
+    Response,
+    StreamingResponse,
+)
 from hasten.middleware import (
     CORSMiddleware,
     GZipMiddleware,
@@ -17,6 +26,8 @@ from hasten.middleware import (
     ProxyHeadersMiddleware,
     TrustedHostMiddleware,
 )
+from hasten.middleware.headers import HeaderMiddleware
+from hasten.types import CallNext
 from tests.conftest import ClientFactory
 
 
@@ -223,6 +234,213 @@ def test_cors_answers_as_starlette(serve: ClientFactory, config: dict[str, Any])
                 expected.status_code,
                 _cors_headers(expected),
             ), (method, headers)
+
+
+def cors_app_of_every_kind(*inner: Any) -> App:
+    """CORS (outermost) over routes of every kind of answer, and ``inner`` middlewares."""
+    app = App()
+    app.add_middleware(CORSMiddleware, allow_origins=["https://a.example"], expose_headers=["x-a"])
+    for middleware in inner:
+        app.middleware(middleware)
+
+    @app.get("/plain")
+    async def plain() -> dict[str, str]:
+        return {"message": "hello"}
+
+    @app.get("/own")
+    async def own() -> Response:
+        return Response("own", headers={"vary": "Cookie", "x-a": "1"})
+
+    @app.get("/cookie")
+    async def cookie(response: Response) -> str:
+        response.set_cookie("a", "1")
+        return "cookie"
+
+    @app.get("/missing")
+    async def missing() -> None:
+        raise HTTPException(404, "no such thing")
+
+    @app.get("/fails")
+    async def fails() -> None:
+        raise RuntimeError("boom")
+
+    @app.get("/stream")
+    async def stream() -> StreamingResponse:
+        async def chunks() -> AsyncIterator[bytes]:
+            yield b"a"
+            yield b"b"
+
+        return StreamingResponse(chunks(), media_type="text/plain")
+
+    return app
+
+
+CORS_KINDS = [
+    ("GET", "/plain"),
+    ("HEAD", "/plain"),
+    ("GET", "/own"),
+    ("GET", "/cookie"),
+    ("GET", "/missing"),
+    ("GET", "/fails"),
+    ("GET", "/stream"),
+    ("OPTIONS", "/plain"),
+    ("POST", "/plain"),
+]
+CORS_ASKED = [
+    {},
+    {"origin": "https://a.example"},
+    {"origin": "https://evil.example"},
+    {"origin": "https://a.example", "access-control-request-method": "GET"},
+]
+
+
+def _answer_of(response: Any) -> tuple[int, list[tuple[str, str]], bytes]:
+    framing = ("content-length", "transfer-encoding", "date", "server")
+    headers = [(name, value) for name, value in response.headers.items() if name not in framing]
+    return response.status_code, headers, response.content
+
+
+def test_cors_answers_every_kind_of_response(serve: ClientFactory) -> None:
+    """The CORS headers go on what the app answers (a handler's error included, as it reaches
+    a middleware), not on a preflight's own answer nor on what the server sends for a
+    failure."""
+    client = serve(cors_app_of_every_kind(), raise_server_exceptions=False)
+    origin = {"origin": "https://a.example"}
+    allowed = [
+        ("access-control-expose-headers", "x-a"),
+        ("access-control-allow-origin", "https://a.example"),
+    ]
+    json = ("content-type", "application/json")
+    assert _answer_of(client.get("/plain", headers=origin)) == (
+        200,
+        [json, *allowed, ("vary", "Origin")],
+        b'{"message":"hello"}',
+    )
+    assert _answer_of(client.get("/plain")) == (
+        200,
+        [json, ("vary", "Origin")],
+        b'{"message":"hello"}',
+    )
+    assert _answer_of(client.get("/own", headers=origin)) == (
+        200,
+        [
+            ("content-type", "text/plain; charset=utf-8"),
+            ("x-a", "1"),
+            *allowed,
+            ("vary", "Cookie, Origin"),
+        ],
+        b"own",
+    )
+    cookie = client.get("/cookie", headers=origin)
+    assert (cookie.status_code, cookie.headers["set-cookie"], cookie.headers["vary"]) == (
+        200,
+        "a=1; Path=/; SameSite=lax",
+        "Origin",
+    )
+    assert _answer_of(client.get("/missing", headers=origin)) == (
+        404,
+        [json, *allowed, ("vary", "Origin")],
+        b'{"detail":"no such thing"}',
+    )
+    assert _answer_of(client.get("/stream", headers=origin)) == (
+        200,
+        [("content-type", "text/plain; charset=utf-8"), *allowed, ("vary", "Origin")],
+        b"ab",
+    )
+    failed = client.get("/fails", headers=origin)
+    assert (failed.status_code, failed.headers["access-control-allow-origin"]) == (
+        500,
+        "https://a.example",
+    )
+
+
+def test_cors_alone_answers_as_cors_in_a_chain(serve: ClientFactory) -> None:
+    """CORS alone runs as the serve step's own steps (HeaderMiddleware); with another
+    middleware, as a link of the chain: every answer is the same."""
+
+    async def passes(request: Request, call_next: CallNext) -> Response:
+        return await call_next(request)
+
+    alone = serve(cors_app_of_every_kind(), raise_server_exceptions=False)
+    chained = serve(cors_app_of_every_kind(passes), raise_server_exceptions=False)
+    for method, path in CORS_KINDS:
+        for asked in CORS_ASKED:
+            expected = _answer_of(chained.request(method, path, headers=asked))
+            assert _answer_of(alone.request(method, path, headers=asked)) == expected, (
+                method,
+                path,
+                asked,
+            )
+    assert alone.app.runtime is not None
+    assert chained.app.runtime is not None
+    assert (alone.app.runtime.chained, len(chained.app.runtime.chained)) == ((), 2)
+
+
+class _Failing(HeaderMiddleware):
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def answer(self, request: Request) -> Response | None:
+        if self.where == "answer":
+            raise RuntimeError("answer")
+        if request.method == "OPTIONS":
+            return PlainTextResponse("inner's own")
+        return None
+
+    def finish(self, request: Request, headers: list[tuple[str, str]]) -> None:
+        if self.where == "finish":
+            raise RuntimeError("finish")
+        headers.append(("x-inner", "1"))
+
+
+@pytest.mark.parametrize("where", ["answer", "finish"])
+def test_a_header_middleware_that_fails_is_a_500(serve: ClientFactory, where: str) -> None:
+    app = App()
+    app.add_middleware(CORSMiddleware, allow_origins=["*"])
+    app.add_middleware(_Failing, where)
+
+    @app.get("/plain")
+    async def plain() -> dict[str, str]:
+        return {"message": "hello"}
+
+    client = serve(app, raise_server_exceptions=False)
+    failed = client.get("/plain", headers={"origin": "https://a.example"})
+    assert (failed.status_code, failed.text) == (500, "Internal Server Error")
+
+
+def test_an_inner_header_middleware_s_own_answer_is_finished_by_the_outer_ones(
+    serve: ClientFactory,
+) -> None:
+    app = App()
+    app.add_middleware(CORSMiddleware, allow_origins=["*"])
+    app.add_middleware(_Failing, "nowhere")
+
+    @app.get("/plain")
+    async def plain() -> dict[str, str]:
+        return {"message": "hello"}
+
+    client = serve(app)
+    own = client.options("/plain", headers={"origin": "https://a.example"})
+    assert _answer_of(own) == (
+        200,
+        [
+            ("content-type", "text/plain; charset=utf-8"),
+            ("access-control-allow-origin", "*"),
+            ("vary", "Origin"),
+        ],
+        b"inner's own",
+    )
+    answered = client.get("/plain", headers={"origin": "https://a.example"})
+    assert _answer_of(answered) == (
+        200,
+        [
+            ("content-type", "application/json"),
+            ("x-inner", "1"),
+            ("access-control-allow-origin", "*"),
+            ("vary", "Origin"),
+        ],
+        b'{"message":"hello"}',
+    )
 
 
 def test_cors_preflight_with_anything_allowed(serve: ClientFactory) -> None:

@@ -6,7 +6,8 @@
   reader;
 - a query string without escapes split in one comprehension against the general loop;
 - a query model's values gathered from the query's own dict against the general gathering;
-- a Cleanup's ``after_response`` stepping each generator against ``advance``;
+- a Cleanup's ``after_response`` stepping each generator against ``advance``, and
+  ``run_tasks`` calling the usual task in place against ``run_task``;
 - each adapter's request (and the ASGI channel) made without ``__init__`` against the one
   ``__init__`` makes;
 - the matcher's ``_walk_greedy`` against ``_search``, which it shortcuts, and ``match`` (its
@@ -19,6 +20,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import json
 from types import SimpleNamespace
@@ -33,9 +35,10 @@ from hypothesis import strategies as st
 
 import hasten.solver
 from hasten import App, Depends, Header, HTTPException, JSONResponse, Query, Request, Response
+from hasten.background import BackgroundTask, BackgroundTasks
 from hasten.datastructures import QueryParams, _decoded_pairs, parse_query
 from hasten.errors import FastAPIDeprecationWarning
-from hasten.lifecycle import Cleanup, advance, cleanup_of
+from hasten.lifecycle import Cleanup, advance, cleanup_of, run_task, run_tasks
 from hasten.matcher import CompiledRoute, Matcher, _search, _walk_greedy
 from hasten.param_models import FlatModel, _gather, _gather_query
 from hasten.params import describe
@@ -714,3 +717,42 @@ _STATUSES = {
     ("POST", "/dict"): 405,
     ("POST", "/created"): 201,
 }
+
+
+def test_a_task_run_in_place_runs_as_run_task_runs_it() -> None:
+    """``run_tasks`` calls the usual task (an ``async def``, added with ``add_task``) in place:
+    every kind of task runs as ``run_task`` runs it, in the same order."""
+
+    async def run(in_place: bool) -> list[Any]:
+        log: list[Any] = []
+
+        async def record(*args: Any, **kwargs: Any) -> None:
+            log.append(("async", args, kwargs))
+
+        def sync_record(*args: Any) -> None:
+            log.append(("sync", args))
+
+        class Awaited:
+            async def __call__(self, *args: Any) -> None:
+                log.append(("object", args))
+
+        class Own(BackgroundTask):
+            async def __call__(self) -> None:
+                log.append(("own", self.args))
+
+        tasks = BackgroundTasks()
+        tasks.add_task(record, 1, key=2)
+        tasks.add_task(functools.partial(record, 3))
+        tasks.add_task(sync_record, 4)
+        tasks.add_task(Awaited(), 5)
+        tasks.tasks.append(Own(record, 6))
+        tasks.add_task(record, 7)
+        if in_place:
+            await run_tasks(tasks, None)
+        else:
+            for task in tasks.tasks:
+                await run_task(task, None)
+        return log
+
+    assert asyncio.run(run(in_place=True)) == asyncio.run(run(in_place=False))
+    assert len(asyncio.run(run(in_place=True))) == 6

@@ -354,3 +354,36 @@ def test_the_authorization_header_splits_at_the_first_space() -> None:
     assert get_authorization_scheme_param("Bearer  a b ") == ("Bearer", "a b")
     assert get_authorization_scheme_param(None) == ("", "")
     assert get_authorization_scheme_param("Bearer") == ("Bearer", "")
+
+
+class CookieBearer(OAuth2PasswordBearer):
+    """A subclass with a ``__call__`` of its own (FastAPI's docs show one for a cookie)."""
+
+    async def __call__(self, request: Request) -> str | None:
+        return request.cookies.get("token") or await super().__call__(request)
+
+
+@pytest.mark.parametrize(
+    ("scheme", "cookies", "expected"),
+    [
+        (OAuth2PasswordBearer(tokenUrl="token"), {"token": "c"}, (200, "h")),
+        (CookieBearer(tokenUrl="token"), {"token": "c"}, (200, "c")),
+        (CookieBearer(tokenUrl="token"), {}, (200, "h")),
+    ],
+)
+def test_a_bearer_token_is_read_by_the_scheme_s_own_call(
+    serve: ClientFactory, scheme: OAuth2PasswordBearer, cookies: dict[str, str], expected: Any
+) -> None:
+    """The built-in scheme is read in place (``read_now``); a subclass's ``__call__`` runs."""
+    app = App()
+
+    @app.get("/token")
+    async def token(value: Annotated[str, Depends(scheme)]) -> str:
+        return value
+
+    client = serve(app)
+    client.cookies.update(cookies)
+    response = client.get("/token", headers={"authorization": "Bearer h"})
+    assert (response.status_code, response.json()) == expected
+    missing = serve(app).get("/token")
+    assert (missing.status_code, missing.json()) == (401, {"detail": "Not authenticated"})

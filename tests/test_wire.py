@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
+from types import SimpleNamespace
 
-from hasten.wire import allows_body, frame
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hasten import Response
+from hasten.wire import HeaderList, allows_body, frame
 
 CT = ("content-type", "text/plain")
 
@@ -46,3 +51,30 @@ def test_unknown_length_keeps_what_the_headers_say_once() -> None:
         CT,
         ("content-length", "7"),
     ]
+
+
+class _Taken:
+    """An outbound that keeps what ``response_bytes`` was handed."""
+
+    def response_bytes(self, status: int, headers: HeaderList, body: bytes) -> None:
+        self.sent = (status, headers, body)
+
+
+@given(
+    status=st.sampled_from([200, 201, 203, 404, 418, 500, 599]),
+    body=st.binary(max_size=8),
+    names=st.lists(st.sampled_from(["x-a", "content-length", "vary", "X-B"]), max_size=4),
+)
+def test_a_whole_body_with_changed_headers_is_framed_as_frame_frames_it(
+    status: int, body: bytes, names: list[str]
+) -> None:
+    """``Response.send_whole`` frames changed headers itself in ``frame``'s usual case."""
+    response = Response(body, status, media_type="text/plain")
+    headers = response.headers  # changed from here on, with names or without
+    for number, name in enumerate(names):
+        headers.append(name, str(number))
+    taken = _Taken()
+    request = SimpleNamespace(method="GET")
+    assert response.send_whole(taken, request) is None  # type: ignore[arg-type]
+    expected = frame(status, response.wire_headers, len(body))
+    assert taken.sent == (status, expected, body)

@@ -17,9 +17,17 @@ import contextlib
 import functools
 import inspect
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from concurrent.futures import Executor
-from typing import Any
+from typing import Any, TypeVar
 
 from .concurrency import DependencyConcurrency
 from .errors import DependencyScopeError
@@ -29,6 +37,7 @@ from .params import REQUEST_SOURCES, Dependency, Parameter, describe, describe_h
 __all__ = [
     "ASYNC",
     "ASYNC_GEN",
+    "ON_LOOP",
     "SYNC",
     "SYNC_GEN",
     "AppDependencies",
@@ -38,13 +47,16 @@ __all__ = [
     "collect",
     "describe_dependency",
     "limited",
+    "read_now",
+    "reads_now",
     "with_scopes",
 ]
 
 logger = logging.getLogger("hasten.error")
+T = TypeVar("T")
 
-# How a dependency is called.
-ASYNC, SYNC, ASYNC_GEN, SYNC_GEN = range(4)
+# How a dependency is called; ON_LOOP: a plain call on the event loop (``read_now``).
+ASYNC, SYNC, ASYNC_GEN, SYNC_GEN, ON_LOOP = range(5)
 
 _described: dict[tuple[Any, frozenset[str]], tuple[Parameter, ...]] = {}
 
@@ -75,6 +87,24 @@ def describe_dependency(
     if found is None:
         found = _described[key] = describe(func, path_names, takes_path=False)
     return found
+
+
+def reads_now(call: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
+    """Mark an ``async def __call__`` that only returns ``self.read_now(...)``: the solver then
+    calls ``read_now`` itself, on the event loop (see ``read_now``)."""
+    call.reads_now = True  # type: ignore[attr-defined]  # a function's attribute, read below
+    return call
+
+
+def read_now(func: Callable[..., Any]) -> Callable[..., Any] | None:
+    """perf: the plain ``read_now`` of a dependency (a built-in security scheme) whose class
+    keeps the ``__call__`` marked by ``reads_now``: called without a coroutine of its own, as
+    that ``__call__`` would call it; None for any other dependency (a subclass with a
+    ``__call__`` of its own among them)."""
+    if getattr(type(func).__call__, "reads_now", False):
+        read: Callable[..., Any] = func.read_now  # type: ignore[attr-defined]  # with the mark
+        return read
+    return None
 
 
 def call_kind(func: Callable[..., Any]) -> int:

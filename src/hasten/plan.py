@@ -28,11 +28,13 @@ from .background import BackgroundTasks
 from .decoding import decode_json
 from .dependencies import (
     ASYNC,
+    ON_LOOP,
     SYNC,
     AppDependencies,
     call_kind,
     describe_dependency,
     limited,
+    read_now,
     with_scopes,
 )
 from .errors import HTTPError, RequestValidationError
@@ -50,7 +52,7 @@ from .extractors import (
 from .lifecycle import cleanup_of
 from .params import Dependency, Parameter, describe_handler
 from .security import SecurityScopes
-from .solver import Quick, quick_of, written_solver, written_values
+from .solver import Quick, quick_of, the_connection, written_solver, written_values
 
 if TYPE_CHECKING:
     from .connection import Connection
@@ -159,6 +161,8 @@ class _Builder:
         if dependency._concurrency is not None:  # Depends(max_concurrency=n)
             node.func = limited(func, dependency._concurrency, self.threads)
             node.kind = call_kind(node.func)
+        elif (read := read_now(func)) is not None:  # perf: a security scheme, read in place
+            node.func, node.kind = read, ON_LOOP
         return node
 
     def fill(
@@ -214,7 +218,7 @@ def _source(reader: Reader) -> str:
 def _special(parameter: Parameter, scopes: tuple[str, ...]) -> Callable[[Connection], Any]:
     source = parameter.source
     if source == "request":
-        return _connection
+        return the_connection
     if source == "background":
         return _background_tasks
     if source == "response":
@@ -223,10 +227,6 @@ def _special(parameter: Parameter, scopes: tuple[str, ...]) -> Callable[[Connect
         security = SecurityScopes(list(scopes))
         return lambda connection: security
     raise TypeError(f"Unknown parameter source {source!r}")  # pragma: no cover
-
-
-def _connection(connection: Connection) -> Connection:
-    return connection
 
 
 def _background_tasks(connection: Connection) -> BackgroundTasks:

@@ -44,6 +44,7 @@ from .event_loop import clock, on_asyncio, report_off
 from .lifecycle import being_cancelled, run_tasks, shielded
 from .matcher import CompiledRoute, Matcher, RouteConflict
 from .middleware import build_chain, not_a_response
+from .middleware.headers import NO_HEADER_STEPS, finish_response, header_steps
 from .monitor import BlockStats, LoopMonitor
 from .observe import WHERE, Exchange, Observer, QueueTimer, RouteTag, Sink, Tracer
 from .overload import InFlight
@@ -139,10 +140,15 @@ class Runtime:
             raise
         # Open WebSockets and the tasks serving them: shutdown closes those left with 1001.
         self.sockets: dict[WebSocket, asyncio.Task[Any] | anyio.CancelScope | None] = {}
-        # The middleware chain, the first registered outermost, ``dispatch`` innermost (it is
-        # ``dispatch`` itself without middleware).
-        self.handle = build_chain(middlewares, self.dispatch)
         self.middlewares = tuple(middlewares)
+        # Header middlewares alone (CORS) are run by the serve step's own path, as their two
+        # steps (see HeaderMiddleware); any other middleware, and every one with it, runs as
+        # the chain: the first registered outermost, ``dispatch`` innermost.
+        steps = header_steps(middlewares)
+        self.chained = () if steps is not None else self.middlewares
+        self.handle = build_chain(self.chained, self.dispatch)
+        self.answering, self.answer_methods, self.finishing = steps or NO_HEADER_STEPS
+        self.answers, self.finishes = bool(self.answering), bool(self.finishing)
         self.monitor: LoopMonitor | None = None
         if settings.block_threshold is not None:
             self.monitor = LoopMonitor(settings.block_threshold, _codes(self.routes, middlewares))
@@ -292,18 +298,30 @@ class Runtime:
                 return
             gate.count += 1
             try:
-                if self.middlewares:
+                if self.chained:
                     # perf: the chain awaited here, not in a coroutine of its own.
                     try:
                         response = await self.handle(request)
                         if not isinstance(response, Response):
-                            not_a_response(response, self.middlewares)
+                            not_a_response(response, self.chained)
                     except Exception as exc:  # from a middleware: dispatch answers its own
                         response = await self.error_response(request, exc)
+                elif (
+                    self.answers
+                    and request.method in self.answer_methods
+                    and (early := self._answer_early(request)) is not None
+                ):
+                    # A header middleware answered (a CORS preflight) or failed: neither the
+                    # app nor a middleware inside it runs.
+                    if isinstance(early, Response):
+                        response = early
+                    else:
+                        response = await self.error_response(request, early)
                 else:
                     # perf: ``dispatch`` written out, where no middleware needs a Response:
                     # the target's shortcuts (see Target) call the handler without a frame
-                    # of ours and send plain data without a Response object.
+                    # of ours and send plain data without a Response object; header
+                    # middlewares' steps run here too (see HeaderMiddleware).
                     # tests/test_perf_copies.py holds this and ``dispatch`` equal.
                     sent_plain: Target | None = None  # the target whose plain data ``body`` is
                     try:
@@ -322,6 +340,11 @@ class Runtime:
                             and request.method != "HEAD"
                         ):
                             body = target.encode(result)  # type: ignore[misc]
+                            headers = target.headers
+                            if self.finishes:  # perf: a bool (a tuple's truth is a C call)
+                                headers = headers.copy()  # the target's own is shared
+                                for finish in self.finishing:  # header middlewares'
+                                    finish(request, headers)
                             sent_plain = target
                         else:
                             response = target.render(result)
@@ -331,12 +354,17 @@ class Runtime:
                         response = await self.error_response(request, exc)
                     if sent_plain is not None:
                         status = sent_plain.status
-                        sent = outbound.response_bytes(status, sent_plain.headers, body)
+                        sent = outbound.response_bytes(status, headers, body)
                         if sent is not None:
                             await sent
                         if exchange is not None:
                             observer.sent(request, exchange)  # type: ignore[union-attr]
                         return
+                    if self.finishes:
+                        try:
+                            finish_response(self.finishing, request, response)
+                        except Exception as exc:  # a middleware's: none finishes its answer
+                            response = await self.error_response(request, exc)
                 if observer is not None and exchange is None:
                     # A Response's status may change as it is sent (a file's range, a mounted
                     # app's own): its Exchange notes the one sent.
@@ -373,6 +401,25 @@ class Runtime:
         finally:
             if observer is not None:
                 observer.end(request, started, status, exchange)
+
+    def _answer_early(self, request: Request) -> Response | Exception | None:
+        """The first header middleware's own answer to ``request``, finished by those outside
+        it (as the chain would), or the exception its ``answer`` raised; None if none answers."""
+        finishing = self.finishing
+        try:
+            for index, middleware in enumerate(self.answering):
+                methods = middleware.answers_methods
+                if methods is not None and request.method not in methods:
+                    continue
+                response = middleware.answer(request)
+                if response is not None:
+                    outer = finishing[len(finishing) - index :]
+                    if outer:
+                        finish_response(outer, request, response)
+                    return response
+        except Exception as exc:
+            return exc
+        return None
 
     async def _refuse(self, request: Request, outbound: Outbound) -> int:
         """Send the refusal; its status, for observation (which names it by its route too)."""

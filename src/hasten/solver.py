@@ -49,7 +49,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
-from .dependencies import ASYNC, ASYNC_GEN, SYNC
+from .dependencies import ASYNC, ASYNC_GEN, ON_LOOP, SYNC
 from .errors import RequestValidationError
 from .extractors import (
     QUICK_SOURCES,
@@ -72,11 +72,17 @@ from .lifecycle import (
 )
 
 if TYPE_CHECKING:
+    from .connection import Connection
     from .extractors import BodyDecoder, FormDecoder
     from .plan import Node
     from .validation import Errors
 
-__all__ = ["Quick", "quick_of", "written_solver", "written_values"]
+__all__ = ["Quick", "quick_of", "the_connection", "written_solver", "written_values"]
+
+
+def the_connection(connection: Connection) -> Connection:
+    """What a parameter annotated with Request (or WebSocket) is given: the connection."""
+    return connection
 
 
 class _Writer:
@@ -141,7 +147,11 @@ class _Writer:
         if values is not None:
             arguments.insert(0, f"**{values}")
         for argument, make in node.args:  # what hasten gives: the request, background tasks
-            arguments.append(f"{argument}={self.name('make', slot, make)}(request)")
+            # perf: the request itself is passed as it is, without a call.
+            given = (
+                "request" if make is the_connection else f"{self.name('make', slot, make)}(request)"
+            )
+            arguments.append(f"{argument}={given}")
         called = ", ".join(arguments)
         if node.func is None:  # the handler: the plan's last step
             self.handler_arguments = called
@@ -191,6 +201,8 @@ class _Writer:
         func = self.name("call", slot, node.func)
         if node.kind == ASYNC:
             self.emit(depth, f"{value} = await {func}({arguments})")
+        elif node.kind == ON_LOOP:
+            self.emit(depth, f"{value} = {func}({arguments})")
         elif node.kind == SYNC:
             separator = ", " if arguments else ""
             self.emit(depth, f"{value} = await submit(threads, {func}{separator}{arguments})")

@@ -85,6 +85,7 @@ def test_handler_returns_a_response_as_built(client: httpx.Client) -> None:
     assert response.content == b"raw-body"
     assert response.headers["content-type"] == "text/plain; charset=utf-8"
     assert response.headers["x-custom"] == "1"
+    assert response.headers["content-length"] == "8"  # headers set: the server adds it
 
 
 def test_json_response_keeps_status_and_headers(client: httpx.Client) -> None:
@@ -120,3 +121,4 @@ def test_middleware_tags_every_response(
     response = client.request(method, path)
     assert response.status_code == status
     assert response.headers[MIDDLEWARE_HEADER] == "1"
+    assert response.headers["content-length"] == str(len(response.content))

@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ..datastructures import check_header
 from ..requests import Request
 from ..responses import PlainTextResponse, Response
-from ..types import CallNext
-from .headers import add_vary
+from ..wire import HeaderList
+from .headers import HeaderMiddleware, set_header, vary
 
 __all__ = ["CORSMiddleware"]
 
@@ -24,7 +25,7 @@ ANY_SITE = "https://any-site.invalid"
 SAFELISTED_HEADERS = frozenset({"Accept", "Accept-Language", "Content-Language", "Content-Type"})
 
 
-class CORSMiddleware:
+class CORSMiddleware(HeaderMiddleware):
     """Answer preflight requests and add the CORS headers to the responses of allowed origins.
 
     ``allow_origins`` (``["*"]`` for any), ``allow_origin_regex`` (matched whole),
@@ -74,6 +75,7 @@ class CORSMiddleware:
             simple["access-control-allow-credentials"] = "true"
         if expose_headers:
             simple["access-control-expose-headers"] = ", ".join(expose_headers)
+            check_header("access-control-expose-headers", simple["access-control-expose-headers"])
         self.simple_headers = simple
         preflight: dict[str, str] = {"vary": PREFLIGHT_VARY}
         if not self.explicit_origin:
@@ -93,21 +95,18 @@ class CORSMiddleware:
             self.allow_origin_regex.fullmatch(origin)
         )
 
-    async def __call__(self, request: Request, call_next: CallNext) -> Response:
-        # perf: one header looked up in the server's own headers, without ``headers`` built.
-        origin = request._header("origin")
-        if origin is None:
-            response = await call_next(request)
-            add_vary(response.headers, "Origin")
-            return response
-        if (
-            request.method == "OPTIONS"
-            and request._header("access-control-request-method") is not None
-        ):
-            return self.preflight(request)
-        response = await call_next(request)
-        self.add_simple_headers(response, origin)
-        return response
+    answers_methods = frozenset({"OPTIONS"})  # perf: not asked about the other requests
+
+    def answer(self, request: Request) -> Response | None:
+        """A preflight's answer: OPTIONS with an Origin and Access-Control-Request-Method."""
+        if request.method != "OPTIONS":
+            return None
+        # perf: each header looked up in the server's own headers, without ``headers`` built.
+        if request._header("origin") is None:
+            return None
+        if request._header("access-control-request-method") is None:
+            return None
+        return self.preflight(request)
 
     def preflight(self, request: Request) -> Response:
         asked = request.headers
@@ -138,17 +137,19 @@ class CORSMiddleware:
             return PlainTextResponse(f"Disallowed CORS {', '.join(failures)}", 400, headers)
         return PlainTextResponse("OK", 200, headers)
 
-    def add_simple_headers(self, response: Response, origin: str) -> None:
-        headers = response.headers
-        if self.simple_headers:
+    def finish(self, request: Request, headers: HeaderList) -> None:
+        """The CORS headers of an allowed origin's response, and ``Vary: Origin`` on every
+        response."""
+        origin = request._header("origin")  # perf: as in ``answer``
+        if origin is not None:
             for name, value in self.simple_headers.items():
-                headers[name] = value
-        # With credentials, the very origin goes back, never "*".
-        if (self.allow_all_origins and self.allow_credentials) or (
-            not self.allow_all_origins and self.is_allowed_origin(origin)
-        ):
-            headers["access-control-allow-origin"] = origin
-        add_vary(headers, "Origin")
+                set_header(headers, name, value)
+            # With credentials, the very origin goes back, never "*".
+            if (self.allow_all_origins and self.allow_credentials) or (
+                not self.allow_all_origins and self.is_allowed_origin(origin)
+            ):
+                set_header(headers, "access-control-allow-origin", origin)
+        vary(headers, "Origin")
 
 
 def _refuse_any_origin_with_credentials(origins: Sequence[str], regex: str | None) -> None:

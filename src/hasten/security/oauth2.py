@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Annotated, Any
 
 from ..connection import Connection
+from ..dependencies import reads_now
 from ..params import Form
 from .base import SecurityScheme
 from .utils import get_authorization_scheme_param
@@ -40,7 +41,12 @@ class OAuth2(SecurityScheme):
     def _scheme(self) -> dict[str, Any]:
         return {"type": "oauth2", "flows": self.flows}
 
+    @reads_now
     async def __call__(self, request: Connection) -> str | None:
+        return self.read_now(request)
+
+    def read_now(self, request: Connection) -> str | None:
+        """The token, read from the request's header (what ``__call__`` returns)."""
         authorization = request._header("authorization")
         if not authorization:
             self._refuse()
@@ -73,7 +79,12 @@ class _BearerFlow(OAuth2):
     """OAuth2 whose token the client sends as ``Authorization: Bearer <token>``: returns the
     token."""
 
+    @reads_now
     async def __call__(self, request: Connection) -> str | None:
+        return self.read_now(request)
+
+    def read_now(self, request: Connection) -> str | None:
+        """The token, read from the request's header (what ``__call__`` returns)."""
         authorization = request._header("authorization")
         scheme, token = get_authorization_scheme_param(authorization)
         if not authorization or scheme.lower() != "bearer":
