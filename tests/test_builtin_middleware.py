@@ -361,8 +361,9 @@ def test_cors_alone_answers_as_cors_in_a_chain(serve: ClientFactory) -> None:
     async def passes(request: Request, call_next: CallNext) -> Response:
         return await call_next(request)
 
-    alone = serve(cors_app_of_every_kind(), raise_server_exceptions=False)
-    chained = serve(cors_app_of_every_kind(passes), raise_server_exceptions=False)
+    alone_app, chained_app = cors_app_of_every_kind(), cors_app_of_every_kind(passes)
+    alone = serve(alone_app, raise_server_exceptions=False)
+    chained = serve(chained_app, raise_server_exceptions=False)
     for method, path in CORS_KINDS:
         for asked in CORS_ASKED:
             expected = _answer_of(chained.request(method, path, headers=asked))
@@ -371,9 +372,9 @@ def test_cors_alone_answers_as_cors_in_a_chain(serve: ClientFactory) -> None:
                 path,
                 asked,
             )
-    assert alone.app.runtime is not None
-    assert chained.app.runtime is not None
-    assert (alone.app.runtime.chained, len(chained.app.runtime.chained)) == ((), 2)
+    assert alone_app.runtime is not None
+    assert chained_app.runtime is not None
+    assert (alone_app.runtime.chained, len(chained_app.runtime.chained)) == ((), 2)
 
 
 class _Failing(HeaderMiddleware):
