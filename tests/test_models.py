@@ -33,6 +33,7 @@ from hasten import (
     Security,
 )
 from hasten.errors import PydanticV1NotSupportedError
+from hasten.models import plain_check, plain_encoder
 from tests.conftest import ClientFactory
 
 
@@ -679,3 +680,73 @@ def test_any_declared_type_is_validated_as_fastapi_does(serve: ClientFactory) ->
     assert client.get("/anything").json() == {
         "kept": {"name": "as is", "price": 1, "owner_ids": None}
     }
+
+
+def test_a_result_already_of_its_plain_types_is_sent_as_pydantic_would_send_it(
+    serve: ClientFactory,
+) -> None:
+    app = App()
+
+    @app.get("/plain")
+    async def plain() -> dict[str, list[int | None]]:
+        return {"a": [1, None], "b": []}
+
+    @app.get("/a-bool-for-an-int")
+    async def a_bool_for_an_int() -> dict[str, int]:
+        return {"a": True}  # not exactly an int: pydantic reads it
+
+    @app.get("/a-number-for-a-text")
+    async def a_number_for_a_text() -> dict[str, str]:
+        return {"a": 1}  # type: ignore[dict-item]  # pydantic refuses it: a 500
+
+    @app.get("/a-key-not-text")
+    async def a_key_not_text() -> dict[str, str]:
+        return {1: "a"}  # type: ignore[dict-item]  # pydantic refuses it too
+
+    client = serve(app, raise_server_exceptions=False)
+    answers = {
+        path: (answer.status_code, answer.content)
+        for path in ("/plain", "/a-bool-for-an-int", "/a-number-for-a-text", "/a-key-not-text")
+        for answer in [client.get(path)]
+    }
+    assert answers == {
+        "/plain": (200, b'{"a":[1,null],"b":[]}'),
+        "/a-bool-for-an-int": (200, b'{"a":1}'),
+        "/a-number-for-a-text": (500, b"Internal Server Error"),
+        "/a-key-not-text": (500, b"Internal Server Error"),
+    }
+
+
+def test_plain_check_takes_plain_json_types_only() -> None:
+    check = plain_check(dict[str, list[float] | None])
+    assert check is not None
+    assert [check(value) for value in ({"a": [1.5]}, {"a": None}, {"a": [1]}, {1: None})] == [
+        True,
+        True,
+        False,
+        False,
+    ]
+    assert plain_check(dict[int, str]) is None
+    assert plain_check(list[Priced]) is None
+
+
+def test_plain_encoder_sends_plain_results_itself_and_others_by_the_model() -> None:
+    def by_the_model(value: object) -> bytes:
+        return b"model"
+
+    shapes: list[tuple[Any, list[Any]]] = [
+        (str | None, ["x", None, 1]),
+        (list[int], [[1], [True], ()]),
+        (dict[str, bool], [{"a": True}, {"a": 1}, {1: True}]),
+    ]
+    sent = {}
+    for model, values in shapes:
+        encode = plain_encoder(model, by_the_model)
+        assert encode is not None
+        sent[str(model)] = [encode(value) for value in values]
+    assert sent == {
+        "str | None": [b'"x"', b"null", b"model"],
+        "list[int]": [b"[1]", b"model", b"model"],
+        "dict[str, bool]": [b'{"a":true}', b"model", b"model"],
+    }
+    assert plain_encoder(list[Priced], by_the_model) is None

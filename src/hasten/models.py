@@ -27,7 +27,7 @@ from typing import Any
 import msgspec
 import msgspec.inspect as mi
 
-from .encoding import encode_hook, encode_json, may_hold_bytes, text_of_bytes
+from .encoding import encode_hook, encode_json, encode_msgspec, may_hold_bytes, text_of_bytes
 from .errors import ResponseValidationError, validation_error
 
 __all__ = [
@@ -164,6 +164,7 @@ def to_builtins(value: Any) -> Any:
     return msgspec.to_builtins(value, enc_hook=encode_hook, builtin_types=_BYTES)
 
 
+Encode = Callable[[Any], bytes]
 IncEx = set[int] | set[str] | Mapping[int, Any] | Mapping[str, Any]
 
 
@@ -225,12 +226,17 @@ class PydanticResponseModel(ResponseModel):
     dumped by it, by alias by default, as FastAPI does; a result that does not fit is a
     ResponseValidationError (a 500), never a field quietly dropped."""
 
-    __slots__ = ("_adapter", "_dump", "_to_json", "_validate")
+    __slots__ = ("_adapter", "_dump", "_to_json", "_validate", "encoder")
 
     def __init__(self, model: Any, options: DumpOptions) -> None:
         super().__init__(model, _as_is, None, True, options)
         self._adapter = pydantic_adapter(model)
         self._dump = dataclasses.asdict(options)
+        # What a route sends its results with: ``encode``, or first a check that a result is
+        # already of the plain JSON types the model names (``plain_encoder``).
+        self.encoder: Callable[[Any], bytes] = self.encode
+        if options == DEFAULT_DUMP:
+            self.encoder = plain_encoder(model, self.encode) or self.encode
         # pydantic-core's own validator and serializer, taken at the first response (a model
         # whose forward references are defined later is complete by then).
         self._validate: Callable[..., Any] | None = None
@@ -265,6 +271,107 @@ class PydanticResponseModel(ResponseModel):
         self._validate = adapter.validator.validate_python
         self._to_json = functools.partial(adapter.serializer.to_json, **self._dump)
         return self._validate, self._to_json
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
+def plain_check(model: Any) -> Callable[[Any], bool] | None:
+    """For a model made of plain JSON types only (``str``, ``int``, ``float``, ``bool``,
+    ``None``, ``list[...]``, ``dict[str, ...]`` and unions of them), a check that a value is
+    exactly of those types, so that validating it changes nothing; None for any other model.
+    A subclass (a str enum, a bool for ``int``) fails the check and is left to pydantic."""
+    leaves = _plain_leaves(model)
+    if leaves is not None:
+        return lambda value: type(value) in leaves
+    origin, arguments = typing.get_origin(model), typing.get_args(model)
+    if origin is list and len(arguments) == 1:
+        return _list_check(arguments[0])
+    if origin is dict and len(arguments) == 2 and arguments[0] is str:
+        return _dict_check(arguments[1])
+    if origin is typing.Union or origin is types.UnionType:
+        members = [plain_check(argument) for argument in arguments]
+        if any(member is None for member in members):
+            return None
+        checks = typing.cast("list[Callable[[Any], bool]]", members)
+        return lambda value: any(check(value) for check in checks)
+    return None
+
+
+def _plain_leaves(model: Any) -> frozenset[type] | None:
+    """The types of a scalar model or a union of scalars (``str | None``), else None."""
+    if model is None:
+        return frozenset({type(None)})
+    if model in _PLAIN:
+        return frozenset({model})
+    if typing.get_origin(model) in (typing.Union, types.UnionType):
+        members = [_plain_leaves(argument) for argument in typing.get_args(model)]
+        if all(member is not None for member in members):
+            return frozenset().union(*typing.cast("list[frozenset[type]]", members))
+    return None
+
+
+def plain_encoder(model: Any, otherwise: Encode) -> Encode | None:
+    """For a model of plain JSON types, an encoder that sends a result already of those
+    types as msgspec writes it, which is what pydantic would make of it and write (``hello ->
+    dict[str, str]``: a few hundred instructions, where validating and dumping it costs
+    6,500), and any other result by ``otherwise``; None for any other model."""
+    leaves = _plain_leaves(model)
+    origin, arguments = typing.get_origin(model), typing.get_args(model)
+    # perf: a scalar, or a list or dict of scalars (the usual shapes), checked in one frame
+    # by a loop; deeper shapes by plain_check's closures.
+    if leaves is not None:
+        return lambda value: encode_msgspec(value) if type(value) in leaves else otherwise(value)
+    if origin is list and len(arguments) == 1 and (items := _plain_leaves(arguments[0])):
+        return _list_encoder(items, otherwise)
+    if origin is dict and arguments[:1] == (str,) and (values := _plain_leaves(arguments[1])):
+        return _dict_encoder(values, otherwise)
+    check = plain_check(model)
+    if check is None:
+        return None
+    return lambda value: encode_msgspec(value) if check(value) else otherwise(value)
+
+
+def _list_encoder(items: frozenset[type], otherwise: Encode) -> Encode:
+    def encode_list(value: Any) -> bytes:
+        if type(value) is not list:
+            return otherwise(value)
+        for element in value:
+            if type(element) not in items:
+                return otherwise(value)
+        return encode_msgspec(value)
+
+    return encode_list
+
+
+def _dict_encoder(values: frozenset[type], otherwise: Encode) -> Encode:
+    def encode_dict(value: Any) -> bytes:
+        if type(value) is not dict:
+            return otherwise(value)
+        for key, element in value.items():
+            if type(key) is not str or type(element) not in values:
+                return otherwise(value)
+        return encode_msgspec(value)
+
+    return encode_dict
+
+
+def _list_check(item: Any) -> Callable[[Any], bool] | None:
+    each = plain_check(item)
+    if each is None:
+        return None
+    return lambda value: type(value) is list and all(map(each, value))
+
+
+def _dict_check(item: Any) -> Callable[[Any], bool] | None:
+    each = plain_check(item)
+    if each is None:
+        return None
+    return lambda value: (
+        type(value) is dict
+        and all(type(key) is str for key in value)
+        and all(map(each, value.values()))
+    )
 
 
 def _invalid(exc: ValueError, result: Any) -> ResponseValidationError:

@@ -87,10 +87,10 @@ class ModelRenderer(JSONRenderer):
         self._model = model
         self._exact = model.exact
         self._dumps = isinstance(model, PydanticResponseModel)
-        if self._dumps:
+        if isinstance(model, PydanticResponseModel):
             # Every result but a Response is dumped by the model: the serve step sends the
             # usual ones (data, or the model's own instances) without a Response object.
-            self.encode = model.encode
+            self.encode = model.encoder
             models = {model.model} if isinstance(model.model, type) else set()
             self.plain = frozenset(_JSON_DATA | models)
             return
