@@ -94,6 +94,14 @@ class Receipt(TypedDict):
 NOT_FOUND: dict[int | str, dict[str, Any]] = {
     404: {"model": Message, "description": "No such item"}
 }
+# A model in `responses` is documented in the route's own media type, as FastAPI does: a
+# plain-text route names the JSON its 404 is sent as itself.
+JSON_NOT_FOUND: dict[int | str, dict[str, Any]] = {
+    404: {
+        "description": "No such item",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Message"}}},
+    }
+}
 items: dict[int, Item] = {
     1: Item(1, "Teapot", 25.0, Category.KITCHEN, ["tea"], stock=3),
     2: Item(2, "Rake", 12.5, Category.GARDEN, [], stock=10),
@@ -189,7 +197,7 @@ async def restock(
     return item
 
 
-@catalogue.get("/items/{item_id}/label", responses=NOT_FOUND, response_class=PlainTextResponse)
+@catalogue.get("/items/{item_id}/label", responses=JSON_NOT_FOUND, response_class=PlainTextResponse)
 def label(
     item_id: ItemId,
     currency: Annotated[str, Query(pattern="^[A-Z]{3}$")] = "EUR",
