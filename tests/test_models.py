@@ -14,6 +14,7 @@ import pytest
 import typing_extensions
 from pydantic.alias_generators import to_camel
 
+import hasten.models
 from hasten import (
     APIKeyCookie,
     APIKeyHeader,
@@ -33,7 +34,7 @@ from hasten import (
     Security,
 )
 from hasten.errors import PydanticV1NotSupportedError
-from hasten.models import plain_check, plain_encoder
+from hasten.models import describable, plain_check, plain_encoder
 from tests.conftest import ClientFactory
 
 
@@ -750,3 +751,12 @@ def test_plain_encoder_sends_plain_results_itself_and_others_by_the_model() -> N
         "dict[str, bool]": [b'{"a":true}', b"model", b"model"],
     }
     assert plain_encoder(list[Priced], by_the_model) is None
+
+
+def test_object_is_any_value_without_pydantic(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Plain:
+        pass
+
+    monkeypatch.setattr(hasten.models, "pydantic_installed", lambda: False)
+    described = [describable(model) for model in (dict[str, object], list[object], list[Plain])]
+    assert described == [True, True, False]

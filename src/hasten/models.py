@@ -124,7 +124,7 @@ def _holds_custom(info: mi.Type, seen: set[int]) -> bool:
         return False
     seen.add(id(info))
     if isinstance(info, mi.CustomType):
-        return True
+        return info.cls is not object  # ``object`` takes anything, as ``Any`` does
     inner: list[Any] = [getattr(info, name, None) for name in _INNER]
     inner += [field.type for field in getattr(info, "fields", ())]
     inner += [*getattr(info, "types", ()), *getattr(info, "item_types", ())]
