@@ -11,10 +11,20 @@ import os
 import threading
 import time
 from pathlib import Path
+from typing import Annotated
 
 import msgspec
 
-from hasten import App, HTTPError, JSONResponse, RedirectResponse, Request, Response, Router
+from hasten import (
+    App,
+    HTTPError,
+    JSONResponse,
+    Query,
+    RedirectResponse,
+    Request,
+    Response,
+    Router,
+)
 from hasten.types import CallNext
 
 MAX_BODY_SIZE = 1024
@@ -61,7 +71,9 @@ async def item(item_id: int, q: str | None = None, limit: int = 10) -> dict[str,
 
 
 @app.get("/tags")
-async def tags(tag: list[str], id: list[int] | None = None) -> dict[str, object]:
+async def tags(
+    tag: Annotated[list[str], Query()], id: Annotated[list[int] | None, Query()] = None
+) -> dict[str, object]:
     return {"tag": tag, "id": id}
 
 
