@@ -64,7 +64,7 @@ def test_a_generator_handler_streams_json_lines(streams_server: str, target: str
 def test_a_quiet_event_stream_sends_pings(streams_server: str) -> None:
     response = fetch(streams_server, "GET", "/events?count=1&gap=0.35&ping=0.1")
     assert response.body.startswith(b": ping\n\n: ping\n\n")
-    assert response.body.endswith(b'data: {"n":1}\n\n')
+    assert response.body.endswith(b'event: tick\ndata: {"n": 1}\nid: 1\n\n')
 
 
 @pytest.mark.parametrize(
