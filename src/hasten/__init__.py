@@ -2,18 +2,18 @@
 
 from typing import TYPE_CHECKING, Any
 
-from . import status
-from .app import App, RouteInfo
-from .background import BackgroundTasks
-from .connection import Connection
-from .datastructures import Address, Headers, MutableHeaders, QueryParams, State
-from .dependencies import Security
-from .errors import HTTPError, HTTPException, RequestValidationError, WebSocketException
-from .files import FileResponse
-from .forms import FormData
-from .params import Body, Cookie, Depends, File, Form, Header, Param, Parameter, Path, Query
-from .requests import Request
-from .responses import (
+from hasten import status
+from hasten.app import App, RouteInfo
+from hasten.background import BackgroundTasks
+from hasten.connection import Connection
+from hasten.datastructures import Address, Headers, MutableHeaders, QueryParams, State
+from hasten.dependencies import Security
+from hasten.errors import HTTPError, HTTPException, RequestValidationError, WebSocketException
+from hasten.files import FileResponse
+from hasten.forms import FormData
+from hasten.params import Body, Cookie, Depends, File, Form, Header, Param, Parameter, Path, Query
+from hasten.requests import Request
+from hasten.responses import (
     HTMLResponse,
     JSONResponse,
     PlainTextResponse,
@@ -21,8 +21,8 @@ from .responses import (
     Response,
     StreamingResponse,
 )
-from .routing import Route, Router
-from .security import (
+from hasten.routing import Route, Router
+from hasten.security import (
     APIKeyCookie,
     APIKeyHeader,
     APIKeyQuery,
@@ -33,14 +33,14 @@ from .security import (
     OAuth2PasswordBearer,
     OAuth2PasswordRequestForm,
 )
-from .settings import Settings
-from .sse import EventSourceResponse, ServerSentEvent
-from .staticfiles import StaticFiles
-from .uploads import UploadFile
-from .websockets import WebSocket, WebSocketDisconnect
+from hasten.settings import Settings
+from hasten.sse import EventSourceResponse, ServerSentEvent
+from hasten.staticfiles import StaticFiles
+from hasten.uploads import UploadFile
+from hasten.websockets import WebSocket, WebSocketDisconnect
 
 if TYPE_CHECKING:
-    from .templating import Jinja2Templates as Jinja2Templates
+    from hasten.templating import Jinja2Templates as Jinja2Templates
 
 __version__ = "0.1.0"
 
@@ -105,7 +105,7 @@ def __getattr__(name: str) -> Any:
     # Jinja2 is an optional extra (hasten[templates]): hasten.Jinja2Templates imports it on
     # first use, and stays out of __all__ so that `from hasten import *` never needs it.
     if name == "Jinja2Templates":
-        from .templating import Jinja2Templates
+        from hasten.templating import Jinja2Templates
 
         return Jinja2Templates
     raise AttributeError(f"module 'hasten' has no attribute {name!r}")

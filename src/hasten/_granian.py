@@ -15,12 +15,12 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._lifeline import die_with_parent
-from ._watching import SourceFiles, source_filter
-from .drain import remember_signal_handlers
+from hasten._lifeline import die_with_parent
+from hasten._watching import SourceFiles, source_filter
+from hasten.drain import remember_signal_handlers
 
 if TYPE_CHECKING:
-    from .cli import RunConfig
+    from hasten.cli import RunConfig
 
 __all__ = ["load_tied", "serve"]
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import msgspec
 
-from ._lifeline import die_with_parent
-from .app import App
+from hasten._lifeline import die_with_parent
+from hasten.app import App
 
 __all__ = ["AppFacts", "UsageError", "check_in_child", "load_app", "report"]
 

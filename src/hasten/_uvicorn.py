@@ -15,10 +15,10 @@ import uvicorn
 from uvicorn.config import STARTUP_FAILURE
 from uvicorn.supervisors import ChangeReload, Multiprocess
 
-from ._lifeline import die_with_parent
+from hasten._lifeline import die_with_parent
 
 if TYPE_CHECKING:
-    from .cli import RunConfig
+    from hasten.cli import RunConfig
 
 __all__ = ["TiedConfig", "serve"]
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import msgspec
 
-from .observe import Exchange, RouteTag
-from .settings import AccessLogFormat
+from hasten.observe import Exchange, RouteTag
+from hasten.settings import AccessLogFormat
 
 __all__ = ["AccessLog"]
 

@@ -15,32 +15,32 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, Unpack, overload
 
 import anyio
 
-from . import concurrency
-from .datastructures import State
-from .dependencies import DependencyOverrides
-from .errors import (
+from hasten import concurrency
+from hasten.datastructures import State
+from hasten.dependencies import DependencyOverrides
+from hasten.errors import (
     ExceptionHandler,
     FastAPIDeprecationWarning,
     error_response,
     server_error_response,
 )
-from .event_loop import clock, on_asyncio
-from .lifecycle import submit
-from .middleware.base import BaseHTTPMiddleware
-from .monitor import BlockStats
-from .mounts import MountEndpoint
-from .overload import overloaded
-from .protocols import asgi, rsgi
-from .responses import Response
-from .routing import BaseRoute, Lifespan, Router, check_keywords
-from .runtime import Runtime
-from .settings import Settings, SettingsKeywords
-from .types import ASGIApp, Hook, Middleware
-from .warmup import warm_up
+from hasten.event_loop import clock, on_asyncio
+from hasten.lifecycle import submit
+from hasten.middleware.base import BaseHTTPMiddleware
+from hasten.monitor import BlockStats
+from hasten.mounts import MountEndpoint
+from hasten.overload import overloaded
+from hasten.protocols import asgi, rsgi
+from hasten.responses import Response
+from hasten.routing import BaseRoute, Lifespan, Router, check_keywords
+from hasten.runtime import Runtime
+from hasten.settings import Settings, SettingsKeywords
+from hasten.types import ASGIApp, Hook, Middleware
+from hasten.warmup import warm_up
 
 if TYPE_CHECKING:
-    from .middleware import Middleware as MiddlewareEntry
-    from .openapi.webhooks import Webhooks
+    from hasten.middleware import Middleware as MiddlewareEntry
+    from hasten.openapi.webhooks import Webhooks
 
 __all__ = ["App", "RouteInfo"]
 
@@ -264,7 +264,7 @@ class App(Router):
     def _served_routes(self) -> list[BaseRoute]:
         """The app's routes, and those serving its document and docs pages."""
         # Imported here, not with hasten: only a process that starts an app pays for it.
-        from .openapi.docs import docs_routes
+        from hasten.openapi.docs import docs_routes
 
         return [*self.routes, *docs_routes(self)]
 
@@ -338,7 +338,7 @@ class App(Router):
             self._frozen = True
             self.lifespan_state = {}
             if self.settings.exports_telemetry:  # before the runtime looks for providers
-                from .otlp import configure_from_environment
+                from hasten.otlp import configure_from_environment
 
                 configure_from_environment(self.settings.telemetry or {})
             runtime = Runtime(
@@ -417,7 +417,7 @@ class App(Router):
                 # On the loop's own threads (asyncio's default pool, or AnyIO's on trio).
                 await submit(None, runtime.stop)
                 if self.settings.exports_telemetry:
-                    from .otlp import flush
+                    from hasten.otlp import flush
 
                     await submit(None, flush)  # what was recorded is sent before exit
                 self._stopping = False
@@ -458,7 +458,7 @@ class App(Router):
         """The webhooks the API sends, documented under OpenAPI's ``webhooks`` and never
         served: ``@app.webhooks.post("new-subscription")`` (FastAPI's)."""
         if self._webhooks is None:
-            from .openapi.webhooks import Webhooks
+            from hasten.openapi.webhooks import Webhooks
 
             self._webhooks = Webhooks()
         return self._webhooks
@@ -467,7 +467,7 @@ class App(Router):
         """The app's OpenAPI document: generated on the first call (the first request for
         it), then kept in ``openapi_schema``."""
         if self.openapi_schema is None:
-            from .openapi import app_openapi
+            from hasten.openapi import app_openapi
 
             self.openapi_schema = app_openapi(self)
         return self.openapi_schema

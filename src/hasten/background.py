@@ -29,8 +29,8 @@ class BackgroundTask:
         return [self]
 
     async def __call__(self) -> None:
-        from .concurrency import current_threads
-        from .lifecycle import call_task
+        from hasten.concurrency import current_threads
+        from hasten.lifecycle import call_task
 
         await call_task(self, current_threads())
 
@@ -58,8 +58,8 @@ class BackgroundTasks(BackgroundTask):
         self._tasks.append(BackgroundTask(func, *args, **kwargs))
 
     async def __call__(self) -> None:
-        from .concurrency import current_threads
-        from .lifecycle import run_task
+        from hasten.concurrency import current_threads
+        from hasten.lifecycle import run_task
 
         for task in self._tasks:
             await run_task(task, current_threads())

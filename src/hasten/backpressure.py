@@ -25,7 +25,7 @@ import sys
 import termios
 from collections.abc import Iterator
 
-from .transport import StreamWriter
+from hasten.transport import StreamWriter
 
 __all__ = ["AHEAD", "paced"]
 

@@ -17,10 +17,10 @@ import asyncio
 from time import monotonic
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .errors import HTTPError
+from hasten.errors import HTTPError
 
 if TYPE_CHECKING:
-    from .overload import InFlight
+    from hasten.overload import InFlight
 
 __all__ = ["BodyWait", "Cancellable", "Unswept"]
 

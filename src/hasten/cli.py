@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import __version__
-from ._arguments import add_arguments, from_arguments
-from ._loading import AppFacts, UsageError, check_in_child, load_app
-from .app import RouteInfo
-from .openapi import cli as openapi
-from .servers import INTERFACES, EventLoop, Interface, ServerName
-from .settings import (
+from hasten import __version__
+from hasten._arguments import add_arguments, from_arguments
+from hasten._loading import AppFacts, UsageError, check_in_child, load_app
+from hasten.app import RouteInfo
+from hasten.openapi import cli as openapi
+from hasten.servers import INTERFACES, EventLoop, Interface, ServerName
+from hasten.settings import (
     DEFAULT_STATS_URL,
     METRICS_DIRECTORY_ENV,
     STATS_DIRECTORY_ENV,
@@ -276,13 +276,13 @@ def _raise_open_files_limit() -> None:
 
 
 def _serve_granian(config: RunConfig) -> None:
-    from ._granian import serve as serve_granian
+    from hasten._granian import serve as serve_granian
 
     serve_granian(config)
 
 
 def _serve_uvicorn(config: RunConfig) -> None:
-    from ._uvicorn import serve as serve_uvicorn
+    from hasten._uvicorn import serve as serve_uvicorn
 
     serve_uvicorn(config)
 
@@ -440,7 +440,7 @@ def _routes_command(args: argparse.Namespace) -> int:
 
 
 def _port_command(args: argparse.Namespace) -> int:
-    from .port import port_paths
+    from hasten.port import port_paths
 
     missing = [str(path) for path in args.paths if not path.exists()]
     if missing:
@@ -452,7 +452,7 @@ def _port_command(args: argparse.Namespace) -> int:
 
 
 def _bench_command(args: argparse.Namespace) -> int:
-    from .bench import main as bench
+    from hasten.bench import main as bench
 
     return bench(args.argv)
 

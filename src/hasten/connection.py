@@ -6,15 +6,15 @@ from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeAlias, overload
 
-from .context import ServeContext
-from .datastructures import URL, Address, Headers, QueryParams, State, parse_query
-from .errors import HTTPError
-from .scopes import ConnectionScope
+from hasten.context import ServeContext
+from hasten.datastructures import URL, Address, Headers, QueryParams, State, parse_query
+from hasten.errors import HTTPError
+from hasten.scopes import ConnectionScope
 
 if TYPE_CHECKING:
-    from .lifecycle import Cleanup
-    from .responses import Response
-    from .types import Target
+    from hasten.lifecycle import Cleanup
+    from hasten.responses import Response
+    from hasten.types import Target
 
 __all__ = ["NO_PATH_PARAMS", "Connection", "PathParams"]
 

@@ -13,14 +13,14 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .body_wait import BodyWait
-from .overload import InFlight
-from .settings import Settings
+from hasten.body_wait import BodyWait
+from hasten.overload import InFlight
+from hasten.settings import Settings
 
 if TYPE_CHECKING:
-    from .dependencies import AppDependencies
-    from .requests import Request
-    from .types import Instrumentation, Invoke
+    from hasten.dependencies import AppDependencies
+    from hasten.requests import Request
+    from hasten.types import Instrumentation, Invoke
 
 __all__ = ["UNSERVED", "FormLimits", "InContext", "ServeContext"]
 

@@ -307,4 +307,4 @@ def Default(value: T) -> T:
 
 
 # Starlette's module holds UploadFile too; it lives in uploads.py, which builds on Headers.
-from .uploads import UploadFile  # noqa: E402
+from hasten.uploads import UploadFile  # noqa: E402

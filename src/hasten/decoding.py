@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 import msgspec
 
-from .errors import HTTPError
+from hasten.errors import HTTPError
 
 __all__ = ["JSONLimits", "MalformedJSON", "decode_json"]
 

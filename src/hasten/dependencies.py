@@ -29,10 +29,10 @@ from collections.abc import (
 from concurrent.futures import Executor
 from typing import Any, TypeVar
 
-from .concurrency import DependencyConcurrency
-from .errors import DependencyScopeError
-from .lifecycle import Exit, advance, resume, submit
-from .params import REQUEST_SOURCES, Dependency, Parameter, describe, describe_handler
+from hasten.concurrency import DependencyConcurrency
+from hasten.errors import DependencyScopeError
+from hasten.lifecycle import Exit, advance, resume, submit
+from hasten.params import REQUEST_SOURCES, Dependency, Parameter, describe, describe_handler
 
 __all__ = [
     "ASYNC",

@@ -23,7 +23,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from .overload import InFlight
+from hasten.overload import InFlight
 
 __all__ = ["drain_on_sigterm", "remember_signal_handlers"]
 

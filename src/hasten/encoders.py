@@ -26,7 +26,7 @@ from typing import Any
 
 import msgspec
 
-from .uploads import UploadFile
+from hasten.uploads import UploadFile
 
 __all__ = ["jsonable_encoder", "untyped_json"]
 
@@ -189,7 +189,7 @@ class _Options:
         ):
             return None  # a field's undefined default, as FastAPI writes it
         if any(kind.__module__.startswith("pydantic.v1") for kind in type(obj).__mro__):
-            from .errors import PydanticV1NotSupportedError
+            from hasten.errors import PydanticV1NotSupportedError
 
             raise PydanticV1NotSupportedError(
                 "pydantic.v1 models are no longer supported: declare "

@@ -18,8 +18,8 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .context import InContext, ServeContext
-from .dependencies import (
+from hasten.context import InContext, ServeContext
+from hasten.dependencies import (
     ASYNC,
     SYNC,
     AppDependencies,
@@ -27,21 +27,21 @@ from .dependencies import (
     collect,
     describe_dependency,
 )
-from .encoders import untyped_json
-from .encoding import encoder_for
-from .lifecycle import submit
-from .models import DumpOptions, IncEx, ResponseModel, response_model_for
-from .overload import ConcurrencyLimit, Deadline
-from .params import REQUEST_SOURCES, Dependency, Parameter, describe, describe_handler, unwrap
-from .paths import PathTemplate
-from .plan import Plan, Run
-from .pools import Pools, call_in_child, waited
-from .renderers import ClassRenderer, ModelRenderer, Renderer, StreamRenderer, renderer_for
-from .responses import Response
-from .settings import check_body_size, check_form_limits
-from .types import Instrumentation, Invoke, Render, Target
-from .uploads import UploadFile
-from .wire import BODY_STATUSES
+from hasten.encoders import untyped_json
+from hasten.encoding import encoder_for
+from hasten.lifecycle import submit
+from hasten.models import DumpOptions, IncEx, ResponseModel, response_model_for
+from hasten.overload import ConcurrencyLimit, Deadline
+from hasten.params import REQUEST_SOURCES, Dependency, Parameter, describe, describe_handler, unwrap
+from hasten.paths import PathTemplate
+from hasten.plan import Plan, Run
+from hasten.pools import Pools, call_in_child, waited
+from hasten.renderers import ClassRenderer, ModelRenderer, Renderer, StreamRenderer, renderer_for
+from hasten.responses import Response
+from hasten.settings import check_body_size, check_form_limits
+from hasten.types import Instrumentation, Invoke, Render, Target
+from hasten.uploads import UploadFile
+from hasten.wire import BODY_STATUSES
 
 __all__ = ["UNSET", "Endpoint", "Offload", "RouteOptions", "RunsOn", "check_dependencies"]
 

@@ -10,8 +10,8 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, overload
 
 if TYPE_CHECKING:
-    from .requests import Request
-    from .responses import Response
+    from hasten.requests import Request
+    from hasten.responses import Response
 
 __all__ = [
     "SWALLOWED",
@@ -276,14 +276,14 @@ def validation_error(loc: tuple[str | int, ...], msg: str, kind: str) -> dict[st
 def error_response(exc: HTTPError) -> Response:
     """The JSON ``{"detail": ...}`` response for an HTTPError (a status that has no body, as
     204 or 304, gets none), as FastAPI's."""
-    from .responses import JSONResponse, Response
-    from .wire import allows_body
+    from hasten.responses import JSONResponse, Response
+    from hasten.wire import allows_body
 
     if not allows_body(exc.status):
         return Response(b"", exc.status, exc.headers)
     if isinstance(exc, RequestValidationError):
-        from .encoders import jsonable_encoder
-        from .uploads import UploadFile
+        from hasten.encoders import jsonable_encoder
+        from hasten.uploads import UploadFile
 
         # A body that is not UTF-8 is echoed with U+FFFD for what is not: FastAPI's encoder
         # raises on it, and the client's bad bytes become a 500. A file sent where a field is
@@ -306,7 +306,7 @@ def _uploaded(file: Any) -> dict[str, Any]:
 def server_error_response(exc: BaseException, debug: bool) -> Response:
     """A 500: ``Internal Server Error`` as plain text, as Starlette's ServerErrorMiddleware
     answers; in debug mode, JSON that names the exception and carries its traceback."""
-    from .responses import JSONResponse, PlainTextResponse
+    from hasten.responses import JSONResponse, PlainTextResponse
 
     if not debug:
         return PlainTextResponse("Internal Server Error", 500)
@@ -342,7 +342,7 @@ async def websocket_request_validation_exception_handler(
     websocket: Any, exc: WebSocketRequestValidationError
 ) -> None:
     """FastAPI's default handler of a WebSocket's failed values: close with 1008."""
-    from .encoders import jsonable_encoder
+    from hasten.encoders import jsonable_encoder
 
     await websocket.close(code=1008, reason=str(jsonable_encoder(exc.errors())))
 

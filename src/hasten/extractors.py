@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
-from .decoding import MalformedJSON, decode_json
-from .errors import HTTPError, RequestValidationError
-from .forms import FORM_MEDIA_TYPES, FormData
-from .param_models import FlatModel
-from .param_types import members
-from .params import Parameter
-from .uploads import UploadFile
-from .validation import (
+from hasten.decoding import MalformedJSON, decode_json
+from hasten.errors import HTTPError, RequestValidationError
+from hasten.forms import FORM_MEDIA_TYPES, FormData
+from hasten.param_models import FlatModel
+from hasten.param_types import members
+from hasten.params import Parameter
+from hasten.uploads import UploadFile
+from hasten.validation import (
     Errors,
     Invalid,
     Loc,
@@ -40,7 +40,7 @@ from .validation import (
 )
 
 if TYPE_CHECKING:
-    from .requests import Request
+    from hasten.requests import Request
 
 __all__ = [
     "QUICK_SOURCES",

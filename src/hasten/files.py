@@ -17,15 +17,15 @@ from email.utils import formatdate, parsedate_to_datetime
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from .background import BackgroundTask
-from .lifecycle import submit
-from .responses import Response
-from .transport import Outbound, Sent
-from .wire import HeaderList, allows_body, frame
+from hasten.background import BackgroundTask
+from hasten.lifecycle import submit
+from hasten.responses import Response
+from hasten.transport import Outbound, Sent
+from hasten.wire import HeaderList, allows_body, frame
 
 if TYPE_CHECKING:
-    from .datastructures import Headers
-    from .requests import Request
+    from hasten.datastructures import Headers
+    from hasten.requests import Request
 
 __all__ = ["FileResponse", "content_disposition"]
 

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 import multipart
 
-from .datastructures import Headers, parse_query
-from .errors import HTTPError
-from .uploads import UploadFile, spooled_file
+from hasten.datastructures import Headers, parse_query
+from hasten.errors import HTTPError
+from hasten.uploads import UploadFile, spooled_file
 
 if TYPE_CHECKING:
-    from .context import FormLimits
-    from .requests import Request
+    from hasten.context import FormLimits
+    from hasten.requests import Request
 
 __all__ = ["FORM_MEDIA_TYPES", "FormData", "read_form"]
 

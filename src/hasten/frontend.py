@@ -16,11 +16,11 @@ import warnings
 from collections.abc import Iterator
 from typing import Literal
 
-from .errors import HTTPError
-from .matcher import FALLBACK_PATH
-from .requests import Request
-from .responses import Response
-from .staticfiles import StaticFiles
+from hasten.errors import HTTPError
+from hasten.matcher import FALLBACK_PATH
+from hasten.requests import Request
+from hasten.responses import Response
+from hasten.staticfiles import StaticFiles
 
 __all__ = ["Fallback", "Frontend", "frontend_path"]
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 import hmac
 from typing import TYPE_CHECKING
 
-from .errors import HTTPError
-from .requests import Request
-from .responses import JSONResponse, Response
-from .routing import BaseRoute, Router
-from .settings import Settings
+from hasten.errors import HTTPError
+from hasten.requests import Request
+from hasten.responses import JSONResponse, Response
+from hasten.routing import BaseRoute, Router
+from hasten.settings import Settings
 
 if TYPE_CHECKING:
-    from .runtime import Runtime
+    from hasten.runtime import Runtime
 
 __all__ = ["control_routes"]
 

@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 import anyio
 import anyio.to_thread
 
-from .background import BackgroundTask, BackgroundTasks, task_name
-from .errors import SWALLOWED, FastAPIError, report_unhandled
+from hasten.background import BackgroundTask, BackgroundTasks, task_name
+from hasten.errors import SWALLOWED, FastAPIError, report_unhandled
 
 if TYPE_CHECKING:
-    from .connection import Connection
-    from .forms import FormData
+    from hasten.connection import Connection
+    from hasten.forms import FormData
 
 __all__ = [
     "Cleanup",

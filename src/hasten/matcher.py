@@ -6,13 +6,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .connection import NO_PATH_PARAMS, PathParams
-from .errors import HTTPError
-from .paths import NO_MATCH, Param, PathTemplate, encode_path
-from .renderers import Renderer
-from .requests import Request
-from .responses import RedirectResponse
-from .types import Target
+from hasten.connection import NO_PATH_PARAMS, PathParams
+from hasten.errors import HTTPError
+from hasten.paths import NO_MATCH, Param, PathTemplate, encode_path
+from hasten.renderers import Renderer
+from hasten.requests import Request
+from hasten.responses import RedirectResponse
+from hasten.types import Target
 
 __all__ = ["FALLBACK_PATH", "CompiledRoute", "Matcher", "RouteConflict"]
 

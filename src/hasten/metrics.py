@@ -19,13 +19,13 @@ import asyncio
 import os
 from typing import TYPE_CHECKING, Any
 
-from .responses import Response
-from .settings import METRICS_DIRECTORY_ENV
-from .tallies import DURATION_BOUNDS, Tallies, Tally
+from hasten.responses import Response
+from hasten.settings import METRICS_DIRECTORY_ENV
+from hasten.tallies import DURATION_BOUNDS, Tallies, Tally
 
 if TYPE_CHECKING:
-    from .overload import InFlight
-    from .pools import Pools
+    from hasten.overload import InFlight
+    from hasten.pools import Pools
 
 try:
     import prometheus_client

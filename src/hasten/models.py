@@ -27,8 +27,8 @@ from typing import Any
 import msgspec
 import msgspec.inspect as mi
 
-from .encoding import encode_hook, encode_json, encode_msgspec, may_hold_bytes, text_of_bytes
-from .errors import ResponseValidationError, validation_error
+from hasten.encoding import encode_hook, encode_json, encode_msgspec, may_hold_bytes, text_of_bytes
+from hasten.errors import ResponseValidationError, validation_error
 
 __all__ = [
     "ResponseModel",

@@ -14,21 +14,21 @@ from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .connection import Connection
-from .endpoints import Endpoint, RouteOptions, RunsOn
-from .paths import PathTemplate
-from .renderers import Renderer
-from .requests import Request
-from .responses import Response
-from .transport import Outbound
-from .types import ASGIApp, Target
-from .websockets import WebSocket
+from hasten.connection import Connection
+from hasten.endpoints import Endpoint, RouteOptions, RunsOn
+from hasten.paths import PathTemplate
+from hasten.renderers import Renderer
+from hasten.requests import Request
+from hasten.responses import Response
+from hasten.transport import Outbound
+from hasten.types import ASGIApp, Target
+from hasten.websockets import WebSocket
 
 if TYPE_CHECKING:
-    from .context import ServeContext
-    from .dependencies import AppDependencies
-    from .params import Dependency
-    from .pools import Pools
+    from hasten.context import ServeContext
+    from hasten.dependencies import AppDependencies
+    from hasten.params import Dependency
+    from hasten.pools import Pools
 
 __all__ = [
     "MOUNT_PATH",

@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .tallies import DURATION_BOUNDS, Tallies
-from .wire import HeaderList
+from hasten.tallies import DURATION_BOUNDS, Tallies
+from hasten.wire import HeaderList
 
 if TYPE_CHECKING:
-    from .requests import Request
-    from .transport import Outbound, Sent, StreamWriter
+    from hasten.requests import Request
+    from hasten.transport import Outbound, Sent, StreamWriter
 
 __all__ = [
     "UNMATCHED",

@@ -22,8 +22,8 @@ from urllib.parse import urlsplit
 
 from opentelemetry import _logs, metrics, trace
 
-from .errors import FastAPIError
-from .tracing import configured
+from hasten.errors import FastAPIError
+from hasten.tracing import configured
 
 __all__ = ["configure_from_environment", "flush", "shutdown"]
 

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from .errors import HTTPError, error_response
-from .event_loop import clock, until
-from .responses import Response
-from .types import Invoke
+from hasten.errors import HTTPError, error_response
+from hasten.event_loop import clock, until
+from hasten.responses import Response
+from hasten.types import Invoke
 
 if TYPE_CHECKING:
-    from .requests import Request
+    from hasten.requests import Request
 
 __all__ = ["ConcurrencyLimit", "Deadline", "InFlight", "overloaded"]
 

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec.inspect as mi
 
-from .param_markers import REQUEST_SOURCES
-from .param_types import (
+from hasten.param_markers import REQUEST_SOURCES
+from hasten.param_types import (
     is_fastapi_scalar,
     is_file_type,
     is_model,
@@ -18,7 +18,7 @@ from .param_types import (
 )
 
 if TYPE_CHECKING:
-    from .params import Parameter
+    from hasten.params import Parameter
 
 __all__ = ["check_one_body_kind", "check_readable"]
 
@@ -128,7 +128,7 @@ def _check_fastapi_reads(where: str, parameter: Parameter) -> None:
     """FastAPI's refusals, with its words: a path value must be a scalar, a query value a
     scalar or a sequence of them (header and cookie values are not checked, as in
     FastAPI: a value that never fits is a 422)."""
-    from .errors import InvalidParameter
+    from hasten.errors import InvalidParameter
 
     annotation = parameter.annotation
     if parameter.source == "path" and not is_fastapi_scalar(annotation):
@@ -154,8 +154,8 @@ _HOLDS = {"path": "one text value", "query": "text values, one or many for a nam
 
 def _check_pydantic_v2(where: str, parameter: Parameter) -> None:
     """A pydantic v1 model (``pydantic.v1``) cannot be validated: say what to do."""
-    from .errors import PydanticV1NotSupportedError
-    from .models import pydantic_v1_model
+    from hasten.errors import PydanticV1NotSupportedError
+    from hasten.models import pydantic_v1_model
 
     model = pydantic_v1_model(parameter.annotation)
     if model is not None:

@@ -16,7 +16,7 @@ from typing import Any, Final, Literal, TypedDict, Unpack
 
 import msgspec
 
-from .concurrency import DependencyConcurrency
+from hasten.concurrency import DependencyConcurrency
 
 __all__ = [
     "CLASS_NAMES",
@@ -188,7 +188,7 @@ class Marker:
                     object.__setattr__(self, name, value)
                     object.__setattr__(self, "given", self.given | {name})
         if self.regex is not None:
-            from .errors import FastAPIDeprecationWarning
+            from hasten.errors import FastAPIDeprecationWarning
 
             warnings.warn(
                 "`regex` has been deprecated, please use `pattern` instead",
@@ -198,7 +198,7 @@ class Marker:
             if self.pattern is None:
                 object.__setattr__(self, "pattern", self.regex)
         if self.example is not MISSING:
-            from .errors import FastAPIDeprecationWarning
+            from hasten.errors import FastAPIDeprecationWarning
 
             warnings.warn(
                 "`example` has been deprecated, please use `examples` instead",

@@ -17,14 +17,14 @@ from typing import Any
 
 import msgspec.inspect as mi
 
-from .datastructures import Headers, QueryParams
-from .forms import FormData
-from .models import is_pydantic_model
-from .param_markers import alias_choices
-from .param_types import is_json, is_sequence
-from .params import Parameter
-from .uploads import UploadFile
-from .validation import Errors
+from hasten.datastructures import Headers, QueryParams
+from hasten.forms import FormData
+from hasten.models import is_pydantic_model
+from hasten.param_markers import alias_choices
+from hasten.param_types import is_json, is_sequence
+from hasten.params import Parameter
+from hasten.uploads import UploadFile
+from hasten.validation import Errors
 
 __all__ = ["FlatModel", "ModelField", "model_fields"]
 

@@ -14,8 +14,8 @@ from typing import Any, Final, Literal, get_args, get_origin
 
 import msgspec.inspect as mi
 
-from .connection import Connection
-from .uploads import UploadFile
+from hasten.connection import Connection
+from hasten.uploads import UploadFile
 
 __all__ = [
     "UNIONS",
@@ -222,7 +222,7 @@ def is_file_type(annotation: Any) -> bool:
 
 def is_model(annotation: Any) -> bool:
     """A pydantic model (checked without importing pydantic: a model's class has it loaded)."""
-    from .models import is_pydantic_model
+    from hasten.models import is_pydantic_model
 
     return is_pydantic_model(annotation)
 

@@ -28,9 +28,9 @@ from typing import Any, Final, get_args, get_origin
 
 import msgspec
 
-from .background import BackgroundTasks
-from .param_checks import check_one_body_kind, check_readable
-from .param_markers import (
+from hasten.background import BackgroundTasks
+from hasten.param_checks import check_one_body_kind, check_readable
+from hasten.param_markers import (
     CLASS_NAMES,
     MISSING,
     REQUEST_SOURCES,
@@ -49,7 +49,7 @@ from .param_markers import (
     Query,
     Source,
 )
-from .param_types import (
+from hasten.param_types import (
     Shape,
     accepts_none,
     is_json,
@@ -190,7 +190,7 @@ class Parameter:
     def needs_pydantic(self) -> bool:
         """Whether only pydantic can validate it: a pydantic model or type in its
         annotation, pydantic's own metadata, or keywords only pydantic enforces."""
-        from .models import uses_pydantic
+        from hasten.models import uses_pydantic
 
         if uses_pydantic(self.annotation):
             return True
@@ -347,7 +347,7 @@ def _dependency(
     where: str, name: str, annotation: Any, extras: tuple[Any, ...], default: Any
 ) -> Dependency | None:
     """The parameter's ``Depends()``, its callable resolved (the annotation, when not given)."""
-    from .errors import InvalidParameter
+    from hasten.errors import InvalidParameter
 
     found = [extra for extra in extras if isinstance(extra, Dependency)]
     if isinstance(default, Dependency):
@@ -383,7 +383,7 @@ def _marker_and_default(
     """The parameter's marker, from ``Annotated`` or its default, and its real default. Of
     several markers in ``Annotated``, the last is the source and what each says is merged,
     in order (``Query(gt=2), Query(lt=10)``), as FastAPI does."""
-    from .errors import InvalidParameter
+    from hasten.errors import InvalidParameter
 
     markers = [extra for extra in extras if isinstance(extra, Marker)]
     if isinstance(default, Marker):
@@ -525,8 +525,8 @@ def _source(
 def _special_source(annotation: Any) -> Source | None:
     """The parameters hasten fills itself: the connection, background tasks, the response
     to add headers to, the security scopes."""
-    from .responses import Response
-    from .security import SecurityScopes
+    from hasten.responses import Response
+    from hasten.security import SecurityScopes
 
     if is_request(annotation):
         return "request"

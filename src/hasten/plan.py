@@ -24,9 +24,9 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
-from .background import BackgroundTasks
-from .decoding import decode_json
-from .dependencies import (
+from hasten.background import BackgroundTasks
+from hasten.decoding import decode_json
+from hasten.dependencies import (
     ASYNC,
     ON_LOOP,
     SYNC,
@@ -37,8 +37,8 @@ from .dependencies import (
     read_now,
     with_scopes,
 )
-from .errors import HTTPError, RequestValidationError
-from .extractors import (
+from hasten.errors import HTTPError, RequestValidationError
+from hasten.extractors import (
     UNDEFINED,
     BodyDecoder,
     BodyField,
@@ -49,14 +49,14 @@ from .extractors import (
     ScalarReader,
     reader_for,
 )
-from .lifecycle import cleanup_of
-from .params import Dependency, Parameter, describe_handler
-from .security import SecurityScopes
-from .solver import Quick, quick_of, the_connection, written_solver, written_values
+from hasten.lifecycle import cleanup_of
+from hasten.params import Dependency, Parameter, describe_handler
+from hasten.security import SecurityScopes
+from hasten.solver import Quick, quick_of, the_connection, written_solver, written_values
 
 if TYPE_CHECKING:
-    from .connection import Connection
-    from .responses import Response
+    from hasten.connection import Connection
+    from hasten.responses import Response
 
 __all__ = ["Plan", "Run", "should_embed"]
 
@@ -241,7 +241,7 @@ def _sub_response(connection: Connection) -> Response:
     the one sent (FastAPI's): one per request, merged into the response by ``dispatch``."""
     found = connection._sub_response
     if found is None:
-        from .responses import Response
+        from hasten.responses import Response
 
         found = Response(status=0)  # 0: no status set
         connection._sub_response = found

@@ -18,7 +18,7 @@ import anyio
 import anyio.lowlevel
 import anyio.to_thread
 
-from .process_pool import ProcessPool
+from hasten.process_pool import ProcessPool
 
 __all__ = ["Pools", "PortableThreads", "ThreadCall", "ThreadPool", "call_in_child", "waited"]
 

@@ -34,7 +34,7 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import Connection
 from typing import Any
 
-from ._lifeline import die_with_parent
+from hasten._lifeline import die_with_parent
 
 __all__ = ["ProcessPool"]
 

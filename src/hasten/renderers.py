@@ -7,10 +7,10 @@ import typing
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
-from .encoders import jsonable_encoder
-from .encoding import encode_json, encode_untyped, encoder_for
-from .models import PydanticResponseModel, ResponseModel
-from .responses import (
+from hasten.encoders import jsonable_encoder
+from hasten.encoding import encode_json, encode_untyped, encoder_for
+from hasten.models import PydanticResponseModel, ResponseModel
+from hasten.responses import (
     HTMLResponse,
     PlainTextResponse,
     Response,
@@ -19,8 +19,8 @@ from .responses import (
     content_type_headers,
     declared_media_type,
 )
-from .sse import EventSourceResponse, ServerSentEvent
-from .wire import allows_body
+from hasten.sse import EventSourceResponse, ServerSentEvent
+from hasten.wire import allows_body
 
 __all__ = ["ClassRenderer", "ModelRenderer", "Renderer", "StreamRenderer", "renderer_for"]
 

@@ -10,16 +10,16 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import msgspec
 
-from .body_wait import Cancellable, Unswept
-from .connection import Connection
-from .decoding import decode_json
-from .errors import HTTPError
-from .scopes import ConnectionScope, Receive
+from hasten.body_wait import Cancellable, Unswept
+from hasten.connection import Connection
+from hasten.decoding import decode_json
+from hasten.errors import HTTPError
+from hasten.scopes import ConnectionScope, Receive
 
 if TYPE_CHECKING:
-    from .context import ServeContext
-    from .forms import FormData
-    from .transport import Inbound, StreamWriter
+    from hasten.context import ServeContext
+    from hasten.forms import FormData
+    from hasten.transport import Inbound, StreamWriter
 
 __all__ = ["ClientDisconnected", "FormReading", "HTTPConnection", "Request"]
 
@@ -65,7 +65,7 @@ class Request(Connection):
     def __new__(cls, *args: Any, **kwargs: Any) -> Request:
         if cls is Request and args and type(args[0]) is dict:
             # Starlette's ``Request(scope, receive)`` in an ASGI middleware.
-            from .protocols.asgi import connection_over
+            from hasten.protocols.asgi import connection_over
 
             request = connection_over(*args, **kwargs)
             assert isinstance(request, Request)
@@ -188,12 +188,12 @@ class Request(Connection):
 
     async def _read_form(self, limits: dict[str, int]) -> FormData:
         if self._form is None:
-            from .forms import read_form
+            from hasten.forms import read_form
 
             form_limits = self.context.form.given(limits) if limits else self.context.form
             form = self._form = await read_form(self, form_limits)
             if form.has_files:
-                from .lifecycle import cleanup_of
+                from hasten.lifecycle import cleanup_of
 
                 cleanup_of(self).form = form
         return self._form

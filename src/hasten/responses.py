@@ -29,18 +29,18 @@ from urllib.parse import quote
 import anyio
 import msgspec
 
-from .background import BackgroundTask
-from .datastructures import MutableHeaders, check_header
-from .encoding import refuse_non_finite
-from .errors import one_status
-from .event_loop import Sleep, until
-from .lifecycle import submit
-from .protocols import CLIENT_GONE
-from .transport import Outbound, StreamWriter
-from .wire import BODY_STATUSES, HeaderList, allows_body, frame
+from hasten.background import BackgroundTask
+from hasten.datastructures import MutableHeaders, check_header
+from hasten.encoding import refuse_non_finite
+from hasten.errors import one_status
+from hasten.event_loop import Sleep, until
+from hasten.lifecycle import submit
+from hasten.protocols import CLIENT_GONE
+from hasten.transport import Outbound, StreamWriter
+from hasten.wire import BODY_STATUSES, HeaderList, allows_body, frame
 
 if TYPE_CHECKING:
-    from .requests import Request
+    from hasten.requests import Request
 
 __all__ = [
     "EventSourceResponse",
@@ -326,7 +326,7 @@ class UJSONResponse(JSONResponse):
 def _deprecated_encoder(name: str) -> None:
     """FastAPI 0.165's warning, made when such a response is (``render`` is called by
     ``__init__``, whose caller is named)."""
-    from .errors import FastAPIDeprecationWarning
+    from hasten.errors import FastAPIDeprecationWarning
 
     warnings.warn(
         f"{name} is deprecated: a handler's result, given a return type or a response model, "
@@ -522,5 +522,5 @@ async def close_chunks(content: Any) -> None:
 
 # Starlette's module holds FileResponse too, and FastAPI's EventSourceResponse; they live in
 # files.py and sse.py, which build on Response.
-from .files import FileResponse  # noqa: E402
-from .sse import EventSourceResponse  # noqa: E402
+from hasten.files import FileResponse  # noqa: E402
+from hasten.sse import EventSourceResponse  # noqa: E402

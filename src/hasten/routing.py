@@ -15,22 +15,22 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Literal, Self, TypedDict, TypeVar, Unpack
 
-from .context import ServeContext
-from .dependencies import AppDependencies
-from .endpoints import Endpoint, Offload, RouteOptions, check_dependencies
-from .errors import FastAPIError, PydanticV1NotSupportedError, one_status
-from .frontend import Fallback, Frontend, frontend_path
-from .matcher import CompiledRoute
-from .models import IncEx, describable, pydantic_v1_model
-from .mounts import MOUNT_PATH, MountEndpoint, is_native
-from .params import Dependency, Parameter, defined_at, describe_handler
-from .paths import PathTemplate
-from .pools import Pools
-from .renderers import Renderer
-from .requests import Request
-from .responses import Response
-from .settings import FormLimitsKeywords, check_body_size, check_form_limits
-from .types import Handler, Hook, Target
+from hasten.context import ServeContext
+from hasten.dependencies import AppDependencies
+from hasten.endpoints import Endpoint, Offload, RouteOptions, check_dependencies
+from hasten.errors import FastAPIError, PydanticV1NotSupportedError, one_status
+from hasten.frontend import Fallback, Frontend, frontend_path
+from hasten.matcher import CompiledRoute
+from hasten.models import IncEx, describable, pydantic_v1_model
+from hasten.mounts import MOUNT_PATH, MountEndpoint, is_native
+from hasten.params import Dependency, Parameter, defined_at, describe_handler
+from hasten.paths import PathTemplate
+from hasten.pools import Pools
+from hasten.renderers import Renderer
+from hasten.requests import Request
+from hasten.responses import Response
+from hasten.settings import FormLimitsKeywords, check_body_size, check_form_limits
+from hasten.types import Handler, Hook, Target
 
 __all__ = [
     "APIRoute",
@@ -834,8 +834,8 @@ def _holds_a_response(model: Any) -> bool:
 
 def _check_connection_types(endpoint: Endpoint, *, websocket: bool) -> None:
     """An HTTP handler takes the Request, a WebSocket handler the WebSocket, and no body."""
-    from .requests import Request
-    from .websockets import WebSocket
+    from hasten.requests import Request
+    from hasten.websockets import WebSocket
 
     wanted, other = (WebSocket, Request) if websocket else (Request, WebSocket)
     for parameter in endpoint.parameters:

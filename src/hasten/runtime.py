@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
-from .body_wait import BodyWait
-from .context import ServeContext
-from .dependencies import AppDependencies
-from .errors import (
+from hasten.body_wait import BodyWait
+from hasten.context import ServeContext
+from hasten.dependencies import AppDependencies
+from hasten.errors import (
     EndpointContext,
     ExceptionHandler,
     ExceptionHandlers,
@@ -40,22 +40,22 @@ from .errors import (
     report_unhandled,
     server_error_response,
 )
-from .event_loop import clock, on_asyncio, report_off
-from .lifecycle import being_cancelled, run_tasks, shielded
-from .matcher import CompiledRoute, Matcher, RouteConflict
-from .middleware import build_chain, not_a_response
-from .middleware.headers import NO_HEADER_STEPS, finish_response, header_steps
-from .monitor import BlockStats, LoopMonitor
-from .observe import WHERE, Exchange, Observer, QueueTimer, RouteTag, Sink, Tracer
-from .overload import InFlight
-from .params import describe_handler, unwrap
-from .pools import Pools
-from .requests import Request
-from .responses import SEND_WHOLE, Response
-from .settings import Settings
-from .tallies import Tallies
-from .transport import Outbound
-from .websockets import (
+from hasten.event_loop import clock, on_asyncio, report_off
+from hasten.lifecycle import being_cancelled, run_tasks, shielded
+from hasten.matcher import CompiledRoute, Matcher, RouteConflict
+from hasten.middleware import build_chain, not_a_response
+from hasten.middleware.headers import NO_HEADER_STEPS, finish_response, header_steps
+from hasten.monitor import BlockStats, LoopMonitor
+from hasten.observe import WHERE, Exchange, Observer, QueueTimer, RouteTag, Sink, Tracer
+from hasten.overload import InFlight
+from hasten.params import describe_handler, unwrap
+from hasten.pools import Pools
+from hasten.requests import Request
+from hasten.responses import SEND_WHOLE, Response
+from hasten.settings import Settings
+from hasten.tallies import Tallies
+from hasten.transport import Outbound
+from hasten.websockets import (
     GOING_AWAY,
     INTERNAL_ERROR,
     POLICY_VIOLATION,
@@ -64,12 +64,12 @@ from .websockets import (
 )
 
 if TYPE_CHECKING:
-    from .connection import Connection
-    from .metrics import Metrics
-    from .routing import BaseRoute
-    from .stats import RouteCounts
-    from .tracing import Telemetry
-    from .types import Middleware, Target
+    from hasten.connection import Connection
+    from hasten.metrics import Metrics
+    from hasten.routing import BaseRoute
+    from hasten.stats import RouteCounts
+    from hasten.tracing import Telemetry
+    from hasten.types import Middleware, Target
 
 __all__ = ["Runtime"]
 
@@ -94,7 +94,7 @@ class Runtime:
         *,
         state: dict[str, Any] | None = None,
     ) -> None:
-        from .health import control_routes
+        from hasten.health import control_routes
 
         self.settings = settings
         # Decided once: asyncio's loop, or another that AnyIO runs (trio; see event_loop.py).
@@ -212,17 +212,17 @@ class Runtime:
         self.metrics = self.route_counts = None
         tallies = Tallies()  # what the metrics and the live stats read, when either is on
         if settings.metrics_url is not None:
-            from .metrics import Metrics
+            from hasten.metrics import Metrics
 
             self.metrics = Metrics(self.pools, self.in_flight, tallies)
         if settings.stats_token is not None:
-            from .stats import RouteCounts
+            from hasten.stats import RouteCounts
 
             self.route_counts = RouteCounts(self.stats, tallies)
         counted = self.metrics is not None or self.route_counts is not None
         sinks: list[Sink] = []
         if settings.access_log is not None:
-            from .access_log import AccessLog
+            from hasten.access_log import AccessLog
 
             sinks.append(AccessLog(settings.access_log))
         tracer: Tracer | None = self.telemetry
@@ -244,7 +244,7 @@ class Runtime:
         if self.route_counts is not None:
             self.route_counts.start()
         if self.settings.ready_url is not None:
-            from .drain import drain_on_sigterm
+            from hasten.drain import drain_on_sigterm
 
             drain_on_sigterm(self.in_flight, self.settings.shutdown_timeout)
 
@@ -610,7 +610,7 @@ def _telemetry(settings: Settings) -> Telemetry | None:
         return None
     if settings.telemetry is None and "opentelemetry" not in sys.modules:
         return None
-    from .tracing import Telemetry
+    from hasten.tracing import Telemetry
 
     return Telemetry.of(settings)
 

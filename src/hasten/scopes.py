@@ -12,8 +12,8 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .connection import Connection
-    from .requests import Request
+    from hasten.connection import Connection
+    from hasten.requests import Request
 
 __all__ = ["ConnectionScope", "Receive"]
 

@@ -49,9 +49,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
-from .dependencies import ASYNC, ASYNC_GEN, ON_LOOP, SYNC
-from .errors import RequestValidationError
-from .extractors import (
+from hasten.dependencies import ASYNC, ASYNC_GEN, ON_LOOP, SYNC
+from hasten.errors import RequestValidationError
+from hasten.extractors import (
     QUICK_SOURCES,
     UNDEFINED,
     FormField,
@@ -59,7 +59,7 @@ from .extractors import (
     Reader,
     ScalarReader,
 )
-from .lifecycle import (
+from hasten.lifecycle import (
     Exit,
     advance,
     being_cancelled,
@@ -72,10 +72,10 @@ from .lifecycle import (
 )
 
 if TYPE_CHECKING:
-    from .connection import Connection
-    from .extractors import BodyDecoder, FormDecoder
-    from .plan import Node
-    from .validation import Errors
+    from hasten.connection import Connection
+    from hasten.extractors import BodyDecoder, FormDecoder
+    from hasten.plan import Node
+    from hasten.validation import Errors
 
 __all__ = ["Quick", "quick_of", "the_connection", "written_solver", "written_values"]
 

@@ -14,11 +14,11 @@ from collections.abc import AsyncIterable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .encoders import untyped_json
-from .event_loop import Sleep, loop_clock, until
-from .protocols import CLIENT_GONE
-from .responses import StreamingResponse
-from .transport import StreamWriter
+from hasten.encoders import untyped_json
+from hasten.event_loop import Sleep, loop_clock, until
+from hasten.protocols import CLIENT_GONE
+from hasten.responses import StreamingResponse
+from hasten.transport import StreamWriter
 
 __all__ = ["DEFAULT_PING_SECONDS", "EventSourceResponse", "ServerSentEvent", "format_sse_event"]
 

@@ -12,10 +12,10 @@ import os
 import stat
 from collections.abc import Mapping
 
-from .files import FileResponse
-from .paths import encode_path
-from .requests import Request
-from .responses import RedirectResponse, Response
+from hasten.files import FileResponse
+from hasten.paths import encode_path
+from hasten.requests import Request
+from hasten.responses import RedirectResponse, Response
 
 __all__ = ["StaticFiles"]
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import msgspec
 
-from .settings import STATS_DIRECTORY_ENV
-from .tallies import Tallies
+from hasten.settings import STATS_DIRECTORY_ENV
+from hasten.tallies import Tallies
 
 __all__ = ["FLUSH_SECONDS", "RouteCounts"]
 

@@ -18,13 +18,13 @@ except ImportError as exc:  # pragma: no cover - the dev install has it
         "hasten.telemetry needs opentelemetry-api: pip install 'hasten[otel]'"
     ) from exc
 
-from .settings import TelemetryKeywords
+from hasten.settings import TelemetryKeywords
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from .requests import Request
-    from .websockets import WebSocket
+    from hasten.requests import Request
+    from hasten.websockets import WebSocket
 
 __all__ = ["DATA_KEY", "TelemetryConfig", "TelemetryData", "get_telemetry_data"]
 

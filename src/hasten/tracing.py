@@ -30,19 +30,19 @@ from time import perf_counter, time_ns
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from . import lifecycle
-from .errors import (
+from hasten import lifecycle
+from hasten.errors import (
     HTTPError,
     RequestValidationError,
     WebSocketException,
     WebSocketRequestValidationError,
     unhandled_listener,
 )
-from .mounts import MOUNT_PATH, mounting
-from .observe import Exchange, RouteTag
-from .responses import Response
-from .settings import Settings
-from .websockets import WebSocketDisconnect
+from hasten.mounts import MOUNT_PATH, mounting
+from hasten.observe import Exchange, RouteTag
+from hasten.responses import Response
+from hasten.settings import Settings
+from hasten.websockets import WebSocketDisconnect
 
 try:
     from opentelemetry import _logs, context, metrics, propagate, trace
@@ -50,13 +50,13 @@ try:
 except ImportError as exc:  # pragma: no cover - the dev install has it
     raise ImportError("telemetry needs opentelemetry-api: pip install 'hasten[otel]'") from exc
 
-from .telemetry import DATA_KEY, TelemetryData
+from hasten.telemetry import DATA_KEY, TelemetryData
 
 if TYPE_CHECKING:
-    from .connection import Connection
-    from .requests import Request
-    from .types import Invoke, Render
-    from .websockets import WebSocket
+    from hasten.connection import Connection
+    from hasten.requests import Request
+    from hasten.types import Invoke, Render
+    from hasten.websockets import WebSocket
 
 __all__ = ["Telemetry", "configured"]
 
@@ -144,7 +144,7 @@ class Telemetry:
             if known
             else _KNOWN_METHODS
         )
-        from . import __version__
+        from hasten import __version__
 
         self.version = __version__
         self._tracer: tuple[Any, trace.Tracer] | None = None

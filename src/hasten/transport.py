@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable
 from typing import Any, Protocol
 
-from .wire import HeaderList
+from hasten.wire import HeaderList
 
 __all__ = ["Inbound", "Outbound", "Reading", "Sent", "StreamWriter"]
 

@@ -8,9 +8,9 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 if TYPE_CHECKING:
-    from .requests import Request
-    from .responses import Response
-    from .runtime import Runtime
+    from hasten.requests import Request
+    from hasten.responses import Response
+    from hasten.runtime import Runtime
 
 __all__ = [
     "ASGIApp",

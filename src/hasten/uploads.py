@@ -5,8 +5,8 @@ from __future__ import annotations
 import tempfile
 from typing import IO, Any
 
-from .datastructures import Headers
-from .lifecycle import submit
+from hasten.datastructures import Headers
+from hasten.lifecycle import submit
 
 __all__ = ["UploadFile"]
 

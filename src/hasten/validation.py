@@ -28,8 +28,8 @@ from typing import Any, Final
 
 import msgspec
 
-from .models import pydantic_installed
-from .params import Parameter
+from hasten.models import pydantic_installed
+from hasten.params import Parameter
 
 __all__ = [
     "Errors",
@@ -268,7 +268,7 @@ def _validator(parameter: Parameter, loc: Loc, lax: bool) -> Callable[[Any], Any
 def _msgspec_only(parameter: Parameter) -> bool:
     """A type pydantic does not read whole: a Struct, an attrs class or a msgspec.Meta
     constraint anywhere in it."""
-    from .models import uses_msgspec
+    from hasten.models import uses_msgspec
 
     return uses_msgspec(parameter.annotation)
 

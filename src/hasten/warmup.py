@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from .params import unwrap
-from .pools import Pools, call_in_child, waited
+from hasten.params import unwrap
+from hasten.pools import Pools, call_in_child, waited
 
 if TYPE_CHECKING:
-    from .routing import BaseRoute
+    from hasten.routing import BaseRoute
 
 __all__ = ["EXECUTOR_CHECK_TIMEOUT", "Imported", "import_modules", "warm_up"]
 

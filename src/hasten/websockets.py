@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any, Literal, NoReturn
 import anyio
 import msgspec
 
-from .connection import Connection
+from hasten.connection import Connection
 
 if TYPE_CHECKING:
-    from .responses import Response
+    from hasten.responses import Response
 
 __all__ = ["WebSocket", "WebSocketDisconnect", "WebSocketState"]
 
@@ -67,7 +67,7 @@ class WebSocket(Connection):
     def __new__(cls, *args: Any, **kwargs: Any) -> WebSocket:
         if cls is WebSocket and args and type(args[0]) is dict:
             # Starlette's ``WebSocket(scope, receive, send)`` in an ASGI middleware.
-            from .protocols.asgi import connection_over
+            from hasten.protocols.asgi import connection_over
 
             websocket = connection_over(*args, **kwargs)
             assert isinstance(websocket, WebSocket)

@@ -22,6 +22,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = "hasten bench needs psutil: pip install 'hasten[bench]'"
         print(f"hasten bench: error: {message}", file=sys.stderr)
         return 2
-    from .command import main as command
+    from hasten.bench.command import main as command
 
     return command(sys.argv[1:] if argv is None else argv)

@@ -21,9 +21,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from .._arguments import add_arguments, from_arguments
-from ..servers import Interface, ServerName
-from .load import (
+from hasten._arguments import add_arguments, from_arguments
+from hasten.bench.load import (
     BuiltinGenerator,
     LoadError,
     LoadGenerator,
@@ -38,7 +37,7 @@ from .load import (
     parse_request,
     request_line,
 )
-from .measurement import (
+from hasten.bench.measurement import (
     Measurement,
     PeakRss,
     ProcessTree,
@@ -47,8 +46,14 @@ from .measurement import (
     TargetResult,
     find_py_spy,
 )
-from .reports import build_document, render_flamegraph, render_html, render_text, write_json
-from .targets import (
+from hasten.bench.reports import (
+    build_document,
+    render_flamegraph,
+    render_html,
+    render_text,
+    write_json,
+)
+from hasten.bench.targets import (
     AppTarget,
     ServerError,
     Target,
@@ -59,7 +64,7 @@ from .targets import (
     parse_target,
     probe,
 )
-from .verdict import (
+from hasten.bench.verdict import (
     Baseline,
     BaselineError,
     Check,
@@ -68,6 +73,7 @@ from .verdict import (
     paired_checks,
     read_baseline,
 )
+from hasten.servers import Interface, ServerName
 
 __all__ = [
     "REGRESSION_EXIT",

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from .measurement import PERCENTILES, Histogram, LoadResult
+from hasten.bench.measurement import PERCENTILES, Histogram, LoadResult
 
 __all__ = [
     "FAILURES",

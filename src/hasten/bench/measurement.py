@@ -25,7 +25,7 @@ from types import TracebackType
 
 import psutil
 
-from .targets import Target
+from hasten.bench.targets import Target
 
 __all__ = [
     "CLIENT_BOUND",

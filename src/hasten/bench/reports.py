@@ -23,8 +23,8 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from .load import LoadGenerator, find_wrk, wrk_version
-from .measurement import (
+from hasten.bench.load import LoadGenerator, find_wrk, wrk_version
+from hasten.bench.measurement import (
     CLIENT_BOUND,
     PERCENTILES,
     Profile,
@@ -32,7 +32,7 @@ from .measurement import (
     curve_key,
     ratios,
 )
-from .targets import AppTarget, UrlTarget
+from hasten.bench.targets import AppTarget, UrlTarget
 
 __all__ = [
     "SCHEMA",

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from .measurement import Metrics
+from hasten.bench.measurement import Metrics
 
 __all__ = [
     "CHECKED",

@@ -11,16 +11,16 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from types import FunctionType, MethodType
 from typing import Any, NoReturn, cast
 
-from ..params import describe_handler
-from ..requests import Request
-from ..responses import Response
-from ..types import Handler
-from ..types import Middleware as MiddlewareFunction
-from .cors import CORSMiddleware
-from .gzip import GZipMiddleware
-from .https_redirect import HTTPSRedirectMiddleware
-from .proxy_headers import ProxyHeadersMiddleware
-from .trusted_host import TrustedHostMiddleware
+from hasten.middleware.cors import CORSMiddleware
+from hasten.middleware.gzip import GZipMiddleware
+from hasten.middleware.https_redirect import HTTPSRedirectMiddleware
+from hasten.middleware.proxy_headers import ProxyHeadersMiddleware
+from hasten.middleware.trusted_host import TrustedHostMiddleware
+from hasten.params import describe_handler
+from hasten.requests import Request
+from hasten.responses import Response
+from hasten.types import Handler
+from hasten.types import Middleware as MiddlewareFunction
 
 __all__ = [
     "CORSMiddleware",

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any, TypeAlias
 
-from ..types import CallNext
-from ..types import Middleware as DispatchFunction
+from hasten.types import CallNext
+from hasten.types import Middleware as DispatchFunction
 
 __all__ = ["BaseHTTPMiddleware", "DispatchFunction", "RequestResponseEndpoint"]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..datastructures import check_header
-from ..requests import Request
-from ..responses import PlainTextResponse, Response
-from ..wire import HeaderList
-from .headers import HeaderMiddleware, set_header, vary
+from hasten.datastructures import check_header
+from hasten.middleware.headers import HeaderMiddleware, set_header, vary
+from hasten.requests import Request
+from hasten.responses import PlainTextResponse, Response
+from hasten.wire import HeaderList
 
 __all__ = ["CORSMiddleware"]
 

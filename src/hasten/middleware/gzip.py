@@ -7,14 +7,14 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Sequence
 from concurrent.futures import Executor
 from typing import Any
 
-from ..files import FileResponse
-from ..lifecycle import submit
-from ..mounts import MountResponse
-from ..requests import Request
-from ..responses import InThreads, Response, StreamingResponse, close_chunks
-from ..types import CallNext
-from ..wire import allows_body
-from .headers import add_vary
+from hasten.files import FileResponse
+from hasten.lifecycle import submit
+from hasten.middleware.headers import add_vary
+from hasten.mounts import MountResponse
+from hasten.requests import Request
+from hasten.responses import InThreads, Response, StreamingResponse, close_chunks
+from hasten.types import CallNext
+from hasten.wire import allows_body
 
 __all__ = ["GZipMiddleware", "accepts_gzip"]
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple, cast
 
-from ..datastructures import MutableHeaders
+from hasten.datastructures import MutableHeaders
 
 if TYPE_CHECKING:
-    from ..requests import Request
-    from ..responses import Response
-    from ..types import CallNext
-    from ..wire import HeaderList
+    from hasten.requests import Request
+    from hasten.responses import Response
+    from hasten.types import CallNext
+    from hasten.wire import HeaderList
 
 __all__ = [
     "EVERY_METHOD",

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..requests import Request
-from ..responses import RedirectResponse, Response
-from ..types import CallNext
+from hasten.requests import Request
+from hasten.responses import RedirectResponse, Response
+from hasten.types import CallNext
 
 __all__ = ["HTTPSRedirectMiddleware"]
 

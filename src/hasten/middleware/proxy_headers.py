@@ -5,10 +5,10 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Sequence
 
-from ..datastructures import Address
-from ..requests import Request
-from ..responses import Response
-from ..types import CallNext
+from hasten.datastructures import Address
+from hasten.requests import Request
+from hasten.responses import Response
+from hasten.types import CallNext
 
 __all__ = ["ProxyHeadersMiddleware"]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..requests import Request
-from ..responses import PlainTextResponse, RedirectResponse, Response
-from ..types import CallNext
+from hasten.requests import Request
+from hasten.responses import PlainTextResponse, RedirectResponse, Response
+from hasten.types import CallNext
 
 __all__ = ["TrustedHostMiddleware"]
 

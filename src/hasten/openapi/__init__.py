@@ -6,9 +6,9 @@
 OpenAPI 3.0 for client generators that do not read 3.1.
 """
 
-from .document import app_openapi, get_openapi
-from .operations import generate_unique_id
-from .schemas import SchemaHook
-from .v30 import openapi_30
+from hasten.openapi.document import app_openapi, get_openapi
+from hasten.openapi.operations import generate_unique_id
+from hasten.openapi.schemas import SchemaHook
+from hasten.openapi.v30 import openapi_30
 
 __all__ = ["SchemaHook", "app_openapi", "generate_unique_id", "get_openapi", "openapi_30"]

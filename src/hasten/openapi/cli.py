@@ -40,8 +40,8 @@ def render(document: dict[str, Any]) -> bytes:
 
 
 def _command(args: argparse.Namespace) -> int:
-    from ..cli import load_app
-    from .document import app_openapi
+    from hasten.cli import load_app
+    from hasten.openapi.document import app_openapi
 
     app = load_app(args.target)
     if args.version is None:

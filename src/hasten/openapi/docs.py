@@ -16,15 +16,19 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ..files import FileResponse
-from ..requests import Request
-from ..responses import HTMLResponse, Response
-from ..routing import BaseRoute, Router
-from .pages import get_redoc_html, get_swagger_ui_html, get_swagger_ui_oauth2_redirect_html
+from hasten.files import FileResponse
+from hasten.openapi.pages import (
+    get_redoc_html,
+    get_swagger_ui_html,
+    get_swagger_ui_oauth2_redirect_html,
+)
+from hasten.requests import Request
+from hasten.responses import HTMLResponse, Response
+from hasten.routing import BaseRoute, Router
 
 if TYPE_CHECKING:
-    from ..app import App
-    from ..settings import Settings
+    from hasten.app import App
+    from hasten.settings import Settings
 
 __all__ = [
     "SWAGGER_UI_PACKAGE",

@@ -6,16 +6,16 @@ import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..params import unwrap
-from ..routing import Route
-from .operations import openapi_path, operation, security, unique_id_at
-from .schemas import SchemaHook, Schemas
-from .v30 import openapi_30
-from .webhooks import Webhooks
+from hasten.openapi.operations import openapi_path, operation, security, unique_id_at
+from hasten.openapi.schemas import SchemaHook, Schemas
+from hasten.openapi.v30 import openapi_30
+from hasten.openapi.webhooks import Webhooks
+from hasten.params import unwrap
+from hasten.routing import Route
 
 if TYPE_CHECKING:
-    from ..app import App
-    from ..routing import BaseRoute
+    from hasten.app import App
+    from hasten.routing import BaseRoute
 
 __all__ = ["app_openapi", "get_openapi"]
 

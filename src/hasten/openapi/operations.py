@@ -21,11 +21,15 @@ from typing import Any
 
 import msgspec
 
-from ..endpoints import Endpoint
-from ..models import to_builtins
-from ..params import MISSING, Parameter, unwrap
-from ..paths import PathTemplate
-from ..responses import (
+from hasten.endpoints import Endpoint
+from hasten.models import to_builtins
+from hasten.openapi.form_models import form_model_schemas, is_form_model, may_be_absent
+from hasten.openapi.meta import constraints_of, said_by
+from hasten.openapi.model_fields import documented_fields, model_of
+from hasten.openapi.schemas import Schemas
+from hasten.params import MISSING, Parameter, unwrap
+from hasten.paths import PathTemplate
+from hasten.responses import (
     HTMLResponse,
     JSONResponse,
     PlainTextResponse,
@@ -33,13 +37,9 @@ from ..responses import (
     Response,
     declared_media_type,
 )
-from ..routing import Route
-from ..sse import EventSourceResponse, ServerSentEvent
-from ..wire import allows_body
-from .form_models import form_model_schemas, is_form_model, may_be_absent
-from .meta import constraints_of, said_by
-from .model_fields import documented_fields, model_of
-from .schemas import Schemas
+from hasten.routing import Route
+from hasten.sse import EventSourceResponse, ServerSentEvent
+from hasten.wire import allows_body
 
 __all__ = [
     "HTTP_VALIDATION_ERROR",

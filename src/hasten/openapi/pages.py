@@ -13,7 +13,7 @@ import html
 import json
 from typing import Any
 
-from ..responses import HTMLResponse
+from hasten.responses import HTMLResponse
 
 __all__ = [
     "SWAGGER_UI_DEFAULTS",
@@ -141,7 +141,7 @@ def get_redoc_html(
 def get_swagger_ui_oauth2_redirect_html() -> HTMLResponse:
     """The page Swagger UI's OAuth2 flows return to (FastAPI's function): Swagger UI's own,
     from the package that ships its files (a 501 that says so without it)."""
-    from .docs import swagger_ui_files
+    from hasten.openapi.docs import swagger_ui_files
 
     found = swagger_ui_files()
     if found is None:

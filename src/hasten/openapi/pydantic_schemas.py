@@ -17,7 +17,7 @@ from typing import Any, Literal, TypeVar
 
 import msgspec
 
-from .meta import said_by
+from hasten.openapi.meta import said_by
 
 __all__ = [
     "Mode",

@@ -28,9 +28,9 @@ from typing import Any
 import msgspec
 import msgspec.inspect as mi
 
-from ..models import uses_pydantic
-from .formats import add_field_formats, add_formats
-from .pydantic_schemas import (
+from hasten.models import uses_pydantic
+from hasten.openapi.formats import add_field_formats, add_formats
+from hasten.openapi.pydantic_schemas import (
     Mode,
     has_computed_fields,
     is_pydantic_dataclass,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Unpack
 
-from ..routing import BaseRoute, Route, RouteKeywords, Router
+from hasten.routing import BaseRoute, Route, RouteKeywords, Router
 
 __all__ = ["Webhooks"]
 

@@ -11,23 +11,23 @@ from collections.abc import AsyncIterator, Awaitable, Generator, Sequence
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
-from ..connection import ASGICallable
-from ..context import UNSERVED
-from ..datastructures import Address
-from ..errors import report_unhandled
-from ..lifecycle import submit
-from ..paths import under_root
-from ..requests import ClientDisconnected, Request
-from ..responses import Response
-from ..transport import Reading
-from ..types import Message, Receive, Scope, Send
-from ..websockets import ABNORMAL, NO_STATUS, WebSocket, WebSocketDisconnect
-from ..websockets import Message as WebSocketMessage
-from ..wire import BODY_STATUSES, HeaderList, allows_body
+from hasten.connection import ASGICallable
+from hasten.context import UNSERVED
+from hasten.datastructures import Address
+from hasten.errors import report_unhandled
+from hasten.lifecycle import submit
+from hasten.paths import under_root
+from hasten.requests import ClientDisconnected, Request
+from hasten.responses import Response
+from hasten.transport import Reading
+from hasten.types import Message, Receive, Scope, Send
+from hasten.websockets import ABNORMAL, NO_STATUS, WebSocket, WebSocketDisconnect
+from hasten.websockets import Message as WebSocketMessage
+from hasten.wire import BODY_STATUSES, HeaderList, allows_body
 
 if TYPE_CHECKING:
-    from ..runtime import Runtime
-    from ..types import Served
+    from hasten.runtime import Runtime
+    from hasten.types import Served
 
 __all__ = [
     "ASGIAdapter",

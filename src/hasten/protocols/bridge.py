@@ -18,10 +18,10 @@ from urllib.parse import quote
 
 from granian.rsgi import ProtocolClosed, ProtocolError
 
-from ..datastructures import check_header
-from ..transport import Outbound, StreamWriter
-from ..types import Message
-from ..wire import HeaderList
+from hasten.datastructures import check_header
+from hasten.transport import Outbound, StreamWriter
+from hasten.types import Message
+from hasten.wire import HeaderList
 
 __all__ = ["HTTPBridge", "WebSocketBridge", "asgi_scope"]
 

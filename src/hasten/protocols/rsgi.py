@@ -8,20 +8,20 @@ from typing import TYPE_CHECKING, Any
 
 from granian.rsgi import ProtocolClosed, ProtocolError
 
-from ..backpressure import paced
-from ..connection import ASGICallable
-from ..context import UNSERVED
-from ..datastructures import Address, Headers
-from ..errors import HTTPError
-from ..paths import under_root
-from ..requests import Request
-from ..responses import Response
-from ..websockets import ABNORMAL, NO_STATUS, Message, WebSocket, WebSocketDisconnect
-from .bridge import HTTPBridge, WebSocketBridge, asgi_scope
+from hasten.backpressure import paced
+from hasten.connection import ASGICallable
+from hasten.context import UNSERVED
+from hasten.datastructures import Address, Headers
+from hasten.errors import HTTPError
+from hasten.paths import under_root
+from hasten.protocols.bridge import HTTPBridge, WebSocketBridge, asgi_scope
+from hasten.requests import Request
+from hasten.responses import Response
+from hasten.websockets import ABNORMAL, NO_STATUS, Message, WebSocket, WebSocketDisconnect
 
 if TYPE_CHECKING:
-    from ..transport import StreamWriter
-    from ..types import Served
+    from hasten.transport import StreamWriter
+    from hasten.types import Served
 
 __all__ = ["RSGIRequest", "RSGIWebSocket", "serve", "serve_through_asgi"]
 

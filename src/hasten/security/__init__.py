@@ -9,9 +9,9 @@ FastAPI's (``hasten.security.http`` for ``fastapi.security.http``, ...), so that
 imports port one for one.
 """
 
-from .api_key import APIKeyBase, APIKeyCookie, APIKeyHeader, APIKeyQuery
-from .base import SecurityBase, SecurityScheme
-from .http import (
+from hasten.security.api_key import APIKeyBase, APIKeyCookie, APIKeyHeader, APIKeyQuery
+from hasten.security.base import SecurityBase, SecurityScheme
+from hasten.security.http import (
     HTTPAuthorizationCredentials,
     HTTPBase,
     HTTPBasic,
@@ -19,7 +19,7 @@ from .http import (
     HTTPBearer,
     HTTPDigest,
 )
-from .oauth2 import (
+from hasten.security.oauth2 import (
     OAuth2,
     OAuth2AuthorizationCodeBearer,
     OAuth2PasswordBearer,
@@ -27,7 +27,7 @@ from .oauth2 import (
     OAuth2PasswordRequestFormStrict,
     SecurityScopes,
 )
-from .open_id_connect_url import OpenIdConnect
+from hasten.security.open_id_connect_url import OpenIdConnect
 
 __all__ = [
     "APIKeyBase",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..connection import Connection
-from .base import SecurityScheme
+from hasten.connection import Connection
+from hasten.security.base import SecurityScheme
 
 __all__ = ["APIKeyBase", "APIKeyCookie", "APIKeyHeader", "APIKeyQuery"]
 

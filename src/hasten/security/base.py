@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import HTTPException
+from hasten.errors import HTTPException
 
 __all__ = ["SecurityBase", "SecurityScheme"]
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import msgspec
 
-from ..connection import Connection
-from .base import SecurityScheme
-from .utils import get_authorization_scheme_param
+from hasten.connection import Connection
+from hasten.security.base import SecurityScheme
+from hasten.security.utils import get_authorization_scheme_param
 
 __all__ = [
     "HTTPAuthorizationCredentials",

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from ..connection import Connection
-from ..dependencies import reads_now
-from ..params import Form
-from .base import SecurityScheme
-from .utils import get_authorization_scheme_param
+from hasten.connection import Connection
+from hasten.dependencies import reads_now
+from hasten.params import Form
+from hasten.security.base import SecurityScheme
+from hasten.security.utils import get_authorization_scheme_param
 
 __all__ = [
     "OAuth2",

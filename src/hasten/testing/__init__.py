@@ -7,7 +7,7 @@ client, by doubles of Granian (RSGI) and uvicorn (ASGI) as strict as the real se
 
 from __future__ import annotations
 
-from .client import TestClient
-from .websocket import WebSocketDenialResponse, WebSocketTestSession
+from hasten.testing.client import TestClient
+from hasten.testing.websocket import WebSocketDenialResponse, WebSocketTestSession
 
 __all__ = ["TestClient", "WebSocketDenialResponse", "WebSocketTestSession"]

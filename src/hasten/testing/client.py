@@ -8,17 +8,17 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
 
-from ..app import App
-from .asgi import ASGIDriver
-from .exchange import Pipe, Wire
-from .loop import shared_loop
-from .rsgi import RSGIDriver
-from .server import ASGIServer, Driver, Server, Serving
-from .websocket import WebSocketTestSession
+from hasten.app import App
+from hasten.testing.asgi import ASGIDriver
+from hasten.testing.exchange import Pipe, Wire
+from hasten.testing.loop import shared_loop
+from hasten.testing.rsgi import RSGIDriver
+from hasten.testing.server import ASGIServer, Driver, Server, Serving
+from hasten.testing.websocket import WebSocketTestSession
 
 if TYPE_CHECKING:
-    from ..servers import Interface
-    from ..types import ASGIApp
+    from hasten.servers import Interface
+    from hasten.types import ASGIApp
 
 __all__ = ["TestClient"]
 

@@ -10,11 +10,11 @@ from urllib.parse import unquote
 
 from granian._granian import RSGIProtocolClosed, RSGIProtocolError
 
-from ..websockets import NO_STATUS
-from .exchange import Message, Pipe, Result, Wire
+from hasten.testing.exchange import Message, Pipe, Result, Wire
+from hasten.websockets import NO_STATUS
 
 if TYPE_CHECKING:
-    from ..app import App
+    from hasten.app import App
 
 __all__ = ["HTTPProto", "RSGIDriver", "WebSocketProto"]
 

@@ -14,13 +14,13 @@ import asyncio
 import weakref
 from typing import TYPE_CHECKING, Protocol
 
-from ..errors import unhandled_exceptions
-from .exchange import Pipe, Result, Wire
-from .loop import LoopThread
+from hasten.errors import unhandled_exceptions
+from hasten.testing.exchange import Pipe, Result, Wire
+from hasten.testing.loop import LoopThread
 
 if TYPE_CHECKING:
-    from ..app import App
-    from ..runtime import Runtime
+    from hasten.app import App
+    from hasten.runtime import Runtime
 
 __all__ = ["ASGIServer", "Server", "Serving"]
 

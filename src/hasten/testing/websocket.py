@@ -8,9 +8,9 @@ from typing import Any, Literal
 
 import httpx
 
-from ..websockets import ABNORMAL, WebSocketDisconnect
-from .exchange import Message, Pipe
-from .loop import LoopThread
+from hasten.testing.exchange import Message, Pipe
+from hasten.testing.loop import LoopThread
+from hasten.websockets import ABNORMAL, WebSocketDisconnect
 
 __all__ = ["WebSocketDenialResponse", "WebSocketTestSession"]
 
