@@ -38,7 +38,7 @@ async def request() -> None:
 
 async def work(mode: str) -> None:
     """``mode``: "none" (no work: the start alone), "off" or "on" (the monitor)."""
-    from hasten.monitor import LoopMonitor
+    from hasten._running.monitor import LoopMonitor
 
     monitor = LoopMonitor(THRESHOLD, {}) if mode == "on" else None
     if monitor is not None:

@@ -39,7 +39,7 @@ sys.path.insert(0, str(HERE))
 
 from run import Outcome, parse_report  # noqa: E402
 
-from hasten.port import port_source  # noqa: E402
+from hasten._cli.port import port_source  # noqa: E402
 
 CACHE = ROOT / ".cache" / "compat" / "apps"
 # Imported first in every process of the hasten side (a sitecustomize on its path).

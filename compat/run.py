@@ -53,7 +53,7 @@ from suite import (  # noqa: E402
     schema_tests,
 )
 
-from hasten.port import port_source  # noqa: E402
+from hasten._cli.port import port_source  # noqa: E402
 
 FASTAPI_VERSION = "0.165.0"
 SDIST = f"fastapi-{FASTAPI_VERSION}.tar.gz"

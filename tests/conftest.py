@@ -14,7 +14,7 @@ from typing import Any, Protocol
 import pytest
 
 from hasten import App
-from hasten.servers import Interface
+from hasten._cli.servers import Interface
 from hasten.testing import TestClient
 
 TESTS = Path(__file__).resolve().parent

@@ -7,10 +7,10 @@ import asyncio
 import types
 from dataclasses import dataclass, field
 
-from hasten.context import UNSERVED
-from hasten.protocols.rsgi import RSGIRequest
+from hasten._http.context import UNSERVED
+from hasten._http.wire import HeaderList
+from hasten._serve.protocols.rsgi import RSGIRequest
 from hasten.requests import Request
-from hasten.wire import HeaderList
 
 
 @dataclass

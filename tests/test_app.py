@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from hasten import App, HTTPError, Request, Response, Router, WebSocket
+from hasten._cli.servers import Interface
 from hasten.middleware import Middleware
 from hasten.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
-from hasten.servers import Interface
 from hasten.testing import TestClient
 from hasten.types import ASGIApp, CallNext, Receive, Scope, Send
 from tests.conftest import ClientFactory
@@ -302,7 +302,7 @@ def test_settings_keywords_mirror_settings() -> None:
     import typing
 
     from hasten import Settings
-    from hasten.settings import SettingsKeywords
+    from hasten._settings import SettingsKeywords
 
     names = [name for name, _, _ in Settings.documentation()]
     assert names == list(typing.get_type_hints(SettingsKeywords))

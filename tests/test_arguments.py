@@ -9,7 +9,7 @@ from typing import Literal
 
 import pytest
 
-from hasten._arguments import add_arguments, from_arguments
+from hasten._cli.arguments import add_arguments, from_arguments
 
 
 @dataclass(frozen=True, kw_only=True)

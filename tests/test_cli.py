@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import hasten
-from hasten._arguments import from_arguments
+from hasten._cli.arguments import from_arguments
 from hasten.app import RouteInfo
 from hasten.cli import RunConfig, build_parser, format_routes, load_app, main
 from tests.running import (
@@ -252,7 +252,7 @@ def test_port_rewrites_the_imports_of_every_file_and_prints_the_diff(
 UP_TO_SERVING = """
 import sys
 
-import hasten.cli as cli
+import hasten._cli.main as cli
 
 cli.build_parser().parse_args(["run", "examples.hello:app"])
 cli._SERVERS["granian"] = lambda config: None  # everything of `hasten run` but the server

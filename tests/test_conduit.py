@@ -11,8 +11,8 @@ import pytest
 from openapi_spec_validator import validate
 
 from examples import conduit
+from hasten._cli.servers import Interface
 from hasten.openapi import openapi_30
-from hasten.servers import Interface
 from hasten.testing import TestClient, WebSocketDenialResponse
 
 ANN = {"username": "ann", "email": "ann@example.com", "password": "correct horse"}

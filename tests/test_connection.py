@@ -7,9 +7,9 @@ from typing import Any, ClassVar
 import pytest
 
 from hasten import App, Connection, Request, State
-from hasten.context import UNSERVED
-from hasten.protocols.asgi import ASGIChannel, ASGIRequest
-from hasten.protocols.rsgi import RSGIRequest
+from hasten._http.context import UNSERVED
+from hasten._serve.protocols.asgi import ASGIChannel, ASGIRequest
+from hasten._serve.protocols.rsgi import RSGIRequest
 from hasten.testing import TestClient
 from tests.conftest import ClientFactory
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from hasten import Headers, QueryParams, uploads
+from hasten import Headers, QueryParams
+from hasten._http import uploads
 from hasten.datastructures import Default, DefaultPlaceholder, UploadFile, parse_query
 
 

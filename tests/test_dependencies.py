@@ -37,11 +37,10 @@ from hasten import (
     UploadFile,
     WebSocket,
 )
-from hasten.connection import Connection
+from hasten._cli.servers import Interface
+from hasten._http.connection import Connection, cleanup_of
 from hasten.errors import DependencyScopeError, FastAPIError
-from hasten.lifecycle import cleanup_of
 from hasten.requests import HTTPConnection
-from hasten.servers import Interface
 from hasten.testing import TestClient
 from tests.conftest import ClientFactory
 
@@ -815,7 +814,7 @@ def test_a_cancelled_unwind_still_leaves_the_files_to_close_after_the_response()
     async def scenario() -> None:
         request: Any = SimpleNamespace(_cleanup=None, context=SimpleNamespace(threads=None))
         cleanup = cleanup_of(request)
-        cleanup.form = Files()  # type: ignore[assignment]
+        cleanup.form = Files()
         for generator in (cancelled_after_yield(), swallows()):
             await generator.__anext__()
             cleanup.exits.append((generator, True, "dependency"))

@@ -18,8 +18,8 @@ from collections.abc import Iterator
 import pytest
 import uvloop
 
-from hasten.drain import _loop_handler, drain_on_sigterm, remember_signal_handlers
-from hasten.overload import InFlight
+from hasten._http.in_flight import InFlight
+from hasten._ops.drain import _loop_handler, drain_on_sigterm, remember_signal_handlers
 
 
 @pytest.fixture(autouse=True)
@@ -36,7 +36,9 @@ def test_asyncio_keeps_a_loops_signal_handler_where_the_drain_reads_it() -> None
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGTERM, stop, "sigterm")
         handler = _loop_handler(loop)
-        assert handler is not None, "asyncio moved its signal handlers: hasten.drain needs a fix"
+        assert handler is not None, (
+            "asyncio moved its signal handlers: hasten._ops.drain needs a fix"
+        )
         assert handler == (stop, ("sigterm",))
 
     asyncio.run(scenario())

@@ -15,8 +15,14 @@ import pytest
 from pydantic_core import PydanticUndefined
 
 from hasten import App, File, Form, JSONResponse, Response, UploadFile
+from hasten._http.encoding import (
+    encode_json,
+    encode_msgspec,
+    encoder_for,
+    holds_bytes,
+    may_hold_bytes,
+)
 from hasten.encoders import jsonable_encoder
-from hasten.encoding import encode_json, encode_msgspec, encoder_for, holds_bytes, may_hold_bytes
 from hasten.errors import PydanticV1NotSupportedError
 from tests.conftest import ClientFactory
 

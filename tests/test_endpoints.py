@@ -12,9 +12,9 @@ import msgspec
 import pytest
 
 from hasten import App, Header, JSONResponse, Parameter, Request, Response
-from hasten.endpoints import Endpoint, RouteOptions
+from hasten._http.paths import PathTemplate
+from hasten._values.endpoints import Endpoint, RouteOptions
 from hasten.params import MISSING
-from hasten.paths import PathTemplate
 from hasten.testing import TestClient
 from hasten.testing.loop import LOOP_THREAD_NAME
 from tests.conftest import ClientFactory

@@ -10,7 +10,7 @@ from email.utils import formatdate
 import pytest
 
 from hasten import App, FileResponse
-from hasten.files import _single_range, content_disposition
+from hasten._http.files import _single_range, content_disposition
 from hasten.testing import TestClient
 from tests.conftest import ClientFactory
 

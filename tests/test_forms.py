@@ -26,11 +26,11 @@ from hasten import (
     Request,
     UploadFile,
 )
-from hasten.context import UNSERVED, ServeContext
+from hasten._http.context import UNSERVED, ServeContext
+from hasten._http.forms import _reason, read_form
+from hasten._settings import FormLimitsKeywords
 from hasten.datastructures import Headers
 from hasten.errors import HTTPError
-from hasten.forms import _reason, read_form
-from hasten.settings import FormLimitsKeywords
 from tests.conftest import ClientFactory
 
 BOUNDARY = "hastenboundary"

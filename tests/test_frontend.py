@@ -8,7 +8,7 @@ import pathlib
 import pytest
 
 from hasten import App, Depends, HTTPError, Request, Router
-from hasten.frontend import Fallback
+from hasten._serve.frontend import Fallback
 from hasten.routing import FrontendRoute
 from tests.conftest import ClientFactory
 

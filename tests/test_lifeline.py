@@ -124,7 +124,7 @@ def test_no_process_outlives_hasten_run(
 # die_with_parent itself, in a child of a child.
 TIED_CHILD = """
 import os, sys, time
-from hasten._lifeline import die_with_parent
+from hasten._running.lifeline import die_with_parent
 die_with_parent(int(sys.argv[1]))
 print("tied", flush=True)
 time.sleep(30)
@@ -151,13 +151,15 @@ def test_a_tied_child_dies_with_its_parent() -> None:
 
 
 def test_a_child_whose_parent_is_already_gone_dies_at_once() -> None:
-    code = "from hasten._lifeline import die_with_parent; die_with_parent(1); print('alive')"
+    code = (
+        "from hasten._running.lifeline import die_with_parent; die_with_parent(1); print('alive')"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=ROOT, check=False)
     assert (done.returncode, done.stdout) == (-signal.SIGTERM, b"")
 
 
 def test_die_with_parent_keeps_a_child_whose_parent_lives() -> None:
-    code = "import os; from hasten._lifeline import die_with_parent;"
+    code = "import os; from hasten._running.lifeline import die_with_parent;"
     code += " die_with_parent(os.getppid()); print('alive')"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=ROOT, check=False)
     assert (done.returncode, done.stdout) == (0, b"alive\n")

@@ -10,7 +10,7 @@ import msgspec
 import pytest
 
 from hasten import App, Header, Request
-from hasten.settings import SettingsKeywords
+from hasten._settings import SettingsKeywords
 from tests.conftest import ClientFactory
 
 JSON = {"content-type": "application/json"}

@@ -33,20 +33,24 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import hasten.solver
+import hasten._values.solver
 from hasten import App, Depends, Header, HTTPException, JSONResponse, Query, Request, Response
+from hasten._http.background import run_task, run_tasks
+from hasten._http.connection import cleanup_of
+from hasten._http.datastructures import _decoded_pairs
+from hasten._http.lifecycle import Cleanup
+from hasten._http.paths import PathTemplate
+from hasten._running.threads import advance
+from hasten._serve.matcher import CompiledRoute, Matcher, _search, _walk_greedy
+from hasten._serve.protocols import asgi, rsgi
+from hasten._values.param_models import FlatModel, _gather, _gather_query
+from hasten._values.validation import _FAST
 from hasten.background import BackgroundTask, BackgroundTasks
-from hasten.datastructures import QueryParams, _decoded_pairs, parse_query
+from hasten.datastructures import QueryParams, parse_query
 from hasten.errors import FastAPIDeprecationWarning
-from hasten.lifecycle import Cleanup, advance, cleanup_of, run_task, run_tasks
-from hasten.matcher import CompiledRoute, Matcher, _search, _walk_greedy
-from hasten.param_models import FlatModel, _gather, _gather_query
 from hasten.params import describe
-from hasten.paths import PathTemplate
-from hasten.protocols import asgi, rsgi
 from hasten.testing import TestClient
 from hasten.types import Target
-from hasten.validation import _FAST
 
 
 class Order(msgspec.Struct):
@@ -129,7 +133,7 @@ def _read_by_readers(app: App) -> TestClient:
     looked up in place (the fast forms', and the solvers' of ``_client``) are held to."""
     client = TestClient(app)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(hasten.solver, "quick_of", lambda reader: None)
+        patch.setattr(hasten._values.solver, "quick_of", lambda reader: None)
         assert client.get("/one/query").status_code == 200  # started: its solvers written
     return client
 

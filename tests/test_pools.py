@@ -11,7 +11,7 @@ import anyio
 import anyio.from_thread
 
 from hasten import App, Depends
-from hasten.pools import ThreadPool
+from hasten._running.pools import ThreadPool
 from tests.conftest import ClientFactory
 
 

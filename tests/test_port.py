@@ -1,4 +1,4 @@
-"""hasten.port: a FastAPI app's imports rewritten to hasten's, nothing else touched."""
+"""hasten._cli.port: a FastAPI app's imports rewritten to hasten's, nothing else touched."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from hasten.port import MODULES, hasten_module, port_source
+from hasten._cli.port import MODULES, hasten_module, port_source
 from hasten.routing import BaseRoute
 
 

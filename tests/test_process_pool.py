@@ -12,7 +12,7 @@ from concurrent.futures.process import BrokenProcessPool
 import psutil
 import pytest
 
-from hasten.process_pool import ProcessPool
+from hasten._running.process_pool import ProcessPool
 from tests import offload_handlers as handlers
 
 

@@ -12,7 +12,7 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 
 from hasten import App, FileResponse, Request, Response
-from hasten.protocols.asgi import ASGIChannel
+from hasten._serve.protocols.asgi import ASGIChannel
 from hasten.testing import TestClient
 from hasten.testing.asgi import HTTPExchange
 from hasten.testing.exchange import Result

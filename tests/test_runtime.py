@@ -15,7 +15,7 @@ import msgspec
 import pytest
 
 from hasten import App, Request, Response, StreamingResponse
-from hasten.servers import Interface
+from hasten._cli.servers import Interface
 from hasten.testing import TestClient
 from hasten.types import CallNext
 from tests.asgi_calls import asgi_get

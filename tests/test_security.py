@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import pytest
 
 from hasten import App, Depends, HTTPException, Request, Security, WebSocket
+from hasten._cli.servers import Interface
 from hasten.security import (
     APIKeyCookie,
     APIKeyHeader,
@@ -27,7 +28,6 @@ from hasten.security import (
     SecurityScopes,
 )
 from hasten.security.utils import get_authorization_scheme_param
-from hasten.servers import Interface
 from hasten.testing import TestClient, WebSocketDenialResponse
 from tests.conftest import ClientFactory
 

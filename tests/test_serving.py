@@ -18,9 +18,10 @@ import uvicorn
 import uvloop
 from uvicorn.config import STARTUP_FAILURE
 
-from hasten import _granian, _uvicorn
+from hasten._cli import granian as _granian
+from hasten._cli import uvicorn as _uvicorn
+from hasten._ops.drain import _remembered
 from hasten.cli import RunConfig
-from hasten.drain import _remembered
 
 
 def limited(**options: Any) -> RunConfig:

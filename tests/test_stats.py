@@ -15,8 +15,8 @@ import msgspec
 import pytest
 
 from hasten import App
-from hasten.settings import STATS_DIRECTORY_ENV
-from hasten.stats import FLUSH_SECONDS
+from hasten._ops.stats import FLUSH_SECONDS
+from hasten._settings import STATS_DIRECTORY_ENV
 from tests.conftest import ClientFactory
 
 TOKEN = {"authorization": "Bearer s3cret"}

@@ -16,7 +16,7 @@ import pydantic
 import pytest
 
 from hasten import App, EventSourceResponse, Header, Request, ServerSentEvent, StreamingResponse
-from hasten.responses import InThreads
+from hasten._http.responses import InThreads
 from hasten.sse import format_sse_event
 from tests.conftest import ClientFactory
 from tests.recording import RecordingTransport, request_for

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from benchmarks import suite
-from hasten._arguments import add_arguments, from_arguments
+from hasten._cli.arguments import add_arguments, from_arguments
 from hasten.bench.command import BenchOptions, requests_of, targets_of
 from hasten.bench.targets import AppTarget
 

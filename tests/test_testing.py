@@ -24,8 +24,8 @@ from hasten import (
     WebSocket,
     WebSocketDisconnect,
 )
+from hasten._cli.servers import Interface
 from hasten.responses import RedirectResponse
-from hasten.servers import Interface
 from hasten.testing import TestClient, WebSocketDenialResponse, WebSocketTestSession
 from tests.conftest import ClientFactory
 

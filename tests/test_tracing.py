@@ -22,8 +22,9 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from hasten import App, BackgroundTasks, Depends, HTTPException, WebSocket, otlp
-from hasten.servers import Interface
+from hasten import App, BackgroundTasks, Depends, HTTPException, WebSocket
+from hasten._cli.servers import Interface
+from hasten._ops import otlp
 from hasten.telemetry import TelemetryConfig, TelemetryData, get_telemetry_data
 from hasten.testing import TestClient
 from tests.conftest import ClientFactory

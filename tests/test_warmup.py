@@ -12,7 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from hasten import App, warmup
+from hasten import App
+from hasten._serve import warmup
 from hasten.testing import TestClient
 from tests import offload_handlers as handlers
 from tests.apps import threaded, unimportable_in_workers, work

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from watchfiles import Change
 
-from hasten._watching import SourceFiles, source_filter
+from hasten._cli.watching import SourceFiles, source_filter
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from hasten import (
     WebSocketDisconnect,
     WebSocketException,
 )
-from hasten.servers import Interface
+from hasten._cli.servers import Interface
 from hasten.testing import TestClient, WebSocketDenialResponse, WebSocketTestSession
 from tests.conftest import ClientFactory
 

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hasten import Response
-from hasten.wire import HeaderList, allows_body, frame
+from hasten._http.wire import HeaderList, allows_body, frame
 
 CT = ("content-type", "text/plain")
 

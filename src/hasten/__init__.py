@@ -3,17 +3,14 @@
 from typing import TYPE_CHECKING, Any
 
 from hasten import status
-from hasten.app import App, RouteInfo
-from hasten.background import BackgroundTasks
-from hasten.connection import Connection
-from hasten.datastructures import Address, Headers, MutableHeaders, QueryParams, State
-from hasten.dependencies import Security
-from hasten.errors import HTTPError, HTTPException, RequestValidationError, WebSocketException
-from hasten.files import FileResponse
-from hasten.forms import FormData
-from hasten.params import Body, Cookie, Depends, File, Form, Header, Param, Parameter, Path, Query
-from hasten.requests import Request
-from hasten.responses import (
+from hasten._http.background import BackgroundTasks
+from hasten._http.connection import Connection
+from hasten._http.datastructures import Address, Headers, MutableHeaders, QueryParams, State
+from hasten._http.errors import HTTPError, HTTPException, RequestValidationError, WebSocketException
+from hasten._http.files import FileResponse
+from hasten._http.forms import FormData
+from hasten._http.requests import Request
+from hasten._http.responses import (
     HTMLResponse,
     JSONResponse,
     PlainTextResponse,
@@ -21,6 +18,25 @@ from hasten.responses import (
     Response,
     StreamingResponse,
 )
+from hasten._http.sse import EventSourceResponse, ServerSentEvent
+from hasten._http.uploads import UploadFile
+from hasten._http.websockets import WebSocket, WebSocketDisconnect
+from hasten._settings import Settings
+from hasten._values.dependencies import Security
+from hasten._values.params import (
+    Body,
+    Cookie,
+    Depends,
+    File,
+    Form,
+    Header,
+    Param,
+    Parameter,
+    Path,
+    Query,
+)
+from hasten._version import __version__
+from hasten.app import App, RouteInfo
 from hasten.routing import Route, Router
 from hasten.security import (
     APIKeyCookie,
@@ -33,16 +49,11 @@ from hasten.security import (
     OAuth2PasswordBearer,
     OAuth2PasswordRequestForm,
 )
-from hasten.settings import Settings
-from hasten.sse import EventSourceResponse, ServerSentEvent
 from hasten.staticfiles import StaticFiles
-from hasten.uploads import UploadFile
-from hasten.websockets import WebSocket, WebSocketDisconnect
 
 if TYPE_CHECKING:
     from hasten.templating import Jinja2Templates as Jinja2Templates
 
-__version__ = "0.1.0"
 
 __all__ = [
     "APIKeyCookie",

@@ -2,6 +2,6 @@
 (``max_fields``, ``max_files``, ``max_part_size``), for code written against FastAPI's private
 module, FastAPI's own tests among it. hasten's name for it is ``FormLimitsKeywords``."""
 
-from hasten.settings import FormLimitsKeywords as _FormLimits
+from hasten._settings import FormLimitsKeywords as _FormLimits
 
 __all__ = ["_FormLimits"]

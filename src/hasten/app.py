@@ -15,28 +15,25 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, Unpack, overload
 
 import anyio
 
-from hasten import concurrency
-from hasten.datastructures import State
-from hasten.dependencies import DependencyOverrides
-from hasten.errors import (
-    ExceptionHandler,
-    FastAPIDeprecationWarning,
-    error_response,
-    server_error_response,
-)
-from hasten.event_loop import clock, on_asyncio
-from hasten.lifecycle import submit
+from hasten._http.contracts import ASGIApp, Hook, Middleware
+from hasten._http.datastructures import State
+from hasten._http.error_responses import ExceptionHandler, error_response, server_error_response
+from hasten._http.errors import FastAPIDeprecationWarning
+from hasten._http.in_flight import overloaded
+from hasten._http.responses import Response
+from hasten._running import concurrency
+from hasten._running.event_loop import clock, on_asyncio
+from hasten._running.monitor import BlockStats
+from hasten._running.threads import submit
+from hasten._serve.mounts import MountEndpoint
+from hasten._serve.protocols import asgi, rsgi
+from hasten._serve.routes import BaseRoute, Lifespan, check_keywords
+from hasten._serve.runtime import Runtime
+from hasten._serve.warmup import warm_up
+from hasten._settings import Settings, SettingsKeywords
+from hasten._values.dependencies import DependencyOverrides
 from hasten.middleware.base import BaseHTTPMiddleware
-from hasten.monitor import BlockStats
-from hasten.mounts import MountEndpoint
-from hasten.overload import overloaded
-from hasten.protocols import asgi, rsgi
-from hasten.responses import Response
-from hasten.routing import BaseRoute, Lifespan, Router, check_keywords
-from hasten.runtime import Runtime
-from hasten.settings import Settings, SettingsKeywords
-from hasten.types import ASGIApp, Hook, Middleware
-from hasten.warmup import warm_up
+from hasten.routing import Router
 
 if TYPE_CHECKING:
     from hasten.middleware import Middleware as MiddlewareEntry
@@ -338,7 +335,7 @@ class App(Router):
             self._frozen = True
             self.lifespan_state = {}
             if self.settings.exports_telemetry:  # before the runtime looks for providers
-                from hasten.otlp import configure_from_environment
+                from hasten._ops.otlp import configure_from_environment
 
                 configure_from_environment(self.settings.telemetry or {})
             runtime = Runtime(
@@ -417,7 +414,7 @@ class App(Router):
                 # On the loop's own threads (asyncio's default pool, or AnyIO's on trio).
                 await submit(None, runtime.stop)
                 if self.settings.exports_telemetry:
-                    from hasten.otlp import flush
+                    from hasten._ops.otlp import flush
 
                     await submit(None, flush)  # what was recorded is sent before exit
                 self._stopping = False

@@ -21,7 +21,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from hasten.responses import HTMLResponse, Response
+from hasten._http.responses import HTMLResponse, Response
 
 try:
     import jinja2
@@ -29,7 +29,7 @@ except ImportError as exc:  # pragma: no cover - the extra is installed in devel
     raise ImportError("hasten.templating needs Jinja2: pip install 'hasten[templates]'") from exc
 
 if TYPE_CHECKING:
-    from hasten.requests import Request
+    from hasten._http.requests import Request
 
 __all__ = ["Jinja2Templates", "TemplateResponse"]
 

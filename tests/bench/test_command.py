@@ -23,7 +23,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from hasten._arguments import from_arguments
+from hasten._cli.arguments import from_arguments
 from hasten.bench import command, main
 from hasten.bench.command import (
     BenchOptions,

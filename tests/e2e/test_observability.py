@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from hasten._ops.metrics import FLUSH_SECONDS
 from hasten.cli import main
-from hasten.metrics import FLUSH_SECONDS
 from tests.e2e.conftest import (
     HOST,
     ROOT,

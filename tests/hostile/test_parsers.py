@@ -26,11 +26,11 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from hasten import App, FileResponse, Form, Header, Request, Response, UploadFile
-from hasten.connection import _parse_cookies
+from hasten._http.connection import _parse_cookies
+from hasten._http.files import _preconditions, _single_range, _timestamp
+from hasten._http.forms import _boundary
 from hasten.datastructures import Headers
 from hasten.errors import HTTPError
-from hasten.files import _preconditions, _single_range, _timestamp
-from hasten.forms import _boundary
 from hasten.middleware import GZipMiddleware, ProxyHeadersMiddleware
 from hasten.middleware.gzip import accepts_gzip
 from hasten.testing import TestClient

@@ -1,7 +1,7 @@
 """A FastAPI app written as FastAPI's users write it, with what moved badly before: field
 aliases (``alias_generator=to_camel``), a path parameter in a router's prefix and one named
 by ``Path(alias=)``, query and header parameter models, and a ``response: Response``
-parameter. ``test_moves.py`` ports it with ``hasten.port`` (imports only) and compares."""
+parameter. ``test_moves.py`` ports it with ``hasten._cli.port`` (imports only) and compares."""
 
 from __future__ import annotations
 

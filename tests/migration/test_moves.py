@@ -1,4 +1,4 @@
-"""``moves_app.py`` served by FastAPI and, its imports rewritten by ``hasten.port`` and
+"""``moves_app.py`` served by FastAPI and, its imports rewritten by ``hasten._cli.port`` and
 nothing else, by hasten through both adapters: the same requests get the same status, JSON
 body and the headers the app sets."""
 
@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
-from hasten.port import port_source
-from hasten.servers import Interface
+from hasten._cli.port import port_source
+from hasten._cli.servers import Interface
 from hasten.testing import TestClient
 from tests.migration import moves_app
 

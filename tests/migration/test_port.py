@@ -33,8 +33,8 @@ from hasten import (
     StreamingResponse,
     status,
 )
+from hasten._cli.servers import Interface
 from hasten.concurrency import run_in_threadpool
-from hasten.servers import Interface
 from hasten.testing import TestClient
 from hasten.types import CallNext
 from tests.conftest import ClientFactory

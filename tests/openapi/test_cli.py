@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from hasten._cli.openapi import render
 from hasten.cli import main
-from hasten.openapi.cli import render
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGET = "examples.api:app"

@@ -21,7 +21,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from hasten._arguments import add_arguments, from_arguments
+from hasten._cli.arguments import add_arguments, from_arguments
+from hasten._cli.servers import Interface, ServerName
 from hasten.bench.load import (
     BuiltinGenerator,
     LoadError,
@@ -73,7 +74,6 @@ from hasten.bench.verdict import (
     paired_checks,
     read_baseline,
 )
-from hasten.servers import Interface, ServerName
 
 __all__ = [
     "REGRESSION_EXIT",

@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 
 import psutil
 
-from hasten.servers import INTERFACES, Interface, ServerName
+from hasten._cli.servers import INTERFACES, Interface, ServerName
 
 __all__ = [
     "HOST",

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any, TypeAlias
 
-from hasten.types import CallNext
-from hasten.types import Middleware as DispatchFunction
+from hasten._http.contracts import CallNext
+from hasten._http.contracts import Middleware as DispatchFunction
 
 __all__ = ["BaseHTTPMiddleware", "DispatchFunction", "RequestResponseEndpoint"]
 

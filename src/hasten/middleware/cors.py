@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from hasten.datastructures import check_header
+from hasten._http.datastructures import check_header
+from hasten._http.requests import Request
+from hasten._http.responses import PlainTextResponse, Response
+from hasten._http.wire import HeaderList
 from hasten.middleware.headers import HeaderMiddleware, set_header, vary
-from hasten.requests import Request
-from hasten.responses import PlainTextResponse, Response
-from hasten.wire import HeaderList
 
 __all__ = ["CORSMiddleware"]
 

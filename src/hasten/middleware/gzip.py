@@ -7,14 +7,14 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Sequence
 from concurrent.futures import Executor
 from typing import Any
 
-from hasten.files import FileResponse
-from hasten.lifecycle import submit
+from hasten._http.contracts import CallNext
+from hasten._http.files import FileResponse
+from hasten._http.requests import Request
+from hasten._http.responses import InThreads, Response, StreamingResponse, close_chunks
+from hasten._http.wire import allows_body
+from hasten._running.threads import submit
+from hasten._serve.mounts import MountResponse
 from hasten.middleware.headers import add_vary
-from hasten.mounts import MountResponse
-from hasten.requests import Request
-from hasten.responses import InThreads, Response, StreamingResponse, close_chunks
-from hasten.types import CallNext
-from hasten.wire import allows_body
 
 __all__ = ["GZipMiddleware", "accepts_gzip"]
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from hasten.requests import Request
-from hasten.responses import RedirectResponse, Response
-from hasten.types import CallNext
+from hasten._http.contracts import CallNext
+from hasten._http.requests import Request
+from hasten._http.responses import RedirectResponse, Response
 
 __all__ = ["HTTPSRedirectMiddleware"]
 

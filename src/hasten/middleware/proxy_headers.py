@@ -5,10 +5,10 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Sequence
 
-from hasten.datastructures import Address
-from hasten.requests import Request
-from hasten.responses import Response
-from hasten.types import CallNext
+from hasten._http.contracts import CallNext
+from hasten._http.datastructures import Address
+from hasten._http.requests import Request
+from hasten._http.responses import Response
 
 __all__ = ["ProxyHeadersMiddleware"]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hasten.requests import Request
-from hasten.responses import PlainTextResponse, RedirectResponse, Response
-from hasten.types import CallNext
+from hasten._http.contracts import CallNext
+from hasten._http.requests import Request
+from hasten._http.responses import PlainTextResponse, RedirectResponse, Response
 
 __all__ = ["TrustedHostMiddleware"]
 

@@ -16,19 +16,19 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from hasten.files import FileResponse
+from hasten._http.files import FileResponse
+from hasten._http.requests import Request
+from hasten._http.responses import HTMLResponse, Response
 from hasten.openapi.pages import (
     get_redoc_html,
     get_swagger_ui_html,
     get_swagger_ui_oauth2_redirect_html,
 )
-from hasten.requests import Request
-from hasten.responses import HTMLResponse, Response
 from hasten.routing import BaseRoute, Router
 
 if TYPE_CHECKING:
+    from hasten._settings import Settings
     from hasten.app import App
-    from hasten.settings import Settings
 
 __all__ = [
     "SWAGGER_UI_PACKAGE",

@@ -6,11 +6,11 @@ import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from hasten._values.params import unwrap
 from hasten.openapi.operations import openapi_path, operation, security, unique_id_at
 from hasten.openapi.schemas import SchemaHook, Schemas
 from hasten.openapi.v30 import openapi_30
 from hasten.openapi.webhooks import Webhooks
-from hasten.params import unwrap
 from hasten.routing import Route
 
 if TYPE_CHECKING:

@@ -14,11 +14,11 @@ import functools
 import typing
 from typing import Any
 
-from hasten.models import uses_pydantic
+from hasten._values.models import uses_pydantic
+from hasten._values.param_markers import alias_choices
+from hasten._values.param_models import model_fields
+from hasten._values.params import Parameter
 from hasten.openapi.schemas import Schemas
-from hasten.param_markers import alias_choices
-from hasten.param_models import model_fields
-from hasten.params import Parameter
 
 __all__ = ["form_model_schemas", "is_form_model", "may_be_absent"]
 

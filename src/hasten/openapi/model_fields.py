@@ -15,9 +15,9 @@ from typing import Any
 import msgspec
 import msgspec.inspect as mi
 
-from hasten.models import is_pydantic_model
-from hasten.param_models import model_fields
-from hasten.params import MISSING, Parameter
+from hasten._values.models import is_pydantic_model
+from hasten._values.param_models import model_fields
+from hasten._values.params import MISSING, Parameter
 
 __all__ = ["ModelField", "documented_fields", "model_of"]
 

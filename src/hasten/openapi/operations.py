@@ -21,15 +21,8 @@ from typing import Any
 
 import msgspec
 
-from hasten.endpoints import Endpoint
-from hasten.models import to_builtins
-from hasten.openapi.form_models import form_model_schemas, is_form_model, may_be_absent
-from hasten.openapi.meta import constraints_of, said_by
-from hasten.openapi.model_fields import documented_fields, model_of
-from hasten.openapi.schemas import Schemas
-from hasten.params import MISSING, Parameter, unwrap
-from hasten.paths import PathTemplate
-from hasten.responses import (
+from hasten._http.paths import PathTemplate
+from hasten._http.responses import (
     HTMLResponse,
     JSONResponse,
     PlainTextResponse,
@@ -37,9 +30,16 @@ from hasten.responses import (
     Response,
     declared_media_type,
 )
+from hasten._http.sse import EventSourceResponse, ServerSentEvent
+from hasten._http.wire import allows_body
+from hasten._values.endpoints import Endpoint
+from hasten._values.models import to_builtins
+from hasten._values.params import MISSING, Parameter, unwrap
+from hasten.openapi.form_models import form_model_schemas, is_form_model, may_be_absent
+from hasten.openapi.meta import constraints_of, said_by
+from hasten.openapi.model_fields import documented_fields, model_of
+from hasten.openapi.schemas import Schemas
 from hasten.routing import Route
-from hasten.sse import EventSourceResponse, ServerSentEvent
-from hasten.wire import allows_body
 
 __all__ = [
     "HTTP_VALIDATION_ERROR",

@@ -13,7 +13,7 @@ import html
 import json
 from typing import Any
 
-from hasten.responses import HTMLResponse
+from hasten._http.responses import HTMLResponse
 
 __all__ = [
     "SWAGGER_UI_DEFAULTS",

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Unpack
 
-from hasten.routing import BaseRoute, Route, RouteKeywords, Router
+from hasten._serve.routes import BaseRoute, Route, RouteKeywords
+from hasten.routing import Router
 
 __all__ = ["Webhooks"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hasten.errors import HTTPException
+from hasten._http.errors import HTTPException
 
 __all__ = ["SecurityBase", "SecurityScheme"]
 

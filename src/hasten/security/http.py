@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from hasten.connection import Connection
+from hasten._http.connection import Connection
 from hasten.security.base import SecurityScheme
 from hasten.security.utils import get_authorization_scheme_param
 

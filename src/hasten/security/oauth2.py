@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from hasten.connection import Connection
-from hasten.dependencies import reads_now
-from hasten.params import Form
+from hasten._http.connection import Connection
+from hasten._values.dependencies import SecurityScopes, reads_now
+from hasten._values.params import Form
 from hasten.security.base import SecurityScheme
 from hasten.security.utils import get_authorization_scheme_param
 
@@ -141,18 +141,6 @@ class OAuth2AuthorizationCodeBearer(_BearerFlow):
             description=description,
             auto_error=auto_error,
         )
-
-
-class SecurityScopes:
-    """Take it as a parameter of a dependency used with ``Security(..., scopes=[...])``: the
-    OAuth2 scopes required along the way to it, from the route down (FastAPI's)."""
-
-    def __init__(self, scopes: list[str] | None = None) -> None:
-        self.scopes: list[str] = scopes or []
-        self.scope_str = " ".join(self.scopes)
-
-    def __repr__(self) -> str:
-        return f"SecurityScopes({self.scopes!r})"
 
 
 class OAuth2PasswordRequestForm:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hasten.connection import Connection
+from hasten._http.connection import Connection
 from hasten.security.base import SecurityScheme
 
 __all__ = ["OpenIdConnect"]

@@ -8,14 +8,14 @@ import contextlib
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from hasten.errors import unhandled_exceptions
-from hasten.paths import under_root
+from hasten._http.errors import unhandled_exceptions
+from hasten._http.paths import under_root
+from hasten._http.websockets import ABNORMAL
 from hasten.testing.exchange import Message, Pipe, Result, Wire
-from hasten.websockets import ABNORMAL
 
 if TYPE_CHECKING:
+    from hasten._http.contracts import ASGIApp
     from hasten.app import App
-    from hasten.types import ASGIApp
 
 __all__ = ["ASGIDriver", "HTTPExchange", "WebSocketChannel"]
 

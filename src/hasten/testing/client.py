@@ -17,8 +17,8 @@ from hasten.testing.server import ASGIServer, Driver, Server, Serving
 from hasten.testing.websocket import WebSocketTestSession
 
 if TYPE_CHECKING:
-    from hasten.servers import Interface
-    from hasten.types import ASGIApp
+    from hasten._cli.servers import Interface
+    from hasten._http.contracts import ASGIApp
 
 __all__ = ["TestClient"]
 

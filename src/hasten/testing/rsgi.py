@@ -10,8 +10,8 @@ from urllib.parse import unquote
 
 from granian._granian import RSGIProtocolClosed, RSGIProtocolError
 
+from hasten._http.websockets import NO_STATUS
 from hasten.testing.exchange import Message, Pipe, Result, Wire
-from hasten.websockets import NO_STATUS
 
 if TYPE_CHECKING:
     from hasten.app import App

@@ -14,13 +14,13 @@ import asyncio
 import weakref
 from typing import TYPE_CHECKING, Protocol
 
-from hasten.errors import unhandled_exceptions
+from hasten._http.errors import unhandled_exceptions
 from hasten.testing.exchange import Pipe, Result, Wire
 from hasten.testing.loop import LoopThread
 
 if TYPE_CHECKING:
+    from hasten._serve.runtime import Runtime
     from hasten.app import App
-    from hasten.runtime import Runtime
 
 __all__ = ["ASGIServer", "Server", "Serving"]
 

@@ -8,9 +8,9 @@ from typing import Any, Literal
 
 import httpx
 
+from hasten._http.websockets import ABNORMAL, WebSocketDisconnect
 from hasten.testing.exchange import Message, Pipe
 from hasten.testing.loop import LoopThread
-from hasten.websockets import ABNORMAL, WebSocketDisconnect
 
 __all__ = ["WebSocketDenialResponse", "WebSocketTestSession"]
 

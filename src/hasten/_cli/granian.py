@@ -1,0 +1,99 @@
+"""``hasten run --server granian``: Granian with hasten's limits, its workers tied to it.
+
+Granian runs in this process and starts its workers from its main thread; each worker loads
+the app through ``load_tied``, which first ties the worker to this process (see
+``_lifeline``): killed outright, ``hasten run`` takes its workers, and through them their
+process pools, down with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hasten._cli.watching import SourceFiles, source_filter
+from hasten._ops.drain import remember_signal_handlers
+from hasten._running.lifeline import die_with_parent
+
+if TYPE_CHECKING:
+    from hasten._cli.main import RunConfig
+
+__all__ = ["load_tied", "serve"]
+
+
+def load_tied(parent_pid: int, working_dir: Path, target: str) -> Any:
+    """In a Granian worker: tie it to ``parent_pid``, have Granian note the signal handlers it
+    puts on the worker's loop (for the drain, which goes in front of them), then load the app
+    as Granian would."""
+    from granian._internal import load_target
+
+    # The worker is forked with the parent's signal handlers, and Granian sets its own only
+    # once the app is loaded: a stop asked for while the app's module is imported (seconds,
+    # for a large app) would be lost, and the worker left serving. It has nothing in flight
+    # yet: it stops at once.
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, _stop_loading)
+    die_with_parent(parent_pid)
+    _note_loop_signals()
+    return load_target(target, wd=working_dir)
+
+
+def _stop_loading(signum: int, frame: object) -> None:
+    raise SystemExit(0)
+
+
+def _note_loop_signals() -> None:
+    """Have Granian's worker note the signal handlers it is about to put on its loop: it
+    puts them (``granian._signals.set_loop_signals``, looked up as it calls it) after
+    loading the app, so the drain can stand in front of them on any loop, uvloop's too."""
+    from granian import _signals
+
+    original = getattr(_signals, "set_loop_signals", None)
+    if original is None:  # another Granian: the drain says so where it cannot help
+        return
+
+    def set_loop_signals(loop: asyncio.AbstractEventLoop) -> Any:
+        remember_signal_handlers(loop)
+        return original(loop)
+
+    _signals.set_loop_signals = set_loop_signals
+
+
+def serve(config: RunConfig) -> None:
+    """Serve ``config.target`` on Granian until it stops."""
+    from granian import Granian
+    from granian.constants import Interfaces, Loops
+    from granian.http import HTTP1Settings
+
+    working_dir = Path.cwd()
+    reloading: dict[str, Any] = {}
+    if config.reload:
+        files = SourceFiles.of(config.reload_include, config.reload_exclude)
+        reloading = {
+            "reload_paths": [Path(item) for item in config.reload_dir] or [working_dir],
+            "reload_filter": source_filter(files),
+            # A change that breaks the app stops the worker, not the reloader: the next
+            # change starts a fresh one, as uvicorn's reloader does.
+            "reload_ignore_worker_failure": True,
+        }
+    Granian(
+        config.target,
+        address=config.host,
+        port=config.port,
+        interface=Interfaces(config.effective_interface),
+        loop=Loops(config.loop),
+        workers=config.workers,
+        reload=config.reload,
+        respawn_failed_workers=True,
+        working_dir=working_dir,
+        backlog=config.backlog,
+        backpressure=config.max_connections,
+        # Granian has one timer for both: the headers of a request, and an idle keep-alive
+        # connection waiting for the next one.
+        http1_settings=HTTP1Settings(header_read_timeout=round(config.header_timeout * 1000)),
+        **reloading,
+    ).serve(target_loader=partial(load_tied, os.getpid(), working_dir))

@@ -1,0 +1,72 @@
+"""``hasten run --server uvicorn``: uvicorn with hasten's limits, its workers tied to it.
+
+Imported only to serve on uvicorn (it imports uvicorn). With one worker uvicorn serves in this
+process; with several (or ``--reload``) it spawns them, and each loads the app through
+``TiedConfig.load``, which first ties the worker to this process (see ``_lifeline``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+import uvicorn
+from uvicorn.config import STARTUP_FAILURE
+from uvicorn.supervisors import ChangeReload, Multiprocess
+
+from hasten._running.lifeline import die_with_parent
+
+if TYPE_CHECKING:
+    from hasten._cli.main import RunConfig
+
+__all__ = ["TiedConfig", "serve"]
+
+
+class TiedConfig(uvicorn.Config):
+    """uvicorn's configuration; a worker process that loads it dies with the process that made
+    it. It travels to each worker by pickle, so it lives at module level."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.parent_pid = os.getpid()
+
+    def load(self) -> None:
+        if os.getpid() != self.parent_pid:  # in a worker that uvicorn spawned
+            die_with_parent(self.parent_pid)
+        super().load()
+
+
+def serve(config: RunConfig) -> None:
+    """Serve ``config.target`` on uvicorn until it stops: what ``uvicorn.run`` does, with a
+    configuration whose workers cannot outlive this process."""
+    settings = TiedConfig(
+        config.target,
+        host=config.host,
+        port=config.port,
+        workers=config.workers,
+        reload=config.reload,
+        reload_dirs=list(config.reload_dir) or None,
+        reload_includes=list(config.reload_include) or None,
+        reload_excludes=list(config.reload_exclude) or None,
+        loop=config.loop,
+        backlog=config.backlog,
+        limit_concurrency=config.max_connections,
+        timeout_keep_alive=config.keep_alive_timeout,
+        # As on Granian: no access log. uvicorn's writes each URL whole (a line of 100 KB for
+        # a 100 KB URL).
+        access_log=False,
+        # As on Granian: the app decides whom to take X-Forwarded-* from
+        # (ProxyHeadersMiddleware). uvicorn's own trusts 127.0.0.1 by default, so a request
+        # from there set request.client whatever the app's trusted_hosts said.
+        proxy_headers=False,
+    )
+    server = uvicorn.Server(settings)
+    if settings.should_reload:
+        ChangeReload(settings, target=server.run, sockets=[settings.bind_socket()]).run()
+    elif settings.workers > 1:
+        Multiprocess(settings, sockets=[settings.bind_socket()]).run()
+    else:
+        server.run()
+        if not server.started:
+            sys.exit(STARTUP_FAILURE)

@@ -1,0 +1,305 @@
+"""Headers and query parameters: case-insensitive, multi-valued, read-mostly; and the other
+data structures Starlette's and FastAPI's modules of that name hold (``UploadFile``,
+``Default``)."""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Iterator, Mapping
+from typing import Any, NamedTuple, TypeVar, overload
+from urllib.parse import SplitResult, unquote_plus, urlsplit, urlunsplit
+
+__all__ = [
+    "URL",
+    "Address",
+    "Default",
+    "DefaultPlaceholder",
+    "Headers",
+    "MutableHeaders",
+    "QueryParams",
+    "State",
+    "parse_query",
+]
+
+T = TypeVar("T")
+
+
+class Address(NamedTuple):
+    """The client's host and port."""
+
+    host: str
+    port: int
+
+
+class Headers(Mapping[str, str]):
+    """Request headers. Names are case-insensitive; ``get_all`` returns every value of a name."""
+
+    __slots__ = ("_items", "_lookup")
+
+    def __init__(self, items: list[tuple[str, str]]) -> None:
+        # items hold lower-cased names, as both protocols deliver them.
+        self._items = items
+        self._lookup: dict[str, str] | None = None
+
+    def _index(self) -> dict[str, str]:
+        if self._lookup is None:
+            lookup: dict[str, str] = {}
+            for name, value in self._items:
+                lookup.setdefault(name, value)
+            self._lookup = lookup
+        return self._lookup
+
+    def __getitem__(self, name: str) -> str:
+        return self._index()[name.lower()]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lower() in self._index()
+
+    @overload
+    def get(self, name: str) -> str | None: ...
+
+    @overload
+    def get(self, name: str, default: str) -> str: ...
+
+    @overload
+    def get(self, name: str, default: T) -> str | T: ...
+
+    def get(self, name: str, default: Any = None) -> Any:
+        # perf: Mapping.get goes through __getitem__ and a KeyError for a missing name.
+        return self._index().get(name.lower(), default)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index())
+
+    def __len__(self) -> int:
+        return len(self._index())
+
+    def get_all(self, name: str) -> list[str]:
+        """Every value sent for ``name``, in order."""
+        name = name.lower()
+        return [value for key, value in self._items if key == name]
+
+    getlist = get_all  # Starlette's name
+
+    def raw(self) -> list[tuple[str, str]]:
+        """The header pairs as received, names lower-cased."""
+        return list(self._items)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._items!r})"
+
+
+class MutableHeaders(Headers):
+    """Response headers: set, append and delete by case-insensitive name. A name or value
+    with CR, LF or NUL raises ValueError as it is set (the wire cannot carry it)."""
+
+    __slots__ = ()
+
+    def __setitem__(self, name: str, value: str) -> None:
+        # perf: ``check_header``'s first step written out: its call only for the rare rest.
+        if not (name.isprintable() and value.isprintable()):
+            check_header(name, value)
+        name = name.lower()
+        items = self._items
+        # perf: the usual header is new; ``_remove``'s frame only for one that is not.
+        for item in items:
+            if item[0] == name:
+                self._remove(name)
+                break
+        items.append((name, value))
+        self._lookup = None
+
+    def __delitem__(self, name: str) -> None:
+        name = name.lower()
+        if not self._remove(name):
+            raise KeyError(name)
+        self._lookup = None
+
+    def _remove(self, name: str) -> bool:
+        """Drop every value of ``name`` in place; True if there was one."""
+        # perf: a loop in place, not a comprehension: a middleware sets headers per request.
+        items = self._items
+        found = False
+        for index in range(len(items) - 1, -1, -1):
+            if items[index][0] == name:
+                del items[index]
+                found = True
+        return found
+
+    def append(self, name: str, value: str) -> None:
+        """Add a value without replacing earlier ones (e.g. a second ``set-cookie``)."""
+        if not (name.isprintable() and value.isprintable()):  # perf: as in __setitem__
+            check_header(name, value)
+        self._items.append((name.lower(), value))
+        self._lookup = None
+
+    def setdefault(self, name: str, value: str) -> str:
+        """Set ``name`` unless it is present; return its value."""
+        existing = self.get(name)
+        if existing is not None:
+            return existing
+        self.append(name, value)
+        return value
+
+
+def check_header(name: str, value: str) -> None:
+    """Raise ValueError, naming the header, when its name or value holds CR, LF or NUL.
+
+    A CR or LF would end the header line (a header injected, or the response split); no
+    server sends one: Granian's RSGI drops the header without a word, uvicorn drops the
+    connection. So it is refused where it is set, and the handler's error path answers.
+    """
+    # perf: one C call each for the usual header; the precise search only for the rest.
+    if name.isprintable() and value.isprintable():
+        return
+    for part, text in (("name", name), ("value", value)):
+        for character in ("\r", "\n", "\x00"):
+            if character in text:
+                raise ValueError(
+                    f"Response header {name!r}: its {part} holds {character!r}, which no "
+                    f"server can send (value {value!r})"
+                )
+
+
+def parse_query(query_string: str) -> list[tuple[str, str]]:
+    """Split ``a=1&b=x+y`` into pairs, decoding only the parts that need it."""
+    if "%" not in query_string and "+" not in query_string:
+        # perf: nothing to decode (most queries): ``_decoded_pairs`` in one comprehension,
+        # tests/test_perf_copies.py holds the two equal.
+        return [part.partition("=")[::2] for part in query_string.split("&") if part]
+    return _decoded_pairs(query_string)
+
+
+def _decoded_pairs(query_string: str) -> list[tuple[str, str]]:
+    pairs: list[tuple[str, str]] = []
+    for part in query_string.split("&"):
+        if not part:
+            continue
+        name, _, value = part.partition("=")
+        # perf: most names and values carry no escapes; unquote_plus costs ~0.5 us a call.
+        if "%" in part or "+" in part:
+            name, value = unquote_plus(name), unquote_plus(value)
+        pairs.append((name, value))
+    return pairs
+
+
+class QueryParams(Mapping[str, str]):
+    """The query string's parameters: ``query["tag"]`` is the last value given (Starlette's
+    rule), ``get_all`` returns every one (``?tag=a&tag=b``)."""
+
+    __slots__ = ("_last", "_pairs")
+
+    def __init__(self, pairs: list[tuple[str, str]]) -> None:
+        self._pairs = pairs
+        self._last = dict(pairs)
+
+    def __getitem__(self, name: str) -> str:
+        return self._last[name]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        # perf: Mapping.get goes through __getitem__ and a KeyError for a missing name.
+        return self._last.get(name, default)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._last)
+
+    def __len__(self) -> int:
+        return len(self._last)
+
+    def get_all(self, name: str) -> list[str]:
+        """Every value given for ``name``, in order."""
+        return [value for key, value in self._pairs if key == name]
+
+    getlist = get_all  # Starlette's name
+
+    def multi_items(self) -> list[tuple[str, str]]:
+        return list(self._pairs)
+
+    def __repr__(self) -> str:
+        return f"QueryParams({self._pairs!r})"
+
+
+class URL(str):
+    """A URL: the string itself, with its parts by Starlette's names (``url.path``)."""
+
+    __slots__ = ()
+
+    def _parts(self) -> SplitResult:
+        return urlsplit(self)
+
+    @property
+    def scheme(self) -> str:
+        return self._parts().scheme
+
+    @property
+    def netloc(self) -> str:
+        return self._parts().netloc
+
+    @property
+    def hostname(self) -> str | None:
+        return self._parts().hostname
+
+    @property
+    def port(self) -> int | None:
+        return self._parts().port
+
+    @property
+    def path(self) -> str:
+        return self._parts().path
+
+    @property
+    def query(self) -> str:
+        return self._parts().query
+
+    @property
+    def fragment(self) -> str:
+        return self._parts().fragment
+
+    def replace(self, **parts: str) -> URL:  # type: ignore[override]
+        """This URL with some of its parts (``scheme``, ``netloc``, ``path``, ``query``,
+        ``fragment``) replaced: ``request.url.replace(path="/login")``, as Starlette's."""
+        return URL(urlunsplit(self._parts()._replace(**parts)))
+
+
+class State:
+    """Attributes set freely: ``app.state.db = pool``, ``request.state.user = user``."""
+
+    def __init__(self, **values: Any) -> None:
+        self.__dict__.update(values)
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"State has no attribute {name!r}; set it first")
+
+    def __setattr__(self, name: str, value: Any) -> None:  # any name may be set
+        super().__setattr__(name, value)
+
+    def __repr__(self) -> str:
+        return f"State({self.__dict__!r})"
+
+
+class DefaultPlaceholder:
+    """A default that was not given but left as it is (FastAPI's ``Default(value)``): true and
+    equal as its value is, so that code can tell "given" from "left at the default"."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __bool__(self) -> bool:
+        return bool(self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DefaultPlaceholder) and other.value == self.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __repr__(self) -> str:
+        return f"Default({self.value!r})"
+
+
+def Default(value: T) -> T:
+    """``value``, marked as a default left as it is (see ``DefaultPlaceholder``)."""
+    # Typed as the value, as FastAPI's, for the keywords it defaults.
+    return typing.cast(T, DefaultPlaceholder(value))

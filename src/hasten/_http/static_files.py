@@ -1,0 +1,142 @@
+"""StaticFiles: a directory served under a prefix, ``app.mount("/static", StaticFiles(...))``.
+
+Files go out as ``FileResponse`` (Granian's own file sending under RSGI, with ETag,
+Last-Modified, 304 and ranges). The request's path is taken as the server decoded it, once,
+and never decoded again: a segment ``..`` (however it was encoded on the wire), a backslash,
+a NUL, or a symlink leading out of the directory (unless ``follow_symlinks``) finds nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Mapping
+
+from hasten._http.files import FileResponse
+from hasten._http.paths import encode_path
+from hasten._http.requests import Request
+from hasten._http.responses import RedirectResponse, Response
+
+__all__ = ["StaticFiles"]
+
+_NOT_FOUND_BODY = b'{"detail":"Not Found"}'
+
+
+class StaticFiles:
+    """Serve the files under ``directory``.
+
+    ``html=True``: a directory serves its ``index.html`` (a path to it without the trailing
+    slash is redirected to it), and a missing file the directory's ``404.html`` if there is
+    one. ``follow_symlinks=True`` serves symlinks that lead out of the directory.
+    ``headers`` are added to every file (``{"cache-control": "public, max-age=3600"}``).
+    Only GET and HEAD are served (405 otherwise).
+    """
+
+    methods = frozenset({"GET", "HEAD"})
+
+    def __init__(
+        self,
+        directory: str | os.PathLike[str],
+        *,
+        html: bool = False,
+        follow_symlinks: bool = False,
+        check_dir: bool = True,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        self.directory = os.path.realpath(directory)
+        self.html = html
+        self.follow_symlinks = follow_symlinks
+        self.headers = dict(headers or {})
+        if check_dir and not os.path.isdir(self.directory):
+            raise RuntimeError(f"StaticFiles directory {os.fspath(directory)!r} does not exist")
+
+    def __repr__(self) -> str:
+        return f"StaticFiles({self.directory!r})"
+
+    async def respond(self, request: Request, path: str) -> Response:
+        """The response for ``path``, the part of the request's path after the mount."""
+        found = self.resource(path)
+        if found is None:
+            return self._not_found()
+        file, info, index = found
+        if index and not request.path.endswith("/"):
+            return self.to_directory(request)
+        return self.file(file, info)
+
+    def resource(self, path: str) -> tuple[str, os.stat_result, bool] | None:
+        """The file ``path`` names under the directory (with ``html``, a directory's
+        ``index.html``), its stat, and whether it is such an index; None when there is none."""
+        found = self._find(path)
+        if found is None:
+            return None
+        file, info = found
+        if stat.S_ISREG(info.st_mode):
+            return file, info, False
+        if self.html and stat.S_ISDIR(info.st_mode):
+            index = self.page(os.path.join(path, "index.html"))
+            if index is not None:
+                return (*index, True)
+        return None
+
+    def page(self, path: str) -> tuple[str, os.stat_result] | None:
+        """The regular file ``path`` names under the directory, and its stat, if there is one."""
+        found = self._find(path)
+        if found is None or not stat.S_ISREG(found[1].st_mode):
+            return None
+        return found
+
+    def file(self, path: str, info: os.stat_result, status: int = 200) -> FileResponse:
+        """A file found under the directory, as this StaticFiles sends it."""
+        return FileResponse(path, status, self.headers or None, stat_result=info)
+
+    def _find(self, path: str) -> tuple[str, os.stat_result] | None:
+        """The file or directory at ``path`` under the directory, and its (followed) stat;
+        None when there is none, or when the path tries to leave the directory."""
+        if "\\" in path or "\0" in path:
+            return None
+        parts = [part for part in path.split("/") if part]
+        if any(part in ("..", ".") for part in parts):
+            return None
+        current = self.directory
+        if not parts:
+            info = self._stat(current)
+            return (current, info) if info is not None else None
+        # perf: one lstat per component under the directory (realpath() would lstat every
+        # component from /), resolving a symlink only where there is one.
+        info = None
+        for part in parts:
+            current = f"{current}{os.sep}{part}"
+            try:
+                info = os.lstat(current)
+            except (OSError, ValueError):
+                return None
+            if stat.S_ISLNK(info.st_mode):
+                if not self.follow_symlinks and not self._inside(os.path.realpath(current)):
+                    return None  # a symlink leading out of the directory
+                followed = self._stat(current)
+                if followed is None:
+                    return None
+                info = followed
+        assert info is not None  # there was a part
+        return current, info
+
+    def _inside(self, real: str) -> bool:
+        return real == self.directory or real.startswith(self.directory + os.sep)
+
+    @staticmethod
+    def _stat(path: str) -> os.stat_result | None:
+        try:
+            return os.stat(path)
+        except (OSError, ValueError):
+            return None
+
+    def to_directory(self, request: Request) -> Response:
+        """A redirect to the request's path with a slash after it (a directory's index)."""
+        location = request.url_with_path(encode_path(request.path) + "/")
+        return RedirectResponse(location, status=307)
+
+    def _not_found(self) -> Response:
+        page = self.page("404.html") if self.html else None
+        if page is not None:
+            return self.file(*page, status=404)
+        return Response(_NOT_FOUND_BODY, 404, media_type="application/json")

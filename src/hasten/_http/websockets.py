@@ -1,0 +1,265 @@
+"""WebSocket: what a WebSocket handler talks to, whichever protocol carried it.
+
+``@app.websocket("/ws/{room}")`` handlers take the same typed path, query, header and cookie
+parameters as HTTP handlers (one parameter description, the same extractors), and the
+``WebSocket`` itself like a Request. The protocol adapters subclass WebSocket to say how a
+message is accepted, received, sent and closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
+
+import anyio
+import msgspec
+
+from hasten._http.connection import Connection
+
+if TYPE_CHECKING:
+    from hasten._http.responses import Response
+
+__all__ = ["WebSocket", "WebSocketDisconnect", "WebSocketState"]
+
+WebSocketState = Literal["connecting", "connected", "closed"]
+Message = str | bytes
+
+# RFC 6455 §7.4.1 close codes hasten sends.
+NORMAL = 1000
+GOING_AWAY = 1001
+UNSUPPORTED_DATA = 1003
+NO_STATUS = 1005
+ABNORMAL = 1006
+INVALID_DATA = 1007
+POLICY_VIOLATION = 1008
+TOO_BIG = 1009
+INTERNAL_ERROR = 1011
+
+_json_decode = msgspec.json.decode
+_json_encode = msgspec.json.encode
+
+
+class WebSocketDisconnect(Exception):
+    """The WebSocket closed: ``code`` and ``reason`` are the close frame's (1005 when the
+    server does not tell, as Granian's RSGI does not)."""
+
+    def __init__(self, code: int = NORMAL, reason: str = "") -> None:
+        super().__init__(code, reason)
+        self.code = code
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return f"WebSocketDisconnect({self.code}, {self.reason!r})"
+
+
+class WebSocket(Connection):
+    """A WebSocket connection: ``await ws.accept()``, then receive and send text, bytes or
+    JSON, then ``await ws.close()`` (the serve step closes it if the handler does not).
+
+    ``receive_*`` raise ``WebSocketDisconnect`` when the client has gone; ``iter_*`` end.
+    A message over ``websocket_max_size`` closes the socket with 1009, silence past
+    ``websocket_idle_timeout`` with 1001.
+    """
+
+    connection_state: WebSocketState = "connecting"
+
+    def _origin_allowed(self) -> bool:
+        """Whether ``websocket_allowed_origins`` lets this handshake's Origin in (a client
+        that sends none is not a browser: no other site's page can have opened it)."""
+        allowed = self.app.settings.websocket_allowed_origins
+        if allowed is None:
+            return True
+        origin = self._header("origin")
+        return origin is None or _origin(origin) in {_origin(item) for item in allowed}
+
+    # The protocol adapters implement these.
+    async def _accept(self, subprotocol: str | None, headers: list[tuple[str, str]]) -> None:
+        raise NotImplementedError
+
+    async def _receive(self) -> Message:
+        """The next message; raises WebSocketDisconnect when the client closed."""
+        raise NotImplementedError
+
+    def _send_text(self, data: str) -> Awaitable[None]:
+        raise NotImplementedError
+
+    def _send_bytes(self, data: bytes) -> Awaitable[None]:
+        raise NotImplementedError
+
+    async def _close(self, code: int, reason: str) -> None:
+        raise NotImplementedError
+
+    async def _refuse(
+        self, status: int, headers: Sequence[tuple[str, str]] = (), body: bytes = b""
+    ) -> None:
+        """Refuse the handshake: with HTTP ``status`` (and ``headers`` and ``body``) where the
+        server allows it, else 403."""
+        raise NotImplementedError
+
+    @property
+    def subprotocols(self) -> list[str]:
+        """The subprotocols the client offered, in its order of preference."""
+        offered = self.headers.get_all("sec-websocket-protocol")
+        return [item.strip() for value in offered for item in value.split(",") if item.strip()]
+
+    async def accept(
+        self, subprotocol: str | None = None, headers: Mapping[str, str] | None = None
+    ) -> None:
+        """Complete the handshake, choosing ``subprotocol`` (one the client offered) and
+        adding ``headers`` to the 101 response (ASGI only: Granian's RSGI cannot send either).
+
+        With ``websocket_allowed_origins``, a browser's handshake from another origin is
+        refused with 403 instead, and ``WebSocketDisconnect(1008)`` raised.
+        """
+        if self.connection_state != "connecting":
+            raise RuntimeError(f"Cannot accept a WebSocket that is {self.connection_state}")
+        if subprotocol is not None and subprotocol not in self.subprotocols:
+            raise ValueError(
+                f"Subprotocol {subprotocol!r} was not offered by the client "
+                f"(it offered {self.subprotocols})"
+            )
+        if not self._origin_allowed():
+            await self.refuse(403)
+            raise WebSocketDisconnect(POLICY_VIOLATION, "origin not allowed")
+        items = [(name.lower(), value) for name, value in (headers or {}).items()]
+        await self._accept(subprotocol, items)
+        self.connection_state = "connected"
+
+    async def receive(self) -> Message:
+        """The next message, text (str) or binary (bytes)."""
+        if self.connection_state != "connected":
+            raise RuntimeError(
+                f"Cannot receive on a WebSocket that is {self.connection_state}: accept it"
+            )
+        try:
+            context = self.context
+            if context.websocket_idle_timeout is None:
+                message = await self._receive()
+            elif context.on_asyncio:
+                async with asyncio.timeout(context.websocket_idle_timeout):
+                    message = await self._receive()
+            else:  # another event loop than asyncio's (trio)
+                with anyio.fail_after(context.websocket_idle_timeout):
+                    message = await self._receive()
+        except WebSocketDisconnect:
+            self.connection_state = "closed"
+            raise
+        except TimeoutError:
+            await self._fail(GOING_AWAY, "idle timeout")
+        if len(message) > self.context.websocket_max_size:
+            await self._fail(TOO_BIG, f"message over {self.context.websocket_max_size} bytes")
+        return message
+
+    async def receive_text(self) -> str:
+        message = await self.receive()
+        if not isinstance(message, str):
+            await self._fail(UNSUPPORTED_DATA, "expected a text message")
+        return message
+
+    async def receive_bytes(self) -> bytes:
+        message = await self.receive()
+        if not isinstance(message, bytes):
+            await self._fail(UNSUPPORTED_DATA, "expected a binary message")
+        return message
+
+    async def receive_json(self) -> Any:
+        """The next message (text or binary) decoded as JSON; invalid JSON closes with 1007."""
+        message = await self.receive()
+        try:
+            return _json_decode(message)
+        except msgspec.DecodeError:
+            await self._fail(INVALID_DATA, "invalid JSON")
+
+    # perf: the loops of iter_text and iter_bytes, and send_text and send_bytes as plain
+    # methods, save a coroutine per message each (benchmarks/streams.py --only websocket).
+    async def iter_text(self) -> AsyncIterator[str]:
+        """Text messages until the client closes."""
+        receive = self.receive
+        try:
+            while True:
+                message = await receive()
+                if type(message) is not str:
+                    await self._fail(UNSUPPORTED_DATA, "expected a text message")
+                yield message
+        except WebSocketDisconnect:
+            return
+
+    async def iter_bytes(self) -> AsyncIterator[bytes]:
+        """Binary messages until the client closes."""
+        receive = self.receive
+        try:
+            while True:
+                message = await receive()
+                if type(message) is not bytes:
+                    await self._fail(UNSUPPORTED_DATA, "expected a binary message")
+                yield message
+        except WebSocketDisconnect:
+            return
+
+    async def iter_json(self) -> AsyncIterator[Any]:
+        """JSON messages until the client closes."""
+        try:
+            while True:
+                yield await self.receive_json()
+        except WebSocketDisconnect:
+            return
+
+    def send_text(self, data: str) -> Awaitable[None]:
+        """Send a text message."""
+        if self.connection_state != "connected":
+            self._not_connected()
+        return self._send_text(data)
+
+    def send_bytes(self, data: bytes) -> Awaitable[None]:
+        """Send a binary message."""
+        if self.connection_state != "connected":
+            self._not_connected()
+        return self._send_bytes(data)
+
+    def send_json(self, data: Any, mode: Literal["text", "binary"] = "text") -> Awaitable[None]:
+        """``data`` encoded as JSON (msgspec), in a text message or a binary one."""
+        encoded = _json_encode(data)
+        return self.send_text(encoded.decode()) if mode == "text" else self.send_bytes(encoded)
+
+    def _not_connected(self) -> NoReturn:
+        raise RuntimeError(f"Cannot send on a WebSocket that is {self.connection_state}")
+
+    async def close(self, code: int = NORMAL, reason: str = "") -> None:
+        """Close the connection (before ``accept()``: refuse the handshake with 403)."""
+        if self.connection_state == "closed":
+            return
+        if self.connection_state == "connecting":
+            self.connection_state = "closed"
+            await self._refuse(403)
+            return
+        self.connection_state = "closed"
+        await self._close(code, reason)
+
+    async def refuse(self, status: int = 403) -> None:
+        """Refuse the handshake with HTTP ``status`` (403 where the server cannot say more)."""
+        if self.connection_state != "connecting":
+            raise RuntimeError(f"Cannot refuse a WebSocket that is {self.connection_state}")
+        self.connection_state = "closed"
+        await self._refuse(status)
+
+    async def send_denial_response(self, response: Response) -> None:
+        """Refuse the handshake with ``response`` (Starlette's): its status, headers and body
+        where the server offers ASGI's ``websocket.http.response``; Granian's RSGI sends the
+        status alone."""
+        if self.connection_state != "connecting":
+            raise RuntimeError(f"Cannot deny a WebSocket that is {self.connection_state}")
+        self.connection_state = "closed"
+        await self._refuse(response.status, response.wire_headers, getattr(response, "body", b""))
+
+    async def _fail(self, code: int, reason: str) -> NoReturn:
+        await self.close(code, reason)
+        raise WebSocketDisconnect(code, reason)
+
+    def __repr__(self) -> str:
+        return f"<WebSocket {self.path} {self.connection_state}>"
+
+
+def _origin(value: str) -> str:
+    """An origin as compared: case-insensitive, without a trailing slash."""
+    return value.strip().rstrip("/").lower()

@@ -1,0 +1,145 @@
+"""Mounts: another ASGI app, or static files, served under a path prefix.
+
+A mount is two routes in the one matcher: the prefix itself and ``prefix/{path:path}``, a
+catch-all tried after every other route (so it costs the app's other routes nothing, and an
+app route under the prefix still wins). An ASGI app gets the connection with ``root_path``
+set to the prefix: under ASGI servers the server's own ``receive`` and ``send``; under
+Granian RSGI a bridge (``protocols/bridge.py``) that gives the mounted app the same
+messages, files through Granian's ``response_file`` (``http.response.pathsend``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from hasten._http.connection import MOUNT_PATH, Connection, mounting
+from hasten._http.contracts import ASGIApp, Target
+from hasten._http.paths import PathTemplate
+from hasten._http.requests import Request
+from hasten._http.responses import Response
+from hasten._http.transport import Outbound
+from hasten._http.websockets import WebSocket
+from hasten._values.endpoints import Endpoint, RouteOptions, RunsOn
+from hasten._values.renderers import Renderer
+
+if TYPE_CHECKING:
+    from hasten._http.context import ServeContext
+    from hasten._running.pools import Pools
+    from hasten._values.dependencies import AppDependencies
+    from hasten._values.params import Dependency
+
+__all__ = [
+    "ASGIApp",
+    "MountEndpoint",
+    "MountResponse",
+    "Mountable",
+    "is_native",
+]
+
+
+class Mountable(Protocol):
+    """What hasten serves natively under a prefix (``StaticFiles``), without ASGI."""
+
+    methods: frozenset[str]
+
+    async def respond(self, request: Request, path: str) -> Response:
+        """The response for ``path``, the part of the request's path after the prefix."""
+        ...
+
+
+class MountResponse(Response):
+    """The mounted ASGI app's response: it is the app that sends it. Headers a middleware
+    sets on it are added to the app's own."""
+
+    __slots__ = ("asgi_app", "root_path")
+
+    def __init__(self, asgi_app: ASGIApp, root_path: str) -> None:
+        super().__init__()
+        self.asgi_app = asgi_app
+        self.root_path = root_path
+
+    def __repr__(self) -> str:
+        return f"<MountResponse {self.root_path}>"
+
+    async def send(self, outbound: Outbound, request: Request) -> None:
+        extra = self.wire_headers if self._headers is not None else []
+        token = mounting.set(request)
+        try:
+            await request.call_asgi(self.asgi_app, self.root_path, extra, outbound)
+        finally:
+            mounting.reset(token)
+
+
+_AS_IS = Renderer(200)
+
+
+class MountEndpoint(Endpoint):
+    """The endpoint of a mount: what ``hasten routes`` shows, and the target it serves."""
+
+    __slots__ = ("mounted",)
+
+    def __init__(self, mounted: ASGIApp | Mountable, name: str | None = None) -> None:
+        # Nothing to describe or extract: the mounted app reads the request itself.
+        self.mounted = mounted
+        self.func: Any = mounted.respond if is_native(mounted) else mounted  # type: ignore[union-attr]
+        # It documents itself, if at all; ``name``: what url_for calls it.
+        self.options = RouteOptions(name=name, include_in_schema=False)
+        self.name = f"mount {type(mounted).__module__}.{type(mounted).__qualname__}"
+        self.parameters = ()
+        self.renderer = _AS_IS
+
+    def under(self, template: PathTemplate, options: RouteOptions | None = None) -> MountEndpoint:
+        return self  # the mounted app reads its path itself, and documents itself
+
+    @property
+    def runs_on(self) -> RunsOn:
+        return "event loop"
+
+    def bind(
+        self,
+        pools: Pools,
+        label: str,
+        dependencies: Sequence[Dependency] = (),
+        app: AppDependencies | None = None,
+        context: ServeContext | None = None,
+    ) -> Target:
+        # As in FastAPI, a router's dependencies (and limits) are not given to the apps
+        # mounted on it.
+        mounted: Any = self.mounted
+        invoke = _native(mounted) if is_native(mounted) else _asgi(mounted)
+        return Target(self.name, invoke, _AS_IS.render)
+
+
+def is_native(mounted: object) -> bool:
+    return hasattr(mounted, "respond") and hasattr(mounted, "methods")
+
+
+def _native(mounted: Mountable) -> Callable[[Request], Awaitable[Response]]:
+    def respond(request: Request) -> Awaitable[Response]:
+        return mounted.respond(request, request.path_params.get(MOUNT_PATH, ""))
+
+    return respond
+
+
+def _prefix(connection: Connection) -> str:
+    """The part of the connection's path the mount matched: the path without what follows."""
+    path = connection.path
+    rest = connection.path_params.get(MOUNT_PATH)
+    return path if rest is None else path[: len(path) - len(rest) - 1]
+
+
+def _asgi(mounted: ASGIApp) -> Callable[[Connection], Awaitable[Any]]:
+    async def forward(connection: Connection) -> Any:
+        root_path = connection.root_path + _prefix(connection)
+        if isinstance(connection, WebSocket):
+            token = mounting.set(connection)
+            try:
+                await connection.call_asgi(mounted, root_path, [], None)
+            finally:
+                mounting.reset(token)
+            connection.connection_state = "closed"  # the mounted app ended it
+            return None
+        return MountResponse(mounted, root_path)
+
+    return forward

@@ -1,0 +1,440 @@
+"""Routes: what a registered path is bound to (a handler, a WebSocket handler, a mount, a
+frontend), compiled for the matcher when the app starts; and the route options they inherit."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import typing
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Self, TypedDict, TypeVar, Unpack
+
+from hasten._http.connection import MOUNT_PATH
+from hasten._http.context import ServeContext
+from hasten._http.contracts import Handler, Hook, Target
+from hasten._http.errors import one_status
+from hasten._http.paths import PathTemplate
+from hasten._http.requests import Request
+from hasten._http.responses import Response
+from hasten._running.pools import Pools
+from hasten._serve.matcher import CompiledRoute
+from hasten._serve.mounts import MountEndpoint
+from hasten._settings import FormLimitsKeywords, check_body_size, check_form_limits
+from hasten._values.dependencies import AppDependencies
+from hasten._values.endpoints import Endpoint, Offload, RouteOptions, check_dependencies
+from hasten._values.models import IncEx
+from hasten._values.params import Dependency, Parameter
+from hasten._values.renderers import Renderer
+
+__all__ = [
+    "HTTP_METHODS",
+    "WEBSOCKET",
+    "APIRoute",
+    "APIWebSocketRoute",
+    "BaseRoute",
+    "FrontendRoute",
+    "Inherited",
+    "InheritedKeywords",
+    "Lifespan",
+    "Match",
+    "Mount",
+    "NoMatchFound",
+    "OptionKeywords",
+    "Route",
+    "RouteKeywords",
+    "WebSocketRoute",
+    "check_keywords",
+    "route_options",
+    "tag_names",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+H = TypeVar("H", bound=Hook)
+# ``lifespan(app)``: a context manager, async or not, around the app's run (what it yields,
+# a dict, is the state every request starts with); an (async) generator function is one too.
+Lifespan = Callable[[Any], Any]
+HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"})
+# What a WebSocket route is registered under, beside the HTTP methods: one matcher serves both.
+WEBSOCKET = "WEBSOCKET"
+
+
+class NoMatchFound(LookupError):
+    """``url_path_for``: no route has that name and those parameters (Starlette's name)."""
+
+
+class OptionKeywords(TypedDict, total=False):
+    """``RouteOptions``' fields, as keywords."""
+
+    status: int
+    name: str | None
+    offload: Offload | None
+    executor: Executor | None
+    max_concurrency: int | None
+    timeout: float | None
+    tags: Sequence[str | Enum]
+    summary: str | None
+    description: str | None
+    response_description: str
+    responses: Mapping[int | str, Mapping[str, Any]]
+    deprecated: bool
+    operation_id: str | None
+    include_in_schema: bool
+    openapi_extra: Mapping[str, Any] | None
+    dependencies: Sequence[Any]
+    response_model: Any
+    validate_response: bool
+    callbacks: Sequence[Any]
+    generate_unique_id_function: Callable[[Any], str] | None
+    response_class: type[Response] | None
+    response_model_include: IncEx | None
+    response_model_exclude: IncEx | None
+    response_model_by_alias: bool
+    response_model_exclude_unset: bool
+    response_model_exclude_defaults: bool
+    response_model_exclude_none: bool
+    max_body_size: int | None
+    form_limits: FormLimitsKeywords | None
+    strict_content_type: bool | None
+
+
+class RouteKeywords(OptionKeywords, total=False):
+    """The keywords every route decorator takes (see ``RouteOptions``)."""
+
+    status_code: int  # FastAPI's name for ``status``
+
+
+def route_options(
+    status_code: int | None = None, **options: Unpack[OptionKeywords]
+) -> RouteOptions:
+    """A decorator's keywords as ``RouteOptions``: ``status_code=`` is ``status=``."""
+    check_keywords(options, RouteKeywords.__optional_keys__, "route")
+    if status_code is not None:
+        options["status"] = one_status(options.get("status"), status_code, 200)
+    fields: dict[str, Any] = dict(options)  # checked as keywords; tags become text here
+    if "tags" in fields:
+        fields["tags"] = tag_names(fields["tags"])
+    if fields.get("form_limits", ()) is None:
+        del fields["form_limits"]
+    return RouteOptions(**fields)
+
+
+def check_keywords(given: Iterable[str], known: Iterable[str], what: str) -> None:
+    """A TypeError for a keyword not in ``known``, naming the closest one (a typo: offlaod)."""
+    for keyword in given:
+        if keyword not in known:
+            close = difflib.get_close_matches(keyword, known, n=1, cutoff=0.6)
+            hint = (
+                f"did you mean {close[0]!r}?" if close else f"it takes {', '.join(sorted(known))}"
+            )
+            raise TypeError(f"unexpected {what} keyword argument {keyword!r}: {hint}")
+
+
+def tag_names(tags: Sequence[str | Enum]) -> tuple[str, ...]:
+    """OpenAPI tags as text: an Enum member (``tags=[Tags.items]``) by its value, as FastAPI
+    writes it."""
+    return tuple(str(tag.value) if isinstance(tag, Enum) else tag for tag in tags)
+
+
+class InheritedKeywords(TypedDict, total=False):
+    """What ``Router`` and ``include`` take for every route under them (FastAPI's names)."""
+
+    tags: Sequence[str | Enum]
+    dependencies: Sequence[Any]
+    responses: Mapping[int | str, Mapping[str, Any]] | None
+    callbacks: Sequence[Any]
+    deprecated: bool | None
+    include_in_schema: bool
+    default_response_class: type[Response] | None
+    generate_unique_id_function: Callable[[Any], str] | None
+    max_body_size: int | None
+    form_limits: FormLimitsKeywords | None
+    strict_content_type: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class Inherited:
+    """What a router, or one inclusion of it, gives every route under it: FastAPI's
+    ``APIRouter`` and ``include_router`` keywords. A route's own value wins where it has one;
+    tags, dependencies, callbacks and responses add up, the outer router's first."""
+
+    tags: tuple[str, ...] = ()
+    dependencies: tuple[Dependency, ...] = ()
+    responses: Mapping[int | str, Mapping[str, Any]] = field(default_factory=dict)
+    callbacks: tuple[Any, ...] = ()
+    deprecated: bool = False
+    include_in_schema: bool = True
+    default_response_class: type[Response] | None = None
+    generate_unique_id_function: Callable[[Any], str] | None = None
+    # Limits: the innermost given wins (route, router, inclusion, outer router, app); form
+    # limits key by key.
+    max_body_size: int | None = None
+    form_limits: Mapping[str, int] = field(default_factory=dict)
+    strict_content_type: bool | None = None
+
+    @classmethod
+    def given(cls, where: str, **keywords: Unpack[InheritedKeywords]) -> Inherited:
+        """The values given as ``keywords`` (to ``Router`` or ``include``, named ``where``)."""
+        return cls(
+            tag_names(keywords.get("tags", ())),
+            check_dependencies(keywords.get("dependencies", ()), where),
+            dict(keywords.get("responses") or {}),
+            tuple(keywords.get("callbacks", ())),
+            bool(keywords.get("deprecated")),
+            keywords.get("include_in_schema", True),
+            keywords.get("default_response_class"),
+            keywords.get("generate_unique_id_function"),
+            check_body_size(keywords.get("max_body_size"), where),
+            check_form_limits(keywords.get("form_limits"), where),
+            keywords.get("strict_content_type"),
+        )
+
+    def within(self, outer: Inherited) -> Inherited:
+        """These values, for routes that ``outer`` gives its own too."""
+        return Inherited(
+            (*outer.tags, *self.tags),
+            (*outer.dependencies, *self.dependencies),
+            {**outer.responses, **self.responses},
+            (*outer.callbacks, *self.callbacks),
+            self.deprecated or outer.deprecated,
+            self.include_in_schema and outer.include_in_schema,
+            _first(self.default_response_class, outer.default_response_class),
+            _first(self.generate_unique_id_function, outer.generate_unique_id_function),
+            _first(self.max_body_size, outer.max_body_size),
+            {**outer.form_limits, **self.form_limits},
+            _first(self.strict_content_type, outer.strict_content_type),
+        )
+
+    def options_of(self, options: RouteOptions) -> RouteOptions:
+        """A route's ``options`` with these values given (the same object if none changes
+        it: the route's endpoint is then not described again)."""
+        changes: dict[str, Any] = {}
+        if self.responses:
+            changes["responses"] = {**self.responses, **options.responses}
+        if self.callbacks:
+            changes["callbacks"] = (*self.callbacks, *options.callbacks)
+        if self.deprecated and not options.deprecated:
+            changes["deprecated"] = True
+        if not self.include_in_schema and options.include_in_schema:
+            changes["include_in_schema"] = False
+        if self.default_response_class is not None and options.response_class is None:
+            changes["response_class"] = self.default_response_class
+        if self.generate_unique_id_function is not None and (
+            options.generate_unique_id_function is None
+        ):
+            changes["generate_unique_id_function"] = self.generate_unique_id_function
+        if self.max_body_size is not None and options.max_body_size is None:
+            changes["max_body_size"] = self.max_body_size
+        if self.form_limits.keys() - options.form_limits.keys():
+            changes["form_limits"] = {**self.form_limits, **options.form_limits}
+        if self.strict_content_type is not None and options.strict_content_type is None:
+            changes["strict_content_type"] = self.strict_content_type
+        return dataclasses.replace(options, **changes) if changes else options
+
+
+def _first(value: Any, default: Any) -> Any:
+    return default if value is None else value
+
+
+class Match(Enum):
+    """How a route matches a connection's scope (Starlette's): not at all, by its path alone
+    (another method), or fully."""
+
+    NONE = 0
+    PARTIAL = 1
+    FULL = 2
+
+
+@dataclass(frozen=True, slots=True)
+class BaseRoute:
+    """A registered route: its parsed path, methods and compiled endpoint, and the OpenAPI
+    tags and the dependencies of the routers (and app) it was included through.
+
+    ``Route`` serves HTTP requests, ``WebSocketRoute`` WebSocket connections and ``Mount``
+    another app under a prefix (Starlette's classes of the same names).
+    """
+
+    template: PathTemplate
+    methods: frozenset[str]
+    endpoint: Endpoint
+    tags: tuple[str, ...] = ()  # its routers' (and app's), then its own, as FastAPI's
+    dependencies: tuple[Dependency, ...] = ()
+    # Set on the copy ``compile`` makes for one app: what ``get_route_handler`` wraps.
+    target: Target | None = field(default=None, compare=False, repr=False)
+    # Tried only where no other route serves the path (see CompiledRoute.low_priority).
+    low_priority: typing.ClassVar[bool] = False
+
+    @property
+    def path(self) -> str:
+        return self.template.path
+
+    @property
+    def name(self) -> str:
+        """What ``url_for`` calls the route: its ``name=``, else its handler's name."""
+        name = self.endpoint.options.name
+        if name is None:
+            func = self.endpoint.func
+            name = getattr(func, "__name__", type(func).__name__)
+        return name
+
+    def url_path(self, values: Mapping[str, Any]) -> str | None:
+        """This route's path with its parameters given ``values``; None when they are not
+        its parameters. A mount takes the path under it as ``path``, as Starlette's."""
+        if isinstance(self.endpoint, MountEndpoint) and "path" in values:
+            values = {**values, MOUNT_PATH: str(values["path"]).lstrip("/")}
+            del values["path"]
+        if set(values) != self.template.names:
+            return None
+        return self.template.format(values)
+
+    def url_path_for(self, name: str, /, **values: Any) -> str:
+        """This route's path, if it is called ``name`` and takes ``values``; else
+        NoMatchFound (Starlette's)."""
+        path = self.url_path(values) if name == self.name else None
+        if path is None:
+            raise NoMatchFound(f"No route named {name!r} takes the parameters {sorted(values)}")
+        return path
+
+    def matches(self, scope: Mapping[str, Any]) -> tuple[Match, dict[str, Any]]:
+        """Whether a connection's ``scope`` (its ``type``, ``path`` and ``method``) is this
+        route's, and the scope's values if it is (Starlette's)."""
+        websocket = scope.get("type") == "websocket"
+        if websocket != (WEBSOCKET in self.methods):
+            return Match.NONE, {}
+        values = self.template.match(scope.get("path", ""))
+        if values is None:
+            return Match.NONE, {}
+        found = {"endpoint": self.endpoint.func, "path_params": values, "route": self}
+        method = scope.get("method", "GET")
+        if websocket or method in self.methods or (method == "HEAD" and "GET" in self.methods):
+            return Match.FULL, found
+        return Match.PARTIAL, found
+
+    def with_prefix(self, prefix: str, inherited: Inherited = Inherited()) -> Self:
+        """This route under ``prefix``, with what the routers it is included through give it."""
+        template = self.template.with_prefix(prefix)
+        return dataclasses.replace(
+            self,
+            template=template,
+            endpoint=self.endpoint.under(template, inherited.options_of(self.endpoint.options)),
+            tags=(*inherited.tags, *self.tags),
+            dependencies=(*inherited.dependencies, *self.dependencies),
+        )
+
+    @property
+    def request_parameters(self) -> tuple[Parameter, ...]:
+        """Every request value this route reads: its handler's, and those of every
+        dependency of the handler, the route, its routers and the app (for OpenAPI)."""
+        return self.endpoint.request_parameters_with(self.dependencies)
+
+    @property
+    def security(self) -> list[tuple[Any, tuple[str, ...]]]:
+        """The security schemes among this route's dependencies, with the scopes asked."""
+        return self.endpoint.security_with(self.dependencies)
+
+    @property
+    def label(self) -> str:
+        """``GET /items/{id}``: how logs and errors name the route."""
+        return f"{'|'.join(sorted(self.methods))} {self.path}"
+
+    def compile(
+        self,
+        pools: Pools,
+        dependencies: AppDependencies | None = None,
+        context: ServeContext | None = None,
+    ) -> CompiledRoute:
+        """What the matcher serves for this route in one app: its endpoint bound to ``pools``
+        and, where it has dependencies, to the app's (overrides, app-scoped values); its
+        requests read ``context`` (the app's) with the route's own limits over it."""
+        if not self.path:
+            raise ValueError(
+                f"Route '' of {self.endpoint.name}: a path may be '' only under a router prefix, "
+                "which it then serves"
+            )
+        target = self._target(
+            self.endpoint.bind(pools, self.label, self.dependencies, dependencies, context)
+        )
+        target.websocket = WEBSOCKET in self.methods
+        target.route = self
+        label = f"{self.label} ({target.name})"
+        return CompiledRoute(self.template, self.methods, target, label, self.low_priority)
+
+    def _target(self, bound: Target) -> Target:
+        """What serves this route, from its endpoint ``bound`` to the app."""
+        return bound
+
+
+@dataclass(frozen=True, slots=True)
+class Route(BaseRoute):
+    """An HTTP route (FastAPI's ``APIRoute``). A subclass (a router's ``route_class=``,
+    FastAPI's custom ``APIRoute``) may override ``get_route_handler`` to wrap what serves the
+    route."""
+
+    @property
+    def max_body_size(self) -> int | None:
+        """The route's own body limit, as given (None: its routers', else the app's)."""
+        return self.endpoint.options.max_body_size
+
+    @property
+    def form_limits(self) -> Mapping[str, int]:
+        """The route's own form limits, as given (each key left out: its routers')."""
+        return self.endpoint.options.form_limits
+
+    def get_route_handler(self) -> Handler:
+        """What serves this route, ``async (request) -> Response``: read its values, run its
+        handler, render the result. A subclass may wrap it (time it, catch an error, hand on
+        another request); it is called once, when the app starts."""
+        if self.target is None:
+            raise RuntimeError("get_route_handler() is called by the app, when it starts")
+        invoke, render = self.target.invoke, self.target.render
+
+        async def handle(request: Request) -> Response:
+            return render(await invoke(request))
+
+        return handle
+
+    def _target(self, bound: Target) -> Target:
+        if type(self).get_route_handler is Route.get_route_handler:
+            return bound
+        handler = dataclasses.replace(self, target=bound).get_route_handler()
+        return Target(bound.name, handler, _AS_IS)
+
+
+APIRoute = Route  # FastAPI's name (``hasten port`` imports Route under it)
+
+
+@dataclass(frozen=True, slots=True)
+class WebSocketRoute(BaseRoute):
+    """A WebSocket route (FastAPI's ``APIWebSocketRoute``)."""
+
+
+APIWebSocketRoute = WebSocketRoute  # FastAPI's name
+
+
+@dataclass(frozen=True, slots=True)
+class FrontendRoute(BaseRoute):
+    """A frontend build's files under a path (``router.frontend(...)``): tried only where no
+    other route serves the path, never named by ``url_path_for``, never documented."""
+
+    low_priority = True
+
+    def url_path(self, values: Mapping[str, Any]) -> str | None:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Mount(BaseRoute):
+    """One of the two routes of a mounted app (its prefix, and every path under it)."""
+
+    @property
+    def app(self) -> Any:
+        """The app mounted (Starlette's name)."""
+        endpoint = self.endpoint
+        assert isinstance(endpoint, MountEndpoint)
+        return endpoint.mounted
+
+
+# A custom route handler's result is its Response.
+_AS_IS = Renderer(200).render

@@ -1,0 +1,678 @@
+"""Runtime: what an app builds when it starts, and the one request path both adapters call.
+
+The compiled matcher, the pools bound to each endpoint, the middleware chain, the blocking
+monitor, the gate on requests in flight and the serve context depend only on the app, so they
+are decided once. ``serve`` is the request path:
+
+    gate → handle (the middleware chain, whose innermost link is ``dispatch``: match → invoke
+    → render; errors become their responses) → send → after-response cleanup → gate
+
+Without middleware ``serve`` takes ``dispatch``'s steps itself, and a result of one of the
+route's plain types goes to the wire as bytes, without a Response object (see ``Target``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from time import perf_counter
+from types import CodeType
+from typing import TYPE_CHECKING, Any, cast
+
+import anyio
+
+from hasten._http.background import run_tasks
+from hasten._http.body_wait import BodyWait
+from hasten._http.context import ServeContext
+from hasten._http.error_responses import ExceptionHandler, ExceptionHandlers, server_error_response
+from hasten._http.error_responses import error_response as error_response_for
+from hasten._http.errors import (
+    EndpointContext,
+    HTTPError,
+    RequestValidationError,
+    ValidationException,
+    WebSocketException,
+    report_unhandled,
+)
+from hasten._http.in_flight import InFlight
+from hasten._http.requests import Request
+from hasten._http.responses import SEND_WHOLE, Response
+from hasten._http.transport import Outbound
+from hasten._http.websockets import (
+    GOING_AWAY,
+    INTERNAL_ERROR,
+    POLICY_VIOLATION,
+    WebSocket,
+    WebSocketDisconnect,
+)
+from hasten._ops.observe import WHERE, Exchange, Observer, QueueTimer, RouteTag, Sink, Tracer
+from hasten._ops.tallies import Tallies
+from hasten._running.event_loop import clock, on_asyncio, report_off
+from hasten._running.monitor import BlockStats, LoopMonitor
+from hasten._running.pools import Pools
+from hasten._running.threads import being_cancelled, shielded
+from hasten._serve.chain import (
+    NO_HEADER_STEPS,
+    build_chain,
+    finish_response,
+    header_steps,
+    not_a_response,
+)
+from hasten._serve.matcher import CompiledRoute, Matcher, RouteConflict
+from hasten._settings import Settings
+from hasten._values.dependencies import AppDependencies
+from hasten._values.params import describe_handler, unwrap
+
+if TYPE_CHECKING:
+    from hasten._http.connection import Connection
+    from hasten._http.contracts import Middleware, Target
+    from hasten._ops.metrics import Metrics
+    from hasten._ops.stats import RouteCounts
+    from hasten._ops.tracing import Telemetry
+    from hasten._serve.routes import BaseRoute
+
+__all__ = ["Runtime"]
+
+logger = logging.getLogger("hasten.error")
+routes_logger = logging.getLogger("hasten.routes")
+LOGGED_PATH_LENGTH = 200
+
+
+class Runtime:
+    """The started state of an app, and its request path."""
+
+    metrics: Metrics | None  # with metrics_url
+    route_counts: RouteCounts | None  # with stats_token
+
+    def __init__(
+        self,
+        settings: Settings,
+        routes: Sequence[BaseRoute],
+        middlewares: Sequence[Middleware],
+        exception_handlers: Mapping[type[BaseException] | int, ExceptionHandler],
+        overrides: Mapping[Any, Any],
+        *,
+        state: dict[str, Any] | None = None,
+    ) -> None:
+        from hasten._serve.health import control_routes
+
+        self.settings = settings
+        # Decided once: asyncio's loop, or another that AnyIO runs (trio; see event_loop.py).
+        self.on_asyncio = on_asyncio()
+        needs_processes = any(route.endpoint.runs_on == "process pool" for route in routes)
+        self.pools = Pools(
+            settings.max_threads,
+            settings.max_processes,
+            settings.process_threads,
+            needs_processes,
+            self.on_asyncio,
+        )
+        self.exception_handlers = ExceptionHandlers(exception_handlers)
+        # The overrides in force and the values of scope="app" dependencies, for this run.
+        self.dependencies = AppDependencies(overrides)
+        self.in_flight = InFlight(settings.max_in_flight)
+        self.telemetry = _telemetry(settings)
+        self.context = ServeContext.of(
+            settings,
+            BodyWait(self.in_flight, settings.body_timeout),
+            self.pools.threads,
+            {} if state is None else state,
+            telemetry=self.telemetry,
+            on_asyncio=self.on_asyncio,
+        )
+        self.observer = self._observer(settings)
+        # Where the access log or a tracer reports it, the handlers' pools note how long each
+        # call waited for a thread.
+        # (AnyIO's threads, off asyncio, are not timed.)
+        timed = self.observer is not None and self.observer.times_queues and self.on_asyncio
+        self._route_pools = self.pools.timed(QueueTimer) if timed else self.pools
+        self._control = control_routes(settings, self)
+        _check_control_routes(routes, self._control)
+        self.routes = [*routes, *self._control]
+        # Held while the matcher is rebuilt (a late route, changed overrides), from any thread.
+        self._rebuilding = threading.Lock()
+        try:
+            self._compiled = [self._compile(route) for route in self.routes]
+            self._use(self._matcher(self._compiled))
+        except BaseException:
+            self.pools.shutdown()
+            raise
+        # Open WebSockets and the tasks serving them: shutdown closes those left with 1001.
+        self.sockets: dict[WebSocket, asyncio.Task[Any] | anyio.CancelScope | None] = {}
+        self.middlewares = tuple(middlewares)
+        # Header middlewares alone (CORS) are run by the serve step's own path, as their two
+        # steps (see HeaderMiddleware); any other middleware, and every one with it, runs as
+        # the chain: the first registered outermost, ``dispatch`` innermost.
+        steps = header_steps(middlewares)
+        self.chained = () if steps is not None else self.middlewares
+        self.handle = build_chain(self.chained, self.dispatch)
+        self.answering, self.answer_methods, self.finishing = steps or NO_HEADER_STEPS
+        self.answers, self.finishes = bool(self.answering), bool(self.finishing)
+        self.monitor: LoopMonitor | None = None
+        if settings.block_threshold is not None:
+            self.monitor = LoopMonitor(settings.block_threshold, _codes(self.routes, middlewares))
+            if self.metrics is not None:
+                self.monitor.listener = self.metrics.stalled
+
+    def _compile(self, route: BaseRoute) -> CompiledRoute:
+        compiled = route.compile(self._route_pools, self.dependencies, self.context)
+        if self.observer is not None:
+            compiled.target.tag = RouteTag(route.path, WHERE[route.endpoint.runs_on])
+        return compiled
+
+    def _matcher(self, compiled: Sequence[CompiledRoute]) -> Matcher:
+        return Matcher(compiled, redirect_slashes=self.settings.redirect_slashes)
+
+    def _use(self, matcher: Matcher) -> None:
+        for shadowed in matcher.shadowed:
+            routes_logger.warning(shadowed)
+        # One reference each, swapped whole: a request in flight matched on the old matcher.
+        self.matcher = matcher
+        self.match = matcher.match
+        self.static_targets = matcher.static_targets
+
+    def use_routes(self, routes: Sequence[BaseRoute]) -> None:
+        """Serve ``routes`` from the next request on (routes added, or routers included,
+        after the app started, as FastAPI allows): every route is compiled again and the
+        matcher built again, once per change; a request matched before it sees the old
+        one."""
+        with self._rebuilding:
+            _check_control_routes(routes, self._control)
+            every = [*routes, *self._control]
+            compiled = [self._compile(route) for route in every]
+            self._check_app_values("A route added while the app runs")
+            self.routes = every
+            self._compiled = compiled
+            self._use(self._matcher(compiled))
+
+    def use_overrides(self, overrides: Mapping[Any, Any]) -> None:
+        """Apply ``overrides`` (``app.dependency_overrides`` changed while the app runs) from
+        the next request on: every route is compiled again with them, since the plans hold
+        the dependencies they resolved."""
+        with self._rebuilding:
+            self.dependencies.overrides = dict(overrides)
+            compiled = [self._compile(route) for route in self.routes]
+            self._check_app_values("An override changed while the app runs")
+            self._compiled = compiled
+            self._use(self._matcher(compiled))
+
+    def _check_app_values(self, what: str) -> None:
+        """App-scoped values are created at startup: what comes later cannot ask for new ones."""
+        missing = self.dependencies.not_created()
+        if missing:
+            raise RuntimeError(
+                f"{what} needs the app-scoped dependencies {missing}, which are created when "
+                "the app starts: register or override it before startup"
+            )
+
+    def _observer(self, settings: Settings) -> Observer | None:
+        """What observes each request, as the settings ask: nothing by default. Each module
+        is imported only by an app that uses it."""
+        self.metrics = self.route_counts = None
+        tallies = Tallies()  # what the metrics and the live stats read, when either is on
+        if settings.metrics_url is not None:
+            from hasten._ops.metrics import Metrics
+
+            self.metrics = Metrics(self.pools, self.in_flight, tallies)
+        if settings.stats_token is not None:
+            from hasten._ops.stats import RouteCounts
+
+            self.route_counts = RouteCounts(self.stats, tallies)
+        counted = self.metrics is not None or self.route_counts is not None
+        sinks: list[Sink] = []
+        if settings.access_log is not None:
+            from hasten._ops.access_log import AccessLog
+
+            sinks.append(AccessLog(settings.access_log))
+        tracer: Tracer | None = self.telemetry
+        if not counted and not sinks and tracer is None:
+            return None
+        return Observer(tallies if counted else None, sinks, tracer)
+
+    def start(self) -> None:
+        """Start what needs the running loop (call from the loop's thread). Off asyncio's
+        loop, what needs it stays off, said once in the log."""
+        if not self.on_asyncio:
+            report_off(self._off_asyncio())
+            return
+        self.context.body_wait.start()
+        if self.monitor is not None:
+            self.monitor.start()
+        if self.metrics is not None:
+            self.metrics.start()
+        if self.route_counts is not None:
+            self.route_counts.start()
+        if self.settings.ready_url is not None:
+            from hasten._ops.drain import drain_on_sigterm
+
+            drain_on_sigterm(self.in_flight, self.settings.shutdown_timeout)
+
+    def _off_asyncio(self) -> list[str]:
+        """What this app turns on that needs asyncio's loop (off on another)."""
+        settings = self.settings
+        off = []
+        if settings.body_timeout is not None:
+            off.append("body_timeout")
+        if self.monitor is not None:
+            off.append("the blocking monitor (block_threshold)")
+        if self.metrics is not None or self.route_counts is not None:
+            off.append("the periodic flush of metrics and stats")
+        if settings.ready_url is not None:
+            off.append("the drain on SIGTERM")
+        if any(route.endpoint.runs_on == "process pool" for route in self.routes):
+            off.append("offload='process' (its handlers run on the threads)")
+        return off
+
+    def stop(self) -> None:
+        self.context.body_wait.stop()
+        if self.monitor is not None:
+            self.monitor.stop()
+        if self.metrics is not None:
+            self.metrics.close()
+        if self.route_counts is not None:
+            self.route_counts.close()
+        self.pools.shutdown()
+
+    async def serve(self, request: Request, outbound: Outbound) -> None:  # noqa: C901, PLR0912, PLR0915
+        """Serve one request: the adapters' only call into the core. Never raises, unless
+        sending itself fails (the server then drops the connection).
+
+        The request is handled (middleware, then ``dispatch``), its response sent to
+        ``outbound``, then what it left for after its response runs; the in-flight slot is
+        held until all of that is done, so that shutdown drains it too.
+        """
+        # perf: one coroutine for the whole step, the rare branches (observation, a refusal,
+        # middleware) included, since each coroutine of ours costs as much as the handler's.
+        observer = self.observer
+        exchange: Exchange | None = None
+        status = 0  # plain data's, sent without an Exchange (observed for the tallies only)
+        if observer is not None:
+            started = perf_counter()
+            if observer.exchanges:
+                outbound = exchange = observer.begin(request, outbound)
+        gate = self.in_flight
+        try:
+            if gate.count >= gate.limit:
+                status = await self._refuse(request, outbound)
+                return
+            gate.count += 1
+            try:
+                if self.chained:
+                    # perf: the chain awaited here, not in a coroutine of its own.
+                    try:
+                        response = await self.handle(request)
+                        if not isinstance(response, Response):
+                            not_a_response(response, self.chained)
+                    except Exception as exc:  # from a middleware: dispatch answers its own
+                        response = await self.error_response(request, exc)
+                elif (
+                    self.answers
+                    and request.method in self.answer_methods
+                    and (early := self._answer_early(request)) is not None
+                ):
+                    # A header middleware answered (a CORS preflight) or failed: neither the
+                    # app nor a middleware inside it runs.
+                    if isinstance(early, Response):
+                        response = early
+                    else:
+                        response = await self.error_response(request, early)
+                else:
+                    # perf: ``dispatch`` written out, where no middleware needs a Response:
+                    # the target's shortcuts (see Target) call the handler without a frame
+                    # of ours and send plain data without a Response object; header
+                    # middlewares' steps run here too (see HeaderMiddleware).
+                    # tests/test_perf_copies.py holds this and ``dispatch`` equal.
+                    sent_plain: Target | None = None  # the target whose plain data ``body`` is
+                    try:
+                        # perf: Matcher.match's first step, a parameterless path, without
+                        # its frame.
+                        by_method = self.static_targets.get(request.path)
+                        target = None if by_method is None else by_method.get(request.method)
+                        if target is None:
+                            target, request.path_params = self.match(request.method, request.path)
+                        request._target = target
+                        call = target.call
+                        result = await (target.invoke(request) if call is None else call())
+                        if (
+                            type(result) in target.plain
+                            and request._sub_response is None
+                            and request.method != "HEAD"
+                        ):
+                            body = target.encode(result)  # type: ignore[misc]
+                            headers = target.headers
+                            if self.finishes:  # perf: a bool (a tuple's truth is a C call)
+                                headers = headers.copy()  # the target's own is shared
+                                for finish in self.finishing:  # header middlewares'
+                                    finish(request, headers)
+                            sent_plain = target
+                        else:
+                            response = target.render(result)
+                            if request._sub_response is not None:
+                                _merge(request._sub_response, response)
+                    except Exception as exc:
+                        response = await self.error_response(request, exc)
+                    if sent_plain is not None:
+                        status = sent_plain.status
+                        sent = outbound.response_bytes(status, headers, body)
+                        if sent is not None:
+                            await sent
+                        if exchange is not None:
+                            observer.sent(request, exchange)  # type: ignore[union-attr]
+                        return
+                    if self.finishes:
+                        try:
+                            finish_response(self.finishing, request, response)
+                        except Exception as exc:  # a middleware's: none finishes its answer
+                            response = await self.error_response(request, exc)
+                if observer is not None and exchange is None:
+                    # A Response's status may change as it is sent (a file's range, a mounted
+                    # app's own): its Exchange notes the one sent.
+                    outbound = exchange = observer.begin(request, outbound)
+                try:
+                    if type(response).send is SEND_WHOLE:
+                        # perf: a whole body sent without the coroutine of Response.send.
+                        sent = response.send_whole(outbound, request)
+                        if sent is not None:
+                            await sent
+                    else:
+                        await response.send(outbound, request)
+                except HTTPError as exc:
+                    # A response that reads the request as it is sent (a file, its range and
+                    # conditional headers) found it malformed, before any byte went out: the
+                    # error path answers. (Past the first byte, sending again fails too.)
+                    response = await self.error_response(request, exc)
+                    await response.send(outbound, request)
+                if exchange is not None:  # observed: what times the response ends here
+                    observer.sent(request, exchange)  # type: ignore[union-attr]  # set with it
+                if response.background is not None:  # Response(background=...)
+                    await run_tasks(response.background, self.context.threads)
+            finally:
+                # Yield dependencies' exits, background tasks and uploaded files hang on the
+                # requests that have any: for every other request this is one check.
+                if request._cleanup is not None:
+                    cleanup, request._cleanup = request._cleanup, None
+                    done = cleanup.after_response()
+                    # Only a request left by an exception can be a cancelled one: the check
+                    # of the task (1,600 instructions) is made for those alone.
+                    cancelled = sys.exception() is not None and being_cancelled()
+                    await (shielded(done) if cancelled else done)
+                gate.count -= 1
+        finally:
+            if observer is not None:
+                observer.end(request, started, status, exchange)
+
+    def _answer_early(self, request: Request) -> Response | Exception | None:
+        """The first header middleware's own answer to ``request``, finished by those outside
+        it (as the chain would), or the exception its ``answer`` raised; None if none answers."""
+        finishing = self.finishing
+        try:
+            for index, middleware in enumerate(self.answering):
+                methods = middleware.answers_methods
+                if methods is not None and request.method not in methods:
+                    continue
+                response = middleware.answer(request)
+                if response is not None:
+                    outer = finishing[len(finishing) - index :]
+                    if outer:
+                        finish_response(outer, request, response)
+                    return response
+        except Exception as exc:
+            return exc
+        return None
+
+    async def _refuse(self, request: Request, outbound: Outbound) -> int:
+        """Send the refusal; its status, for observation (which names it by its route too)."""
+        request._target = self.match(request.method, request.path)[0]
+        refusal = error_response_for(self.in_flight.refuse())
+        await refusal.send(outbound, request)
+        return refusal.status
+
+    async def dispatch(self, request: Request) -> Response:
+        """Route, run the handler, render: the innermost link of the middleware chain.
+
+        Middleware sees a handler's error as the response it becomes on the wire.
+        """
+        try:
+            # perf: the serve step's shortcuts (see Target): a parameterless path looked up
+            # without Matcher.match's frame, a handler that reads nothing called bare.
+            by_method = self.static_targets.get(request.path)
+            target = None if by_method is None else by_method.get(request.method)
+            if target is None:
+                target, request.path_params = self.match(request.method, request.path)
+            request._target = target
+            call = target.call
+            response = target.render(await (target.invoke(request) if call is None else call()))
+        except Exception as exc:
+            return await self.error_response(request, exc)
+        if request._sub_response is not None:
+            _merge(request._sub_response, response)
+        return response
+
+    async def serve_websocket(self, websocket: WebSocket) -> None:
+        """Serve one WebSocket connection: match, invoke the handler, close what it left open.
+
+        A path without a WebSocket route refuses the handshake (404, or 403 where an HTTP route
+        has the path); a handler's HTTPError before ``accept()`` refuses it with its status.
+        """
+        path = websocket.path
+        target, params = self.match("WEBSOCKET", path)
+        if not target.websocket:
+            status = 403 if self.matcher.allowed_methods(path) else 404
+            await self._end_websocket(websocket, status, 1000)
+            return
+        websocket.path_params = params
+        websocket._target = target
+        telemetry = self.telemetry
+        observed = None if telemetry is None else telemetry.start_websocket(websocket)
+        try:
+            await self._run_websocket(websocket, target)
+        finally:
+            if observed is not None:
+                assert telemetry is not None
+                telemetry.end_websocket(observed, target.tag)
+
+    async def _run_websocket(self, websocket: WebSocket, target: Target) -> None:
+        # What shutdown cancels: the task, or off asyncio (trio) a cancel scope around it.
+        scope = None if self.on_asyncio else anyio.CancelScope()
+        self.sockets[websocket] = asyncio.current_task() if scope is None else scope
+        try:
+            if scope is None:
+                await target.invoke(websocket)
+            else:
+                with scope:
+                    await target.invoke(websocket)
+        except WebSocketDisconnect as exc:
+            report_unhandled(exc)  # a TestClient raises it in the test, as Starlette's does
+        except WebSocketException as exc:  # before accept(), a refused handshake (403)
+            await self._end_websocket(websocket, 403, exc.code, exc.reason)
+        except HTTPError as exc:
+            if websocket.connection_state == "connecting":
+                await self._deny_websocket(websocket, exc)
+            else:
+                await self._end_websocket(websocket, exc.status, POLICY_VIOLATION)
+        except Exception as exc:
+            await self._websocket_error(websocket, exc)
+        finally:
+            del self.sockets[websocket]
+        if websocket.connection_state != "closed":
+            await self._end_websocket(websocket, 403, 1000)
+        if websocket._cleanup is not None:  # yield dependencies' exits, background tasks
+            cleanup, websocket._cleanup = websocket._cleanup, None
+            done = cleanup.after_response()
+            await (shielded(done) if being_cancelled() else done)
+
+    async def _deny_websocket(self, websocket: WebSocket, exc: HTTPError) -> None:
+        """An HTTPError before ``accept()``: the handshake is refused with the response its
+        exception handler makes (FastAPI's: the JSON ``detail``, the error's headers)."""
+        # An exception handler takes the WebSocket in the request's place, as in Starlette.
+        response = await self.error_response(cast("Request", websocket), exc)
+        with contextlib.suppress(Exception):  # the client may have gone already
+            await websocket.send_denial_response(response)
+
+    async def _websocket_error(self, websocket: WebSocket, exc: Exception) -> None:
+        """An exception a WebSocket's handler raised: the app's handler for its class, as
+        Starlette's ExceptionMiddleware calls it (``handler(websocket, exc)``), else logged
+        and the socket closed with 1011."""
+        handler = self.exception_handlers.for_websocket(exc)
+        if handler is not None:
+            try:
+                # A handler for a WebSocket's errors takes the WebSocket (Starlette's).
+                done = cast("Callable[[WebSocket, Exception], Any]", handler)(websocket, exc)
+                if inspect.isawaitable(done):
+                    await done
+                return
+            except Exception as failure:
+                exc = failure  # its handler failed: as if it had none
+        logger.error(
+            "Unhandled exception in WebSocket %s", websocket.path[:LOGGED_PATH_LENGTH], exc_info=exc
+        )
+        report_unhandled(exc)
+        await self._end_websocket(websocket, 500, INTERNAL_ERROR)
+
+    @staticmethod
+    async def _end_websocket(
+        websocket: WebSocket, status: int, code: int, reason: str = ""
+    ) -> None:
+        with contextlib.suppress(Exception):  # the client may have gone already
+            if websocket.connection_state == "connecting":
+                await websocket.refuse(status)
+            else:
+                await websocket.close(code, reason)
+
+    async def close_websockets(self, timeout: float) -> None:
+        """Shutdown: wait up to ``timeout`` seconds for WebSockets to end, then close those
+        left with 1001 (going away) and stop their handlers."""
+        deadline = clock() + timeout
+        while self.sockets and clock() < deadline:
+            await anyio.sleep(0.01)
+        for websocket, task in list(self.sockets.items()):
+            with contextlib.suppress(Exception):
+                await websocket.close(GOING_AWAY, "server shutting down")
+            if task is not None:
+                task.cancel()
+
+    async def error_response(self, request: Request, exc: Exception) -> Response:
+        """The response for an exception: its exception handler's (the app's, else the
+        default for HTTPError and RequestValidationError), else a logged 500. A handler that
+        fails is a logged 500 too."""
+        if isinstance(exc, ValidationException) and exc.endpoint_ctx is None:
+            exc.endpoint_ctx = endpoint_context(request)
+        if self.telemetry is not None and isinstance(exc, RequestValidationError):
+            self.telemetry.validation_failed(exc)
+        handler = self.exception_handlers.lookup(exc)
+        if handler is None:
+            self._log(request, "Unhandled exception while serving", exc)
+            report_unhandled(exc)
+            return server_error_response(exc, self.context.debug)
+        try:
+            response = handler(request, exc)
+            if inspect.isawaitable(response):
+                response = await response
+            if not isinstance(response, Response):
+                raise TypeError(
+                    f"The exception handler {describe_handler(handler)} returned "
+                    f"{type(response).__name__}, not a Response"
+                )
+            return response
+        except Exception as failure:
+            self._log(request, f"The exception handler for {exc!r} failed while serving", failure)
+            report_unhandled(failure)
+            return server_error_response(failure, self.context.debug)
+
+    def stats(self) -> dict[str, Any]:
+        """Requests in flight, refused, and event-loop stalls by route."""
+        return {
+            "in_flight": self.in_flight.count,
+            "refused": self.in_flight.refused,
+            "blocked": {
+                label: {"count": item.count, "total_ms": item.total_ms, "max_ms": item.max_ms}
+                for label, item in self.block_stats().items()
+            },
+        }
+
+    def block_stats(self) -> dict[str, BlockStats]:
+        """How often each route blocked the event loop (empty without the monitor)."""
+        return {} if self.monitor is None else dict(self.monitor.stats)
+
+    @staticmethod
+    def _log(request: Connection, what: str, exc: BaseException) -> None:
+        logger.error(
+            "%s %s %s", what, request.method, request.path[:LOGGED_PATH_LENGTH], exc_info=exc
+        )
+
+
+def _telemetry(settings: Settings) -> Telemetry | None:
+    """The app's OpenTelemetry (hasten._ops.tracing), where a signal of it has a provider: one the
+    app gives (``telemetry={...}``), or one set globally by now. An app that never imported
+    opentelemetry cannot have one set, and does not import it either."""
+    if not settings.tracing:
+        return None
+    if settings.telemetry is None and "opentelemetry" not in sys.modules:
+        return None
+    from hasten._ops.tracing import Telemetry
+
+    return Telemetry.of(settings)
+
+
+def _check_control_routes(routes: Sequence[BaseRoute], control: Sequence[BaseRoute]) -> None:
+    """A URL the settings give the app (health, readiness, metrics) must be free."""
+    for added in control:
+        for route in routes:
+            both = sorted(added.methods & route.methods)
+            if route.path == added.path and both:
+                raise RouteConflict(
+                    f"Routes {route.label} and {added.label} both catch {both[0]} requests to "
+                    f"{added.path!r}: give the setting another URL"
+                )
+
+
+def endpoint_context(connection: Connection) -> EndpointContext:
+    """Where a validation error arose, as FastAPI names it in the error's text: the handler
+    (its function, file and first line) and its route, under the path the app is mounted at."""
+    target = connection._target
+    route = getattr(target, "route", None)
+    if target is None or route is None:
+        return {}
+    func = unwrap(route.endpoint.func)
+    context: EndpointContext = {"function": getattr(func, "__name__", repr(func))}
+    code = getattr(func, "__code__", None)
+    if code is not None:
+        context["file"] = code.co_filename
+        context["line"] = code.co_firstlineno  # the first decorator's, as inspect says it
+    method = "WS" if target.websocket else connection.method
+    context["path"] = f"{method} {connection.root_path.rstrip('/')}{route.path}"
+    return context
+
+
+def _merge(sub_response: Response, response: Response) -> None:
+    """What a handler set on the Response it took (headers, cookies, a status) goes on the
+    one sent, as FastAPI does; not when it returned a Response of its own."""
+    if response is sub_response:
+        return
+    extra = sub_response.wire_headers
+    if extra:
+        headers = response.headers
+        for name, value in extra:
+            headers.append(name, value)
+    if sub_response.status:
+        response.status = sub_response.status
+
+
+def _codes(routes: Sequence[BaseRoute], middlewares: Sequence[Middleware]) -> dict[CodeType, str]:
+    """The code objects that run on the event loop, and what to call them in a report."""
+    codes: dict[CodeType, str] = {}
+    for route in routes:
+        if route.endpoint.runs_on == "event loop":
+            code = getattr(unwrap(route.endpoint.func), "__code__", None)
+            if code is not None:
+                codes[code] = route.label
+    for middleware in middlewares:
+        code = getattr(unwrap(middleware), "__code__", None)
+        if code is not None:
+            codes[code] = f"middleware {getattr(middleware, '__qualname__', middleware)}"
+    return codes

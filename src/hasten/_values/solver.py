@@ -1,0 +1,427 @@
+"""The solver: a plan's tree of dependencies written out, when the app starts, as the source of
+one coroutine, then compiled, so that a request runs only the steps its tree has.
+
+It does what FastAPI's ``solve_dependencies`` does, in its order: each dependency, depth
+first, has its own dependencies solved, then its request values read; it is called if no
+value under it failed, once per request where ``use_cache`` asks it again, its ``yield`` kept
+for after the response; then the handler's own values are read and one 422 names every
+failure. What a tree does not have (a body, a cache, a failing value, a function-scoped
+``yield``) is not written. The source is kept on the plan (``Plan.source``) and shows in
+tracebacks, as Falcon shows its compiled router. A handler without dependencies has its
+path, query, header and cookie values read by a function written the same way
+(``written_values``), each value one lookup and at most one conversion.
+
+For a handler taking ``user: str = Depends(get_user)``, where ``get_user`` takes
+``token: str = Depends(get_token)`` and ``get_token`` reads a header (tests/test_solver.py
+holds this example to what is written; the header is looked up in place, and its reader
+called only when it is missing, for FastAPI's error)::
+
+    async def solve_and_call(request):
+        errors = []
+        try:
+            a2 = {}
+            raw = request._app_header('x-token')
+            if raw is None:
+                read2(request, a2, errors)
+            else:
+                a2['x_token'] = raw
+            if not errors:
+                v2 = await call2(**a2)
+            if not errors:
+                v1 = await call1(token=v2)
+            if errors:
+                raise RequestValidationError(errors, body=None)
+            result = await run(user=v1)
+        except BaseException as exc:
+            final = await unwound(request, exc)
+            if final is exc:
+                raise
+            raise final from exc
+        return result
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import linecache
+from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import Executor
+from typing import TYPE_CHECKING, Any
+
+from hasten._http.connection import cleanup_of, unwound
+from hasten._http.errors import RequestValidationError
+from hasten._running.threads import (
+    Exit,
+    advance,
+    being_cancelled,
+    close_exit,
+    resume,
+    shielded,
+    submit,
+)
+from hasten._values.dependencies import ASYNC, ASYNC_GEN, ON_LOOP, SYNC
+from hasten._values.extractors import (
+    QUICK_SOURCES,
+    UNDEFINED,
+    FormField,
+    ModelReader,
+    Reader,
+    ScalarReader,
+)
+
+if TYPE_CHECKING:
+    from hasten._http.connection import Connection
+    from hasten._values.extractors import BodyDecoder, FormDecoder
+    from hasten._values.plan import Node
+    from hasten._values.validation import Errors
+
+__all__ = ["Quick", "quick_of", "the_connection", "written_solver", "written_values"]
+
+
+def the_connection(connection: Connection) -> Connection:
+    """What a parameter annotated with Request (or WebSocket) is given: the connection."""
+    return connection
+
+
+class _Writer:
+    """Writes one tree's solver: its lines, and the objects its names stand for."""
+
+    def __init__(self, root: Node) -> None:
+        self.lines: list[str] = []
+        self.names: dict[str, Any] = {}
+        self._slots = itertools.count()
+        # Cache keys asked for more than once in the tree: only their values are kept.
+        self.again = _asked_again(root)
+        self.function_scoped = _any_node(root, lambda node: node.scope == "function")
+        self.handler_arguments = ""
+        # Whether no value read so far may have failed: ``errors`` is still empty.
+        self.clean = True
+
+    def emit(self, depth: int, line: str) -> None:
+        self.lines.append("    " * depth + line)
+
+    def name(self, prefix: str, slot: int, value: Any) -> str:
+        """A name for ``value`` in the source, by the dependant it belongs to."""
+        name = self.free(prefix, slot)
+        self.names[name] = value
+        return name
+
+    def free(self, prefix: str, slot: int) -> str:
+        """A name not taken yet, by the dependant it is for."""
+        name = base = f"{prefix}{slot}"
+        number = itertools.count(1)
+        while name in self.names:
+            name = f"{base}_{next(number)}"
+        return name
+
+    def dependant(self, node: Node, depth: int, solved: set[Any]) -> tuple[str, bool]:
+        """Write ``node``'s turn (its dependencies' first) at ``depth``: the name its value
+        has where it was called, and whether a value under it may fail."""
+        slot = next(self._slots)
+        key = node.cache_key
+        if key is not None and key in solved:  # asked for again: its cached value, if any
+            cached = self.name("key", slot, key)
+            value = f"v{slot}"
+            self.emit(depth, f"if {cached} in cache:")
+            self.emit(depth + 1, f"{value} = cache[{cached}]")
+            self.emit(depth, "else:")  # a dependency always writes its call under it
+            _, may_fail = self._solved(node, slot, depth + 1, solved)
+            return value, may_fail
+        return self._solved(node, slot, depth, solved)
+
+    def _solved(self, node: Node, slot: int, depth: int, solved: set[Any]) -> tuple[str, bool]:
+        may_fail = bool(node.readers or node.bodies)
+        clean = self.clean  # nothing can have failed before this dependant's turn
+        count = f"n{slot}"
+        start = len(self.lines)
+        # Keyword arguments by the parameters' names: identifiers, as inspect.Parameter holds.
+        arguments: list[str] = []
+        for argument, child in node.children:
+            value, child_fails = self.dependant(child, depth, solved)
+            may_fail = may_fail or child_fails
+            if argument is not None:
+                arguments.append(f"{argument}={value}")
+        values = self._read(node, slot, depth)
+        if values is not None:
+            arguments.insert(0, f"**{values}")
+        for argument, make in node.args:  # what hasten gives: the request, background tasks
+            # perf: the request itself is passed as it is, without a call.
+            given = (
+                "request" if make is the_connection else f"{self.name('make', slot, make)}(request)"
+            )
+            arguments.append(f"{argument}={given}")
+        called = ", ".join(arguments)
+        if node.func is None:  # the handler: the plan's last step
+            self.handler_arguments = called
+            return "", may_fail
+        inner = depth
+        if may_fail:  # called only if no value under it failed
+            if clean:
+                self.emit(depth, "if not errors:")
+            else:
+                self.lines.insert(start, "    " * depth + f"{count} = len(errors)")
+                self.emit(depth, f"if len(errors) == {count}:")
+            inner += 1
+        value = f"v{slot}"
+        self._call(node, slot, value, called, inner)
+        if node.cache_key is not None and node.cache_key in self.again:
+            self.emit(inner, f"cache[{self.name('key', slot, node.cache_key)}] = {value}")
+            solved.add(node.cache_key)
+        return value, may_fail
+
+    def _read(self, node: Node, slot: int, depth: int) -> str | None:
+        """Write the reading of ``node``'s request values into a dict: its name."""
+        if not (node.readers or node.bodies):
+            return None
+        self.clean = False
+        values = f"a{slot}"
+        self.emit(depth, f"{values} = {{}}")
+        for reader in node.readers:
+            quick = quick_of(reader)  # a path, query or header value looked up here
+            if quick is None:
+                read = self.name("read", slot, reader.read)
+                self.emit(depth, f"{read}(request, {values}, errors)")
+                continue
+            suffix = self.free("read", slot).removeprefix("read")
+            self.lines += _quick_lines(
+                quick, suffix, values, names=self.names, lookups=_LOOKUPS, depth=depth
+            )
+        for body in node.bodies:
+            read = self.name("body", slot, body.read_from)
+            wait = "await " if isinstance(body, FormField) else ""
+            self.emit(depth, f"{wait}{read}(body, {values}, errors)")
+        return values
+
+    def _call(self, node: Node, slot: int, value: str, arguments: str, depth: int) -> None:
+        if node.app_value is not None:
+            self.emit(depth, f"{value} = {self.name('app_value', slot, node.app_value)}()")
+            return
+        func = self.name("call", slot, node.func)
+        if node.kind == ASYNC:
+            self.emit(depth, f"{value} = await {func}({arguments})")
+        elif node.kind == ON_LOOP:
+            self.emit(depth, f"{value} = {func}({arguments})")
+        elif node.kind == SYNC:
+            separator = ", " if arguments else ""
+            self.emit(depth, f"{value} = await submit(threads, {func}{separator}{arguments})")
+        else:
+            started = f"g{slot}"
+            name = self.name("name", slot, node.name)
+            self.emit(depth, f"{started} = {func}({arguments})")
+            # perf: the first step of ``lifecycle.advance``, the generator's kind known here;
+            # tests/test_dependencies.py runs both kinds, as requests and as function scoped.
+            self.emit(depth, "try:")
+            if node.kind == ASYNC_GEN:
+                self.emit(depth + 1, f"{value} = await {started}.__anext__()")
+            else:
+                self.emit(depth + 1, f"{value} = await resume(threads, {started})")
+            self.emit(depth, "except StopAsyncIteration:")
+            self.emit(depth + 1, f"raise did_not_yield({name}) from None")
+            exits = "function_exits" if node.scope == "function" else "cleanup_of(request).exits"
+            self.emit(depth, f"{exits}.append(({started}, {node.kind == ASYNC_GEN}, {name}))")
+
+
+def written_solver(
+    root: Node,
+    body: BodyDecoder | FormDecoder | None,
+    threads: Executor | None,
+    run: Callable[..., Awaitable[Any]],
+    label: str,
+) -> tuple[Callable[[Any], Awaitable[Any]], str]:
+    """The solver of ``root``'s tree, and its source."""
+    writer = _Writer(root)
+    _, may_fail = writer.dependant(root, 2, set())
+    head = ["async def solve_and_call(request):"]
+    if may_fail:
+        head.append("    errors = []")
+    if body is not None:
+        head.append("    body = await decode_body(request)")
+    if writer.again:
+        head.append("    cache = {}")
+    if writer.function_scoped:
+        head.append("    function_exits = []")
+    head.append("    try:")
+    tail = []
+    if may_fail:
+        failed_body = "None if body is UNDEFINED else body" if body is not None else "None"
+        tail.append("        if errors:")
+        tail.append(f"            raise RequestValidationError(errors, body={failed_body})")
+    tail += [
+        f"        result = await run({writer.handler_arguments})",
+        "    except BaseException as exc:",
+    ]
+    if writer.function_scoped:
+        tail.append("        closing = close_function_scoped(function_exits, threads, exc)")
+        tail.append("        await (shielded(closing) if being_cancelled() else closing)")
+    tail += [
+        "        final = await unwound(request, exc)",
+        "        if final is exc:",
+        "            raise",
+        "        raise final from exc",
+    ]
+    if writer.function_scoped:
+        tail += [
+            "    if function_exits:",
+            "        await close_function_scoped(function_exits, threads)",
+        ]
+    tail.append("    return result")
+    source_lines = [*head, *writer.lines, *tail]
+    namespace: dict[str, Any] = {
+        **writer.names,
+        "RequestValidationError": RequestValidationError,
+        "UNDEFINED": UNDEFINED,
+        "resume": resume,
+        "cleanup_of": cleanup_of,
+        "submit": submit,
+        "unwound": unwound,
+        "close_function_scoped": close_function_scoped,
+        "shielded": shielded,
+        "being_cancelled": being_cancelled,
+        "did_not_yield": _did_not_yield,
+        "decode_body": None if body is None else body.decode,
+        "threads": threads,
+        "run": run,
+    }
+    return _compiled(source_lines, namespace, "solve_and_call", f"solver of {label}")
+
+
+def written_values(
+    quick: Sequence[Quick],
+    readers: Sequence[Reader],
+    label: str,
+) -> Callable[[Any], tuple[dict[str, Any], Errors]]:
+    """A handler's path, query, header and cookie values read, without dependencies:
+    ``quick`` are the values read here, one lookup and at most one conversion (one C call)
+    each; the rest, and any value that is missing or does not convert at once, go to their
+    reader (which gives the default, or FastAPI's error)."""
+    lines = ["def read_values(request):", "    values = {}", "    errors = []"]
+    lookups = dict(_LOOKUPS)
+    for source, mapping in _MAPPINGS.items():  # each looked up once, into a local
+        if any(key is not None and where == source for _, key, _, where, _ in quick):
+            lines.append(f"    {source} = {mapping}")
+            lookups[source] = f"{source}.get({{key!r}})"
+    names: dict[str, Any] = {}
+    for number, value in enumerate(quick):
+        lines += _quick_lines(value, str(number), "values", names=names, lookups=lookups, depth=1)
+    for number, reader in enumerate(readers, len(quick)):
+        names[f"read{number}"] = reader.read
+        lines.append(f"    read{number}(request, values, errors)")
+    lines.append("    return values, errors")
+    function: Callable[[Any], tuple[dict[str, Any], Errors]]
+    function, _ = _compiled(lines, names, "read_values", f"values of {label}")
+    return function
+
+
+# (name, key, converter, source, reader): a value the written source reads itself, by its
+# key in its source (key None: by its reader, in its turn).
+Quick = tuple[str, str | None, Callable[[str], Any] | None, str, Reader]
+
+
+def quick_of(reader: Reader) -> Quick | None:
+    """How the written source reads ``reader``'s value: None where it is not a path, query
+    or header value (a cookie)."""
+    if not isinstance(reader, ScalarReader | ModelReader) or reader.source not in QUICK_SOURCES:
+        return None
+    quick = reader.quick() if isinstance(reader, ScalarReader) else None
+    name, key, convert = (reader.name, None, None) if quick is None else quick
+    return name, key, convert, reader.source, reader
+
+
+# The dicts path and query values are looked up in (the query's as QueryParams.get reads
+# it), and how the written source looks up a value by its key, in each source.
+_MAPPINGS = {"path": "request.path_params", "query": "request._query_params()._last"}
+_LOOKUPS = {
+    **{source: f"{mapping}.get({{key!r}})" for source, mapping in _MAPPINGS.items()},
+    "header": "request._app_header({key!r})",
+}
+
+
+def _quick_lines(
+    quick: Quick,
+    suffix: str,
+    values: str,
+    *,
+    names: dict[str, Any],
+    lookups: dict[str, str],
+    depth: int,
+) -> list[str]:
+    """The lines that read one value into the dict ``values``, at ``depth``: looked up and
+    converted in place, else by its reader (``read{suffix}``, put in ``names``)."""
+    name, key, convert, source, reader = quick
+    read = f"read{suffix}"
+    names[read] = reader.read
+    indent = "    " * depth
+    if key is None:
+        return [f"{indent}{read}(request, {values}, errors)"]
+    lines = [
+        f"{indent}raw = {lookups[source].format(key=key)}",
+        f"{indent}if raw is None:",
+        f"{indent}    {read}(request, {values}, errors)",
+    ]
+    if convert is None:
+        return [*lines, f"{indent}else:", f"{indent}    {values}[{name!r}] = raw"]
+    converter = f"convert{suffix}"
+    names[converter] = convert
+    return [
+        *lines,
+        f"{indent}else:",
+        f"{indent}    try:",
+        f"{indent}        {values}[{name!r}] = {converter}(raw)",
+        f"{indent}    except ValueError:",
+        f"{indent}        {read}(request, {values}, errors)",
+    ]
+
+
+def _compiled(
+    lines: list[str], names: dict[str, Any], function: str, label: str
+) -> tuple[Any, str]:
+    """``function`` from the source ``lines``, its names taken from ``names``; the source."""
+    source = "\n".join(lines) + "\n"
+    # Named by its content too: an app built again (tests, changed overrides) reuses it.
+    digest = hashlib.sha1(source.encode(), usedforsecurity=False).hexdigest()[:8]
+    filename = f"<hasten {label} {digest}>"
+    # The source shows in tracebacks, as a file's would.
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    # Only names of ours are in the source: every object it uses is in ``names``.
+    exec(compile(source, filename, "exec"), names)
+    return names[function], source
+
+
+def _asked_again(root: Node) -> set[Any]:
+    seen: set[Any] = set()
+    again: set[Any] = set()
+
+    def visit(node: Node) -> None:
+        if node.cache_key is not None:
+            (again if node.cache_key in seen else seen).add(node.cache_key)
+        for _, child in node.children:
+            visit(child)
+
+    visit(root)
+    return again
+
+
+def _any_node(root: Node, test: Callable[[Node], bool]) -> bool:
+    return test(root) or any(_any_node(child, test) for _, child in root.children)
+
+
+def _did_not_yield(name: str) -> RuntimeError:
+    return RuntimeError(f"Dependency {name} did not yield a value")
+
+
+async def close_function_scoped(
+    exits: list[Exit], threads: Executor | None, exc: BaseException | None = None
+) -> None:
+    """``scope="function"`` dependencies end when the handler returns (or fails)."""
+    while exits:
+        done = exits.pop()
+        try:
+            await advance(done, threads, exc)
+        except StopAsyncIteration:
+            continue
+        except BaseException:
+            if exc is None:
+                raise
+            continue
+        await close_exit(done, threads)
