@@ -20,6 +20,7 @@ from hasten import (
     WebSocketException,
 )
 from hasten._cli.servers import Interface
+from hasten._serve.protocols import rsgi
 from hasten.testing import TestClient, WebSocketDenialResponse, WebSocketTestSession
 from tests.conftest import ClientFactory
 
@@ -503,3 +504,68 @@ def test_an_apps_exception_handler_answers_a_websocket_error(interface: Interfac
     ):
         websocket.receive_text()
     assert failed.value.code == (1011 if interface == "asgi" else 1005)
+
+
+@pytest.fixture
+def told(monkeypatch: pytest.MonkeyPatch) -> set[str]:
+    """What the RSGI adapter has said it could not send, fresh for the test (it says each
+    once per process)."""
+    fresh: set[str] = set()
+    monkeypatch.setattr(rsgi, "told", fresh)
+    return fresh
+
+
+def test_what_rsgi_cannot_send_is_said_once(
+    serve: ClientFactory, caplog: pytest.LogCaptureFixture, told: set[str]
+) -> None:
+    app = App()
+
+    @app.websocket("/normal")
+    async def normal(websocket: WebSocket) -> None:
+        await websocket.accept()
+        await websocket.close()
+
+    @app.websocket("/coded")
+    async def coded(websocket: WebSocket) -> None:
+        await websocket.accept()
+        await websocket.close(4001, "bye")
+
+    @app.websocket("/denied")
+    async def denied(websocket: WebSocket) -> None:
+        raise HTTPError(401, "no", headers={"WWW-Authenticate": "Bearer"})
+
+    client = serve(app)
+    asgi = client.interface == "asgi"
+    caplog.set_level("WARNING", logger="hasten.websocket")
+    with client.websocket_connect("/normal") as ws, pytest.raises(WebSocketDisconnect) as closed:
+        ws.receive_text()
+    assert closed.value.code == (1000 if asgi else 1005)
+    assert caplog.records == []  # a plain close loses nothing the client reads
+    for _ in range(2):
+        with client.websocket_connect("/coded") as ws, pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_text()
+        assert (closed.value.code, closed.value.reason) == ((4001, "bye") if asgi else (1005, ""))
+        with pytest.raises(WebSocketDenialResponse) as refused:
+            client.websocket_connect("/denied")
+        assert refused.value.status_code == 401
+        assert refused.value.content == (b'{"detail":"no"}' if asgi else b"")
+        assert refused.value.headers.get("www-authenticate") == ("Bearer" if asgi else None)
+    said = [(record.levelname, record.getMessage()) for record in caplog.records]
+    fix = "serve the app over ASGI (hasten run --interface asgi) if its WebSocket clients read them"
+    assert said == (
+        []
+        if asgi
+        else [
+            (
+                "WARNING",
+                "Granian's RSGI cannot send a WebSocket close code and reason "
+                f"(/coded closed with 4001 'bye'; the client saw 1005): {fix}; said once",
+            ),
+            (
+                "WARNING",
+                "Granian's RSGI cannot send the headers and body of a refused WebSocket "
+                f"handshake (/denied refused with 401; the client got the status alone): {fix}; "
+                "said once",
+            ),
+        ]
+    )

@@ -29,6 +29,7 @@ from hasten import (
     FileResponse,
     Header,
     HTMLResponse,
+    HTTPException,
     Query,
     Request,
     ServerSentEvent,
@@ -54,6 +55,7 @@ os.symlink(FOLDER, SITE / "linked")  # a directory outside the site, through a l
 
 app = App(shutdown_timeout=1.0)
 live = {"generators": 0, "closed": 0, "handlers": 0, "cancelled": 0, "produced": 0}
+client_closes: list[int] = []  # the close codes /ws-listen's handler got from its clients
 CHUNK = b"x" * 65536
 
 
@@ -231,6 +233,31 @@ async def chat(websocket: WebSocket) -> None:
     except RuntimeError:  # Granian's RSGI cannot send a subprotocol
         await websocket.accept()
     await websocket.send_text(f"offered {websocket.subprotocols}")
+
+
+@app.websocket("/ws-listen")
+async def ws_listen(websocket: WebSocket) -> None:
+    await websocket.accept()
+    try:
+        await websocket.receive_text()
+    except WebSocketDisconnect as closed:
+        client_closes.append(closed.code)
+
+
+@app.get("/ws-listen/closes")
+async def ws_listen_closes() -> list[int]:
+    return client_closes
+
+
+@app.websocket("/ws-denied")
+async def ws_denied(websocket: WebSocket) -> None:
+    raise HTTPException(401, "no", headers={"WWW-Authenticate": "Bearer"})
+
+
+@app.websocket("/ws-fails")
+async def ws_fails(websocket: WebSocket) -> None:
+    await websocket.accept()
+    raise ValueError("the handler failed")
 
 
 @app.websocket("/ws-wait")

@@ -53,6 +53,44 @@ def test_the_server_closes_with_a_code(streams_server: str, server_kind: str) ->
         assert (received.code, received.reason) == (4000, "asked to")
 
 
+def test_the_client_close_code_reaches_the_app(streams_server: str, server_kind: str) -> None:
+    with local_client(streams_server) as client:
+        before = len(client.get("/ws-listen/closes").json())
+        with connect(ws_url(streams_server, "/ws-listen")) as ws:
+            ws.close(4002, "leaving")
+        deadline = time.monotonic() + 5
+        while len(closes := client.get("/ws-listen/closes").json()) == before:
+            assert time.monotonic() < deadline, "the handler never saw the close"
+            time.sleep(0.02)
+    # RSGI hands the app a close without its code: hasten says 1005, as for a frame with none.
+    assert closes[before:] == [1005 if server_kind == "granian-rsgi" else 4002]
+
+
+def test_a_handler_that_fails_after_the_handshake(streams_server: str, server_kind: str) -> None:
+    with (
+        connect(ws_url(streams_server, "/ws-fails")) as ws,
+        pytest.raises(ConnectionClosed) as closed,
+    ):
+        ws.recv(5)
+    received = closed.value.rcvd
+    assert received is not None
+    assert (received.code, received.reason) == (
+        (1005, "") if server_kind == "granian-rsgi" else (1011, "")
+    )
+
+
+def test_a_refusal_with_headers_and_a_body(streams_server: str, server_kind: str) -> None:
+    with pytest.raises(InvalidStatus) as refused:
+        connect(ws_url(streams_server, "/ws-denied"))
+    response = refused.value.response
+    assert response.status_code == 401
+    sent = (bytes(response.body or b""), response.headers.get("www-authenticate"))
+    # Granian's RSGI refuses a handshake with a status alone.
+    assert sent == (
+        (b"", None) if server_kind == "granian-rsgi" else (b'{"detail":"no"}', "Bearer")
+    )
+
+
 def test_subprotocol_selection(streams_server: str, server_kind: str) -> None:
     with connect(ws_url(streams_server, "/ws-chat"), subprotocols=["v1.chat", "v2.chat"]) as ws:  # type: ignore[list-item]
         assert ws.recv(5) == "offered ['v1.chat', 'v2.chat']"

@@ -3,6 +3,7 @@ out. Granian's protocol object is both transports: it already speaks their words
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,14 @@ from hasten._http.errors import HTTPError
 from hasten._http.paths import under_root
 from hasten._http.requests import Request
 from hasten._http.responses import Response
-from hasten._http.websockets import ABNORMAL, NO_STATUS, Message, WebSocket, WebSocketDisconnect
+from hasten._http.websockets import (
+    ABNORMAL,
+    NO_STATUS,
+    NORMAL,
+    Message,
+    WebSocket,
+    WebSocketDisconnect,
+)
 from hasten._serve.protocols.bridge import HTTPBridge, WebSocketBridge, asgi_scope
 
 if TYPE_CHECKING:
@@ -25,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = ["RSGIRequest", "RSGIWebSocket", "serve", "serve_through_asgi"]
 
+logger = logging.getLogger("hasten.websocket")
 _new = object.__new__
 BROKEN_CHUNKS = "Request body incomplete: its chunked encoding was malformed or cut short"
 
@@ -238,6 +247,13 @@ class RSGIWebSocket(WebSocket):
             raise WebSocketDisconnect(ABNORMAL) from None
 
     async def _close(self, code: int, reason: str) -> None:
+        # Granian's close() after accept() sends a close frame without a code (its argument
+        # is the handshake's HTTP status): the client sees 1005 whatever was asked.
+        if code != NORMAL or reason:
+            dropped(
+                "a WebSocket close code and reason",
+                f"{self.path} closed with {code} {reason!r}; the client saw 1005",
+            )
         self._channel.close(code)
         self.release()
 
@@ -245,12 +261,40 @@ class RSGIWebSocket(WebSocket):
         self, status: int, headers: Sequence[tuple[str, str]] = (), body: bytes = b""
     ) -> None:
         # Granian's close() before accept() answers with the status alone.
+        if body or any(name not in _FRAMING for name, _ in headers):
+            dropped(
+                "the headers and body of a refused WebSocket handshake",
+                f"{self.path} refused with {status}; the client got the status alone",
+            )
         self._channel.close(status)
 
     def release(self) -> None:
         """Let go of Granian's transport: the socket closes once its close frame is out."""
         self.connection_state = "closed"
         self._transport = None
+
+
+# A refusal's headers that say nothing but how its (dropped) body was framed.
+_FRAMING = frozenset(("content-type", "content-length"))
+
+
+# What RSGI could not carry that hasten has said so once (per process, as a warnings "once").
+told: set[str] = set()
+
+
+def dropped(what: str, example: str) -> None:
+    """Say, the first time for each ``what``, that Granian's RSGI could not carry it to the
+    client: a difference the client sees and the app's author should hear of
+    (docs/from-fastapi.md, WebSockets under RSGI). ``example``: the connection it was."""
+    if what in told:
+        return
+    told.add(what)
+    logger.warning(
+        "Granian's RSGI cannot send %s (%s): serve the app over ASGI "
+        "(hasten run --interface asgi) if its WebSocket clients read them; said once",
+        what,
+        example,
+    )
 
 
 def serve(served: Served, scope: Any, proto: Any) -> Awaitable[None]:
