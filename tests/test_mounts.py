@@ -19,7 +19,7 @@ from starlette.responses import StreamingResponse as StarletteStream
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket as StarletteWebSocket
 
-from hasten import App, Request, StaticFiles, WebSocketDisconnect
+from hasten import App, Request, StaticFiles, WebSocket, WebSocketDisconnect
 from hasten.testing import WebSocketDenialResponse
 from tests.conftest import ClientFactory
 from tests.e2e.mounted_app import STARTED, STOPPED, lifecycle_app, mounting_apps
@@ -137,11 +137,53 @@ def test_static_checks_its_directory(tmp_path: pathlib.Path) -> None:
 
 def test_mount_prefixes_are_checked(site: pathlib.Path) -> None:
     app = App()
-    for prefix in ("static", "/static/", "/s/{x}"):
+    for prefix in ("", "static", "/static/"):
         with pytest.raises(ValueError, match="Mount prefix"):
             app.mount(prefix, StaticFiles(site))
     with pytest.raises(TypeError, match="neither an ASGI app"):
         app.mount("/x", object())
+
+
+def test_a_prefix_with_parameters(serve: ClientFactory, site: pathlib.Path) -> None:
+    # Starlette's Mount("/tenants/{tenant}", ...): the mounted app gets the prefix's values
+    # in its scope's path_params, and the matched prefix as its root_path.
+    async def star_item(request: StarletteRequest) -> StarletteJSON:
+        scope = request.scope
+        return StarletteJSON([request.path_params, scope["root_path"], request.url.path])
+
+    star = Starlette(routes=[Route("/items/{item}", star_item)])
+    child = App()
+
+    @child.get("/items/{item}")
+    async def item(request: Request, item: int) -> list[Any]:
+        return [item, request.scope["path_params"], request.scope["root_path"]]
+
+    @child.websocket("/rooms/{room}")
+    async def room(websocket: WebSocket, room: str) -> None:
+        await websocket.accept()
+        await websocket.send_text(f"{websocket.scope['path_params']['tenant']} {room}")
+        await websocket.close()
+
+    app = App()
+    app.mount("/star/{tenant}", star)
+    app.mount("/tenants/{tenant}", child, name="tenants")
+    app.mount("/files/{tenant}", StaticFiles(site))
+    client = serve(app)
+    response = client.get("/star/acme/items/3")
+    assert (response.status_code, response.json()) == (
+        200,
+        [{"tenant": "acme", "item": "3"}, "/star/acme", "/star/acme/items/3"],
+    )
+    response = client.get("/tenants/acme/items/3")
+    assert (response.status_code, response.json()) == (
+        200,
+        [3, {"tenant": "acme", "item": "3"}, "/tenants/acme"],
+    )
+    response = client.get("/files/acme/app.css")
+    assert (response.status_code, response.text) == (200, "body{}")
+    with client.websocket_connect("/tenants/acme/rooms/lobby") as websocket:
+        assert websocket.receive_text() == "acme lobby"
+    assert app.url_path_for("tenants", tenant="acme", path="/items/3") == "/tenants/acme/items/3"
 
 
 # Real ASGI apps under a prefix.

@@ -222,8 +222,8 @@ class Router:
         ``root_path`` set to the prefix), or ``StaticFiles``. Routes of this app under the
         prefix still win; the mount catches the rest. ``name``: what ``url_for`` calls it
         (``url_for("static", path="/site.css")``)."""
-        if not path or "{" in path:
-            raise ValueError(f"Mount prefix {path!r} must not be empty or hold path parameters")
+        if not path:
+            raise ValueError(f"Mount prefix {path!r} must not be empty")
         _check_prefix(path, "Mount prefix")
         if not (is_native(app) or callable(app)):
             raise TypeError(f"Cannot mount {app!r}: it is neither an ASGI app nor StaticFiles")

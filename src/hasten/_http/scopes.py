@@ -30,11 +30,14 @@ class ConnectionScope(Mapping[str, Any]):
     def _scope(self) -> dict[str, Any]:
         if self._items is None:
             connection = self.connection
+            served = connection._asgi_scope()
             self._items = {
-                **connection._asgi_scope(),
+                **served,
                 "root_path": connection.root_path,
                 "app": connection.app,
-                "path_params": dict(connection.path_params),
+                # An app mounted under a prefix with parameters is given their values in
+                # its scope (Starlette's Mount): its route's own come after them.
+                "path_params": {**served.get("path_params", {}), **connection.path_params},
             }
             # The route that matched, and its handler (Starlette's keys), where one did.
             target = connection._target

@@ -2,10 +2,12 @@
 
 A mount is two routes in the one matcher: the prefix itself and ``prefix/{path:path}``, a
 catch-all tried after every other route (so it costs the app's other routes nothing, and an
-app route under the prefix still wins). An ASGI app gets the connection with ``root_path``
-set to the prefix: under ASGI servers the server's own ``receive`` and ``send``; under
-Granian RSGI a bridge (``protocols/bridge.py``) that gives the mounted app the same
-messages, files through Granian's ``response_file`` (``http.response.pathsend``).
+app route under the prefix still wins). A prefix may hold parameters (``/tenants/{tenant}``):
+the mounted app finds their values in its scope's ``path_params``, as under Starlette's Mount.
+An ASGI app gets the connection with ``root_path`` set to the prefix: under ASGI servers the
+server's own ``receive`` and ``send``; under Granian RSGI a bridge (``protocols/bridge.py``)
+that gives the mounted app the same messages, files through Granian's ``response_file``
+(``http.response.pathsend``).
 """
 
 from __future__ import annotations
@@ -129,17 +131,32 @@ def _prefix(connection: Connection) -> str:
     return path if rest is None else path[: len(path) - len(rest) - 1]
 
 
+def _given(mounted: ASGIApp, connection: Connection) -> ASGIApp:
+    """``mounted``, given the values of its prefix's parameters (``/tenants/{tenant}``) in
+    its scope's ``path_params``, as Starlette's Mount gives them."""
+    values = {name: value for name, value in connection.path_params.items() if name != MOUNT_PATH}
+    if not values:
+        return mounted
+
+    async def given(scope: Any, receive: Any, send: Any) -> None:
+        scope["path_params"] = {**scope.get("path_params", {}), **values}
+        await mounted(scope, receive, send)
+
+    return given
+
+
 def _asgi(mounted: ASGIApp) -> Callable[[Connection], Awaitable[Any]]:
     async def forward(connection: Connection) -> Any:
         root_path = connection.root_path + _prefix(connection)
+        mounted_here = _given(mounted, connection)
         if isinstance(connection, WebSocket):
             token = mounting.set(connection)
             try:
-                await connection.call_asgi(mounted, root_path, [], None)
+                await connection.call_asgi(mounted_here, root_path, [], None)
             finally:
                 mounting.reset(token)
             connection.connection_state = "closed"  # the mounted app ended it
             return None
-        return MountResponse(mounted, root_path)
+        return MountResponse(mounted_here, root_path)
 
     return forward
