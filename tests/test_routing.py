@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable
+from typing import Annotated, Any
 
 import pytest
 
 from hasten import (
     App,
     Depends,
+    Form,
     Header,
     HTMLResponse,
     HTTPError,
@@ -22,7 +24,7 @@ from hasten import (
     WebSocket,
 )
 from hasten.errors import FastAPIError
-from hasten.routing import APIWebSocketRoute, Match, NoMatchFound, WebSocketRoute
+from hasten.routing import APIRoute, APIWebSocketRoute, Match, NoMatchFound, WebSocketRoute
 from hasten.testing import TestClient
 from tests.conftest import ClientFactory
 
@@ -738,3 +740,48 @@ def test_a_router_included_while_the_app_runs_is_served_from_the_next_request(
     app.include(router)
     assert client.get("/late/x").json() == ["x"]
     assert app.url_path_for("late", name="y") == "/late/y"
+
+
+def test_a_route_made_by_hand(serve: ClientFactory) -> None:
+    # FastAPI's APIRoute(path, endpoint, methods=..., **options), given in routes=[...].
+    async def create(item_id: int, text: Annotated[str, Form()]) -> dict[str, object]:
+        return {"id": item_id, "text": text}
+
+    options: dict[str, Any] = {"status_code": 201, "max_body_size": 12}
+    made = APIRoute("/items/{item_id}", create, methods=["post"], **options)
+    assert (made.path, made.methods, made.max_body_size) == (
+        "/items/{item_id}",
+        frozenset({"POST"}),
+        12,
+    )
+    limited = APIRoute("/one", create, methods=["POST"], form_limits={"max_fields": 1})
+    app = App(routes=[made])
+    app.include_router(Router(routes=[limited]), prefix="/under/{item_id}")
+    client = serve(app)
+    response = client.post("/items/3", data={"text": "hello"})
+    assert (response.status_code, response.json()) == (201, {"id": 3, "text": "hello"})
+    response = client.post("/items/3", data={"text": "hello, world"})
+    assert (response.status_code, response.json()) == (
+        413,
+        {"detail": "Request body of 19 bytes exceeds the limit of 12 bytes"},
+    )
+    assert client.get("/items/3").status_code == 405
+    response = client.post("/under/4/one", data={"text": "a"})
+    assert (response.status_code, response.json()) == (200, {"id": 4, "text": "a"})
+    response = client.post("/under/4/one", data={"text": "a", "more": "b"})
+    assert (response.status_code, response.json()) == (
+        400,
+        {"detail": "The form has more than 1 fields (form_limits max_fields)"},
+    )
+
+
+def test_a_route_made_by_hand_is_checked_as_it_is_made() -> None:
+    async def starlette_style(request):  # type: ignore[no-untyped-def]  # as Starlette's
+        return None
+
+    with pytest.raises(TypeError, match="takes an unannotated 'request'"):
+        APIRoute("/", starlette_style)
+    with pytest.raises(ValueError, match=r"form_limits\['max_fields'\] must be"):
+        APIRoute("/", lambda: None, form_limits={"max_fields": -1})
+    with pytest.raises(ValueError, match=r"unknown HTTP method\(s\) \['FETCH'\]"):
+        APIRoute("/", lambda: None, methods=["FETCH"])

@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import types
-import typing
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Literal, TypeVar, Unpack
 
 from hasten._http.connection import MOUNT_PATH
 from hasten._http.contracts import Hook
-from hasten._http.errors import FastAPIError, PydanticV1NotSupportedError
+from hasten._http.errors import FastAPIError
 from hasten._http.paths import PathTemplate
-from hasten._http.requests import Request
-from hasten._http.responses import Response
 from hasten._serve.frontend import Fallback, Frontend, frontend_path
 from hasten._serve.mounts import MountEndpoint, is_native
+from hasten._serve.registration import (
+    check_connection_types,
+    registering,
+)
 from hasten._serve.routes import (
     HTTP_METHODS,
     WEBSOCKET,
@@ -34,11 +33,10 @@ from hasten._serve.routes import (
     Route,
     RouteKeywords,
     WebSocketRoute,
-    route_options,
+    http_route_parts,
 )
 from hasten._values.endpoints import Endpoint, RouteOptions
-from hasten._values.models import describable, pydantic_v1_model
-from hasten._values.params import Dependency, defined_at, describe_handler
+from hasten._values.params import Dependency
 
 __all__ = [
     "APIRoute",
@@ -137,16 +135,7 @@ class Router:
         **options: Unpack[RouteKeywords],
     ) -> Route:
         """Register ``func``; its signature is analysed now, so mistakes surface at import."""
-        wanted = frozenset(method.upper() for method in methods or ("GET",))
-        unknown = wanted - HTTP_METHODS
-        if unknown or not wanted:
-            raise ValueError(f"Route {path!r}: unknown HTTP method(s) {sorted(unknown) or '[]'}")
-        template = PathTemplate.parse(path)
-        with _registering(func, f"{'|'.join(sorted(wanted))} {path}"):
-            # Described under the router's own prefix: a parameter in it is a path parameter.
-            endpoint = Endpoint(func, template.with_prefix(self.prefix), route_options(**options))
-            _check_connection_types(endpoint, websocket=False)
-            _check_response_model(endpoint)
+        template, wanted, endpoint = http_route_parts(path, func, methods, self.prefix, options)
         route = self.route_class(template, wanted, endpoint, tuple(endpoint.options.tags))
         self._register(route)
         return route
@@ -182,11 +171,11 @@ class Router:
         """Register ``func`` for WebSocket connections to ``path``."""
         template = PathTemplate.parse(path)
         options = RouteOptions(name=name, dependencies=dependencies)
-        with _registering(func, f"WEBSOCKET {path}"):
+        with registering(func, f"WEBSOCKET {path}"):
             endpoint = Endpoint(func, template.with_prefix(self.prefix), options)
             if endpoint.runs_on != "event loop":
                 raise TypeError(f"WebSocket handler {endpoint.name} must be an async def")
-            _check_connection_types(endpoint, websocket=True)
+            check_connection_types(endpoint, websocket=True)
         route = WebSocketRoute(template, frozenset({WEBSOCKET}), endpoint)
         self._register(route)
         return route
@@ -401,93 +390,3 @@ class Router:
 def _check_prefix(prefix: str, what: str) -> None:
     if prefix and (not prefix.startswith("/") or prefix.endswith("/")):
         raise ValueError(f"{what} {prefix!r} must start with '/' and not end with it")
-
-
-def _check_response_model(endpoint: Endpoint) -> None:
-    """FastAPI's refusals at registration: a response model (or a ``responses=`` entry's
-    ``model``) that holds a pydantic v1 model, a Response among other types, or that nothing
-    can describe."""
-    declared_models = [("response model", endpoint.response_model)]
-    declared_models += [
-        ("responses=", extra.get("model")) for extra in endpoint.options.responses.values()
-    ]
-    for where, declared in declared_models:
-        v1_model = pydantic_v1_model(declared)
-        if v1_model is not None:
-            raise PydanticV1NotSupportedError(
-                f"{endpoint.name}: its {where} holds a pydantic v1 model "
-                f"({v1_model.__qualname__}); hasten sends pydantic v2 models only, as FastAPI "
-                "does: declare it with `from pydantic import BaseModel`, not `from pydantic.v1 "
-                "import BaseModel`"
-            )
-    model = endpoint.response_model
-    if (
-        endpoint.options.response_model is not None
-        and endpoint.stream_item is None
-        and not (isinstance(model, type) and issubclass(model, Response))
-        and (_holds_a_response(model) or not describable(model))
-    ):
-        raise FastAPIError(_invalid_response_model(endpoint.name, model))
-    for declared in endpoint.options.responses.values():
-        if "model" in declared and not describable(declared["model"]):
-            raise FastAPIError(_invalid_response_model(endpoint.name, declared["model"]))
-
-
-def _invalid_response_model(where: str, model: Any) -> str:
-    return (
-        f"{where}: invalid args for response field! Hint: check that {model} is a valid "
-        "Pydantic field type. If you are using a return type annotation that is not a valid "
-        "Pydantic field (e.g. Union[Response, dict, None]) you can disable generating the "
-        "response model from the type annotation with the path operation decorator parameter "
-        "response_model=None. Read more: https://fastapi.tiangolo.com/tutorial/response-model/"
-    )
-
-
-def _holds_a_response(model: Any) -> bool:
-    """Whether ``model`` is a union with a Response class in it (``Response | dict``): no
-    response model, as FastAPI refuses it at registration. A Response class alone is the
-    result as it is."""
-    if typing.get_origin(model) not in (typing.Union, types.UnionType):
-        return False
-    return any(
-        isinstance(member, type) and issubclass(member, Response)
-        for member in typing.get_args(model)
-    )
-
-
-def _check_connection_types(endpoint: Endpoint, *, websocket: bool) -> None:
-    """An HTTP handler takes the Request, a WebSocket handler the WebSocket, and no body."""
-    from hasten._http.websockets import WebSocket
-
-    wanted, other = (WebSocket, Request) if websocket else (Request, WebSocket)
-    for parameter in endpoint.parameters:
-        annotation = parameter.annotation
-        if parameter.source == "request" and _names(annotation, other):
-            raise TypeError(
-                f"{endpoint.name}: parameter {parameter.name!r} is a {other.__name__}, but this "
-                f"is {'a WebSocket' if websocket else 'an HTTP'} route: take a {wanted.__name__}"
-            )
-        if websocket and parameter.source == "body":
-            raise TypeError(
-                f"{endpoint.name}: a WebSocket handler has no request body to read "
-                f"{parameter.name!r} from; receive it with websocket.receive_json()"
-            )
-
-
-def _names(annotation: Any, kind: type) -> bool:
-    members = typing.get_args(annotation) or (annotation,)
-    return any(isinstance(member, type) and issubclass(member, kind) for member in members)
-
-
-@contextlib.contextmanager
-def _registering(func: Callable[..., Any], route: str) -> Iterator[None]:
-    """An error raised while ``func`` is registered says where ``func`` is defined: the
-    traceback's last lines are hasten's, and a route registered in a loop or by a helper is
-    not where the mistake is."""
-    try:
-        yield
-    except Exception as exc:
-        where = defined_at(func)
-        if where is not None:
-            exc.add_note(f"registering {route}: {describe_handler(func)} is defined at {where}")
-        raise

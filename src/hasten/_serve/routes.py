@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import inspect
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
@@ -22,11 +23,16 @@ from hasten._http.responses import Response
 from hasten._running.pools import Pools
 from hasten._serve.matcher import CompiledRoute
 from hasten._serve.mounts import MountEndpoint
+from hasten._serve.registration import (
+    check_connection_types,
+    check_response_model,
+    registering,
+)
 from hasten._settings import FormLimitsKeywords, check_body_size, check_form_limits
 from hasten._values.dependencies import AppDependencies
 from hasten._values.endpoints import Endpoint, Offload, RouteOptions, check_dependencies
 from hasten._values.models import IncEx
-from hasten._values.params import Dependency, Parameter
+from hasten._values.params import Dependency, Parameter, describe_handler
 from hasten._values.renderers import Renderer
 
 __all__ = [
@@ -47,6 +53,7 @@ __all__ = [
     "RouteKeywords",
     "WebSocketRoute",
     "check_keywords",
+    "http_route_parts",
     "route_options",
     "tag_names",
 ]
@@ -370,7 +377,18 @@ class BaseRoute:
 class Route(BaseRoute):
     """An HTTP route (FastAPI's ``APIRoute``). A subclass (a router's ``route_class=``,
     FastAPI's custom ``APIRoute``) may override ``get_route_handler`` to wrap what serves the
-    route."""
+    route.
+
+    ``Route(path, endpoint, methods=["POST"], **options)`` makes one by hand, as FastAPI's
+    ``APIRoute`` is made, to give in ``App(routes=[...])`` or ``Router(routes=[...])``; the
+    options are the route decorators' (``response_model=``, ``max_body_size=``, ...).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if (args and isinstance(args[0], str)) or "path" in kwargs:
+            args, kwargs = _by_hand(*args, **kwargs), {}
+        # hasten's own form, as routers make it: (template, methods, endpoint, tags, ...).
+        BaseRoute.__init__(self, *args, **kwargs)
 
     @property
     def max_body_size(self) -> int | None:
@@ -403,6 +421,59 @@ class Route(BaseRoute):
 
 
 APIRoute = Route  # FastAPI's name (``hasten port`` imports Route under it)
+
+
+def http_route_parts(
+    path: str,
+    func: Callable[..., Any],
+    methods: Iterable[str] | None,
+    prefix: str,
+    options: RouteKeywords,
+) -> tuple[PathTemplate, frozenset[str], Endpoint]:
+    """An HTTP route's parts: its path, methods and endpoint, ``func`` described under its
+    router's ``prefix`` (a parameter in it is a path parameter)."""
+    wanted = frozenset(method.upper() for method in methods or ("GET",))
+    unknown = wanted - HTTP_METHODS
+    if unknown or not wanted:
+        raise ValueError(f"Route {path!r}: unknown HTTP method(s) {sorted(unknown) or '[]'}")
+    template = PathTemplate.parse(path)
+    with registering(func, f"{'|'.join(sorted(wanted))} {path}"):
+        endpoint = Endpoint(func, template.with_prefix(prefix), route_options(**options))
+        check_connection_types(endpoint, websocket=False)
+        check_response_model(endpoint)
+    return template, wanted, endpoint
+
+
+def _by_hand(
+    path: str,
+    endpoint: Callable[..., Any],
+    *,
+    methods: Iterable[str] | None = None,
+    **options: Unpack[RouteKeywords],
+) -> tuple[PathTemplate, frozenset[str], Endpoint, tuple[str, ...]]:
+    """The parts of ``Route(path, endpoint, ...)``: FastAPI's ``APIRoute`` signature."""
+    if callable(endpoint) and _takes_starlette_request(endpoint):
+        raise TypeError(
+            f"Route {path!r}: {describe_handler(endpoint)} takes an unannotated 'request', as a "
+            "Starlette endpoint does; hasten reads a handler's parameters by their "
+            "annotations, as FastAPI's APIRoute does: annotate it 'request: Request'"
+        )
+    template, wanted, made = http_route_parts(path, endpoint, methods, "", options)
+    return template, wanted, made, tuple(made.options.tags)
+
+
+def _takes_starlette_request(endpoint: Callable[..., Any]) -> bool:
+    """Whether ``endpoint`` is written as a Starlette endpoint, ``(request)`` unannotated,
+    which FastAPI's APIRoute would read as a query parameter named ``request`` (a 422 for
+    every request)."""
+    try:
+        parameters = list(inspect.signature(endpoint).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    return any(
+        parameter.name == "request" and parameter.annotation is inspect.Parameter.empty
+        for parameter in parameters
+    )
 
 
 @dataclass(frozen=True, slots=True)
