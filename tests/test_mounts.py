@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import pathlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import fastapi
@@ -19,7 +19,7 @@ from starlette.responses import StreamingResponse as StarletteStream
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket as StarletteWebSocket
 
-from hasten import App, Request, StaticFiles, WebSocket, WebSocketDisconnect
+from hasten import App, Request, Router, StaticFiles, WebSocket, WebSocketDisconnect
 from hasten.testing import WebSocketDenialResponse
 from tests.conftest import ClientFactory
 from tests.e2e.mounted_app import STARTED, STOPPED, lifecycle_app, mounting_apps
@@ -184,6 +184,48 @@ def test_a_prefix_with_parameters(serve: ClientFactory, site: pathlib.Path) -> N
     with client.websocket_connect("/tenants/acme/rooms/lobby") as websocket:
         assert websocket.receive_text() == "acme lobby"
     assert app.url_path_for("tenants", tenant="acme", path="/items/3") == "/tenants/acme/items/3"
+
+
+def test_a_mounted_apps_body_is_held_to_the_limit(serve: ClientFactory) -> None:
+    # An ASGI app mounted here reads bodies within the limit of the routers it is included
+    # through, else the app's (FastAPI's); a hasten app mounted holds them to its own.
+    async def length(request: StarletteRequest) -> StarletteJSON:
+        return StarletteJSON(len(await request.body()))
+
+    star = Starlette(routes=[Route("/", length, methods=["POST"])])
+    child = App(max_body_size=20)
+
+    @child.post("/")
+    async def child_length(request: Request) -> int:
+        return len(await request.body())
+
+    router = Router()
+    router.mount("/star", star)
+    app = App(max_body_size=10)
+    app.mount("/star", star)
+    app.mount("/child", child)
+    app.include_router(router, prefix="/small", max_body_size=5)
+    client = serve(app)
+
+    def chunked(size: int) -> Iterator[bytes]:
+        yield b"x" * size
+
+    for path, limit in (("/star/", 10), ("/small/star/", 5)):
+        for body in (b"x" * limit, chunked(limit)):
+            response = client.post(path, content=body)
+            assert (response.status_code, response.json()) == (200, limit)
+        response = client.post(path, content=b"x" * (limit + 1))
+        assert (response.status_code, response.json()) == (
+            413,
+            {"detail": f"Request body of {limit + 1} bytes exceeds the limit of {limit} bytes"},
+        )
+        response = client.post(path, content=chunked(limit + 1))
+        assert (response.status_code, response.json()) == (
+            413,
+            {"detail": f"Request body exceeds the limit of {limit} bytes"},
+        )
+    response = client.post("/child/", content=b"x" * 15)
+    assert (response.status_code, response.json()) == (200, 15)
 
 
 # Real ASGI apps under a prefix.

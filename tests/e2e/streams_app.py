@@ -32,6 +32,7 @@ from hasten import (
     HTTPException,
     Query,
     Request,
+    Router,
     ServerSentEvent,
     StaticFiles,
     StreamingResponse,
@@ -330,6 +331,9 @@ starlette_app = Starlette(
     ]
 )
 app.mount("/star", starlette_app)
+small = Router()  # the same app, within the 8-byte body limit of the router it is mounted on
+small.mount("/star", starlette_app)
+app.include_router(small, prefix="/small", max_body_size=8)
 
 
 def _fastapi() -> Any:

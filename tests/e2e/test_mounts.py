@@ -31,6 +31,26 @@ def test_a_mounted_starlette_app(streams_server: str) -> None:
         assert client.get("/hello").json() == {"message": "hello"}
 
 
+def test_a_mounted_apps_body_is_held_to_its_routers_limit(streams_server: str) -> None:
+    def chunked(size: int) -> Iterator[bytes]:
+        yield b"x" * size
+
+    with local_client(streams_server) as client:
+        for body, sent in ((b"12345678", "12345678"), (chunked(8), "x" * 8)):
+            response = client.post("/small/star/hello", content=body)
+            assert (response.status_code, response.json()["body"]) == (200, sent)
+        response = client.post("/small/star/hello", content=b"123456789")
+        assert (response.status_code, response.json()) == (
+            413,
+            {"detail": "Request body of 9 bytes exceeds the limit of 8 bytes"},
+        )
+        response = client.post("/small/star/hello", content=chunked(9))
+        assert (response.status_code, response.json()) == (
+            413,
+            {"detail": "Request body exceeds the limit of 8 bytes"},
+        )
+
+
 def test_a_mounted_fastapi_app(streams_server: str) -> None:
     with local_client(streams_server) as client:
         assert client.get("/fast/items/3").json() == {"id": 3, "root_path": "/fast"}

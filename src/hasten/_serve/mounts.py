@@ -12,8 +12,11 @@ that gives the mounted app the same messages, files through Granian's ``response
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
+
+import msgspec
 
 from hasten._http.connection import MOUNT_PATH, Connection, mounting
 from hasten._http.contracts import ASGIApp, Target
@@ -92,7 +95,14 @@ class MountEndpoint(Endpoint):
         self.renderer = _AS_IS
 
     def under(self, template: PathTemplate, options: RouteOptions | None = None) -> MountEndpoint:
-        return self  # the mounted app reads its path itself, and documents itself
+        # The mounted app reads its path itself, and documents itself; the body limit of the
+        # routers it is included through is its too (FastAPI's), their dependencies are not.
+        limit = None if options is None else options.max_body_size
+        if limit == self.options.max_body_size:
+            return self
+        under = MountEndpoint(self.mounted, self.options.name)
+        under.options = dataclasses.replace(self.options, max_body_size=limit)
+        return under
 
     @property
     def runs_on(self) -> RunsOn:
@@ -106,11 +116,15 @@ class MountEndpoint(Endpoint):
         app: AppDependencies | None = None,
         context: ServeContext | None = None,
     ) -> Target:
-        # As in FastAPI, a router's dependencies (and limits) are not given to the apps
-        # mounted on it.
+        # As in FastAPI, a router's dependencies are not given to the apps mounted on it; its
+        # body limit (else the app's) is, but to a hasten app, which holds bodies to its own.
         mounted: Any = self.mounted
-        invoke = _native(mounted) if is_native(mounted) else _asgi(mounted)
-        return Target(self.name, invoke, _AS_IS.render)
+        if is_native(mounted):
+            return Target(self.name, _native(mounted), _AS_IS.render)
+        limited = None
+        if context is not None and not _limits_itself(mounted):
+            limited = context.of_route(self.options.max_body_size, {}, None)
+        return Target(self.name, _asgi(mounted, limited), _AS_IS.render)
 
 
 def is_native(mounted: object) -> bool:
@@ -145,10 +159,83 @@ def _given(mounted: ASGIApp, connection: Connection) -> ASGIApp:
     return given
 
 
-def _asgi(mounted: ASGIApp) -> Callable[[Connection], Awaitable[Any]]:
+def _limits_itself(mounted: object) -> bool:
+    """Whether the mounted app is a hasten app, whose settings limit every body it reads."""
+    return hasattr(mounted, "__rsgi__") and hasattr(mounted, "settings")
+
+
+def _held_to(mounted: ASGIApp, limit: int) -> ASGIApp:
+    """``mounted``, its request body held to ``limit`` bytes as it reads it."""
+
+    async def held(scope: Any, receive: Any, send: Any) -> None:
+        await _HeldBody(limit, receive, send).run(mounted, scope)
+
+    return held
+
+
+class _HeldBody:
+    """One request's body held to ``limit`` as a mounted app reads it: past it, the client
+    gets hasten's 413 (if the app has not begun its response) and the app a disconnect;
+    whatever it then sends or raises is the client's no more."""
+
+    __slots__ = ("_receive", "_send", "limit", "received", "refused", "started")
+
+    def __init__(self, limit: int, receive: Any, send: Any) -> None:
+        self.limit = limit
+        self._receive = receive
+        self._send = send
+        self.received = 0
+        self.refused = False
+        self.started = False
+
+    async def run(self, mounted: ASGIApp, scope: Any) -> None:
+        try:
+            await mounted(scope, self.receive, self.send)
+        except Exception:
+            if not self.refused:
+                raise  # the app's own failure: the mount's to report
+
+    async def receive(self) -> Any:
+        if self.refused:
+            return _DISCONNECT
+        message = await self._receive()
+        if message["type"] == "http.request":
+            self.received += len(message.get("body", b""))
+            if self.received > self.limit:
+                self.refused = True
+                if not self.started:
+                    await _send_too_large(self._send, self.limit)
+                return _DISCONNECT
+        return message
+
+    async def send(self, message: Any) -> None:
+        if not self.refused:
+            self.started = True
+            await self._send(message)
+
+
+_DISCONNECT = {"type": "http.disconnect"}
+
+
+async def _send_too_large(send: Any, limit: int) -> None:
+    body = msgspec.json.encode({"detail": f"Request body exceeds the limit of {limit} bytes"})
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    await send({"type": "http.response.start", "status": 413, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _asgi(
+    mounted: ASGIApp, limited: ServeContext | None = None
+) -> Callable[[Connection], Awaitable[Any]]:
     async def forward(connection: Connection) -> Any:
         root_path = connection.root_path + _prefix(connection)
         mounted_here = _given(mounted, connection)
+        if limited is not None and isinstance(connection, Request):
+            # Held to the mount's limit: a Content-Length over it is a 413 now, a body a
+            # middleware read already too; one without is counted as the app reads it.
+            connection.enter_route(limited)
+            connection._allowed_length()
+            mounted_here = _held_to(mounted_here, limited.body_limit)
         if isinstance(connection, WebSocket):
             token = mounting.set(connection)
             try:
