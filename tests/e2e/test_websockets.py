@@ -123,6 +123,24 @@ def test_a_mounted_starlette_websocket(streams_server: str) -> None:
         assert ws.recv(5) == "starlette: hi"
 
 
+@pytest.mark.parametrize("kind", ["hasten-run", "hasten-run-asgi"])
+def test_what_rsgi_cannot_send_is_said_once_in_the_log(tmp_path: Path, kind: str) -> None:
+    log = tmp_path / "server.log"
+    with run_server(kind, log, target="tests.e2e.streams_app:app") as running:
+        for _ in range(2):
+            with connect(ws_url(running.base_url, "/ws/x")) as ws:
+                ws.recv(5)
+                ws.send("close")
+                with pytest.raises(ConnectionClosed):
+                    ws.recv(5)
+    said = [line for line in log.read_text().splitlines() if "Granian's RSGI cannot send" in line]
+    if kind == "hasten-run-asgi":
+        assert said == []
+    else:
+        assert len(said) == 1, said
+        assert "a WebSocket close code and reason (/ws/x closed with 4000 'asked to'" in said[0]
+
+
 @pytest.mark.parametrize("kind", ["granian-rsgi", "granian-asgi", "uvicorn"])
 def test_shutdown_closes_open_websockets(tmp_path: Path, kind: str) -> None:
     log = tmp_path / "server.log"
