@@ -24,7 +24,7 @@ from hasten._http.errors import HTTPError, RequestValidationError
 from hasten._http.forms import FORM_MEDIA_TYPES, FormData
 from hasten._http.uploads import UploadFile
 from hasten._values.param_models import FlatModel
-from hasten._values.param_types import members
+from hasten._values.param_types import is_file_type, members
 from hasten._values.params import Parameter
 from hasten._values.validation import (
     Errors,
@@ -425,7 +425,9 @@ class FormField:
         self._names = parameter.choices or (parameter.alias,)
         self.loc: Loc = ("body", parameter.alias)
         self._many = parameter.many
-        self._file = parameter.source == "file" or _holds_upload(parameter.annotation)
+        self._file = _holds_upload(parameter.annotation) or (
+            parameter.source == "file" and is_file_type(parameter.annotation)
+        )
         self._bytes = self._file and _holds_bytes(parameter.annotation)
         self._check = TextValidator(parameter, self.loc).check if not self._file else _as_is
         self._default = _default_check(parameter, ValueValidator(parameter, self.loc, lax=True))

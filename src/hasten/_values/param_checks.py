@@ -48,9 +48,10 @@ def _dependency_hint(name: str, annotation: Any) -> str:
 def check_readable(where: str, parameter: Parameter) -> None:
     if parameter.source not in REQUEST_SOURCES:
         return
-    if parameter.source == "file":
-        _check_file(where, parameter)
-        return
+    if parameter.source == "file" and is_file_type(parameter.annotation):
+        return  # an UploadFile or bytes (or a list of them), read as the part's file
+    # A File() of another type is read from the part's text, as a Form() is, as FastAPI
+    # reads it (a file sent for it is a 422).
     _check_pydantic_v2(where, parameter)
     if not parameter.models:
         _check_fastapi_reads(where, parameter)
@@ -89,19 +90,11 @@ def _msgspec_reads(where: str, parameter: Parameter) -> bool:
     if parameter.annotation is Any or parameter.models:
         return True
     shape = parameter.shape
-    if parameter.source in {"body", "form"}:
+    if parameter.source in {"body", "form", "file"}:
         return shape != "unsupported"
     if parameter.source in ("query", "header"):
         return shape in ("scalar", "sequence")
     return shape == "scalar"  # path and cookie values are single strings
-
-
-def _check_file(where: str, parameter: Parameter) -> None:
-    if not is_file_type(parameter.annotation):
-        raise TypeError(
-            f"{where}: parameter {parameter.name!r} is a File(): annotate it UploadFile, "
-            "bytes, or a list of either (| None when optional)"
-        )
 
 
 def _pydantic_refuses(annotation: Any) -> str | None:

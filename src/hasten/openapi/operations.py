@@ -34,6 +34,7 @@ from hasten._http.sse import EventSourceResponse, ServerSentEvent
 from hasten._http.wire import allows_body
 from hasten._values.endpoints import Endpoint
 from hasten._values.models import to_builtins
+from hasten._values.param_types import is_file_type
 from hasten._values.params import MISSING, Parameter, unwrap
 from hasten.openapi.form_models import form_model_schemas, is_form_model, may_be_absent
 from hasten.openapi.meta import constraints_of, said_by
@@ -217,8 +218,8 @@ def _form_body(forms: list[Parameter], schemas: Schemas, unique_id: str) -> dict
 
 
 def _form_field(item: Parameter, schemas: Schemas) -> dict[str, Any]:
-    if item.source != "file":
-        return _schema(item, schemas)
+    if item.source != "file" or not is_file_type(item.annotation):
+        return _schema(item, schemas)  # a File() of another type is its text, as a Form()
     members = typing.get_args(item.annotation)
     many = typing.get_origin(item.annotation) is list or any(
         typing.get_origin(arg) is list for arg in members
