@@ -400,3 +400,52 @@ def test_a_background_task_with_a_call_of_its_own_is_awaited_as_it_is(
 
     assert serve(app).get("/").text == "sent"
     assert done == ["before", "task", "after", "plain"]
+
+
+def test_a_response_is_an_asgi_app(serve: ClientFactory, tmp_path: pathlib.Path) -> None:
+    # Starlette's: an ASGI middleware answers with ``await response(scope, receive, send)``,
+    # the response's background task after it; hasten's Response raised TypeError (a 500).
+    done: list[str] = []
+    (tmp_path / "page.txt").write_text("from a file")
+
+    async def chunks() -> AsyncIterator[bytes]:
+        yield b"one "
+        yield b"two"
+
+    answers: dict[str, Response] = {
+        "/text": PlainTextResponse("blocked", 403, background=BackgroundTask(done.append, "after")),
+        "/json": JSONResponse({"ok": False}, 429, {"retry-after": "1"}),
+        "/stream": StreamingResponse(chunks(), media_type="text/plain"),
+        "/file": FileResponse(tmp_path / "page.txt"),
+    }
+
+    class Gate:
+        def __init__(self, app: typing.Any) -> None:
+            self.app = app
+
+        async def __call__(self, scope: typing.Any, receive: typing.Any, send: typing.Any) -> None:
+            answer = answers.get(scope.get("path", ""))
+            if scope["type"] != "http" or answer is None:
+                await self.app(scope, receive, send)
+                return
+            await answer(scope, receive, send)
+
+    app = App()
+    app.add_middleware(Gate)
+
+    @app.get("/through")
+    async def through() -> str:
+        return "app"
+
+    client = serve(app)
+    response = client.get("/text")
+    assert (response.status_code, response.text, done) == (403, "blocked", ["after"])
+    assert response.headers["content-type"] == "text/plain; charset=utf-8"
+    response = client.get("/json")
+    assert (response.status_code, response.json()) == (429, {"ok": False})
+    assert response.headers["retry-after"] == "1"
+    response = client.get("/stream")
+    assert (response.status_code, response.text) == (200, "one two")
+    response = client.get("/file")
+    assert (response.status_code, response.text) == (200, "from a file")
+    assert client.get("/through").json() == "app"

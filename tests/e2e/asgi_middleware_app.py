@@ -5,13 +5,30 @@ the RSGI -> ASGI bridge."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 
 from starlette.middleware.gzip import GZipMiddleware
 
-from hasten import App, StreamingResponse, WebSocket
+from hasten import App, JSONResponse, StreamingResponse, WebSocket
+
+
+class Gate:
+    """A pure ASGI middleware that answers /gated itself, with hasten's Response as an ASGI
+    app (Starlette's ``await response(scope, receive, send)``)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == "/gated":
+            await JSONResponse({"detail": "gated"}, 403)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
 
 app = App()
 app.add_asgi_middleware(GZipMiddleware, minimum_size=100)
+app.add_asgi_middleware(Gate)
 
 
 @app.get("/hello")

@@ -73,6 +73,9 @@ def test_asgi_middleware_wraps_every_request(middleware_server: str) -> None:
     assert (plain.status, plain.body) == (200, b'{"message":"hello"}')
     stream = fetch(middleware_server, "GET", "/stream")
     assert stream.body == b"part 0\npart 1\npart 2\n"
+    gated = fetch(middleware_server, "GET", "/gated")
+    assert (gated.status, gated.body) == (403, b'{"detail":"gated"}')
+    assert gated.header("content-length") == "18"
     url = middleware_server.replace("http://", "ws://") + "/ws"
     with connect(url) as ws:
         ws.send("shout")

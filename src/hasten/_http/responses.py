@@ -14,6 +14,7 @@ import warnings
 from collections.abc import (
     AsyncIterable,
     Awaitable,
+    Callable,
     Coroutine,
     Iterable,
     Iterator,
@@ -23,7 +24,7 @@ from concurrent.futures import Executor
 from datetime import datetime
 from email.utils import format_datetime
 from http.cookies import SimpleCookie
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from urllib.parse import quote
 
 import anyio
@@ -222,6 +223,19 @@ class Response:
         sent = self.send_whole(outbound, request)
         if sent is not None:
             await sent
+
+    # How a response is sent over an ASGI scope: the ASGI adapter, which sits above this
+    # layer, registers it when it is imported (with the App, always).
+    sent_over_asgi: ClassVar[Callable[[Response, Any, Any, Any], Awaitable[None]] | None] = None
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Send this response over ASGI, then run its background task: a Response is an ASGI
+        app, as Starlette's (``await response(scope, receive, send)`` in an ASGI
+        middleware)."""
+        sent_over_asgi = Response.sent_over_asgi
+        if sent_over_asgi is None:  # hasten.app not imported: nothing could have served it
+            raise RuntimeError("A Response is sent over ASGI once hasten's App is imported")
+        await sent_over_asgi(self, scope, receive, send)
 
     def send_whole(self, outbound: Outbound, request: Request) -> Awaitable[None] | None:
         """``send`` of a whole body, as a plain call: what is left to await, if anything (the

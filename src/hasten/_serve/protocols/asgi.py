@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Awaitable, Generator, Sequence
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
+from hasten._http.background import run_tasks
 from hasten._http.connection import ASGICallable, Connection
 from hasten._http.context import UNSERVED
 from hasten._http.contracts import Message, Receive, Scope, Send
@@ -603,3 +604,24 @@ def connection_over(
 
 
 Connection.made_over_asgi.update({Request: connection_over, WebSocket: connection_over})
+
+
+async def send_over(response: Response, scope: Scope, receive: Receive, send: Send) -> None:
+    """Starlette's ``await response(scope, receive, send)``: ``response`` sent over an ASGI
+    scope (an ASGI middleware's), then its background task run, as Starlette's does."""
+    if scope["type"] != "http":
+        raise ValueError(f"A Response is sent over an http scope, not {scope['type']!r}")
+    request = connection_over(scope, receive, send)
+    assert isinstance(request, ASGIRequest)
+    channel = request._channel
+    try:
+        await response.send(channel, request)
+    finally:
+        ending = channel.finish()
+        if ending is not None:
+            await ending
+    if response.background is not None:
+        await run_tasks(response.background, request.context.threads)
+
+
+Response.sent_over_asgi = send_over
