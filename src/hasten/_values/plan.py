@@ -24,8 +24,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
-from hasten._http.background import BackgroundTasks
-from hasten._http.connection import cleanup_of
+from hasten._http.connection import background_of
 from hasten._http.decoding import decode_json
 from hasten._http.errors import HTTPError, RequestValidationError
 from hasten._values.dependencies import (
@@ -220,20 +219,13 @@ def _special(parameter: Parameter, scopes: tuple[str, ...]) -> Callable[[Connect
     if source == "request":
         return the_connection
     if source == "background":
-        return _background_tasks
+        return background_of
     if source == "response":
         return _sub_response
     if source == "security_scopes":
         security = SecurityScopes(list(scopes))
         return lambda connection: security
     raise TypeError(f"Unknown parameter source {source!r}")  # pragma: no cover
-
-
-def _background_tasks(connection: Connection) -> BackgroundTasks:
-    cleanup = cleanup_of(connection)
-    if cleanup.tasks is None:
-        cleanup.tasks = BackgroundTasks()
-    return cleanup.tasks
 
 
 def _sub_response(connection: Connection) -> Response:
