@@ -60,6 +60,11 @@ async def hello() -> dict[str, str]:
     return {"message": "hello"}
 
 
+@app.api_route("/lookup", methods=["QUERY"])
+async def query_hello(request: Request) -> dict[str, str]:
+    return {"method": request.method, "body": (await request.body()).decode()}
+
+
 @app.get("/started")
 async def started() -> dict[str, bool]:
     return {"started": state["started"]}

@@ -118,3 +118,10 @@ def test_included_router_serves_under_its_prefix(client: httpx.Client) -> None:
 def test_include_prefix_stacks_on_router_prefix(client: httpx.Client) -> None:
     response = client.get("/v1/admin/stats")
     assert response.json() == {"scope": "admin"}
+
+
+def test_a_method_other_than_the_usual_ones(client: httpx.Client) -> None:
+    response = client.request("QUERY", "/lookup", content=b"name=ann")
+    assert (response.status_code, response.json()) == (200, {"method": "QUERY", "body": "name=ann"})
+    response = client.request("PROPFIND", "/lookup")
+    assert (response.status_code, response.headers["allow"]) == (405, "QUERY")

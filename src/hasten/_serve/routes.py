@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import inspect
+import re
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
@@ -66,6 +67,8 @@ Lifespan = Callable[[Any], Any]
 HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"})
 # What a WebSocket route is registered under, beside the HTTP methods: one matcher serves both.
 WEBSOCKET = "WEBSOCKET"
+# An HTTP method as a request line carries it (RFC 9110 §5.6.2's token).
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 
 
 class NoMatchFound(LookupError):
@@ -433,9 +436,14 @@ def http_route_parts(
     """An HTTP route's parts: its path, methods and endpoint, ``func`` described under its
     router's ``prefix`` (a parameter in it is a path parameter)."""
     wanted = frozenset(method.upper() for method in methods or ("GET",))
-    unknown = wanted - HTTP_METHODS
-    if unknown or not wanted:
-        raise ValueError(f"Route {path!r}: unknown HTTP method(s) {sorted(unknown) or '[]'}")
+    # Any method is served, as FastAPI serves it (QUERY, PROPFIND, ...), that a request line
+    # can carry: a token; WEBSOCKET is the matcher's name for WebSocket connections.
+    wrong = sorted(m for m in wanted if m == WEBSOCKET or not _TOKEN.fullmatch(m))
+    if wrong or not wanted:
+        raise ValueError(
+            f"Route {path!r}: not HTTP method(s) {wrong}: a method is a token (letters, "
+            "digits and !#$%&'*+-.^_`|~), as GET or QUERY, other than WEBSOCKET"
+        )
     template = PathTemplate.parse(path)
     with registering(func, f"{'|'.join(sorted(wanted))} {path}"):
         endpoint = Endpoint(func, template.with_prefix(prefix), route_options(**options))

@@ -21,6 +21,7 @@ __all__ = ["app_openapi", "get_openapi"]
 
 # The order Swagger UI and FastAPI list an operation's methods in.
 _METHOD_ORDER = ("GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE")
+_DOCUMENTED = frozenset(_METHOD_ORDER)
 
 
 def get_openapi(
@@ -128,12 +129,17 @@ def _paths(
         # A WebSocket route has no HTTP operation, and a mounted app documents itself.
         if not isinstance(route, Route) or not route.endpoint.options.include_in_schema:
             continue
+        # OpenAPI 3.1 has a place for these eight methods only: an operation of another
+        # (QUERY) is served but not documented, so that the document stays valid.
+        documented = sorted(route.methods & _DOCUMENTED, key=_METHOD_ORDER.index)
+        if not documented:
+            continue
         endpoint = route.endpoint
         requirements = security(route)
         for name, scheme, _ in requirements:
             schemes[name] = scheme
         item = paths.setdefault(path, {})
-        for method in sorted(route.methods, key=_METHOD_ORDER.index):
+        for method in documented:
             # /x/{a:int} and /x/{a}, or one path twice: OpenAPI holds one operation per path
             # and method, the last route's (FastAPI's; the first serves the requests).
             # The route's (given on it, its routers or the app), else the document's.
