@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import threading
 import time
 
 import pytest
 
 from hasten import App, Request, Response
+from hasten._running.monitor import LoopMonitor, _watches
 from hasten.types import CallNext
 from tests.conftest import ClientFactory
 
@@ -130,3 +132,34 @@ def test_a_stall_under_a_mount_is_logged_once_by_the_app_that_stalled(
     ]
     assert list(child.stats()["blocked"]) == ["GET /crunch"]
     assert list(parent.stats()["blocked"]) == ["GET /asyncfib/{n}"]
+
+
+@pytest.mark.parametrize("ending", ["thread ends", "loop closes"])
+def test_a_watchdog_whose_loop_is_gone_ends_without_its_app_stopping(ending: str) -> None:
+    # An app never stopped (a TestClient left open) must not leave a watchdog waking 20 times
+    # a second for the rest of the process: hundreds of them stalled FastAPI's suite.
+    monitor = LoopMonitor(0.02, {})
+    loop = asyncio.new_event_loop()
+
+    async def start() -> threading.Thread | None:
+        monitor.start()
+        return monitor._watch._watchdog if monitor._watch else None
+
+    def serve() -> None:
+        watchdogs.append(loop.run_until_complete(start()))
+        if ending == "loop closes":
+            loop.close()
+
+    watchdogs: list[threading.Thread | None] = []
+    thread = threading.Thread(target=serve)
+    if ending == "loop closes":
+        serve()
+    else:
+        thread.start()
+        thread.join()
+    [watchdog] = watchdogs
+    assert watchdog is not None
+    watchdog.join(timeout=2)
+    assert (watchdog.is_alive(), loop in _watches) == (False, False)
+    monitor.stop()  # what an app's shutdown would still do: nothing left to stop
+    loop.close()

@@ -67,7 +67,7 @@ class LoopMonitor:
             return
         with _watches_lock:
             last = watch.remove(self)
-            if last:
+            if last and _watches.get(watch.loop) is watch:
                 del _watches[watch.loop]
         if last:
             watch.stop()
@@ -164,11 +164,24 @@ class _LoopWatch:
         # Each wake reads the threshold afresh (an app may have come or gone).
         while not self._running.acquire(True, _interval(self._threshold)):
             if self._culprit is None and time.monotonic() - self._due >= self._threshold:
-                self._culprit = self._find_culprit()
+                frame = sys._current_frames().get(self._loop_thread)
+                if frame is None or self.loop.is_closed():
+                    # The loop's thread ended, or its loop closed, with an app on it never
+                    # stopped (a TestClient left open): nothing is left to watch, and a
+                    # watchdog that went on waking would look for a culprit 20 times a second
+                    # among every thread of the process, hundreds in a long test run.
+                    self._forget()
+                    return
+                self._culprit = self._find_culprit(frame)
 
-    def _find_culprit(self) -> tuple[LoopMonitor, str] | None:
+    def _forget(self) -> None:
+        with _watches_lock:
+            if _watches.get(self.loop) is self:
+                del _watches[self.loop]
+
+    def _find_culprit(self, frame: FrameType | None) -> tuple[LoopMonitor, str] | None:
+        """The innermost app's handler running in ``frame`` (the loop thread's) or under it."""
         monitors = self._monitors
-        frame: FrameType | None = sys._current_frames().get(self._loop_thread)
         while frame is not None:
             # Newest first: where two apps on the loop own the same code (a test serving one
             # handler again while an app mounted earlier was never stopped), the app started
