@@ -7,13 +7,27 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
+import httpx
 import pytest
 
-from hasten import App, HTTPError, Request, Response, Router, WebSocket
+from hasten import (
+    App,
+    BackgroundTasks,
+    Depends,
+    HTTPError,
+    Request,
+    Response,
+    Router,
+    WebSocket,
+)
 from hasten._cli.servers import Interface
 from hasten.middleware import Middleware
 from hasten.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
 from hasten.testing import TestClient
+from hasten.testing.asgi import ASGIDriver
+from hasten.testing.exchange import Result, Wire
+from hasten.testing.rsgi import RSGIDriver
 from hasten.types import ASGIApp, CallNext, Receive, Scope, Send
 from tests.conftest import ClientFactory
 
@@ -246,6 +260,49 @@ def test_handler_exception_is_500_without_details(
     ]
     assert caplog.records[0].exc_info is not None
     assert "secret internals" in caplog.text  # the traceback stays in the server's log
+
+
+@pytest.mark.parametrize("where", ["handler", "cleanup", "background task"])
+def test_an_unhandled_exception_reaches_the_server_after_the_response(
+    interface: Interface, where: str
+) -> None:
+    # Starlette's ServerErrorMiddleware: the response goes out (a 500 that names nothing, or
+    # the handler's, when the failure came after it), then the exception is raised to the
+    # ASGI server, where a middleware around the app or a test transport (httpx's
+    # ASGITransport) sees it. Under RSGI hasten's log is the server's: nothing is raised.
+    app = App()
+
+    async def dependency() -> AsyncIterator[None]:
+        yield
+        if where == "cleanup":
+            raise RuntimeError("secret internals")
+
+    async def task() -> None:
+        raise RuntimeError("secret internals")
+
+    @app.get("/")
+    async def endpoint(tasks: BackgroundTasks, _: None = Depends(dependency)) -> str:
+        if where == "handler":
+            raise RuntimeError("secret internals")
+        tasks.add_task(task)
+        return "ok"
+
+    wire = Wire(httpx.Request("GET", "http://test/"), ("127.0.0.1", 50000))
+    driver = RSGIDriver(app) if interface == "rsgi" else ASGIDriver(app, "")
+    result = Result()
+    raised: list[BaseException] = []
+
+    async def request() -> None:
+        async with app.running():
+            try:
+                await driver.send(wire, result)
+            except RuntimeError as exc:
+                raised.append(exc)
+
+    anyio.run(request)
+    sent = (500, b"Internal Server Error") if where == "handler" else (200, b'"ok"')
+    assert (result.status, result.body) == sent
+    assert [str(exc) for exc in raised] == (["secret internals"] if interface == "asgi" else [])
 
 
 def test_debug_mode_shows_the_traceback(serve: ClientFactory) -> None:

@@ -104,11 +104,12 @@ task_operation: contextvars.ContextVar[Callable[[Any], AbstractContextManager[An
 )
 
 
-async def run_tasks(tasks: BackgroundTask, threads: Executor | None) -> None:
+async def run_tasks(tasks: BackgroundTask, threads: Executor | None) -> Exception | None:
     """Run every background task in order (``tasks``: a BackgroundTasks, or one
     BackgroundTask): an ``async def`` on the loop, any other on ``threads``; a failure is
-    logged, never raised."""
+    logged, never raised: the first is returned."""
     operation = task_operation.get()
+    first: Exception | None = None
     for task in tasks.tasks:
         try:
             func = task.func
@@ -130,6 +131,8 @@ async def run_tasks(tasks: BackgroundTask, threads: Executor | None) -> None:
         except Exception as exc:
             logger.error("Background task %s failed", task_name(task.func), exc_info=exc)
             report_unhandled(exc)  # a TestClient raises it, as Starlette's does
+            first = first or exc
+    return first
 
 
 async def run_task(task: BackgroundTask, threads: Executor | None) -> None:

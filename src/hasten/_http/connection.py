@@ -7,13 +7,15 @@ from contextvars import ContextVar
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, overload
 
+import anyio
+
 from hasten._http.background import BackgroundTasks
 from hasten._http.context import ServeContext
 from hasten._http.datastructures import URL, Address, Headers, QueryParams, State, parse_query
 from hasten._http.errors import HTTPError
 from hasten._http.lifecycle import Cleanup
 from hasten._http.scopes import ConnectionScope
-from hasten._running.threads import being_cancelled, shielded
+from hasten._running.threads import sheltered
 
 if TYPE_CHECKING:
     from hasten._http.contracts import Target
@@ -26,7 +28,9 @@ __all__ = [
     "PathParams",
     "background_of",
     "cleanup_of",
+    "guard_of",
     "mounting",
+    "unhandled",
     "unwound",
 ]
 
@@ -64,6 +68,10 @@ class Connection:
     # The Response a handler or dependency takes to set headers, cookies or the status on.
     _sub_response: Response | None = None
     _target: Target | None = None  # the route's, once matched
+    # The first exception the app did not handle while serving it (a 500, a failed cleanup
+    # or background task): the ASGI adapter raises it to the server once the response is
+    # sent, as Starlette's ServerErrorMiddleware does (``unhandled``).
+    _unhandled: BaseException | None = None
     # Starlette's ``Request(scope, receive)`` and ``WebSocket(scope, receive, send)`` in an ASGI
     # middleware, by the class asked for: the ASGI adapter, which sits above this layer,
     # registers how it makes one over an ASGI scope when it is imported (with the App, always).
@@ -314,8 +322,29 @@ async def unwound(connection: Connection, exc: BaseException) -> BaseException:
     cleanup = connection._cleanup
     if cleanup is None:
         return exc
-    unwinding = cleanup.unwind(exc)
-    return await (shielded(unwinding) if being_cancelled() else unwinding)
+    return await sheltered(cleanup.unwind(exc), cleanup.guard)
+
+
+def unhandled(connection: Connection, exc: BaseException | None) -> None:
+    """Note ``exc``, which the app did not handle while serving ``connection``, unless one
+    came before it (None: nothing failed)."""
+    if exc is not None and connection._unhandled is None:
+        connection._unhandled = exc
+
+
+def guard_of(connection: Connection) -> anyio.CancelScope:
+    """The request's guard, entered on first use: a cancel scope around its dependencies,
+    shielded while their code after ``yield`` runs (``sheltered``), left when its cleanup
+    ends (``Cleanup.after_response``). Only routes that need one enter it (see
+    hasten._values.cleanup_guard); it is entered before their first dependency, in the
+    request's task, so that the scopes a dependency holds across its ``yield`` nest inside
+    it."""
+    cleanup = cleanup_of(connection)
+    guard = cleanup.guard
+    if guard is None:
+        guard = cleanup.guard = anyio.CancelScope()
+        guard.__enter__()
+    return guard
 
 
 def background_of(connection: Connection) -> BackgroundTasks:
@@ -342,4 +371,5 @@ def cleanup_of(connection: Connection) -> Cleanup:
         cleanup.exits = []
         cleanup.tasks = None
         cleanup.form = None
+        cleanup.guard = None
     return cleanup

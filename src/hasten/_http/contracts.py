@@ -50,7 +50,8 @@ class Target:
     a result whose type is in ``plain`` is sent as ``encode(result)`` with ``status`` and
     ``headers``, without a Response object (``render`` would build exactly that Response).
 
-    ``websocket``: it serves WebSocket connections (``invoke(websocket)``). ``tag``: how
+    ``websocket``: it serves WebSocket connections (``invoke(websocket)``). ``guarded``: its
+    requests enter a guard around their dependencies (hasten._values.cleanup_guard). ``tag``: how
     observation names its requests (a ``RouteTag``), when the app observes them. ``route``:
     the route it serves, where one does (``request.scope["route"]``).
     """
@@ -58,6 +59,7 @@ class Target:
     __slots__ = (
         "call",
         "encode",
+        "guarded",
         "headers",
         "invoke",
         "name",
@@ -90,6 +92,7 @@ class Target:
         self.status = status
         self.headers = headers or []
         self.websocket = False
+        self.guarded = False
         self.tag: Any = None
         self.route: Any = None
 

@@ -8,8 +8,12 @@ the response is sent, with the request still counted in flight, so shutdown drai
 from __future__ import annotations
 
 import logging
+import sys
 from concurrent.futures import Executor
 from typing import Protocol, TypeVar
+
+import anyio
+from anyio.lowlevel import checkpoint_if_cancelled
 
 from hasten._http.background import BackgroundTasks, run_tasks
 from hasten._http.errors import SWALLOWED, FastAPIError, report_unhandled
@@ -31,44 +35,90 @@ class Closing(Protocol):
 
 class Cleanup:
     """What a request leaves for after its response: the exits of its ``yield``
-    dependencies, its background tasks, and its uploaded files. A request without any never
-    has one. ``connection.cleanup_of`` makes it."""
+    dependencies, its background tasks, and its uploaded files; on a route that needs it,
+    the guard its dependencies' cleanup runs under (``connection.guard_of``). A request
+    without any never has one. ``connection.cleanup_of`` makes it."""
 
-    __slots__ = ("exits", "form", "tasks", "threads")
+    __slots__ = ("exits", "form", "guard", "tasks", "threads")
     threads: Executor | None
     exits: list[Exit]
     tasks: BackgroundTasks | None
     form: Closing | None  # the request's form: its uploaded files are closed last
+    guard: anyio.CancelScope | None
 
-    async def after_response(self) -> None:
+    async def after_response(self) -> Exception | None:  # noqa: C901, PLR0912  # perf: see below
         """Background tasks, then each generator's code after ``yield`` (last first), then
-        the uploaded files are closed; every failure is logged, none raised. Each runs once:
-        what is left after it is nothing to do."""
-        # perf: one coroutine for all three, as a request with a yield dependency runs it.
+        the uploaded files are closed, then the guard is left; every failure is logged, none
+        raised: the first is returned. Each runs once: what is left after it is nothing to
+        do. The tasks may be cancelled; what comes after them runs under the guard,
+        shielded."""
+        # perf: one coroutine for all of it, as a request with a yield dependency runs it.
+        first: Exception | None = None
         try:
             if self.tasks is not None:
                 tasks, self.tasks = self.tasks, None
-                await run_tasks(tasks, self.threads)
-            while self.exits:
-                done = self.exits.pop()
-                generator, is_async, name = done
-                try:
-                    # perf: ``advance(done, self.threads)`` written out, a frame less for
-                    # every request with a yield dependency; tests/test_perf_copies.py holds
-                    # them equal.
-                    await (generator.__anext__() if is_async else finish(self.threads, generator))
-                except StopAsyncIteration:
-                    continue
-                except Exception as exc:
-                    logger.error("The cleanup of dependency %s failed", name, exc_info=exc)
-                    report_unhandled(exc)  # a TestClient raises it, as Starlette's does
-                    continue
-                logger.error("Dependency %s yielded more than once", name)
-                await close_exit(done, self.threads)
+                first = await run_tasks(tasks, self.threads)
         finally:
-            if self.form is not None:
-                form, self.form = self.form, None
-                await form.close()
+            guard = self.guard
+            ended = False  # whether generators end here (not thrown an exception before)
+            if guard is not None:
+                guard.shield = True
+                ended = bool(self.exits)
+            # What a generator's cleanup raised, thrown into those before it, as FastAPI's
+            # exit stack does; the one left is logged, and given to the TestClient (or the
+            # ASGI server), as Starlette's are.
+            failure: Exception | None = None
+            failed = ""
+            try:
+                while self.exits:
+                    done = self.exits.pop()
+                    generator, is_async, name = done
+                    try:
+                        if failure is None:
+                            # perf: ``advance(done, self.threads)`` written out, a frame less
+                            # for every request with a yield dependency;
+                            # tests/test_perf_copies.py holds them equal.
+                            await (
+                                generator.__anext__()
+                                if is_async
+                                else finish(self.threads, generator)
+                            )
+                        else:
+                            await advance(done, self.threads, failure)
+                    except StopAsyncIteration:
+                        failure = None  # it ended: what was thrown into it, it swallowed
+                        continue
+                    except Exception as exc:
+                        if exc is not failure:
+                            failure, failed = exc, name
+                        continue
+                    logger.error("Dependency %s yielded more than once", name)
+                    await close_exit(done, self.threads)
+                if failure is not None:
+                    logger.error("The cleanup of dependency %s failed", failed, exc_info=failure)
+                    report_unhandled(failure)
+                    first = first or failure
+            finally:
+                try:
+                    if self.form is not None:
+                        form, self.form = self.form, None
+                        await form.close()
+                finally:
+                    if guard is not None:
+                        await self._leave(guard, ended)
+        return first
+
+    async def _leave(self, guard: anyio.CancelScope, ended: bool) -> None:
+        """Leave the guard, its work done. Where generators ``ended`` here, a cancellation
+        the guard held off comes now, as FastAPI lets it come once a dependency's cleanup
+        has ended (a task group a dependency held may have caught it while the guard was
+        shielded); where they were thrown the request's exception, that one goes on."""
+        self.guard = None
+        guard.shield = False
+        left = sys.exception()
+        guard.__exit__(type(left) if left else None, left, None)
+        if ended and left is None:
+            await checkpoint_if_cancelled()
 
     async def unwind(self, exc: BaseException) -> BaseException:
         """The request failed with ``exc``: throw it into each generator (last first). A
@@ -84,12 +134,14 @@ class Cleanup:
                 if not isinstance(exc, Exception):  # cancelled: the request is gone anyway
                     continue
                 # The generators before it end now; the files stay open for the error
-                # response (a handler of it may read them), and close after it is sent.
+                # response (a handler of it may read them), and close after it is sent, as
+                # the guard is left then (this runs under it).
                 form, self.form = self.form, None
+                guard, self.guard = self.guard, None
                 try:
                     await self.after_response()
                 finally:  # cancelled or not, the files are still closed after the response
-                    self.form = form
+                    self.form, self.guard = form, guard
                 return FastAPIError(SWALLOWED)
             except BaseException as raised:
                 exc = raised

@@ -23,6 +23,7 @@ __all__ = [
     "close_exit",
     "finish",
     "resume",
+    "sheltered",
     "shielded",
     "submit",
 ]
@@ -131,3 +132,18 @@ async def shielded(step: Awaitable[T]) -> T:
         result = await step
     # Returned after the scope, which mypy sees may swallow what is raised in it.
     return result  # noqa: RET504
+
+
+async def sheltered(step: Awaitable[T], guard: anyio.CancelScope | None) -> T:
+    """``step`` (generators' code after ``yield``) run to its end whatever cancellation
+    comes: under the request's ``guard`` (hasten._values.cleanup_guard), shielded while it
+    runs; without one, in a shielded scope of its own where the task is being cancelled
+    already (the generators then hold no scope a scope of ours would nest wrongly with)."""
+    if guard is None:
+        return await (shielded(step) if being_cancelled() else step)
+    shielding = guard.shield
+    guard.shield = True
+    try:
+        return await step
+    finally:
+        guard.shield = shielding

@@ -115,6 +115,8 @@ class MountEndpoint(Endpoint):
         dependencies: Sequence[Dependency] = (),
         app: AppDependencies | None = None,
         context: ServeContext | None = None,
+        *,
+        websocket: bool = False,
     ) -> Target:
         # As in FastAPI, a router's dependencies are not given to the apps mounted on it; its
         # body limit (else the app's) is, but to a hasten app, which holds bodies to its own.

@@ -363,10 +363,13 @@ class BaseRoute:
                 f"Route '' of {self.endpoint.name}: a path may be '' only under a router prefix, "
                 "which it then serves"
             )
+        websocket = WEBSOCKET in self.methods
         target = self._target(
-            self.endpoint.bind(pools, self.label, self.dependencies, dependencies, context)
+            self.endpoint.bind(
+                pools, self.label, self.dependencies, dependencies, context, websocket=websocket
+            )
         )
-        target.websocket = WEBSOCKET in self.methods
+        target.websocket = websocket
         target.route = self
         label = f"{self.label} ({target.name})"
         return CompiledRoute(self.template, self.methods, target, label, self.low_priority)
@@ -420,7 +423,9 @@ class Route(BaseRoute):
         if type(self).get_route_handler is Route.get_route_handler:
             return bound
         handler = dataclasses.replace(self, target=bound).get_route_handler()
-        return Target(bound.name, handler, _AS_IS)
+        target = Target(bound.name, handler, _AS_IS)
+        target.guarded = bound.guarded
+        return target
 
 
 APIRoute = Route  # FastAPI's name (``hasten port`` imports Route under it)

@@ -28,6 +28,7 @@ import anyio
 
 from hasten._http.background import run_tasks
 from hasten._http.body_wait import BodyWait
+from hasten._http.connection import guard_of, unhandled
 from hasten._http.context import ServeContext
 from hasten._http.error_responses import ExceptionHandler, ExceptionHandlers, server_error_response
 from hasten._http.error_responses import error_response as error_response_for
@@ -175,6 +176,10 @@ class Runtime:
         self.matcher = matcher
         self.match = matcher.match
         self.static_targets = matcher.static_targets
+        # Whether a route's requests enter a guard (hasten._values.cleanup_guard): behind
+        # middleware, every request enters it before the chain, so that it encloses whatever
+        # scope a middleware holds around ``call_next`` (the generators' exits come after).
+        self.guarded = any(compiled.target.guarded for compiled in self._compiled)
 
     def use_routes(self, routes: Sequence[BaseRoute]) -> None:
         """Serve ``routes`` from the next request on (routes added, or routers included,
@@ -303,6 +308,8 @@ class Runtime:
             gate.count += 1
             try:
                 if self.chained:
+                    if self.guarded:
+                        guard_of(request)
                     # perf: the chain awaited here, not in a coroutine of its own.
                     try:
                         response = await self.handle(request)
@@ -390,18 +397,30 @@ class Runtime:
                 if exchange is not None:  # observed: what times the response ends here
                     observer.sent(request, exchange)  # type: ignore[union-attr]  # set with it
                 if response.background is not None:  # Response(background=...)
-                    await run_tasks(response.background, self.context.threads)
+                    failed = await run_tasks(response.background, self.context.threads)
+                    if failed is not None:
+                        unhandled(request, failed)
             finally:
                 # Yield dependencies' exits, background tasks and uploaded files hang on the
                 # requests that have any: for every other request this is one check.
-                if request._cleanup is not None:
-                    cleanup, request._cleanup = request._cleanup, None
-                    done = cleanup.after_response()
-                    # Only a request left by an exception can be a cancelled one: the check
-                    # of the task (1,600 instructions) is made for those alone.
-                    cancelled = sys.exception() is not None and being_cancelled()
-                    await (shielded(done) if cancelled else done)
-                gate.count -= 1
+                try:
+                    if request._cleanup is not None:
+                        cleanup, request._cleanup = request._cleanup, None
+                        done = cleanup.after_response()
+                        # Only a request left by an exception can be a cancelled one: the
+                        # check of the task (1,600 instructions) is made for those alone. A
+                        # guarded one's cleanup shields itself, under its guard (and the
+                        # cancellation it held off may come as it ends).
+                        cancelled = (
+                            sys.exception() is not None
+                            and cleanup.guard is None
+                            and being_cancelled()
+                        )
+                        failed = await (shielded(done) if cancelled else done)
+                        if failed is not None:  # for the ASGI server (Connection._unhandled)
+                            unhandled(request, failed)
+                finally:
+                    gate.count -= 1
         finally:
             if observer is not None:
                 observer.end(request, started, status, exchange)
@@ -568,6 +587,7 @@ class Runtime:
         if handler is None:
             self._log(request, "Unhandled exception while serving", exc)
             report_unhandled(exc)
+            unhandled(request, exc)
             return server_error_response(exc, self.context.debug)
         try:
             response = handler(request, exc)
@@ -582,6 +602,7 @@ class Runtime:
         except Exception as failure:
             self._log(request, f"The exception handler for {exc!r} failed while serving", failure)
             report_unhandled(failure)
+            unhandled(request, failure)
             return server_error_response(failure, self.context.debug)
 
     def stats(self) -> dict[str, Any]:

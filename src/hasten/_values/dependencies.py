@@ -47,6 +47,7 @@ __all__ = [
     "call_kind",
     "collect",
     "describe_dependency",
+    "generator_function",
     "limited",
     "read_now",
     "reads_now",
@@ -118,6 +119,12 @@ def call_kind(func: Callable[..., Any]) -> int:
         if any(test(candidate) for candidate in candidates):
             return kind
     return SYNC
+
+
+def generator_function(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The async generator function an ASYNC_GEN dependency's call runs (``func``, what it
+    wraps, or their ``__call__``): the code its ``yield`` is in."""
+    return next(filter(inspect.isasyncgenfunction, _kind_candidates(func)), func)
 
 
 _KINDS = (

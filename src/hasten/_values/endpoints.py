@@ -245,12 +245,14 @@ class Endpoint:
         dependencies: Sequence[Dependency] = (),
         app: AppDependencies | None = None,
         context: ServeContext | None = None,
+        *,
+        websocket: bool = False,
     ) -> Target:
         """The Target that serves this endpoint in one started app: its pools attached, its
         plan compiled (``dependencies``: its routers' and the app's, run first; ``app``: the
         app's overrides and app-scoped values), the route's own limits given to its requests
         (over ``context``, the app's), its timeout and concurrency limit (``label`` names it
-        in a 503) wrapped around."""
+        in a 503) wrapped around. ``websocket``: the endpoint serves a WebSocket route."""
         if self.runs_on == "process pool":
             _check_picklable(self.func)
         telemetry = None if context is None else context.telemetry
@@ -262,6 +264,9 @@ class Endpoint:
             threads=pools.threads,
             run=self._runner(pools, telemetry),
             label=label,
+            # The request's guard encloses its dependencies' exits only where the plan runs
+            # in the request's own task and scope, as an HTTP route without a timeout does.
+            guard=not websocket and self.options.timeout is None,
         )
         invoke: Invoke = plan.invoke
         renderer = self.renderer
@@ -282,7 +287,7 @@ class Endpoint:
             invoke = Deadline(invoke, self.options.timeout)
         if self.options.max_concurrency is not None:
             invoke = ConcurrencyLimit(invoke, self.options.max_concurrency, label)
-        return Target(
+        target = Target(
             self.name,
             invoke,
             render,
@@ -293,6 +298,8 @@ class Endpoint:
             status=renderer.status,
             headers=renderer.headers,
         )
+        target.guarded = plan.guarded
+        return target
 
     def _runner(self, pools: Pools, telemetry: Instrumentation | None = None) -> Run:
         """How the plan calls the handler with its values, where it runs; with telemetry,

@@ -27,14 +27,17 @@ from typing import TYPE_CHECKING, Any
 from hasten._http.connection import background_of
 from hasten._http.decoding import decode_json
 from hasten._http.errors import HTTPError, RequestValidationError
+from hasten._values.cleanup_guard import needs_guard
 from hasten._values.dependencies import (
     ASYNC,
+    ASYNC_GEN,
     ON_LOOP,
     SYNC,
     AppDependencies,
     SecurityScopes,
     call_kind,
     describe_dependency,
+    generator_function,
     limited,
     read_now,
     with_scopes,
@@ -121,6 +124,8 @@ class _Builder:
         self.threads = threads
         self.body_parameters: list[Parameter] = []
         self.has_dependencies = False
+        # Whether an async generator in the tree needs the request's guard (cleanup_guard).
+        self.needs_guard = False
 
     def root(self, parameters: Sequence[Parameter], dependencies: Iterable[Dependency]) -> Node:
         node = Node(None, "handler")
@@ -162,6 +167,8 @@ class _Builder:
             node.kind = call_kind(node.func)
         elif (read := read_now(func)) is not None:  # perf: a security scheme, read in place
             node.func, node.kind = read, ON_LOOP
+        if node.kind == ASYNC_GEN and needs_guard(generator_function(node.func or func)):
+            self.needs_guard = True
         return node
 
     def fill(
@@ -260,7 +267,17 @@ class Plan:
     value, runs the dependencies and calls the handler; the awaitable's result is what the
     handler returned."""
 
-    __slots__ = ("_body", "_label", "_root", "_run", "_threads", "call", "invoke", "source")
+    __slots__ = (
+        "_body",
+        "_label",
+        "_root",
+        "_run",
+        "_threads",
+        "call",
+        "guarded",
+        "invoke",
+        "source",
+    )
 
     def __init__(
         self,
@@ -272,12 +289,18 @@ class Plan:
         threads: Executor | None,
         run: Run,
         label: str = "",
+        guard: bool = True,
     ) -> None:
         self._threads = threads
         self._run = run
         self._label = label
         builder = _Builder(path_types, app, label, threads)
         self._root = builder.root(parameters, dependencies)
+        # The request's guard, where a dependency needs it and the route allows it (see
+        # hasten._values.cleanup_guard; ``guard`` False: the plan runs where the scope could not
+        # enclose the dependencies' exits, in a task or scope of a route timeout's own, or
+        # for a WebSocket).
+        self.guarded = guard and builder.needs_guard
         bodies = builder.body_parameters
         embed = should_embed(bodies)
         form = any(parameter.source in ("form", "file") for parameter in bodies)
@@ -295,7 +318,7 @@ class Plan:
     def _solver(self) -> Invoke:
         """The general form: the tree written out as one coroutine (hasten._values.solver)."""
         invoke, self.source = written_solver(
-            self._root, self._body, self._threads, self._run, self._label
+            self._root, self._body, self._threads, self._run, self._label, guarded=self.guarded
         )
         return invoke
 

@@ -49,15 +49,16 @@ from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
-from hasten._http.connection import cleanup_of, unwound
+from anyio.lowlevel import checkpoint_if_cancelled
+
+from hasten._http.connection import cleanup_of, guard_of, unwound
 from hasten._http.errors import RequestValidationError
 from hasten._running.threads import (
     Exit,
     advance,
-    being_cancelled,
     close_exit,
     resume,
-    shielded,
+    sheltered,
     submit,
 )
 from hasten._values.dependencies import ASYNC, ASYNC_GEN, ON_LOOP, SYNC
@@ -228,8 +229,11 @@ def written_solver(
     threads: Executor | None,
     run: Callable[..., Awaitable[Any]],
     label: str,
+    *,
+    guarded: bool = False,
 ) -> tuple[Callable[[Any], Awaitable[Any]], str]:
-    """The solver of ``root``'s tree, and its source."""
+    """The solver of ``root``'s tree, and its source; ``guarded``: the request's guard is
+    entered before its dependencies (see hasten._values.cleanup_guard)."""
     writer = _Writer(root)
     _, may_fail = writer.dependant(root, 2, set())
     head = ["async def solve_and_call(request):"]
@@ -241,31 +245,26 @@ def written_solver(
         head.append("    cache = {}")
     if writer.function_scoped:
         head.append("    function_exits = []")
+    if guarded:
+        head.append("    guard = guard_of(request)")
+    elif writer.function_scoped:
+        head.append("    guard = None")
     head.append("    try:")
     tail = []
     if may_fail:
         failed_body = "None if body is UNDEFINED else body" if body is not None else "None"
         tail.append("        if errors:")
         tail.append(f"            raise RequestValidationError(errors, body={failed_body})")
+    tail.append(f"        result = await run({writer.handler_arguments})")
+    closed, failed = _function_scoped_ends(guarded) if writer.function_scoped else ([], [])
+    tail += [*closed, "    except BaseException as exc:", *failed]
     tail += [
-        f"        result = await run({writer.handler_arguments})",
-        "    except BaseException as exc:",
-    ]
-    if writer.function_scoped:
-        tail.append("        closing = close_function_scoped(function_exits, threads, exc)")
-        tail.append("        await (shielded(closing) if being_cancelled() else closing)")
-    tail += [
-        "        final = await unwound(request, exc)",
+        f"        final = await unwound(request, {'left' if failed else 'exc'})",
         "        if final is exc:",
         "            raise",
         "        raise final from exc",
+        "    return result",
     ]
-    if writer.function_scoped:
-        tail += [
-            "    if function_exits:",
-            "        await close_function_scoped(function_exits, threads)",
-        ]
-    tail.append("    return result")
     source_lines = [*head, *writer.lines, *tail]
     namespace: dict[str, Any] = {
         **writer.names,
@@ -276,14 +275,32 @@ def written_solver(
         "submit": submit,
         "unwound": unwound,
         "close_function_scoped": close_function_scoped,
-        "shielded": shielded,
-        "being_cancelled": being_cancelled,
+        "sheltered": sheltered,
+        "checkpoint_if_cancelled": checkpoint_if_cancelled,
+        "guard_of": guard_of,
         "did_not_yield": _did_not_yield,
         "decode_body": None if body is None else body.decode,
         "threads": threads,
         "run": run,
     }
     return _compiled(source_lines, namespace, "solve_and_call", f"solver of {label}")
+
+
+def _function_scoped_ends(guarded: bool) -> tuple[list[str], list[str]]:
+    """The lines that end ``scope="function"`` dependencies: after the handler returned
+    (inside the try: what their code after ``yield`` raises is thrown into the request's
+    generators, as FastAPI's exit stacks do), and after it failed (the exception ``left``)."""
+    closing = "close_function_scoped(function_exits, threads)"
+    closed = [
+        "        if function_exits:",
+        f"            await {f'sheltered({closing}, guard)' if guarded else closing}",
+    ]
+    if guarded:  # a cancellation the guard held off comes now (Cleanup._leave)
+        closed.append("            await checkpoint_if_cancelled()")
+    failed = [
+        "        left = await sheltered(close_function_scoped(function_exits, threads, exc), guard)"
+    ]
+    return closed, failed
 
 
 def written_values(
@@ -412,16 +429,22 @@ def _did_not_yield(name: str) -> RuntimeError:
 
 async def close_function_scoped(
     exits: list[Exit], threads: Executor | None, exc: BaseException | None = None
-) -> None:
-    """``scope="function"`` dependencies end when the handler returns (or fails)."""
+) -> BaseException | None:
+    """``scope="function"`` dependencies end when the handler returns, or fails with
+    ``exc``, which is thrown into each (last first): the exception left, as one may raise
+    another, which those before it get (FastAPI's exit stack). Where the handler returned,
+    one that a generator raises is raised once they have all ended."""
+    left = exc
     while exits:
         done = exits.pop()
         try:
-            await advance(done, threads, exc)
+            await advance(done, threads, left)
         except StopAsyncIteration:
             continue
-        except BaseException:
-            if exc is None:
-                raise
+        except BaseException as raised:
+            left = raised
             continue
         await close_exit(done, threads)
+    if exc is None and left is not None:
+        raise left
+    return left

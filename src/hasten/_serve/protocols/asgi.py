@@ -442,7 +442,7 @@ class ASGIWebSocket(WebSocket):
             await send({"type": "websocket.close", "code": 1000, "reason": ""})
 
 
-async def serve(
+async def serve(  # noqa: C901  # perf: one coroutine, see below
     served: Served,
     scope: Scope,
     receive: Receive,
@@ -486,6 +486,7 @@ async def serve(
         await runtime.send(
             channel, ASGIRequest(UNSERVED, served, scope, channel, scope["method"], path)
         )
+        unhandled = None
     else:
         # perf: ``ASGIChannel(receive, send, pathsend, runtime.context.threads)`` and
         # ``ASGIRequest(runtime.context, served, scope, channel, scope["method"], path)``
@@ -509,9 +510,16 @@ async def serve(
         request._scope = scope
         request._channel = channel
         await runtime.serve(request, channel)
+        unhandled = request._unhandled
     ending = channel.finish()
     if ending is not None:
         await ending
+    if unhandled is not None:
+        # What the app did not handle (it became a 500, which names nothing outside debug
+        # mode, or failed after the response) is raised to the server once the response is
+        # sent, as Starlette's ServerErrorMiddleware does: the server, an ASGI middleware
+        # around the app or a test transport sees it.
+        raise unhandled
 
 
 async def _start(served: Served, path: str) -> tuple[Runtime | Response, type[ASGIChannel]]:
