@@ -104,6 +104,7 @@ class Matcher:
         "_redirect_slashes",
         "_static",
         "_tree",
+        "guarded",
         "shadowed",
         "static_targets",
     )
@@ -117,6 +118,8 @@ class Matcher:
         self._tree = _Node()
         self._not_allowed: dict[frozenset[str], Target] = {}
         self._low_priority: list[tuple[str, Target]] = []  # (prefix, target), longest first
+        # Whether a route's requests enter a guard (hasten._values.cleanup_guard).
+        self.guarded = any(route.target.guarded for route in routes)
         for route in routes:
             if route.low_priority:
                 self._low_priority.append((route.template.path.rstrip("/"), route.target))
