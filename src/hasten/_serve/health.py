@@ -4,16 +4,13 @@ Prometheus metrics, and the live stats ``hasten routes --live`` reads."""
 from __future__ import annotations
 
 import hmac
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hasten._http.errors import HTTPError
-from hasten._http.paths import PathTemplate
 from hasten._http.requests import Request
 from hasten._http.responses import JSONResponse, Response
-from hasten._serve.routes import BaseRoute, Route, route_options
+from hasten._serve.routes import BaseRoute, Route
 from hasten._settings import Settings
-from hasten._values.endpoints import Endpoint
 
 if TYPE_CHECKING:
     from hasten._serve.runtime import Runtime
@@ -25,12 +22,12 @@ def control_routes(settings: Settings, runtime: Runtime) -> list[BaseRoute]:
     """The routes ``settings`` ask for (none by default), answering about ``runtime``."""
     routes: list[BaseRoute] = []
     if settings.health_url is not None:
-        routes.append(_control(settings.health_url, alive))
+        routes.append(Route(settings.health_url, alive, include_in_schema=False))
     if settings.ready_url is not None:
         # Once shutdown begins the gate answers every request 503, this one included, while
         # requests in flight finish (see App.shutdown); before startup, so does
         # App.start_for.
-        routes.append(_control(settings.ready_url, ready))
+        routes.append(Route(settings.ready_url, ready, include_in_schema=False))
     metrics = runtime.metrics
     if settings.metrics_url is not None and metrics is not None:
 
@@ -38,18 +35,11 @@ def control_routes(settings: Settings, runtime: Runtime) -> list[BaseRoute]:
             """The Prometheus exposition."""
             return metrics.respond()
 
-        routes.append(_control(settings.metrics_url, exposition))
+        routes.append(Route(settings.metrics_url, exposition, include_in_schema=False))
     if settings.stats_token is not None:
         stats = Stats(settings.stats_token, runtime)
-        routes.append(_control(settings.stats_url, stats))
+        routes.append(Route(settings.stats_url, stats, include_in_schema=False))
     return routes
-
-
-def _control(path: str, func: Callable[..., Any]) -> Route:
-    """A GET route for ``func`` at ``path``, left out of the OpenAPI document."""
-    template = PathTemplate.parse(path)
-    endpoint = Endpoint(func, template, route_options(include_in_schema=False))
-    return Route(template, frozenset({"GET"}), endpoint, ())
 
 
 async def alive() -> dict[str, str]:

@@ -12,11 +12,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Self, TypedDict, TypeVar, Unpack
+from typing import Any, Self, TypedDict, Unpack
 
 from hasten._http.connection import MOUNT_PATH
 from hasten._http.context import ServeContext
-from hasten._http.contracts import Handler, Hook, Target
+from hasten._http.contracts import Handler, Target
 from hasten._http.errors import one_status
 from hasten._http.paths import PathTemplate
 from hasten._http.requests import Request
@@ -59,8 +59,6 @@ __all__ = [
     "tag_names",
 ]
 
-F = TypeVar("F", bound=Callable[..., Any])
-H = TypeVar("H", bound=Hook)
 # ``lifespan(app)``: a context manager, async or not, around the app's run (what it yields,
 # a dict, is the state every request starts with); an (async) generator function is one too.
 Lifespan = Callable[[Any], Any]
