@@ -619,6 +619,7 @@ def test_gzip_leaves_compressed_media_types_alone(serve: ClientFactory) -> None:
     assert client.get("/svg", headers=gz).headers["content-encoding"] == "gzip"  # text
 
 
+@pytest.mark.usefixtures("no_gc_pauses")
 def test_gzip_of_a_large_body_does_not_stall_the_event_loop(serve: ClientFactory) -> None:
     import time
 

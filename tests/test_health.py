@@ -100,6 +100,7 @@ def test_readiness_is_503_while_the_app_starts() -> None:
     ]
 
 
+@pytest.mark.usefixtures("no_gc_pauses")
 def test_live_stats_need_the_token(serve: ClientFactory) -> None:
     client = serve(build_app(stats_token="s3cret", block_threshold=0.05))
     client.get("/hello")

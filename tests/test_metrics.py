@@ -92,6 +92,7 @@ def test_timeouts_and_overload_are_counted_as_shed(serve: ClientFactory) -> None
     assert found['hasten_requests_shed_total{handler="/hello",method="GET",status="503"}'] == 1
 
 
+@pytest.mark.usefixtures("no_gc_pauses")
 def test_event_loop_stalls_are_counted_by_route(serve: ClientFactory) -> None:
     client = serve(build_app(block_threshold=0.05))
     assert client.get("/blocking").json() == "blocked"

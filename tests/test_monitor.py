@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import threading
 import time
@@ -14,6 +13,9 @@ from hasten import App, Request, Response
 from hasten._running.monitor import LoopMonitor, _watches
 from hasten.types import CallNext
 from tests.conftest import ClientFactory
+
+# Every test here counts the loop's stalls: none from the garbage collector.
+pytestmark = pytest.mark.usefixtures("no_gc_pauses")
 
 
 def make_app(threshold: float | None = 0.05) -> App:
@@ -65,16 +67,10 @@ def test_awaiting_and_threads_do_not_count(
 ) -> None:
     app = make_app()
     client = serve(app)
-    # A full collection of the suite's heap can stall the loop for 200 ms by itself (seen
-    # once, "outside any handler"): not what this test is about.
-    gc.disable()
-    try:
-        with caplog.at_level(logging.WARNING, logger="hasten.monitor"):
-            client.get("/polite")
-            client.get("/threaded")
-            time.sleep(0.1)
-    finally:
-        gc.enable()
+    with caplog.at_level(logging.WARNING, logger="hasten.monitor"):
+        client.get("/polite")
+        client.get("/threaded")
+        time.sleep(0.1)
     assert [r for r in caplog.records if r.name == "hasten.monitor"] == []
     assert app.stats()["blocked"] == {}
 
