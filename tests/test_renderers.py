@@ -214,3 +214,28 @@ def test_a_plain_object_is_sent_as_its_attributes(serve: ClientFactory) -> None:
 
     response = serve(app).get("/")
     assert (response.status_code, response.json()) == (200, {"username": "jo", "scopes": ["a"]})
+
+
+def test_a_sqlalchemy_instance_is_sent_as_its_columns(serve: ClientFactory) -> None:
+    """A mapped SQLAlchemy instance returned with no response model is sent as FastAPI's
+    jsonable_encoder sends it: its attributes less SQLAlchemy's ``_sa_instance_state`` (which
+    holds the mapped class, and was a 500)."""
+    from sqlalchemy import Column, Integer, String
+    from sqlalchemy.orm import DeclarativeBase
+
+    class Base(DeclarativeBase):
+        pass
+
+    class Tier(Base):  # as the app declared it (fastcrud's tests)
+        __tablename__ = "tier"
+        id = Column(Integer, primary_key=True)
+        name = Column(String(32))
+
+    app = App()
+
+    @app.post("/tiers")
+    async def create() -> Any:
+        return Tier(id=1, name="Premium")
+
+    response = serve(app).post("/tiers")
+    assert (response.status_code, response.json()) == (200, {"id": 1, "name": "Premium"})

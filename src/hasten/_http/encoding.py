@@ -41,7 +41,8 @@ def encode_hook(value: Any) -> Any:
     """What msgspec cannot encode by itself: a pydantic model, as its JSON-mode dump; a
     ``str`` subclass (a ``URL``), or what passes for a UUID (asyncpg's), as its text; an
     ``int`` or ``float`` subclass as its number; any other object as its attributes, as
-    FastAPI's jsonable_encoder does (``vars``)."""
+    FastAPI's jsonable_encoder does (``vars``), less SQLAlchemy's state (``_sa_*``: a mapped
+    instance sent as its columns)."""
     dump = getattr(value, "model_dump", None)
     if dump is not None:
         return dump(mode="json", by_alias=True)  # FastAPI's jsonable_encoder dumps by alias
@@ -50,7 +51,11 @@ def encode_hook(value: Any) -> Any:
     if isinstance(value, int | float):  # a subclass (pydantic's ByteSize): the number itself
         return int(value) if isinstance(value, int) else float(value)
     if hasattr(value, "__dict__") and not callable(value) and not isinstance(value, type):
-        return vars(value)
+        return {
+            key: item
+            for key, item in vars(value).items()
+            if not (isinstance(key, str) and key.startswith("_sa"))
+        }
     raise NotImplementedError(f"Objects of type {type(value).__name__} are not JSON encodable")
 
 
