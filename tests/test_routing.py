@@ -811,3 +811,30 @@ def test_a_method_other_than_the_usual_ones(serve: ClientFactory) -> None:
     assert list(client.get("/openapi.json").json()["paths"]["/items"]) == ["get"]
     app.api_route("/only", methods=["QUERY"])(search)
     assert "/only" not in client.get("/openapi.json").json()["paths"]
+
+
+def test_routes_are_added_with_the_endpoint_by_keyword(serve: ClientFactory) -> None:
+    """``add_api_route(path=..., endpoint=...)`` and ``add_api_websocket_route``, as FastAPI's
+    and Starlette's signatures name them (fastcrud's custom routes call them so)."""
+    app = App()
+    router = Router()
+
+    async def custom(foo: int) -> dict[str, int]:
+        return {"foo": foo}
+
+    async def talk(websocket: WebSocket) -> None:
+        await websocket.accept()
+        await websocket.send_text("talk")
+        await websocket.close()
+
+    router.add_api_route(path="/custom", endpoint=custom, methods=["GET"], tags=["Test"])
+    app.add_route(path="/starlette", endpoint=custom, methods=["POST"])
+    app.add_api_websocket_route(path="/talk", endpoint=talk)
+    app.include_router(router)
+    client = serve(app)
+    answer = client.get("/custom", params={"foo": 3})
+    assert (answer.status_code, answer.json()) == (200, {"foo": 3})
+    answer = client.post("/starlette", params={"foo": 4})
+    assert (answer.status_code, answer.json()) == (200, {"foo": 4})
+    with client.websocket_connect("/talk") as websocket:
+        assert websocket.receive_text() == "talk"

@@ -130,13 +130,14 @@ class Router:
     def add_route(
         self,
         path: str,
-        func: Callable[..., Any],
+        endpoint: Callable[..., Any],
         methods: Iterable[str] | None = None,
         **options: Unpack[RouteKeywords],
     ) -> Route:
-        """Register ``func``; its signature is analysed now, so mistakes surface at import."""
-        template, wanted, endpoint = http_route_parts(path, func, methods, self.prefix, options)
-        route = self.route_class(template, wanted, endpoint, tuple(endpoint.options.tags))
+        """Register ``endpoint`` (FastAPI's and Starlette's name for it, by keyword too); its
+        signature is analysed now, so mistakes surface at import."""
+        template, wanted, compiled = http_route_parts(path, endpoint, methods, self.prefix, options)
+        route = self.route_class(template, wanted, compiled, tuple(compiled.options.tags))
         self._register(route)
         return route
 
@@ -163,20 +164,20 @@ class Router:
     def add_websocket_route(
         self,
         path: str,
-        func: Callable[..., Any],
+        endpoint: Callable[..., Any],
         name: str | None = None,
         *,
         dependencies: Sequence[Any] = (),
     ) -> WebSocketRoute:
-        """Register ``func`` for WebSocket connections to ``path``."""
+        """Register ``endpoint`` for WebSocket connections to ``path``."""
         template = PathTemplate.parse(path)
         options = RouteOptions(name=name, dependencies=dependencies)
-        with registering(func, f"WEBSOCKET {path}"):
-            endpoint = Endpoint(func, template.with_prefix(self.prefix), options)
-            if endpoint.runs_on != "event loop":
-                raise TypeError(f"WebSocket handler {endpoint.name} must be an async def")
-            check_connection_types(endpoint, websocket=True)
-        route = WebSocketRoute(template, frozenset({WEBSOCKET}), endpoint)
+        with registering(endpoint, f"WEBSOCKET {path}"):
+            compiled = Endpoint(endpoint, template.with_prefix(self.prefix), options)
+            if compiled.runs_on != "event loop":
+                raise TypeError(f"WebSocket handler {compiled.name} must be an async def")
+            check_connection_types(compiled, websocket=True)
+        route = WebSocketRoute(template, frozenset({WEBSOCKET}), compiled)
         self._register(route)
         return route
 

@@ -26,13 +26,13 @@ class Webhooks(Router):
     def add_route(
         self,
         path: str,
-        func: Callable[..., Any],
+        endpoint: Callable[..., Any],
         methods: Iterable[str] | None = None,
         **options: Unpack[RouteKeywords],
     ) -> Route:
-        """Register the webhook ``path`` (its name) sent as ``func`` describes."""
+        """Register the webhook ``path`` (its name) sent as ``endpoint`` describes."""
         route = super().add_route(
-            path if path.startswith("/") else f"/{path}", func, methods, **options
+            path if path.startswith("/") else f"/{path}", endpoint, methods, **options
         )
         self._webhook_names.append(path)
         return route
