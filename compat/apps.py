@@ -141,6 +141,33 @@ APPS: dict[str, AppSpec] = {
             "pytest-mock",
         ),
     ),
+    # CRUD routers made at run time from SQLAlchemy and SQLModel models (endpoints whose
+    # signatures are rewritten, filter dependencies built from __signature__, cursor and page
+    # pagination), async sessions. Its whole suite, on SQLite (aiosqlite in memory), which is
+    # what its tests use unless marked for a dialect: the few marked postgresql or mysql start a
+    # Docker container (testcontainers) and skip without Docker, on both sides alike.
+    # (uriyyo/fastapi-pagination was tried first and set aside: its add_pagination() rewrites
+    # FastAPI's private dependency graph at run time, fastapi.dependencies.utils' private
+    # functions and route.dependant, which hasten does not have by design.)
+    "fastcrud": AppSpec(
+        url="https://github.com/igorbenav/fastcrud",
+        commit="9724fb9d7c89eb582d24803e194675535843971e",
+        root=".",
+        python="3.11",
+        fastapi="fastapi==0.165.0",
+        requirements=(
+            "SQLAlchemy>=2.0.0,<3",
+            "pydantic>=2.0.0,<3",
+            "SQLAlchemy-Utils>=0.41.1,<0.42",
+            "sqlmodel>=0.0.14,<0.0.15",
+            "aiosqlite>=0.19.0,<0.20",
+            "greenlet>=3.0.3,<4",
+            "httpx",
+            "testcontainers>=4.7.1,<5",
+            "pytest>=7.4.4,<8",
+            "pytest-asyncio>=0.23.3,<0.24",
+        ),
+    ),
 }
 
 
