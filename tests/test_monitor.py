@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import threading
 import time
@@ -130,6 +131,60 @@ def test_a_stall_under_a_mount_is_logged_once_by_the_app_that_stalled(
     assert list(parent.stats()["blocked"]) == ["GET /asyncfib/{n}"]
 
 
+class SlowToFinalize:
+    """Garbage in a reference cycle whose finalizer takes 200 ms: the collector that frees it
+    stalls whatever thread it runs on for that long."""
+
+    def __init__(self) -> None:
+        self.cycle = self
+
+    def __del__(self) -> None:
+        time.sleep(0.2)
+
+
+def test_a_stall_the_garbage_collector_makes_is_its_own_not_the_routes(
+    serve: ClientFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = make_app()
+
+    @app.get("/collects")
+    async def collects() -> str:
+        SlowToFinalize()
+        gc.collect()  # as an allocation past gc's threshold would, on the loop's thread
+        return "ok"
+
+    client = serve(app)
+    with caplog.at_level(logging.WARNING, logger="hasten.monitor"):
+        assert client.get("/collects").text == '"ok"'
+        time.sleep(0.1)
+        assert client.get("/asyncfib/1").status_code == 200  # a route's stall is still its own
+        time.sleep(0.1)
+    messages = [r.getMessage() for r in caplog.records if r.name == "hasten.monitor"]
+    assert [message.split(" ms")[0].rsplit(" ", 1)[0] for message in messages] == [
+        "The event loop was blocked for",
+        "GET /asyncfib/{n} blocked the event loop for",
+    ]
+    assert messages[0].endswith(
+        " ms by the garbage collector (a collection, with the finalizers it ran): gc.freeze()"
+        " after startup keeps long-lived objects out of it"
+    )
+    assert list(app.stats()["blocked"]) == ["the garbage collector", "GET /asyncfib/{n}"]
+
+
+def test_the_collector_is_timed_only_while_an_app_watches() -> None:
+    before = list(gc.callbacks)
+    monitor = LoopMonitor(0.05, {})
+
+    async def watch() -> int:
+        monitor.start()
+        watching = len(gc.callbacks)
+        monitor.stop()
+        return watching
+
+    assert asyncio.run(watch()) == len(before) + 1
+    assert gc.callbacks == before
+
+
 @pytest.mark.parametrize("ending", ["thread ends", "loop closes"])
 def test_a_watchdog_whose_loop_is_gone_ends_without_its_app_stopping(ending: str) -> None:
     # An app never stopped (a TestClient left open) must not leave a watchdog waking 20 times
@@ -147,6 +202,7 @@ def test_a_watchdog_whose_loop_is_gone_ends_without_its_app_stopping(ending: str
             loop.close()
 
     watchdogs: list[threading.Thread | None] = []
+    timing = len(gc.callbacks)
     thread = threading.Thread(target=serve)
     if ending == "loop closes":
         serve()
@@ -156,6 +212,6 @@ def test_a_watchdog_whose_loop_is_gone_ends_without_its_app_stopping(ending: str
     [watchdog] = watchdogs
     assert watchdog is not None
     watchdog.join(timeout=2)
-    assert (watchdog.is_alive(), loop in _watches) == (False, False)
+    assert (watchdog.is_alive(), loop in _watches, len(gc.callbacks)) == (False, False, timing)
     monitor.stop()  # what an app's shutdown would still do: nothing left to stop
     loop.close()

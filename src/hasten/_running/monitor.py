@@ -2,13 +2,17 @@
 
 A heartbeat on the loop records when it last ran; a watchdog thread wakes a few times per
 threshold, and while the heartbeat is late it looks at the loop thread's stack for a handler's
-code. No work is added to requests: the cost is the heartbeat, a few dozen callbacks a second.
-Every app on one loop (an app mounted in another) shares that loop's heartbeat and watchdog.
+code. No work is added to requests: the cost is the heartbeat, a few dozen callbacks a second,
+and a call at each start and end of a garbage collection (a stall the collector made on the
+loop's thread is the collector's, not the route's whose code it interrupted). Every app on one
+loop (an app mounted in another) shares that loop's heartbeat and watchdog.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import logging
 import sys
 import threading
@@ -21,6 +25,7 @@ __all__ = ["BlockStats", "LoopMonitor"]
 
 logger = logging.getLogger("hasten.monitor")
 UNKNOWN = "code outside any handler"
+COLLECTOR = "the garbage collector"
 
 
 @dataclass(slots=True)
@@ -79,6 +84,13 @@ class LoopMonitor:
             self.listener(label, stall_ms)
         if label == UNKNOWN:
             logger.warning("The event loop was blocked for %.0f ms by %s", stall_ms, label)
+        elif label == COLLECTOR:
+            logger.warning(
+                "The event loop was blocked for %.0f ms by %s (a collection, with the finalizers"
+                " it ran): gc.freeze() after startup keeps long-lived objects out of it",
+                stall_ms,
+                label,
+            )
         else:
             logger.warning(
                 "%s blocked the event loop for %.0f ms: make it a plain def, or offload='process'",
@@ -108,6 +120,10 @@ class _LoopWatch:
         self._threshold = _IDLE  # the smallest of the monitors' thresholds
         self._due = 0.0  # when the next heartbeat should run
         self._culprit: tuple[LoopMonitor, str] | None = None  # what ran during this stall
+        # The garbage collector on the loop's thread: when its running collection started
+        # (0.0: none runs), and the seconds its collections took since the last heartbeat.
+        self._collecting_since = 0.0
+        self._collected = 0.0
         self._timer: asyncio.TimerHandle | None = None
         # Held until ``stop``: the watchdog sleeps by waiting for it, one C call a wake (an
         # Event's wait is a dozen Python steps and a new lock each time).
@@ -122,6 +138,7 @@ class _LoopWatch:
     def add(self, monitor: LoopMonitor) -> None:
         self._use((*self._monitors, monitor))
         if self._watchdog is None:
+            gc.callbacks.append(self._collecting)
             self._schedule()
             self._watchdog = threading.Thread(
                 target=self._watch, name="hasten-monitor", daemon=True
@@ -134,6 +151,7 @@ class _LoopWatch:
         return not self._monitors
 
     def stop(self) -> None:
+        self._stop_timing_collections()
         self._running.release()
         if self._timer is not None:
             self._timer.cancel()
@@ -150,15 +168,36 @@ class _LoopWatch:
         if not monitors:
             return
         late = time.monotonic() - self._due
+        collected, self._collected = self._collected, 0.0
         if late >= self._threshold:
-            self._report(monitors, late * 1000)
+            self._report(monitors, late, collected)
         self._schedule()
 
-    def _report(self, monitors: tuple[LoopMonitor, ...], stall_ms: float) -> None:
+    def _report(self, monitors: tuple[LoopMonitor, ...], late: float, collected: float) -> None:
         culprit, self._culprit = self._culprit, None
-        monitor, label = culprit if culprit is not None else (monitors[0], UNKNOWN)
-        if stall_ms >= monitor.threshold * 1000:
-            monitor.blame(label, stall_ms)
+        if collected >= late / 2:  # most of the stall was the collector's
+            monitor, label = monitors[0], COLLECTOR
+        elif culprit is not None:
+            monitor, label = culprit
+        else:
+            monitor, label = monitors[0], UNKNOWN
+        if late >= monitor.threshold:
+            monitor.blame(label, late * 1000)
+
+    def _collecting(self, phase: str, info: dict[str, int]) -> None:
+        """gc's callback, at each start and end of a collection in any thread: the loop
+        thread's are timed."""
+        if threading.get_ident() != self._loop_thread:
+            return
+        if phase == "start":
+            self._collecting_since = time.monotonic()
+        elif self._collecting_since:
+            self._collected += time.monotonic() - self._collecting_since
+            self._collecting_since = 0.0
+
+    def _stop_timing_collections(self) -> None:
+        with contextlib.suppress(ValueError):  # removed already (by the watchdog, or stop)
+            gc.callbacks.remove(self._collecting)
 
     def _watch(self) -> None:
         # Each wake reads the threshold afresh (an app may have come or gone).
@@ -175,6 +214,7 @@ class _LoopWatch:
                 self._culprit = self._find_culprit(frame)
 
     def _forget(self) -> None:
+        self._stop_timing_collections()
         with _watches_lock:
             if _watches.get(self.loop) is self:
                 del _watches[self.loop]
