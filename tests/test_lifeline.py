@@ -16,6 +16,8 @@ import httpx
 import psutil
 import pytest
 
+from tests.e2e.app import STARTING_MARKER_ENV, STARTUP_SECONDS_ENV
+
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = "tests.e2e.app:app"  # its process pool has 2 workers, in each server worker
 START_TIMEOUT = 20.0
@@ -57,13 +59,20 @@ def answers(port: int) -> bool:
         return False
 
 
-def start(server: str, workers: int, log: Path) -> tuple[subprocess.Popen[bytes], int]:
+def start(
+    server: str, workers: int, log: Path, *options: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
     argv = [sys.executable, "-m", "hasten", "run", TARGET, "--server", server]
-    argv += ["--workers", str(workers), "--port", str(port)]
+    argv += ["--workers", str(workers), "--port", str(port), *options]
     with log.open("wb") as output:
         process = subprocess.Popen(
-            argv, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
+            argv,
+            cwd=ROOT,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env={**os.environ, **(env or {})},
         )
     return process, port
 
@@ -117,6 +126,38 @@ def test_no_process_outlives_hasten_run(
         assert not answers(port)
     finally:
         with contextlib.suppress(ProcessLookupError):  # whatever is left, when the test fails
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("interface", ["rsgi", "asgi"])
+def test_a_worker_still_starting_goes_with_hasten_run_killed_outright(
+    interface: str, tmp_path: Path
+) -> None:
+    # Its startup hook runs (its process pool started) and would take 60 s: Granian would
+    # take a stop asked for then only once the startup is over.
+    log, starting = tmp_path / "server.log", tmp_path / "starting"
+    env = {STARTING_MARKER_ENV: str(starting), STARTUP_SECONDS_ENV: "60"}
+    process, port = start("granian", 1, log, "--interface", interface, env=env)
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while not starting.exists():
+            assert process.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.05)
+        tree = psutil.Process(process.pid).children(recursive=True)
+        assert len(tree) == expected_descendants("granian", 1), log.read_text()
+        process.kill()
+        process.wait(10)
+        deadline = time.monotonic() + 5.0
+        while living(tree) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = [(item.pid, " ".join(item.cmdline())[:80]) for item in living(tree)]
+        assert left == [], log.read_text()
+        assert not answers(port)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait()
 

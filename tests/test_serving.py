@@ -6,6 +6,7 @@ tests/hostile/test_connections.py check the same on real servers."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 from collections.abc import Iterator
@@ -87,13 +88,13 @@ def signal_handlers() -> Iterator[None]:
 
 @pytest.mark.usefixtures("signal_handlers")
 def test_a_granian_worker_ties_itself_then_loads_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
-    tied: list[int] = []
-    monkeypatch.setattr(_granian, "die_with_parent", tied.append)
+    tied: list[tuple[int, ...]] = []
+    monkeypatch.setattr(_granian, "die_with_parent", lambda *args: tied.append(args))
     monkeypatch.setattr(granian._signals, "set_loop_signals", granian._signals.set_loop_signals)
 
     app = _granian.load_tied(1234, Path(__file__).parents[1], "tests.e2e.bare_app:app")
 
-    assert tied == [1234]
+    assert tied == [(1234, signal.SIGKILL)]  # at once while the app loads and starts
     from tests.e2e.bare_app import app as expected
 
     assert app is expected
@@ -103,6 +104,10 @@ def test_a_granian_worker_ties_itself_then_loads_the_app(monkeypatch: pytest.Mon
     try:
         granian._signals.set_loop_signals(loop)  # type: ignore[no-untyped-call]  # Granian: untyped
         assert set(_remembered[loop]) == {signal.SIGINT, signal.SIGTERM}
+        assert loop.run_until_complete(asyncio.sleep(0, "started")) == "started"
+        assert tied == [(1234, signal.SIGKILL), (1234,)]  # gently once the app has started
+        loop.run_until_complete(asyncio.sleep(0))
+        assert len(tied) == 2
     finally:
         loop.close()
 

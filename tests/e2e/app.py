@@ -2,11 +2,14 @@
 
 Served as ``tests.e2e.app:app`` by Granian (RSGI, ASGI) and uvicorn. When the environment names
 a file in ``HASTEN_E2E_SHUTDOWN_MARKER``, the shutdown hook writes it, so a test can see that
-stopping the server ran the hook.
+stopping the server ran the hook; with ``HASTEN_E2E_STARTING_MARKER`` and
+``HASTEN_E2E_STARTUP_SECONDS``, the startup hook writes its file (its process pool is running
+by then) and takes that long, so a test can stop a worker that is still starting.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 import time
@@ -29,6 +32,8 @@ from hasten.types import CallNext
 
 MAX_BODY_SIZE = 1024
 SHUTDOWN_MARKER_ENV = "HASTEN_E2E_SHUTDOWN_MARKER"
+STARTING_MARKER_ENV = "HASTEN_E2E_STARTING_MARKER"
+STARTUP_SECONDS_ENV = "HASTEN_E2E_STARTUP_SECONDS"
 MIDDLEWARE_HEADER = "x-e2e-middleware"
 SLEEP_SECONDS = 0.2
 
@@ -38,6 +43,10 @@ state = {"started": False}
 
 @app.on_startup
 async def mark_started() -> None:
+    marker = os.environ.get(STARTING_MARKER_ENV)
+    if marker:
+        Path(marker).write_text(f"starting {os.getpid()}")
+        await asyncio.sleep(float(os.environ.get(STARTUP_SECONDS_ENV, "0")))
     state["started"] = True
 
 

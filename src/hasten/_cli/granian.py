@@ -37,8 +37,11 @@ def load_tied(parent_pid: int, working_dir: Path, target: str) -> Any:
     # yet: it stops at once.
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, _stop_loading)
-    die_with_parent(parent_pid)
-    _note_loop_signals()
+    # Until its app has started, a worker whose parent is killed outright is killed too:
+    # nothing is in flight, and Granian takes a stop asked for during the app's startup only
+    # once the startup is over (an app starting its process pool held on for 15 s and more).
+    die_with_parent(parent_pid, signal.SIGKILL)
+    _note_loop_signals(parent_pid)
     return load_target(target, wd=working_dir)
 
 
@@ -46,21 +49,40 @@ def _stop_loading(signum: int, frame: object) -> None:
     raise SystemExit(0)
 
 
-def _note_loop_signals() -> None:
+def _note_loop_signals(parent_pid: int) -> None:
     """Have Granian's worker note the signal handlers it is about to put on its loop: it
     puts them (``granian._signals.set_loop_signals``, looked up as it calls it) after
-    loading the app, so the drain can stand in front of them on any loop, uvloop's too."""
+    loading the app, so the drain can stand in front of them on any loop, uvloop's too; and
+    have the worker stop gently once the app has started, should ``parent_pid`` die."""
     from granian import _signals
 
     original = getattr(_signals, "set_loop_signals", None)
     if original is None:  # another Granian: the drain says so where it cannot help
+        die_with_parent(parent_pid)
         return
 
     def set_loop_signals(loop: asyncio.AbstractEventLoop) -> Any:
         remember_signal_handlers(loop)
+        _die_gently_once_started(loop, parent_pid)
         return original(loop)
 
     _signals.set_loop_signals = set_loop_signals
+
+
+def _die_gently_once_started(loop: asyncio.AbstractEventLoop, parent_pid: int) -> None:
+    """After the loop's first run, the app's startup (Granian's worker runs it before it
+    serves, under either interface), the parent's death sends SIGTERM: the worker stops as on
+    a normal shutdown, its requests in flight finished."""
+    run = loop.run_until_complete
+
+    def run_until_complete(future: Any) -> Any:
+        try:
+            return run(future)
+        finally:
+            loop.run_until_complete = run  # type: ignore[method-assign]  # once
+            die_with_parent(parent_pid)
+
+    loop.run_until_complete = run_until_complete  # type: ignore[method-assign]
 
 
 def serve(config: RunConfig) -> None:
