@@ -152,8 +152,8 @@ def test_uvicorn_that_fails_to_start_exits_with_its_startup_failure(
 def test_a_uvicorn_worker_ties_itself_and_the_main_process_does_not(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    tied: list[int] = []
-    monkeypatch.setattr(_uvicorn, "die_with_parent", tied.append)
+    tied: list[tuple[int, ...]] = []
+    monkeypatch.setattr(_uvicorn, "die_with_parent", lambda *args: tied.append(args))
     here = _uvicorn.TiedConfig("tests.e2e.bare_app:app")
     here.load()  # in the process that made it: uvicorn with one worker
     assert tied == []
@@ -161,5 +161,15 @@ def test_a_uvicorn_worker_ties_itself_and_the_main_process_does_not(
     elsewhere = _uvicorn.TiedConfig("tests.e2e.bare_app:app")
     elsewhere.parent_pid = 1234  # as if unpickled in a worker that process spawned
     elsewhere.load()
-    assert tied == [1234]
+    assert tied == [(1234, signal.SIGKILL)]  # at once while the app starts
     assert elsewhere.loaded
+    lifespan = elsewhere.lifespan_class(elsewhere)
+
+    async def start_and_stop() -> list[tuple[int, ...]]:
+        await lifespan.startup()
+        started = list(tied)
+        await lifespan.shutdown()
+        return started
+
+    # Gently once the app has started.
+    assert asyncio.run(start_and_stop()) == [(1234, signal.SIGKILL), (1234,)]

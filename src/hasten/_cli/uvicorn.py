@@ -8,6 +8,7 @@ process; with several (or ``--reload``) it spawns them, and each loads the app t
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -32,9 +33,27 @@ class TiedConfig(uvicorn.Config):
         self.parent_pid = os.getpid()
 
     def load(self) -> None:
-        if os.getpid() != self.parent_pid:  # in a worker that uvicorn spawned
-            die_with_parent(self.parent_pid)
+        tied = os.getpid() != self.parent_pid  # in a worker that uvicorn spawned
+        if tied:
+            # Until its app has started, a worker whose parent is killed outright is killed
+            # too: nothing is in flight, and uvicorn takes a stop asked for during the app's
+            # startup only once the startup is over.
+            die_with_parent(self.parent_pid, signal.SIGKILL)
         super().load()
+        if tied:
+            self.lifespan_class = _gently_once_started(self.lifespan_class, self.parent_pid)
+
+
+def _gently_once_started(lifespan: type[Any], parent_pid: int) -> type[Any]:
+    """uvicorn's lifespan class, whose startup, once over, has the parent's death send
+    SIGTERM: the worker then stops as on a normal shutdown, its requests in flight finished."""
+
+    class GentleOnceStarted(lifespan):  # type: ignore[misc]  # a class found at run time
+        async def startup(self) -> None:
+            await super().startup()
+            die_with_parent(parent_pid)
+
+    return GentleOnceStarted
 
 
 def serve(config: RunConfig) -> None:
