@@ -632,10 +632,11 @@ def run_counted() -> None:
             functools.reduce(one, range(COUNTED_REQUESTS), None)
 
 
-def count() -> dict[str, float]:
-    """Instructions per request for each scenario, from one callgrind run."""
+def count(cases: list[Scenario]) -> dict[str, float]:
+    """Instructions per request for each of ``cases``, from one callgrind run (which makes
+    the same scenarios)."""
     totals = callgrind_totals([__file__, "--run-counted"], each_reduce=True)
-    names = [scenario.name for scenario in scenarios()]
+    names = [scenario.name for scenario in cases]
     if len(totals) != len(names):
         raise RuntimeError(f"expected {len(names)} callgrind dumps, found {len(totals)}")
     return {name: total / COUNTED_REQUESTS for name, total in zip(names, totals, strict=True)}
@@ -676,13 +677,13 @@ def _total(dump: Path) -> int:
     return int(found.group(1))
 
 
-def timed() -> dict[str, float]:
+def timed(cases: list[Scenario]) -> dict[str, float]:
     """Median microseconds per request over ROUNDS rounds, scenarios interleaved."""
     runs: dict[str, list[float]] = {}
-    cases = [(scenario.name, request_runner(scenario)) for scenario in scenarios()]
+    runners = [(scenario.name, request_runner(scenario)) for scenario in cases]
     with on_the_loop():
         for _ in range(ROUNDS):
-            for name, one in cases:
+            for name, one in runners:
                 start = time.perf_counter()
                 functools.reduce(one, range(TIMED_REQUESTS), None)
                 runs.setdefault(name, []).append((time.perf_counter() - start) / TIMED_REQUESTS)
@@ -698,15 +699,17 @@ def environment() -> dict[str, str]:
     }
 
 
-def check(counts: dict[str, float], baseline: dict[str, Any], limit: float) -> list[str]:
-    """Every scenario whose count rose more than ``limit`` above the baseline's.
+def check(
+    cases: list[Scenario], counts: dict[str, float], baseline: dict[str, Any], limit: float
+) -> list[str]:
+    """Every one of ``cases`` whose count rose more than ``limit`` above the baseline's.
 
     A scenario that waits on a thread is compared by its ratio to its twin, both counted in
     the same run: a thread hop's count moves with the machine's scheduling (the twin's as much
     as hasten's, 5% between two machines), which is not hasten's code."""
     before_counts = baseline["instructions_per_request"]
     failures = []
-    for scenario in scenarios():
+    for scenario in cases:
         value, before = counts.get(scenario.name), before_counts.get(scenario.name)
         if value is None or before is None:
             continue
@@ -728,9 +731,9 @@ def check(counts: dict[str, float], baseline: dict[str, Any], limit: float) -> l
     return failures
 
 
-def print_table(title: str, values: dict[str, float], unit: str) -> None:
+def print_table(cases: list[Scenario], title: str, values: dict[str, float], unit: str) -> None:
     """Each scenario beside its hand-written twin (hasten's ones; the twins at 1.00x)."""
-    twins = {scenario.name: scenario.twin for scenario in scenarios()}
+    twins = {scenario.name: scenario.twin for scenario in cases}
     print(f"{title:<26} {unit:>12} {'vs twin':>8}  twin")
     for name, value in values.items():
         twin = name if name.startswith("raw ") else twins[name]
@@ -748,11 +751,12 @@ def main() -> int:
     if args.run_counted:
         run_counted()
         return 0
+    cases = scenarios()
     if not (args.count or args.check or args.update):
-        print_table("scenario", timed(), "us/request")
+        print_table(cases, "scenario", timed(cases), "us/request")
         return 0
-    counts = count()
-    print_table("scenario", counts, "instr/req")
+    counts = count(cases)
+    print_table(cases, "scenario", counts, "instr/req")
     if args.update:
         data = {"environment": environment(), "instructions_per_request": counts}
         BASELINE.write_text(json.dumps(data, indent=2) + "\n")
@@ -762,7 +766,7 @@ def main() -> int:
         if baseline["environment"] != environment():
             print(f"baseline from {baseline['environment']}, this is {environment()}: not compared")
             return 0
-        failures = check(counts, baseline, args.max_regression)
+        failures = check(cases, counts, baseline, args.max_regression)
         for failure in failures:
             print(f"REGRESSION {failure}", file=sys.stderr)
         if failures:
