@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from hasten._cli.watching import SourceFiles, source_filter
 from hasten._ops.drain import remember_signal_handlers
-from hasten._running.lifeline import die_with_parent
+from hasten._running.lifeline import STARTING_SIGNAL, die_with_parent
 
 if TYPE_CHECKING:
     from hasten._cli.main import RunConfig
@@ -37,10 +37,7 @@ def load_tied(parent_pid: int, working_dir: Path, target: str) -> Any:
     # yet: it stops at once.
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, _stop_loading)
-    # Until its app has started, a worker whose parent is killed outright is killed too:
-    # nothing is in flight, and Granian takes a stop asked for during the app's startup only
-    # once the startup is over (an app starting its process pool held on for 15 s and more).
-    die_with_parent(parent_pid, signal.SIGKILL)
+    die_with_parent(parent_pid, STARTING_SIGNAL)  # until the app has started (see _lifeline)
     _note_loop_signals(parent_pid)
     return load_target(target, wd=working_dir)
 

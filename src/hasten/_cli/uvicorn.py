@@ -8,7 +8,6 @@ process; with several (or ``--reload``) it spawns them, and each loads the app t
 from __future__ import annotations
 
 import os
-import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +15,7 @@ import uvicorn
 from uvicorn.config import STARTUP_FAILURE
 from uvicorn.supervisors import ChangeReload, Multiprocess
 
-from hasten._running.lifeline import die_with_parent
+from hasten._running.lifeline import STARTING_SIGNAL, die_with_parent
 
 if TYPE_CHECKING:
     from hasten._cli.main import RunConfig
@@ -35,10 +34,7 @@ class TiedConfig(uvicorn.Config):
     def load(self) -> None:
         tied = os.getpid() != self.parent_pid  # in a worker that uvicorn spawned
         if tied:
-            # Until its app has started, a worker whose parent is killed outright is killed
-            # too: nothing is in flight, and uvicorn takes a stop asked for during the app's
-            # startup only once the startup is over.
-            die_with_parent(self.parent_pid, signal.SIGKILL)
+            die_with_parent(self.parent_pid, STARTING_SIGNAL)  # until the app has started
         super().load()
         if tied:
             self.lifespan_class = _gently_once_started(self.lifespan_class, self.parent_pid)

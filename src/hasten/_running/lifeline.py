@@ -12,6 +12,11 @@ Two rules of the kernel shape how it is used:
   pool's keeper thread);
 - the request does not survive ``exec``, and a parent that dies before the child asks is never
   seen: so the child checks, right after asking, that its parent is still the one it expects.
+
+A server worker asks for ``STARTING_SIGNAL`` (SIGKILL) until its app has started, then for
+SIGTERM: Granian and uvicorn take a stop asked for during the app's startup only once the
+startup is over (a worker starting its process pool held on for 15 s and more), and a worker
+still starting has nothing in flight to finish.
 """
 
 from __future__ import annotations
@@ -21,9 +26,10 @@ import os
 import signal
 import sys
 
-__all__ = ["die_with_parent"]
+__all__ = ["STARTING_SIGNAL", "die_with_parent"]
 
 _PR_SET_PDEATHSIG = 1
+STARTING_SIGNAL = signal.SIGKILL  # a server worker's, until its app has started (see above)
 
 
 def die_with_parent(parent_pid: int, signum: int = signal.SIGTERM) -> None:
