@@ -60,10 +60,15 @@ def answers(port: int) -> bool:
 
 
 def start(
-    server: str, workers: int, log: Path, *options: str, env: dict[str, str] | None = None
+    server: str,
+    workers: int,
+    log: Path,
+    *options: str,
+    env: dict[str, str] | None = None,
+    target: str = TARGET,
 ) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
-    argv = [sys.executable, "-m", "hasten", "run", TARGET, "--server", server]
+    argv = [sys.executable, "-m", "hasten", "run", target, "--server", server]
     argv += ["--workers", str(workers), "--port", str(port), *options]
     with log.open("wb") as output:
         process = subprocess.Popen(
@@ -163,6 +168,38 @@ def test_a_worker_still_starting_goes_with_hasten_run_killed_outright(
         left = [(item.pid, " ".join(item.cmdline())[:80]) for item in living(tree)]
         assert left == [], log.read_text()
         assert not answers(port)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+@pytest.mark.server
+@pytest.mark.parametrize(("server", "workers"), [("granian", 1), ("uvicorn", 2)])
+def test_a_thread_the_app_left_running_keeps_no_worker_once_hasten_run_is_killed(
+    server: str, workers: int, tmp_path: Path
+) -> None:
+    # The worker stops gently, then (Granian's) would wait for that thread for ever as it
+    # exits: an orphan holding the listening socket, with no parent left to kill it.
+    log = tmp_path / "server.log"
+    process, port = start(server, workers, log, target="tests.e2e.threaded_app:app")
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while len(psutil.Process(process.pid).children(recursive=True)) < workers or not (
+            answers(port)
+        ):
+            assert process.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+        assert httpx.get(f"http://127.0.0.1:{port}/hello", trust_env=False).status_code == 200
+        tree = psutil.Process(process.pid).children(recursive=True)
+        process.kill()
+        process.wait(10)
+        deadline = time.monotonic() + GONE_WITHIN
+        while living(tree) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = [(item.pid, " ".join(item.cmdline())[:80]) for item in living(tree)]
+        assert left == [], log.read_text()
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)

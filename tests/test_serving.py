@@ -90,11 +90,15 @@ def signal_handlers() -> Iterator[None]:
 def test_a_granian_worker_ties_itself_then_loads_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
     tied: list[tuple[int, ...]] = []
     monkeypatch.setattr(_granian, "die_with_parent", lambda *args: tied.append(args))
+    # Not this process's: its exit would end at once, whatever the tests' outcome.
+    ending: list[int] = []
+    monkeypatch.setattr(_granian, "end_if_orphaned", ending.append)
     monkeypatch.setattr(granian._signals, "set_loop_signals", granian._signals.set_loop_signals)
 
     app = _granian.load_tied(1234, Path(__file__).parents[1], "tests.e2e.bare_app:app")
 
     assert tied == [(1234, signal.SIGKILL)]  # at once while the app loads and starts
+    assert ending == [1234]
     from tests.e2e.bare_app import app as expected
 
     assert app is expected

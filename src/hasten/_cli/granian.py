@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from hasten._cli.watching import SourceFiles, source_filter
 from hasten._ops.drain import remember_signal_handlers
-from hasten._running.lifeline import STARTING_SIGNAL, die_with_parent
+from hasten._running.lifeline import STARTING_SIGNAL, die_with_parent, end_if_orphaned
 
 if TYPE_CHECKING:
     from hasten._cli.main import RunConfig
@@ -38,6 +38,7 @@ def load_tied(parent_pid: int, working_dir: Path, target: str) -> Any:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, _stop_loading)
     die_with_parent(parent_pid, STARTING_SIGNAL)  # until the app has started (see _lifeline)
+    end_if_orphaned(parent_pid)
     _note_loop_signals(parent_pid)
     return load_target(target, wd=working_dir)
 

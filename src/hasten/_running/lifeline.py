@@ -16,17 +16,21 @@ Two rules of the kernel shape how it is used:
 A server worker asks for ``STARTING_SIGNAL`` (SIGKILL) until its app has started, then for
 SIGTERM: Granian and uvicorn take a stop asked for during the app's startup only once the
 startup is over (a worker starting its process pool held on for 15 s and more), and a worker
-still starting has nothing in flight to finish.
+still starting has nothing in flight to finish. A Granian worker stopped because its parent
+died ends once its app has shut down, without waiting for threads the app left running
+(``end_if_orphaned``; uvicorn's workers end without).
 """
 
 from __future__ import annotations
 
 import ctypes
+import logging
 import os
 import signal
 import sys
+import threading
 
-__all__ = ["STARTING_SIGNAL", "die_with_parent"]
+__all__ = ["STARTING_SIGNAL", "die_with_parent", "end_if_orphaned"]
 
 _PR_SET_PDEATHSIG = 1
 STARTING_SIGNAL = signal.SIGKILL  # a server worker's, until its app has started (see above)
@@ -44,3 +48,21 @@ def die_with_parent(parent_pid: int, signum: int = signal.SIGTERM) -> None:
     libc.prctl(_PR_SET_PDEATHSIG, signum)
     if os.getppid() != parent_pid:  # the parent died before the request took effect
         os.kill(os.getpid(), signum)
+
+
+def end_if_orphaned(parent_pid: int) -> None:
+    """In a server worker: when it ends with ``parent_pid`` gone, end at once after the app's
+    shutdown, rather than wait for the threads the app left running. A thread that never
+    returns (started at import by the app or a library, not a daemon) would keep the orphan
+    alive for good, the listening socket with it: no parent is left to kill it."""
+
+    def end() -> None:
+        if os.getppid() != parent_pid:
+            logging.shutdown()  # what the interpreter's exit would flush
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(0)
+
+    # Called as the interpreter (or multiprocessing's process) ends, before it joins the
+    # threads left: CPython's hook for this, which concurrent.futures uses too.
+    threading._register_atexit(end)  # type: ignore[attr-defined]
