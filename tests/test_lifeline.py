@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -59,29 +60,6 @@ def answers(port: int) -> bool:
         return False
 
 
-def start(
-    server: str,
-    workers: int,
-    log: Path,
-    *options: str,
-    env: dict[str, str] | None = None,
-    target: str = TARGET,
-) -> tuple[subprocess.Popen[bytes], int]:
-    port = free_port()
-    argv = [sys.executable, "-m", "hasten", "run", target, "--server", server]
-    argv += ["--workers", str(workers), "--port", str(port), *options]
-    with log.open("wb") as output:
-        process = subprocess.Popen(
-            argv,
-            cwd=ROOT,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            env={**os.environ, **(env or {})},
-        )
-    return process, port
-
-
 def wait_for_tree(process: subprocess.Popen[bytes], port: int, count: int, log: Path) -> None:
     deadline = time.monotonic() + START_TIMEOUT
     with httpx.Client(base_url=f"http://127.0.0.1:{port}", trust_env=False, timeout=2) as http:
@@ -96,6 +74,63 @@ def wait_for_tree(process: subprocess.Popen[bytes], port: int, count: int, log: 
                     pass
             time.sleep(0.1)
     pytest.fail(f"the server did not start {count} processes:\n{log.read_text()}")
+
+
+@contextlib.contextmanager
+def running(
+    server: str,
+    workers: int,
+    log: Path,
+    *options: str,
+    env: dict[str, str] | None = None,
+    target: str = TARGET,
+) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+    """``hasten run target`` on a free port, its output in ``log``; whatever is left of its
+    process group is killed after the test."""
+    port = free_port()
+    argv = [sys.executable, "-m", "hasten", "run", target, "--server", server]
+    argv += ["--workers", str(workers), "--port", str(port), *options]
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            argv,
+            cwd=ROOT,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env={**os.environ, **(env or {})},
+        )
+    try:
+        yield process, port
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # whatever is left, when the test fails
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def wait_until(ready: Callable[[], bool], process: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    while not ready():
+        assert process.poll() is None, log.read_text()
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.05)
+
+
+def left_after(
+    process: subprocess.Popen[bytes], stop_signal: signal.Signals, within: float
+) -> list[tuple[int, str]]:
+    """Stop ``hasten run`` with ``stop_signal``: what of its processes still lives ``within``
+    seconds after it ended."""
+    tree = psutil.Process(process.pid).children(recursive=True)
+    process.send_signal(stop_signal)
+    process.wait(10)
+    deadline = time.monotonic() + within
+    while living(tree) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return [(item.pid, " ".join(item.cmdline())[:80]) for item in living(tree)]
+
+
+def descendants(process: subprocess.Popen[bytes]) -> int:
+    return len(psutil.Process(process.pid).children(recursive=True))
 
 
 @pytest.mark.server
@@ -117,22 +152,10 @@ def test_no_process_outlives_hasten_run(
     server: str, workers: int, stop_signal: signal.Signals, tmp_path: Path
 ) -> None:
     log = tmp_path / "server.log"
-    process, port = start(server, workers, log)
-    try:
+    with running(server, workers, log) as (process, port):
         wait_for_tree(process, port, expected_descendants(server, workers), log)
-        tree = psutil.Process(process.pid).children(recursive=True)
-        process.send_signal(stop_signal)
-        process.wait(10)
-        deadline = time.monotonic() + GONE_WITHIN
-        while living(tree) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        left = [(item.pid, " ".join(item.cmdline())[:80]) for item in living(tree)]
-        assert left == [], log.read_text()
+        assert left_after(process, stop_signal, GONE_WITHIN) == [], log.read_text()
         assert not answers(port)
-    finally:
-        with contextlib.suppress(ProcessLookupError):  # whatever is left, when the test fails
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
 
 
 @pytest.mark.server
@@ -151,27 +174,11 @@ def test_a_worker_still_starting_goes_with_hasten_run_killed_outright(
     # take a stop asked for then only once the startup is over.
     log, starting = tmp_path / "server.log", tmp_path / "starting"
     env = {STARTING_MARKER_ENV: str(starting), STARTUP_SECONDS_ENV: "60"}
-    process, port = start(server, workers, log, *options, env=env)
-    try:
-        deadline = time.monotonic() + START_TIMEOUT
+    with running(server, workers, log, *options, env=env) as (process, port):
         expected = expected_descendants(server, workers)
-        while not starting.exists() or len(psutil.Process(process.pid).children(True)) < expected:
-            assert process.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, log.read_text()
-            time.sleep(0.05)
-        tree = psutil.Process(process.pid).children(recursive=True)
-        process.kill()
-        process.wait(10)
-        deadline = time.monotonic() + 5.0
-        while living(tree) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        left = [(item.pid, " ".join(item.cmdline())[:80]) for item in living(tree)]
-        assert left == [], log.read_text()
+        wait_until(lambda: starting.exists() and descendants(process) >= expected, process, log)
+        assert left_after(process, signal.SIGKILL, 5.0) == [], log.read_text()
         assert not answers(port)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
 
 
 @pytest.mark.server
@@ -182,28 +189,10 @@ def test_a_thread_the_app_left_running_keeps_no_worker_once_hasten_run_is_killed
     # The worker stops gently, then (Granian's) would wait for that thread for ever as it
     # exits: an orphan holding the listening socket, with no parent left to kill it.
     log = tmp_path / "server.log"
-    process, port = start(server, workers, log, target="tests.e2e.threaded_app:app")
-    try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while len(psutil.Process(process.pid).children(recursive=True)) < workers or not (
-            answers(port)
-        ):
-            assert process.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, log.read_text()
-            time.sleep(0.1)
+    with running(server, workers, log, target="tests.e2e.threaded_app:app") as (process, port):
+        wait_until(lambda: descendants(process) >= workers and answers(port), process, log)
         assert httpx.get(f"http://127.0.0.1:{port}/hello", trust_env=False).status_code == 200
-        tree = psutil.Process(process.pid).children(recursive=True)
-        process.kill()
-        process.wait(10)
-        deadline = time.monotonic() + GONE_WITHIN
-        while living(tree) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        left = [(item.pid, " ".join(item.cmdline())[:80]) for item in living(tree)]
-        assert left == [], log.read_text()
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+        assert left_after(process, signal.SIGKILL, GONE_WITHIN) == [], log.read_text()
 
 
 # die_with_parent itself, in a child of a child.
