@@ -194,18 +194,27 @@ def test_json_past_max_json_size_is_a_413_even_under_a_larger_body_limit(
     assert response.content == b'{"detail":"JSON body exceeds 1048576 bytes (max_json_size)"}'
 
 
-def test_json_past_the_interpreters_recursion_limit_is_a_400(serve: ClientFactory) -> None:
-    client = serve(make_app(max_json_depth=1_000_000))
+def test_the_deepest_limit_holds_past_the_interpreters_recursion_limit(
+    serve: ClientFactory,
+) -> None:
+    client = serve(make_app(max_json_depth=256))
     response = client.post("/echo", content=nested(100_000), headers=JSON)
     assert response.status_code == 400
-    assert response.content == b'{"detail":"JSON body nested too deep to decode"}'
+    assert response.content == b'{"detail":"JSON body nested deeper than 256 levels"}'
+    response = client.post("/echo", content=nested(256), headers=JSON)
+    assert response.status_code == 200
+
+
+def test_a_depth_limit_msgspec_cannot_decode_to_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"^max_json_depth must be at most 256, got 257$"):
+        make_app(max_json_depth=257)
 
 
 @pytest.mark.parametrize("path", ["/echo", "/orders"])
 def test_invalid_utf8_in_a_json_string_is_a_400(serve: ClientFactory, path: str) -> None:
     response = serve(make_app()).post(path, content=b'{"name": "\xff\xfe"}', headers=JSON)
     assert response.status_code == 400
-    assert response.content == b'{"detail":"Malformed JSON body: invalid UTF-8 in a string"}'
+    assert response.content == b'{"detail":"Malformed JSON body: invalid UTF-8"}'
 
 
 @pytest.mark.parametrize("path", ["/echo", "/orders"])

@@ -32,6 +32,9 @@ DEFAULT_BODY_TIMEOUT = 30.0
 DEFAULT_MAX_QUERY_PARAMS = 1000
 DEFAULT_MAX_HEADERS = 100  # Granian's own limit: the app holds ASGI servers to it too
 DEFAULT_MAX_JSON_DEPTH = 64
+# msgspec decodes no deeper than Python's recursion limit (1,000 frames, the stack already in
+# use counted), and the depth check's pattern is compiled with a frame or three per level.
+MAX_JSON_DEPTH_CEILING = 256
 # Decoding holds the event loop (msgspec holds the GIL: a thread does not help): about 25 ms
 # for the costliest 1 MiB measured (100,000 keys in one object), 0.5 s for 10 MiB of them.
 DEFAULT_MAX_JSON_SIZE = 1_048_576
@@ -150,7 +153,10 @@ class Settings:
     )
     max_json_depth: int = field(
         default=DEFAULT_MAX_JSON_DEPTH,
-        metadata={"help": "Deepest nesting of arrays and objects in a JSON body; deeper gets 400."},
+        metadata={
+            "help": "Deepest nesting of arrays and objects in a JSON body; deeper gets 400 "
+            f"(at most {MAX_JSON_DEPTH_CEILING})."
+        },
     )
     max_json_size: int = field(
         default=DEFAULT_MAX_JSON_SIZE,
@@ -408,6 +414,9 @@ class Settings:
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.max_json_depth > MAX_JSON_DEPTH_CEILING:
+            ceiling, given = MAX_JSON_DEPTH_CEILING, self.max_json_depth
+            raise ValueError(f"max_json_depth must be at most {ceiling}, got {given}")
         if self.shutdown_timeout < 0:
             raise ValueError(f"shutdown_timeout cannot be negative, got {self.shutdown_timeout}")
         for name in ("body_timeout", "block_threshold", "websocket_idle_timeout"):

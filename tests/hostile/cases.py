@@ -43,6 +43,7 @@ def chunked_post(target: str, chunks: bytes) -> bytes:
 
 ORDER = b'{"id": 1, "name": "x"}'
 DEEP = b"[" * 100_000 + b"]" * 100_000
+ESCAPED_QUOTES = b"[" * 65 + b'"' + b'\\"' * 16_000
 MANY_HEADERS = tuple((f"X-H{index}", "v") for index in range(10_000))
 MANY_PARAMETERS = "&".join(f"p{index}" for index in range(100_000))
 
@@ -118,6 +119,8 @@ CASES: list[Case] = [
     Case("JSON: nested 100,000 deep", json_post("/echo", DEEP)),
     Case("JSON: invalid UTF-8 in a string", json_post("/echo", b'{"a": "\xff\xfe"}')),
     Case("JSON: lone surrogate escape", json_post("/echo", b'{"a": "\\ud800"}')),
+    # Took the depth check's regex quadratic time: 8 s of a frozen event loop for 32 KB.
+    Case("JSON: unterminated string of escaped quotes", json_post("/echo", ESCAPED_QUOTES)),
     Case(
         "JSON: truncated chunked body",
         chunked_post("/orders", b"5\r\n" + ORDER[:5] + b"\r\n"),

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hasten._http.body_wait import BodyWait
+from hasten._http.decoding import prepare_depth_check
 from hasten._http.forms import FormLimits
 from hasten._http.in_flight import InFlight
 from hasten._settings import Settings
@@ -65,6 +66,7 @@ class ServeContext:
     ) -> ServeContext:
         """The context of an app with ``settings`` (``state``: its lifespan state, filled
         when its lifespans have entered; ``telemetry``: what traces its routes' steps)."""
+        prepare_depth_check(settings.max_json_depth)
         return cls(
             body_limit=settings.max_body_size,
             max_headers=settings.max_headers,

@@ -179,10 +179,11 @@ async def _parse(
         for event in parser.parse(b""):
             part.take(event, pairs)
     except multipart.ParserLimitReached as exc:
-        reason = _reason(exc)
-        if "count" in reason and "header" not in reason:
+        # The parser counts parts as they start: with max_parts of them finished, the limit
+        # reached is theirs (its message's words are not relied on).
+        if part.finished >= limits.max_parts:
             raise _too_many_parts(limits) from None
-        raise HTTPError(413, f"Malformed multipart body: {reason}") from None
+        raise HTTPError(413, f"Malformed multipart body: {_reason(exc)}") from None
     except multipart.MultipartError as exc:
         raise HTTPError(400, f"Malformed multipart body: {_reason(exc)}") from None
 
@@ -217,6 +218,11 @@ class _Part:
         self._chunks: list[bytes] = []
         self._file: UploadFile | None = None
         self._received = 0
+
+    @property
+    def finished(self) -> int:
+        """How many parts have been received whole."""
+        return self._counts["fields"] + self._counts["files"]
 
     def take(self, event: Any, pairs: list[tuple[str, FormValue]]) -> None:
         if isinstance(event, multipart.MultipartSegment):
