@@ -64,7 +64,10 @@ REFERENCE_VENV = CACHE / "venv-fastapi"
 HASTEN_VENV = CACHE / "venv-hasten"
 # FastAPI's side, recorded once per pinned version: its passing tests and its documents.
 REFERENCE = HERE / "reference" / f"fastapi-{FASTAPI_VERSION}.json.gz"
-REQUIREMENTS = HERE / "requirements.txt"
+# What each venv installs, every version pinned with its hashes (scripts/lock makes them from
+# requirements.txt: what FastAPI's tests import, beside the framework).
+HASTEN_LOCK = HERE / "hasten.lock"
+FASTAPI_LOCK = HERE / "fastapi.lock"
 FLOOR = HERE / "floor.json"
 RESULTS = HERE / "RESULTS.md"
 # Where in RESULTS.md `--record` writes its tables.
@@ -250,26 +253,38 @@ def make_tree(source: Path, name: str, rewrite: bool) -> Path:
 
 def reference_python() -> Path:
     """The reference venv: FastAPI as released, with what its tests import."""
-    return _venv(REFERENCE_VENV, f"fastapi=={FASTAPI_VERSION}")
+    return _venv(REFERENCE_VENV, FASTAPI_LOCK)
 
 
 def hasten_python() -> Path:
     """A venv of hasten from this checkout, with its batteries and what FastAPI's tests import
     (apart from hasten's development venv, whose pytest plugins would change the run)."""
-    return _venv(HASTEN_VENV, "-e", f"{ROOT}[standard,metrics,otel]")
+    return _venv(HASTEN_VENV, HASTEN_LOCK, checkout=True)
 
 
-def _venv(venv: Path, *framework: str) -> Path:
+def _venv(venv: Path, lock: Path, *, checkout: bool = False) -> Path:
+    """``venv`` holding exactly what ``lock`` pins (and, with ``checkout``, this checkout's
+    hasten on its path, as an editable install puts it), installed by the development venv's
+    uv."""
     python = venv / "bin" / "python"
     marker = venv / "installed.txt"
-    wanted = f"{' '.join(framework)}\n{REQUIREMENTS.read_text()}"
+    wanted = lock.read_text()
     if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     if not marker.exists() or marker.read_text() != wanted:
-        log(f"installing {' '.join(framework)} and FastAPI's test requirements into {venv.name}")
-        command = [str(python), "-m", "pip", "install", "--quiet", *framework]
-        subprocess.run([*command, "-r", str(REQUIREMENTS)], check=True)
+        log(f"installing {lock.name} into {venv.name}")
+        uv = Path(sys.executable).parent / "uv"
+        sync = [str(uv), "pip", "sync", "--quiet", "--require-hashes", "--python", str(python)]
+        subprocess.run([*sync, str(lock)], check=True)
         marker.write_text(wanted)
+    if checkout:
+        site = subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        (Path(site) / "hasten-checkout.pth").write_text(f"{ROOT / 'src'}\n")
     return python
 
 

@@ -65,7 +65,7 @@ def test_help_shows_each_default_once(capsys: pytest.CaptureFixture[str]) -> Non
         parse("--help")
     text = " ".join(capsys.readouterr().out.split())
     assert "APP The app." in text
-    assert "-s SIZE, --size SIZE How many (default: 3)." in text
+    assert "--size SIZE How many (default: 3)." in text  # "-s, --size SIZE" from Python 3.13
     assert "A share, in % (default: 0.5)." in text
     assert "--color {red,blue} Color." in text  # no default: it is None
 

@@ -17,7 +17,6 @@ import granian._signals
 import pytest
 import uvicorn
 import uvloop
-from uvicorn.config import STARTUP_FAILURE
 
 from hasten._cli import granian as _granian
 from hasten._cli import uvicorn as _uvicorn
@@ -150,7 +149,7 @@ def test_uvicorn_that_fails_to_start_exits_with_its_startup_failure(
 
     with pytest.raises(SystemExit) as exited:
         _uvicorn.serve(RunConfig(target="m:app", server="uvicorn"))
-    assert exited.value.code == STARTUP_FAILURE
+    assert exited.value.code == _uvicorn.STARTUP_FAILURE
 
 
 def test_a_uvicorn_worker_ties_itself_and_the_main_process_does_not(

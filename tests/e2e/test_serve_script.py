@@ -20,10 +20,20 @@ from tests.e2e.conftest import HOST, ROOT, free_port, local_client, wait_until_r
 pytestmark = pytest.mark.server
 
 
+# What scripts/install installs each set from: its stamp in the venv holds their digest.
+LOCKS = {
+    "dev": ("pyproject.toml", "requirements/uv.txt", "requirements/dev.txt"),
+    "serve": ("pyproject.toml", "requirements/serve.txt"),
+}
+
+
 def venv_is_set_up() -> bool:
-    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
-    stamps = [ROOT / ".venv" / f".installed-{what}" for what in ("dev", "serve")]
-    return any(stamp.is_file() and stamp.read_text().strip() == digest for stamp in stamps)
+    for what, locks in LOCKS.items():
+        digest = hashlib.sha256(b"".join((ROOT / lock).read_bytes() for lock in locks))
+        stamp = ROOT / ".venv" / f".installed-{what}"
+        if stamp.is_file() and stamp.read_text().strip() == digest.hexdigest():
+            return True
+    return False
 
 
 @pytest.mark.skipif(

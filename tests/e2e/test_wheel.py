@@ -2,7 +2,9 @@
 into a clean venv that serves the example under ``hasten run``; and the container recipe's
 Dockerfile, its steps run in a plain venv (no container engine here to build the image).
 
-The installs read PyPI (or pip's cache) for the dependencies, as a user's do.
+The installs read PyPI (or pip's cache) for the dependencies, as a user's do, at the versions
+the development lock pins (requirements/dev.txt, as constraints without its hashes): a release
+made since cannot fail them.
 """
 
 from __future__ import annotations
@@ -43,13 +45,28 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+def locked_versions(lock: Path, constraints: Path) -> Path:
+    """``lock``'s pins as a pip constraints file (pip takes no hashes in one)."""
+    lines = [
+        line.rstrip(" \\")
+        for line in lock.read_text().splitlines()
+        if line and not line.lstrip().startswith(("#", "--hash"))
+    ]
+    constraints.write_text("\n".join(lines) + "\n")
+    return constraints
+
+
 def clean_venv(folder: Path) -> Path:
     """A venv with nothing in it, whose ``pip`` is this venv's pip installing into it (faster
-    than ensurepip); its bin folder."""
+    than ensurepip) at the lock's versions; its bin folder."""
     venv.create(folder, with_pip=False)
     bin_folder = folder / "bin"
+    constraints = locked_versions(ROOT / "requirements/dev.txt", folder / "constraints.txt")
     pip = bin_folder / "pip"
-    pip.write_text(f'#!/bin/sh\nexec {shlex.join(PIP)} --python {bin_folder / "python"} "$@"\n')
+    pip.write_text(
+        f"#!/bin/sh\nPIP_CONSTRAINT={shlex.quote(str(constraints))} "
+        f'exec {shlex.join(PIP)} --python {bin_folder / "python"} "$@"\n'
+    )
     pip.chmod(0o755)
     return bin_folder
 

@@ -12,7 +12,6 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 import uvicorn
-from uvicorn.config import STARTUP_FAILURE
 from uvicorn.supervisors import ChangeReload, Multiprocess
 
 from hasten._running.lifeline import STARTING_SIGNAL, die_with_parent
@@ -20,7 +19,11 @@ from hasten._running.lifeline import STARTING_SIGNAL, die_with_parent
 if TYPE_CHECKING:
     from hasten._cli.main import RunConfig
 
-__all__ = ["TiedConfig", "serve"]
+__all__ = ["STARTUP_FAILURE", "TiedConfig", "serve"]
+
+# uvicorn's exit status when its app did not start (3 in every release; recent ones name it in
+# uvicorn.config).
+STARTUP_FAILURE = 3
 
 
 class TiedConfig(uvicorn.Config):

@@ -45,6 +45,8 @@ SchemaHook = Callable[[type], dict[str, Any]]
 _UNSAFE = re.compile(r"[^a-zA-Z0-9.\-_]")
 _JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
 _NAMED = (mi.StructType, mi.TypedDictType, mi.DataclassType, mi.NamedTupleType)
+# frozendict's (Python 3.15), which msgspec >= 0.23 reads; dicts alone before.
+_DICTS: tuple[type[mi.DictType], ...] = (mi.DictType, getattr(mi, "FrozenDictType", mi.DictType))
 
 
 class Schemas:
@@ -254,7 +256,7 @@ def _walk(info: mi.Type) -> Iterable[mi.Type]:
             stack.append(item.item_type)
         elif isinstance(item, mi.TupleType):
             stack.extend(reversed(item.item_types))
-        elif isinstance(item, mi.DictType | mi.FrozenDictType):
+        elif isinstance(item, _DICTS):
             stack.extend((item.value_type, item.key_type))
         elif isinstance(item, mi.UnionType):
             stack.extend(reversed(item.types))
