@@ -6,6 +6,8 @@ def test_public_api_is_pinned() -> None:
         "APIKeyCookie",
         "APIKeyHeader",
         "APIKeyQuery",
+        "APIRoute",
+        "APIRouter",
         "Address",
         "App",
         "BackgroundTasks",
@@ -14,6 +16,7 @@ def test_public_api_is_pinned() -> None:
         "Cookie",
         "Depends",
         "EventSourceResponse",
+        "FastAPI",
         "File",
         "FileResponse",
         "Form",
@@ -62,3 +65,9 @@ def test_public_api_is_pinned() -> None:
 def test_every_exported_name_exists() -> None:
     for name in hasten.__all__:
         assert getattr(hasten, name) is not None
+
+
+def test_fastapis_names_are_the_same_classes() -> None:
+    assert hasten.FastAPI is hasten.App
+    assert hasten.APIRouter is hasten.Router
+    assert hasten.APIRoute is hasten.Route

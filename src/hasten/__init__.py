@@ -51,6 +51,11 @@ from hasten.security import (
 )
 from hasten.staticfiles import StaticFiles
 
+# FastAPI's names for the same classes: code written for FastAPI reads as it was written.
+FastAPI = App
+APIRouter = Router
+APIRoute = Route
+
 if TYPE_CHECKING:
     from hasten.templating import Jinja2Templates as Jinja2Templates
 
@@ -59,6 +64,8 @@ __all__ = [
     "APIKeyCookie",
     "APIKeyHeader",
     "APIKeyQuery",
+    "APIRoute",
+    "APIRouter",
     "Address",
     "App",
     "BackgroundTasks",
@@ -67,6 +74,7 @@ __all__ = [
     "Cookie",
     "Depends",
     "EventSourceResponse",
+    "FastAPI",
     "File",
     "FileResponse",
     "Form",

@@ -40,6 +40,7 @@ from hasten._values.params import Dependency
 
 __all__ = [
     "APIRoute",
+    "APIRouter",
     "APIWebSocketRoute",
     "BaseRoute",
     "FrontendRoute",
@@ -386,6 +387,9 @@ class Router:
     def _full(self, route: BaseRoute) -> BaseRoute:
         """One of this router's own routes as ``routes`` lists it."""
         return route.with_prefix(self.prefix, self.inherited)
+
+
+APIRouter = Router  # FastAPI's name for it
 
 
 def _check_prefix(prefix: str, what: str) -> None:
