@@ -466,7 +466,7 @@ def test_inherited_values_nest_outer_first() -> None:
 
     app = App(default_response_class=PlainTextResponse)
     app.include(router)
-    by_path = {route.path: route.endpoint.options.response_class for route in app.routes}
+    by_path = {route.path: route.compiled.options.response_class for route in app.routes}
     assert by_path == {"/page": HTMLResponse, "/text": PlainTextResponse}
 
 

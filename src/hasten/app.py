@@ -1,4 +1,4 @@
-"""App: registration, startup and shutdown, and the protocol entry points."""
+"""App and Starlette, its base: registration, startup and shutdown, the protocol entry points."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import warnings
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, Unpack, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, TypeVar, Unpack, overload
 
 import anyio
 
-from hasten._http.contracts import ASGIApp, Hook, Middleware
+from hasten._http.contracts import ASGIApp, Hook, Middleware, Receive, Scope, Send
 from hasten._http.datastructures import State
 from hasten._http.error_responses import ExceptionHandler, error_response, server_error_response
 from hasten._http.errors import FastAPIDeprecationWarning
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from hasten.middleware import Middleware as MiddlewareEntry
     from hasten.openapi.webhooks import Webhooks
 
-__all__ = ["App", "RouteInfo"]
+__all__ = ["App", "RouteInfo", "Starlette"]
 
 logger = logging.getLogger("hasten.error")
 
@@ -66,13 +66,19 @@ def _setting(name: str) -> Any:
     return property(lambda app: getattr(app.settings, name), doc=f"``settings.{name}``")
 
 
-class App(Router):
-    """A hasten application: an RSGI app (``__rsgi__``) and an ASGI 3 app (``__call__``).
+class Starlette(Router):
+    """An application as Starlette's: routes, middleware, lifespan and exception handlers,
+    served over RSGI (``__rsgi__``) and ASGI 3 (``__call__``), with no OpenAPI document or
+    docs pages unless its settings ask for them. ``App``, FastAPI's application, is this with
+    them on; both take the same keywords (``App(debug=True, max_body_size=...)``, see
+    ``Settings``).
 
     Routes, middleware and hooks are registered first; on startup (the server's lifespan,
     ``__rsgi_init__``, or the first request) everything is compiled and frozen.
-    Settings are keywords: ``App(debug=True, max_body_size=...)``, see ``Settings``.
     """
+
+    # The settings this class's apps have unless given: Starlette has no OpenAPI document.
+    _default_settings: ClassVar[Mapping[str, Any]] = {"openapi_url": None}
 
     def __init__(
         self,
@@ -108,8 +114,9 @@ class App(Router):
             default_response_class=default_response_class,
             generate_unique_id_function=generate_unique_id_function,
         )
-        check_keywords(settings, _APP_KEYWORDS, "App()")
-        self.settings = Settings(**settings)  # a URL setting of "" is off, as FastAPI's
+        check_keywords(settings, _APP_KEYWORDS, f"{type(self).__name__}()")
+        # A URL setting of "" is off, as FastAPI's.
+        self.settings = Settings(**{**self._default_settings, **settings})
         if root_path:
             warnings.warn(
                 "The `root_path` parameter is deprecated. Configure the server's root path "
@@ -148,8 +155,10 @@ class App(Router):
         self._startup_error: Exception | None = None
         # While started: the compiled routes, pools and gate, and the request path.
         self.runtime: Runtime | None = None
-        # The app's ASGI 3 callable, built anew at each startup; ``__call__`` calls it.
+        # The app's ASGI 3 callable: its adapter, in the ASGI middleware added; ``__call__``
+        # calls it. Which adapter it was built around: asyncio's (False), trio's (True).
         self.asgi: ASGIApp = asgi.ASGIAdapter(self)
+        self._asgi_portable: bool | None = False
         # The OpenAPI document, once ``openapi()`` has generated it (FastAPI's name).
         self.openapi_schema: dict[str, Any] | None = None
         self._webhooks: Webhooks | None = None
@@ -304,15 +313,23 @@ class App(Router):
         README)."""
         self._check_open("add an ASGI middleware")
         self._asgi_middlewares.append((cls, args, options))
-        self.asgi = self._build_asgi()
+        self.asgi = _BuiltAtFirstCall(self)
+        self._asgi_portable = None
         self.through_asgi = True
 
     def _build_asgi(self) -> ASGIApp:
+        """The ASGI middleware around the app's adapter, each made once (as Starlette builds
+        its stack once): a middleware that registers something when made (a Prometheus
+        metric, a tracer) would find it registered already by its first copy. Made again only
+        for another loop (trio's adapter)."""
         portable = self.runtime is not None and not self.runtime.on_asyncio
-        handler: ASGIApp = (asgi.PortableASGIAdapter if portable else asgi.ASGIAdapter)(self)
-        for cls, args, options in reversed(self._asgi_middlewares):
-            handler = cls(handler, *args, **options)
-        return handler
+        if portable is not self._asgi_portable:
+            handler: ASGIApp = (asgi.PortableASGIAdapter if portable else asgi.ASGIAdapter)(self)
+            for cls, args, options in reversed(self._asgi_middlewares):
+                handler = cls(handler, *args, **options)
+            self.asgi = handler
+            self._asgi_portable = portable
+        return self.asgi
 
     # Lifecycle.
     def _lock(self) -> asyncio.Lock | anyio.Lock:
@@ -350,7 +367,7 @@ class App(Router):
             stack = contextlib.AsyncExitStack()
             try:
                 # Ready only once the handlers' modules are imported where they run.
-                await warm_up(runtime.pools, runtime.routes, App)
+                await warm_up(runtime.pools, runtime.routes, Starlette)
                 for router in routers:
                     for hook in router._startup_hooks:
                         await _run_hook(hook)
@@ -373,15 +390,15 @@ class App(Router):
             self._lifespan_stack = stack
             self._startup_error = None
             self.runtime = runtime
-            self.asgi = self._build_asgi()
+            self._build_asgi()
 
-    def _mounted_apps(self) -> list[App]:
+    def _mounted_apps(self) -> list[Starlette]:
         """The hasten apps mounted here, each once: they start after this app's startup hooks
         and lifespan, and stop before them (Starlette never starts a mounted app's lifespan;
         a hasten app would otherwise start at its first request and never stop)."""
-        endpoints = (route.endpoint for route in self.routes)
+        endpoints = (route.compiled for route in self.routes)
         mounted = (item.mounted for item in endpoints if isinstance(item, MountEndpoint))
-        return list({id(app): app for app in mounted if isinstance(app, App)}.values())
+        return list({id(app): app for app in mounted if isinstance(app, Starlette)}.values())
 
     async def shutdown(self) -> None:
         """Let requests in flight finish (up to ``shutdown_timeout``), run shutdown hooks and
@@ -420,7 +437,7 @@ class App(Router):
                 self._stopping = False
 
     @contextlib.asynccontextmanager
-    async def running(self) -> AsyncIterator[App]:
+    async def running(self) -> AsyncIterator[Self]:
         """``async with app.running():`` starts the app and stops it on exit."""
         await self.startup()
         try:
@@ -477,8 +494,8 @@ class App(Router):
             RouteInfo(
                 tuple(sorted(route.methods)),
                 route.path,
-                route.endpoint.name,
-                route.endpoint.runs_on,
+                route.compiled.name,
+                route.compiled.runs_on,
                 blocked.get(route.label),
             )
             for route in self.routes
@@ -493,6 +510,31 @@ class App(Router):
 
     def _block_stats(self) -> dict[str, BlockStats]:
         return {} if self.runtime is None else self.runtime.block_stats()
+
+
+class App(Starlette):
+    """A hasten application (FastAPI's ``FastAPI``): a Starlette app that serves its OpenAPI
+    document at ``/openapi.json`` and its docs pages at ``/docs`` and ``/redoc`` by default.
+
+    Routes, middleware and hooks are registered first; on startup (the server's lifespan,
+    ``__rsgi_init__``, or the first request) everything is compiled and frozen.
+    Settings are keywords: ``App(debug=True, max_body_size=...)``, see ``Settings``.
+    """
+
+    _default_settings: ClassVar[Mapping[str, Any]] = {}
+
+
+class _BuiltAtFirstCall:
+    """``app.asgi`` once ASGI middleware is added and until the stack is built (at startup,
+    or by a call that comes before it)."""
+
+    __slots__ = ("_app",)
+
+    def __init__(self, app: Starlette) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._app._build_asgi()(scope, receive, send)
 
 
 def _dispatches(cls: Callable[..., Any]) -> bool:
@@ -516,7 +558,7 @@ async def _run_hook(hook: Hook) -> None:
 
 
 async def _enter_lifespan(
-    stack: contextlib.AsyncExitStack, lifespan: Lifespan, app: App
+    stack: contextlib.AsyncExitStack, lifespan: Lifespan, app: Starlette
 ) -> Mapping[str, Any] | None:
     """Enter ``lifespan(app)`` on ``stack``: what it yields, the state requests start with.
     It may be an async or a sync context manager, or an (async) generator function, as
@@ -540,5 +582,5 @@ async def _enter_lifespan(
 
 # What App() takes: its own keywords and the settings' (a typo is named with the closest).
 _APP_KEYWORDS = frozenset(SettingsKeywords.__optional_keys__) | (
-    frozenset(inspect.signature(App.__init__).parameters) - {"self", "settings"}
+    frozenset(inspect.signature(Starlette.__init__).parameters) - {"self", "settings"}
 )

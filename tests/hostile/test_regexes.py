@@ -34,7 +34,9 @@ with warnings.catch_warnings():  # regexploit reads patterns with the deprecated
     from regexploit.redos import find
 
 # Patterns whose input is not a client's: the app's own routes, messages and files.
-NOT_CLIENT_INPUT = {"hasten._cli", "hasten.bench", "hasten.openapi"}
+NOT_CLIENT_INPUT = {"hasten._cli", "hasten.bench", "hasten.openapi", "hasten._served_as"}
+# Importing it turns the switch on (fastapi and starlette served by hasten) for the process.
+SWITCH = "hasten.as_fastapi"
 
 
 class PossessiveAware(SreOpParser):  # type: ignore[misc]
@@ -55,7 +57,7 @@ def compiled_patterns() -> Iterator[tuple[str, re.Pattern[Any]]]:
     """Every pattern a module of hasten's or of the multipart parser holds, by its name."""
     names = [info.name for info in pkgutil.walk_packages(hasten.__path__, "hasten.")]
     for name in ["multipart", *names]:
-        if any(name.startswith(prefix) for prefix in NOT_CLIENT_INPUT):
+        if name == SWITCH or any(name.startswith(prefix) for prefix in NOT_CLIENT_INPUT):
             continue
         module = importlib.import_module(name)
         for attribute, value in vars(module).items():

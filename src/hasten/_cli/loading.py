@@ -22,7 +22,8 @@ from dataclasses import dataclass
 import msgspec
 
 from hasten._running.lifeline import die_with_parent
-from hasten.app import App
+from hasten._switch import turn_on_if_asked
+from hasten.app import Starlette
 
 __all__ = ["AppFacts", "UsageError", "check_in_child", "load_app", "report"]
 
@@ -44,7 +45,7 @@ class AppFacts:
     stats: bool
 
     @classmethod
-    def of(cls, app: App) -> AppFacts:
+    def of(cls, app: Starlette) -> AppFacts:
         settings = app.settings
         return cls(settings.metrics_url is not None, settings.stats_token is not None)
 
@@ -57,9 +58,10 @@ def split_target(target: str) -> tuple[str, str]:
     return module_name, attribute
 
 
-def load_app(target: str) -> App:
-    """Import ``module:attribute`` (the working directory first on the path); return the App."""
+def load_app(target: str) -> Starlette:
+    """Import ``module:attribute`` (the working directory first on the path); return the app."""
     module_name, attribute = split_target(target)
+    turn_on_if_asked()  # before the app's module imports fastapi or starlette
     _put_cwd_on_path()
     found: object = _import(module_name)
     for part in attribute.split("."):
@@ -67,7 +69,7 @@ def load_app(target: str) -> App:
             found = getattr(found, part)
         except AttributeError:
             raise UsageError(f"module {module_name!r} has no attribute {attribute!r}") from None
-    if not isinstance(found, App):
+    if not isinstance(found, Starlette):
         raise UsageError(f"{target} is a {type(found).__name__}, not a hasten App")
     return found
 

@@ -30,6 +30,7 @@ from hasten._settings import (
     STATS_DIRECTORY_ENV,
     STATS_TOKEN_ENV,
 )
+from hasten._switch import ENVIRONMENT_VARIABLE as SWITCH_VARIABLE
 from hasten._version import __version__
 from hasten.app import RouteInfo
 
@@ -77,6 +78,13 @@ class RunConfig:
             "help": "Worker processes, or 'auto' for one per CPU; a worker that dies is replaced.",
             "metavar": "N|auto",
             "parse": _parse_workers,
+        },
+    )
+    as_fastapi: bool = field(
+        default=False,
+        metadata={
+            "help": "Serve the fastapi and starlette modules from hasten, to the app and every "
+            "extension it imports: an unmodified FastAPI app runs on hasten."
         },
     )
     reload: bool = field(
@@ -191,6 +199,7 @@ class RunConfig:
         """One line: what is served where, and how."""
         workers = f"{self.workers} worker{'s' if self.workers > 1 else ''}"
         how = [self.server, self.effective_interface, workers] + (["reload"] if self.reload else [])
+        how += ["fastapi and starlette served by hasten"] if self.as_fastapi else []
         return f"{self.target} on {self.url} ({', '.join(how)})"
 
 
@@ -198,6 +207,8 @@ class RunConfig:
 def serve(config: RunConfig) -> None:
     """Check that the app loads, then serve it with the configured server until it stops."""
     _require_extras(config)
+    if config.as_fastapi:
+        os.environ[SWITCH_VARIABLE] = "1"  # for the checking process and the workers too
     facts = _check_app(config)
     _check_address(config)
     _raise_open_files_limit()

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from collections.abc import (
+    Awaitable,
+    Callable,
+    ItemsView,
+    Iterator,
+    KeysView,
+    Mapping,
+    MutableMapping,
+    ValuesView,
+)
 from contextvars import ContextVar
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, overload
@@ -204,6 +213,34 @@ class Connection:
         if self._scope_view is None:
             self._scope_view = ConnectionScope(self)
         return self._scope_view
+
+    # A connection reads as a mapping over its scope, as Starlette's HTTPConnection does
+    # (``request["path"]``, ``request.get("endpoint")``): extensions read it so.
+    def __getitem__(self, key: str) -> Any:
+        return self.scope[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.scope)
+
+    def __len__(self) -> int:
+        return len(self.scope)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """``scope[key]``, or ``default``."""
+        return self.scope.get(key, default)
+
+    def keys(self) -> KeysView[str]:
+        return self.scope.keys()
+
+    def values(self) -> ValuesView[Any]:
+        return self.scope.values()
+
+    def items(self) -> ItemsView[str, Any]:
+        return self.scope.items()
+
+    # Mapping's equality would compare scopes: two connections are equal only when one.
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
     @property
     def headers(self) -> Headers:

@@ -140,10 +140,10 @@ def check_keywords(given: Iterable[str], known: Iterable[str], what: str) -> Non
             raise TypeError(f"unexpected {what} keyword argument {keyword!r}: {hint}")
 
 
-def tag_names(tags: Sequence[str | Enum]) -> tuple[str, ...]:
+def tag_names(tags: Sequence[str | Enum] | None) -> tuple[str, ...]:
     """OpenAPI tags as text: an Enum member (``tags=[Tags.items]``) by its value, as FastAPI
-    writes it."""
-    return tuple(str(tag.value) if isinstance(tag, Enum) else tag for tag in tags)
+    writes it; None, FastAPI's default, is none."""
+    return tuple(str(tag.value) if isinstance(tag, Enum) else tag for tag in tags or ())
 
 
 class InheritedKeywords(TypedDict, total=False):
@@ -266,7 +266,7 @@ class BaseRoute:
 
     template: PathTemplate
     methods: frozenset[str]
-    endpoint: Endpoint
+    compiled: Endpoint
     tags: tuple[str, ...] = ()  # its routers' (and app's), then its own, as FastAPI's
     dependencies: tuple[Dependency, ...] = ()
     # Set on the copy ``compile`` makes for one app: what ``get_route_handler`` wraps.
@@ -281,16 +281,16 @@ class BaseRoute:
     @property
     def name(self) -> str:
         """What ``url_for`` calls the route: its ``name=``, else its handler's name."""
-        name = self.endpoint.options.name
+        name = self.compiled.options.name
         if name is None:
-            func = self.endpoint.func
+            func = self.compiled.func
             name = getattr(func, "__name__", type(func).__name__)
         return name
 
     def url_path(self, values: Mapping[str, Any]) -> str | None:
         """This route's path with its parameters given ``values``; None when they are not
         its parameters. A mount takes the path under it as ``path``, as Starlette's."""
-        if isinstance(self.endpoint, MountEndpoint) and "path" in values:
+        if isinstance(self.compiled, MountEndpoint) and "path" in values:
             values = {**values, MOUNT_PATH: str(values["path"]).lstrip("/")}
             del values["path"]
         if set(values) != self.template.names:
@@ -314,7 +314,7 @@ class BaseRoute:
         values = self.template.match(scope.get("path", ""))
         if values is None:
             return Match.NONE, {}
-        found = {"endpoint": self.endpoint.func, "path_params": values, "route": self}
+        found = {"endpoint": self.compiled.func, "path_params": values, "route": self}
         method = scope.get("method", "GET")
         if websocket or method in self.methods or (method == "HEAD" and "GET" in self.methods):
             return Match.FULL, found
@@ -326,7 +326,7 @@ class BaseRoute:
         return dataclasses.replace(
             self,
             template=template,
-            endpoint=self.endpoint.under(template, inherited.options_of(self.endpoint.options)),
+            compiled=self.compiled.under(template, inherited.options_of(self.compiled.options)),
             tags=(*inherited.tags, *self.tags),
             dependencies=(*inherited.dependencies, *self.dependencies),
         )
@@ -335,12 +335,12 @@ class BaseRoute:
     def request_parameters(self) -> tuple[Parameter, ...]:
         """Every request value this route reads: its handler's, and those of every
         dependency of the handler, the route, its routers and the app (for OpenAPI)."""
-        return self.endpoint.request_parameters_with(self.dependencies)
+        return self.compiled.request_parameters_with(self.dependencies)
 
     @property
     def security(self) -> list[tuple[Any, tuple[str, ...]]]:
         """The security schemes among this route's dependencies, with the scopes asked."""
-        return self.endpoint.security_with(self.dependencies)
+        return self.compiled.security_with(self.dependencies)
 
     @property
     def label(self) -> str:
@@ -358,12 +358,12 @@ class BaseRoute:
         requests read ``context`` (the app's) with the route's own limits over it."""
         if not self.path:
             raise ValueError(
-                f"Route '' of {self.endpoint.name}: a path may be '' only under a router prefix, "
+                f"Route '' of {self.compiled.name}: a path may be '' only under a router prefix, "
                 "which it then serves"
             )
         websocket = WEBSOCKET in self.methods
         target = self._target(
-            self.endpoint.bind(
+            self.compiled.bind(
                 pools, self.label, self.dependencies, dependencies, context, websocket=websocket
             )
         )
@@ -395,14 +395,19 @@ class Route(BaseRoute):
         BaseRoute.__init__(self, *args, **kwargs)
 
     @property
+    def endpoint(self) -> Callable[..., Any]:
+        """The handler as registered (Starlette's and FastAPI's ``route.endpoint``)."""
+        return self.compiled.func
+
+    @property
     def max_body_size(self) -> int | None:
         """The route's own body limit, as given (None: its routers', else the app's)."""
-        return self.endpoint.options.max_body_size
+        return self.compiled.options.max_body_size
 
     @property
     def form_limits(self) -> Mapping[str, int]:
         """The route's own form limits, as given (each key left out: its routers')."""
-        return self.endpoint.options.form_limits
+        return self.compiled.options.form_limits
 
     def get_route_handler(self) -> Handler:
         """What serves this route, ``async (request) -> Response``: read its values, run its
@@ -491,6 +496,11 @@ def _takes_starlette_request(endpoint: Callable[..., Any]) -> bool:
 class WebSocketRoute(BaseRoute):
     """A WebSocket route (FastAPI's ``APIWebSocketRoute``)."""
 
+    @property
+    def endpoint(self) -> Callable[..., Any]:
+        """The handler as registered (Starlette's and FastAPI's ``route.endpoint``)."""
+        return self.compiled.func
+
 
 APIWebSocketRoute = WebSocketRoute  # FastAPI's name
 
@@ -513,7 +523,7 @@ class Mount(BaseRoute):
     @property
     def app(self) -> Any:
         """The app mounted (Starlette's name)."""
-        endpoint = self.endpoint
+        endpoint = self.compiled
         assert isinstance(endpoint, MountEndpoint)
         return endpoint.mounted
 

@@ -105,7 +105,7 @@ class Runtime:
         self.settings = settings
         # Decided once: asyncio's loop, or another that AnyIO runs (trio; see event_loop.py).
         self.on_asyncio = on_asyncio()
-        needs_processes = any(route.endpoint.runs_on == "process pool" for route in routes)
+        needs_processes = any(route.compiled.runs_on == "process pool" for route in routes)
         self.pools = Pools(
             settings.max_threads,
             settings.max_processes,
@@ -163,7 +163,7 @@ class Runtime:
     def _compile(self, route: BaseRoute) -> CompiledRoute:
         compiled = route.compile(self._route_pools, self.dependencies, self.context)
         if self.observer is not None:
-            compiled.target.tag = RouteTag(route.path, WHERE[route.endpoint.runs_on])
+            compiled.target.tag = RouteTag(route.path, WHERE[route.compiled.runs_on])
         return compiled
 
     def _matcher(self, compiled: Sequence[CompiledRoute]) -> Matcher:
@@ -265,7 +265,7 @@ class Runtime:
             off.append("the periodic flush of metrics and stats")
         if settings.ready_url is not None:
             off.append("the drain on SIGTERM")
-        if any(route.endpoint.runs_on == "process pool" for route in self.routes):
+        if any(route.compiled.runs_on == "process pool" for route in self.routes):
             off.append("offload='process' (its handlers run on the threads)")
         return off
 
@@ -661,7 +661,7 @@ def endpoint_context(connection: Connection) -> EndpointContext:
     route = getattr(target, "route", None)
     if target is None or route is None:
         return {}
-    func = unwrap(route.endpoint.func)
+    func = unwrap(route.compiled.func)
     context: EndpointContext = {"function": getattr(func, "__name__", repr(func))}
     code = getattr(func, "__code__", None)
     if code is not None:
@@ -690,8 +690,8 @@ def _codes(routes: Sequence[BaseRoute], middlewares: Sequence[Middleware]) -> di
     """The code objects that run on the event loop, and what to call them in a report."""
     codes: dict[CodeType, str] = {}
     for route in routes:
-        if route.endpoint.runs_on == "event loop":
-            code = getattr(unwrap(route.endpoint.func), "__code__", None)
+        if route.compiled.runs_on == "event loop":
+            code = getattr(unwrap(route.compiled.func), "__code__", None)
             if code is not None:
                 codes[code] = route.label
     for middleware in middlewares:

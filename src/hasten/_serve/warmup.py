@@ -95,7 +95,7 @@ async def warm_up(pools: Pools, routes: Iterable[BaseRoute], app_type: type) -> 
     in_processes = _Routed()
     executors: dict[int, tuple[Executor, _Routed]] = {}
     for route in routes:
-        endpoint = route.endpoint
+        endpoint = route.compiled
         module = getattr(unwrap(endpoint.func), "__module__", None)
         if module is None:
             continue

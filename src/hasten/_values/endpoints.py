@@ -178,10 +178,6 @@ class Endpoint:
             response = response_model_for(model, options.validate_response, _dump_options(options))
         self.renderer: Renderer = self._renderer(returns, response)
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """Call the handler itself, as FastAPI's ``route.endpoint`` is the function."""
-        return self.func(*args, **kwargs)
-
     def _renderer(self, returns: Any, response: ResponseModel | None) -> Renderer:
         options = self.options
         prepare = None if response is None or not _renders_json(returns) else response.prepare

@@ -28,7 +28,7 @@ from hasten.routing import BaseRoute, Router
 
 if TYPE_CHECKING:
     from hasten._settings import Settings
-    from hasten.app import App
+    from hasten.app import Starlette
 
 __all__ = [
     "SWAGGER_UI_PACKAGE",
@@ -63,7 +63,7 @@ def swagger_ui_files() -> tuple[Path, str] | None:
     return folder, importlib.metadata.version(SWAGGER_UI_PACKAGE)
 
 
-def docs_routes(app: App) -> list[BaseRoute]:
+def docs_routes(app: Starlette) -> list[BaseRoute]:
     """The routes that serve ``app``'s document and docs page, as its settings ask."""
     settings = app.settings
     openapi_url = settings.openapi_url
@@ -83,11 +83,11 @@ def docs_routes(app: App) -> list[BaseRoute]:
     return router.routes
 
 
-def _check_free(app: App, setting: str, path: str) -> None:
+def _check_free(app: Starlette, setting: str, path: str) -> None:
     for route in app.routes:
         if route.path == path and "GET" in route.methods:
             raise ValueError(
-                f"The route GET {path} ({route.endpoint.name}) takes the path of the app's "
+                f"The route GET {path} ({route.compiled.name}) takes the path of the app's "
                 f"{setting}: give App({setting}=...) another path, or None to turn it off"
             )
 
@@ -96,7 +96,7 @@ class _Document:
     """The document as JSON: generated on the first request (not at startup) by
     ``app.openapi()``, which keeps it; encoded once for each document it returns."""
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: Starlette) -> None:
         self.app = app
         self.encoded: tuple[dict[str, Any], bytes] | None = None
 

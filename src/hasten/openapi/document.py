@@ -14,7 +14,7 @@ from hasten.openapi.webhooks import Webhooks
 from hasten.routing import Route
 
 if TYPE_CHECKING:
-    from hasten.app import App
+    from hasten.app import Starlette
     from hasten.routing import BaseRoute
 
 __all__ = ["app_openapi", "get_openapi"]
@@ -88,7 +88,7 @@ def get_openapi(
     return document
 
 
-def app_openapi(app: App, openapi_version: str | None = None) -> dict[str, Any]:
+def app_openapi(app: Starlette, openapi_version: str | None = None) -> dict[str, Any]:
     """``app``'s document, from its routes and settings (in ``openapi_version``, if given,
     instead of the app's)."""
     settings = app.settings
@@ -127,14 +127,14 @@ def _paths(
     operation_ids: set[str] = set()
     for path, route in routes:
         # A WebSocket route has no HTTP operation, and a mounted app documents itself.
-        if not isinstance(route, Route) or not route.endpoint.options.include_in_schema:
+        if not isinstance(route, Route) or not route.compiled.options.include_in_schema:
             continue
         # OpenAPI 3.1 has a place for these eight methods only: an operation of another
         # (QUERY) is served but not documented, so that the document stays valid.
         documented = sorted(route.methods & _DOCUMENTED, key=_METHOD_ORDER.index)
         if not documented:
             continue
-        endpoint = route.endpoint
+        endpoint = route.compiled
         requirements = security(route)
         for name, scheme, _ in requirements:
             schemes[name] = scheme
@@ -143,7 +143,7 @@ def _paths(
             # /x/{a:int} and /x/{a}, or one path twice: OpenAPI holds one operation per path
             # and method, the last route's (FastAPI's; the first serves the requests).
             # The route's (given on it, its routers or the app), else the document's.
-            name_of = route.endpoint.options.generate_unique_id_function or unique_id_of
+            name_of = route.compiled.options.generate_unique_id_function or unique_id_of
             unique_id = unique_id_at(route, path, method) if name_of is None else name_of(route)
             found = operation(route, method, schemas, unique_id)
             found["operationId"] = _unique(found["operationId"], operation_ids, route)
@@ -185,7 +185,7 @@ def _unique(operation_id: str, taken: set[str], route: Route) -> str:
         count += 1
         candidate = f"{operation_id}_{count}"
     if candidate != operation_id:
-        where = getattr(unwrap(route.endpoint.func), "__code__", None)
+        where = getattr(unwrap(route.compiled.func), "__code__", None)
         at = f" at {where.co_filename}" if where is not None else ""
         warnings.warn(
             f"Duplicate Operation ID {operation_id} for function {route.name}{at}: "

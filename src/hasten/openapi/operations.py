@@ -264,7 +264,7 @@ def _body_of(media: str, schema: dict[str, Any], required: bool) -> dict[str, An
 def operation(route: Route, method: str, schemas: Schemas, unique_id: str) -> dict[str, Any]:
     """The Operation Object for ``method`` on one route (``unique_id``: its operationId,
     unless the route gives one, and its Body_ schema's name)."""
-    endpoint, template, tags = route.endpoint, route.template, route.tags
+    endpoint, template, tags = route.compiled, route.template, route.tags
     options = endpoint.options
     summary, description = _docstring(route)
     result: dict[str, Any] = {}
@@ -304,7 +304,7 @@ def openapi_path(template: PathTemplate) -> str:
 def _docstring(route: Route) -> tuple[str, str]:
     """Summary (the function's name, titled) and description (the docstring, up to a form
     feed), as FastAPI writes them."""
-    doc = inspect.cleandoc(unwrap(route.endpoint.func).__doc__ or "")
+    doc = inspect.cleandoc(unwrap(route.compiled.func).__doc__ or "")
     return route.name.replace("_", " ").title(), doc.split("\f")[0].strip()
 
 

@@ -15,7 +15,7 @@ from hasten.testing.exchange import Message, Pipe, Result, Wire
 
 if TYPE_CHECKING:
     from hasten._http.contracts import ASGIApp
-    from hasten.app import App
+    from hasten.app import Starlette
 
 __all__ = ["ASGIDriver", "HTTPExchange", "WebSocketChannel"]
 
@@ -120,14 +120,14 @@ class _Lifespan:
     """One run of the app's ASGI lifespan scope, as a server holds it from startup to
     shutdown; a failure raises the app's own exception, as Starlette's TestClient does."""
 
-    def __init__(self, app: App | ASGIApp) -> None:
+    def __init__(self, app: Starlette | ASGIApp) -> None:
         self._to_app: asyncio.Queue[Message] = asyncio.Queue()
         self._from_app: asyncio.Queue[Message] = asyncio.Queue()
         self._failures: list[BaseException] = []
         scope = {"type": "lifespan", "asgi": {"version": "3.0", "spec_version": "2.0"}}
         self.task = asyncio.create_task(self._run(app, scope))
 
-    async def _run(self, app: App | ASGIApp, scope: Message) -> None:
+    async def _run(self, app: Starlette | ASGIApp, scope: Message) -> None:
         unhandled_exceptions.set(self._failures)  # this task's context only
         await app(scope, self._to_app.get, self._from_app.put)  # type: ignore[arg-type]
 
@@ -154,7 +154,7 @@ class ASGIDriver:
     as if mounted there by another app (the prefix in both the path and ``root_path``); a
     request may name the path with the prefix or without."""
 
-    def __init__(self, app: App | ASGIApp, root_path: str) -> None:
+    def __init__(self, app: Starlette | ASGIApp, root_path: str) -> None:
         self.app = app
         self.root_path = root_path
         self._lifespan: _Lifespan | None = None
@@ -172,7 +172,7 @@ class ASGIDriver:
     async def stop(self, current: bool) -> None:
         lifespan, self._lifespan = self._lifespan, None
         if lifespan is None:
-            shutdown = getattr(self.app, "shutdown", None)  # a hasten App started otherwise
+            shutdown = getattr(self.app, "shutdown", None)  # a hasten app started otherwise
             if current and shutdown is not None:
                 await shutdown()
         elif current:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
 
-from hasten.app import App
+from hasten.app import Starlette
 from hasten.testing.asgi import ASGIDriver
 from hasten.testing.exchange import Pipe, Wire
 from hasten.testing.loop import shared_loop
@@ -68,7 +68,7 @@ class TestClient(httpx.Client):
 
     def __init__(
         self,
-        app: App | ASGIApp,
+        app: Starlette | ASGIApp,
         *,
         base_url: str = "http://testserver",
         raise_server_exceptions: bool = True,
@@ -84,7 +84,7 @@ class TestClient(httpx.Client):
         if backend != "asyncio" or backend_options:
             raise ValueError("hasten apps run on asyncio: no other backend, nor its options")
         if interface is None:
-            interface = "asgi" if root_path or not isinstance(app, App) else "rsgi"
+            interface = "asgi" if root_path or not isinstance(app, Starlette) else "rsgi"
         if interface not in ("rsgi", "asgi"):
             raise ValueError(f"interface must be 'rsgi' or 'asgi', not {interface!r}")
         if root_path and interface != "asgi":
@@ -93,11 +93,11 @@ class TestClient(httpx.Client):
         self.interface = interface
         self.raise_server_exceptions = raise_server_exceptions
         self._server: Serving
-        if isinstance(app, App):
+        if isinstance(app, Starlette):
             driver: Driver = RSGIDriver(app) if interface == "rsgi" else ASGIDriver(app, root_path)
             self._server = Server(app, driver, shared_loop())
         elif interface == "rsgi":
-            raise ValueError("an ASGI callable that is no hasten App is served over ASGI only")
+            raise ValueError("an ASGI callable that is no hasten app is served over ASGI only")
         else:
             self._server = ASGIServer(ASGIDriver(app, root_path), shared_loop())
         self._client_address = client
@@ -156,7 +156,7 @@ class TestClient(httpx.Client):
     @property
     def app_state(self) -> dict[str, Any]:
         """What the app's lifespans yielded, merged (Starlette's ``client.app_state``)."""
-        return self.app.lifespan_state if isinstance(self.app, App) else {}
+        return self.app.lifespan_state if isinstance(self.app, Starlette) else {}
 
     def __enter__(self) -> TestClient:
         self._server.loop.run(self._server.enter())

@@ -14,7 +14,7 @@ from hasten._http.websockets import NO_STATUS
 from hasten.testing.exchange import Message, Pipe, Result, Wire
 
 if TYPE_CHECKING:
-    from hasten.app import App
+    from hasten.app import Starlette
 
 __all__ = ["HTTPProto", "RSGIDriver", "WebSocketProto"]
 
@@ -226,7 +226,7 @@ class RSGIDriver:
     """Serves an app as Granian does over RSGI: ``__rsgi__`` per connection, and the app
     started and stopped as Granian's ``__rsgi_init__`` and ``__rsgi_del__`` do."""
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: Starlette) -> None:
         self.app = app
 
     async def start(self) -> None:

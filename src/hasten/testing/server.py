@@ -20,7 +20,7 @@ from hasten.testing.loop import LoopThread
 
 if TYPE_CHECKING:
     from hasten._serve.runtime import Runtime
-    from hasten.app import App
+    from hasten.app import Starlette
 
 __all__ = ["ASGIServer", "Server", "Serving"]
 
@@ -41,10 +41,10 @@ class Driver(Protocol):
 
 # The stop in progress of each app, whichever client began it: a request waits for it and
 # starts the app again, rather than reach a run that is draining.
-_stopping: weakref.WeakKeyDictionary[App, asyncio.Task[object]] = weakref.WeakKeyDictionary()
+_stopping: weakref.WeakKeyDictionary[Starlette, asyncio.Task[object]] = weakref.WeakKeyDictionary()
 
 
-async def _stopped(app: App) -> None:
+async def _stopped(app: Starlette) -> None:
     while (stop := _stopping.get(app)) is not None:
         await asyncio.wait([stop])
 
@@ -98,10 +98,10 @@ class Serving:
 
 
 class Server(Serving):
-    """A hasten App's: started by its first request or ``with``, the run shared by every
+    """A hasten app's: started by its first request or ``with``, the run shared by every
     client of the app."""
 
-    def __init__(self, app: App, driver: Driver, loop: LoopThread) -> None:
+    def __init__(self, app: Starlette, driver: Driver, loop: LoopThread) -> None:
         super().__init__(driver, loop)
         self.app = app
         self.run: Runtime | None = None  # the run this client started or entered

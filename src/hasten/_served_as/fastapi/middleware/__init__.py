@@ -1,0 +1,1 @@
+"""The modules hasten serves under ``fastapi.middleware``'s names (``hasten._switch``)."""

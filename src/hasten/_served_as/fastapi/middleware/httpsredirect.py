@@ -1,0 +1,7 @@
+"""``fastapi.middleware.httpsredirect``, served by hasten: its public names, as hasten's objects."""
+
+from __future__ import annotations
+
+from hasten.middleware import HTTPSRedirectMiddleware
+
+__all__ = ["HTTPSRedirectMiddleware"]

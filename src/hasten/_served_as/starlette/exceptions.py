@@ -1,0 +1,7 @@
+"""``starlette.exceptions``, served by hasten: its public names, as hasten's objects."""
+
+from __future__ import annotations
+
+from hasten.errors import HTTPException, WebSocketException
+
+__all__ = ["HTTPException", "WebSocketException"]

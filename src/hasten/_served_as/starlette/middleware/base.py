@@ -1,0 +1,15 @@
+"""``starlette.middleware.base``, served by hasten: its public names, as hasten's objects."""
+
+from __future__ import annotations
+
+from hasten.middleware.base import BaseHTTPMiddleware, DispatchFunction, RequestResponseEndpoint
+from hasten.requests import Request
+from hasten.responses import Response
+
+__all__ = [
+    "BaseHTTPMiddleware",
+    "DispatchFunction",
+    "Request",
+    "RequestResponseEndpoint",
+    "Response",
+]

@@ -1,0 +1,8 @@
+"""``starlette.middleware.gzip``, served by hasten: its public names, as hasten's objects."""
+
+from __future__ import annotations
+
+from hasten.datastructures import Headers, MutableHeaders
+from hasten.middleware import GZipMiddleware
+
+__all__ = ["GZipMiddleware", "Headers", "MutableHeaders"]

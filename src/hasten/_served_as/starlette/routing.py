@@ -1,0 +1,32 @@
+"""``starlette.routing``, served by hasten: its public names, as hasten's objects."""
+
+from __future__ import annotations
+
+from hasten.concurrency import run_in_threadpool
+from hasten.datastructures import URL, Headers
+from hasten.errors import HTTPException
+from hasten.middleware import Middleware
+from hasten.requests import Request
+from hasten.responses import PlainTextResponse, RedirectResponse, Response
+from hasten.routing import BaseRoute, Match, Mount, NoMatchFound, Route, Router, WebSocketRoute
+from hasten.websockets import WebSocket
+
+__all__ = [
+    "URL",
+    "BaseRoute",
+    "HTTPException",
+    "Headers",
+    "Match",
+    "Middleware",
+    "Mount",
+    "NoMatchFound",
+    "PlainTextResponse",
+    "RedirectResponse",
+    "Request",
+    "Response",
+    "Route",
+    "Router",
+    "WebSocket",
+    "WebSocketRoute",
+    "run_in_threadpool",
+]

@@ -1,0 +1,148 @@
+"""The switch: ``fastapi`` and ``starlette`` served by hasten, by ``import hasten.as_fastapi``,
+``HASTEN_AS_FASTAPI=1`` where hasten loads an app, and pytest's ``--as-fastapi``.
+
+Each case runs in a fresh interpreter: this one has the real FastAPI imported (the twins of
+other tests compare against it), and the switch refuses to come on after that.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(
+    code: str, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, *args, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        timeout=60,
+        check=False,
+    )
+
+
+def test_the_served_names_are_hastens_objects() -> None:
+    done = run(
+        """
+        import sys
+        import hasten.as_fastapi
+        import fastapi, fastapi.routing, fastapi.responses
+        import starlette.applications, starlette.requests, starlette.routing
+        import starlette.middleware.base, starlette.datastructures, starlette.status
+        import hasten, hasten.app, hasten.routing, hasten.middleware.base
+
+        assert fastapi.FastAPI is hasten.App
+        assert fastapi.routing.APIRouter is hasten.Router
+        assert starlette.applications.Starlette is hasten.app.Starlette
+        assert issubclass(fastapi.FastAPI, starlette.applications.Starlette)
+        assert starlette.requests.Request is hasten.Request
+        assert starlette.routing.Match is hasten.routing.Match
+        assert starlette.datastructures.MutableHeaders is hasten.MutableHeaders
+        base = starlette.middleware.base
+        assert base.BaseHTTPMiddleware is hasten.middleware.base.BaseHTTPMiddleware
+        assert fastapi.responses is sys.modules["hasten.responses"]
+        assert starlette.status.HTTP_429_TOO_MANY_REQUESTS == 429
+        assert (fastapi.__version__, starlette.__version__) == ("0.165.0", "1.10.0")
+        # The real packages, installed beside hasten here, were never imported.
+        files = [getattr(module, "__file__", None) or "" for module in sys.modules.values()]
+        assert not [name for name in files if "site-packages/fastapi" in name], files
+        assert not [name for name in files if "site-packages/starlette" in name], files
+        print("ok")
+        """
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "ok\n", "")
+
+
+def test_a_module_hasten_does_not_serve_is_named() -> None:
+    done = run(
+        """
+        import hasten.as_fastapi
+        try:
+            import fastapi.no_such_module
+        except ModuleNotFoundError as error:
+            print(error.name, error)
+        """
+    )
+    assert done.stdout == (
+        "fastapi.no_such_module No module named 'fastapi.no_such_module': hasten serves the "
+        "public modules of FastAPI and Starlette (HASTEN_AS_FASTAPI), and this is not one of "
+        "them\n"
+    ), done.stderr
+
+
+def test_the_switch_refuses_to_come_on_after_the_real_fastapi() -> None:
+    done = run(
+        """
+        import fastapi
+        from hasten._switch import SwitchError, turn_on
+        try:
+            turn_on()
+        except SwitchError as error:
+            print(error)
+        """
+    )
+    assert done.stdout.startswith("fastapi, "), done.stderr
+    assert done.stdout.endswith(
+        "were imported before hasten's switch was turned on: turn it on first (import "
+        "hasten.as_fastapi before anything imports fastapi or starlette)\n"
+    )
+
+
+def test_the_environment_turns_it_on_where_hasten_loads_the_app(tmp_path: Path) -> None:
+    (tmp_path / "fastapi_app.py").write_text(
+        "from fastapi import FastAPI\napp = FastAPI()\n@app.get('/')\ndef root(): return 1\n"
+    )
+    done = run(
+        """
+        from hasten._cli.loading import load_app
+        import hasten
+        app = load_app("fastapi_app:app")
+        print(type(app) is hasten.App)
+        """,
+        env={"HASTEN_AS_FASTAPI": "1", "PYTHONPATH": f"{tmp_path}:{ROOT / 'src'}"},
+    )
+    assert (done.stdout, done.returncode) == ("True\n", 0), done.stderr
+
+
+def test_pytest_runs_a_fastapi_apps_tests_with_as_fastapi(tmp_path: Path) -> None:
+    (tmp_path / "conftest.py").write_text("import fastapi\n")
+    (tmp_path / "test_app.py").write_text(
+        textwrap.dedent(
+            """
+            from fastapi import FastAPI
+            from fastapi.testclient import TestClient
+            import hasten
+
+            app = FastAPI()
+
+            @app.get("/items/{item_id}")
+            async def item(item_id: int) -> dict[str, int]:
+                return {"id": item_id}
+
+            def test_item() -> None:
+                assert type(app) is hasten.App
+                response = TestClient(app).get("/items/3")
+                assert (response.status_code, response.json()) == (200, {"id": 3})
+            """
+        )
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--as-fastapi"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "hasten: fastapi and starlette are served by hasten (--as-fastapi)" in done.stdout
+    assert "1 passed" in done.stdout
