@@ -40,7 +40,7 @@ def test_each_adapter_reads_the_same_request_from_its_scope() -> None:
     for request in (rsgi, asgi):
         assert (request.method, request.path, request.query_string) == ("GET", "/p", "a=1")
         assert (request.context, request.app, dict(request.path_params)) == (UNSERVED, app, {})
-        assert (request.headers.raw(), request.cookies, request._cleanup) == ([], {}, None)
+        assert (request.headers.items(), request.cookies, request._cleanup) == ([], {}, None)
 
 
 def test_state_for_the_app_and_for_each_request(serve: ClientFactory) -> None:

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from hasten import Headers, QueryParams
+from hasten import Headers, MutableHeaders, QueryParams
 from hasten._http import uploads
 from hasten.datastructures import Default, DefaultPlaceholder, UploadFile, parse_query
 
@@ -30,9 +30,38 @@ def test_headers_are_case_insensitive_and_keep_repeats() -> None:
     headers = Headers([("accept", "a"), ("accept", "b"), ("host", "h")])
     assert headers["Accept"] == "a"
     assert headers.get_all("ACCEPT") == ["a", "b"]
-    assert headers.raw() == [("accept", "a"), ("accept", "b"), ("host", "h")]
-    assert len(headers) == 2
-    assert repr(headers) == "Headers([('accept', 'a'), ('accept', 'b'), ('host', 'h')])"
+    assert headers.items() == [("accept", "a"), ("accept", "b"), ("host", "h")]
+    # As Starlette's: every pair counts and is listed, in order.
+    assert len(headers) == 3
+    assert list(headers) == ["accept", "accept", "host"]
+    assert dict(headers) == {"accept": "a", "host": "h"}
+    assert repr(headers) == (
+        "Headers(raw=[(b'accept', b'a'), (b'accept', b'b'), (b'host', b'h')])"
+    )
+
+
+def test_headers_take_starlettes_forms() -> None:
+    assert Headers({"A": "1"}).raw == [(b"a", b"1")]
+    assert Headers(raw=[(b"a", b"1"), (b"a", b"2")]).getlist("A") == ["1", "2"]
+    assert repr(Headers({"a": "1"})) == "Headers({'a': '1'})"
+    assert Headers(raw=[(b"a", b"1"), (b"b", b"2")]) == Headers({"b": "2", "a": "1"})
+    assert Headers({"a": "1"}) != [(b"a", b"1")]
+    copy = Headers(raw=[(b"a", b"1"), (b"a", b"2")]).mutablecopy()
+    copy["a"] = "3"
+    assert copy.items() == [("a", "3")]
+
+
+def test_mutable_headers_from_a_scope_change_its_headers() -> None:
+    message = {"type": "http.response.start", "headers": ((b"a", b"1"),)}
+    headers = MutableHeaders(scope=message)
+    headers.append("X-Request-ID", "42")
+    headers["b"] = "2"
+    assert message["headers"] == [(b"a", b"1"), (b"x-request-id", b"42"), (b"b", b"2")]
+    del headers["a"]
+    assert message["headers"] == [(b"x-request-id", b"42"), (b"b", b"2")]
+    merged = headers | {"c": "3"}
+    assert (type(merged), merged.raw[-1]) == (MutableHeaders, (b"c", b"3"))
+    assert message["headers"] == [(b"x-request-id", b"42"), (b"b", b"2")]
 
 
 def test_url_is_its_text_with_starlette_parts() -> None:

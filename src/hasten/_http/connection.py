@@ -197,7 +197,7 @@ class Connection:
         """Take the client, scheme and host a trusted proxy says the request came with."""
         self._forwarded = (client, scheme)
         if host is not None:
-            items = [item for item in self.headers.raw() if item[0] != "host"]
+            items = [item for item in self.headers.items() if item[0] != "host"]
             items.append(("host", host))
             self._headers = Headers(items)
 

@@ -5,8 +5,8 @@ data structures Starlette's and FastAPI's modules of that name hold (``UploadFil
 from __future__ import annotations
 
 import typing
-from collections.abc import Iterator, Mapping
-from typing import Any, NamedTuple, TypeVar, overload
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
+from typing import Any, NamedTuple, Self, TypeVar, overload
 from urllib.parse import SplitResult, unquote_plus, urlsplit, urlunsplit
 
 __all__ = [
@@ -32,13 +32,38 @@ class Address(NamedTuple):
 
 
 class Headers(Mapping[str, str]):
-    """Request headers. Names are case-insensitive; ``get_all`` returns every value of a name."""
+    """HTTP headers, as Starlette's: names are case-insensitive, ``headers["a"]`` is the first
+    value, ``getlist`` every one; ``keys()``, ``values()``, ``items()`` and iteration list every
+    pair in order (a name sent twice is there twice), ``raw`` as bytes.
+
+    ``Headers({"a": "1"})``, ``Headers(raw=[(b"a", b"1")])`` or ``Headers(scope=scope)`` (an
+    ASGI scope's or message's ``headers``); hasten itself passes its list of (name, value)
+    text pairs, names lower-cased, as they are kept.
+    """
 
     __slots__ = ("_items", "_lookup")
 
-    def __init__(self, items: list[tuple[str, str]]) -> None:
-        # items hold lower-cased names, as both protocols deliver them.
-        self._items = items
+    def __init__(
+        self,
+        headers: Mapping[str, str] | Iterable[tuple[str, str]] | None = None,
+        raw: Iterable[tuple[bytes, bytes]] | None = None,
+        scope: Mapping[str, Any] | None = None,
+    ) -> None:
+        # perf: hasten's own form, a list of text pairs, is kept as it is.
+        if type(headers) is list:
+            self._items: list[tuple[str, str]] = headers
+        elif isinstance(headers, Mapping):
+            assert raw is None and scope is None, "give headers, raw or scope: one of them"
+            self._items = [(name.lower(), value) for name, value in headers.items()]
+        elif headers is not None:  # pairs of text, as a server hands them over
+            self._items = list(headers)
+        elif raw is not None:
+            assert scope is None, "give headers, raw or scope: one of them"
+            self._items = _text(raw)
+        elif scope is not None:
+            self._items = _text(scope["headers"])
+        else:
+            self._items = []
         self._lookup: dict[str, str] | None = None
 
     def _index(self) -> dict[str, str]:
@@ -69,10 +94,22 @@ class Headers(Mapping[str, str]):
         return self._index().get(name.lower(), default)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._index())
+        return iter(self.keys())
 
     def __len__(self) -> int:
-        return len(self._index())
+        return len(self._items)
+
+    def keys(self) -> list[str]:  # type: ignore[override]
+        """Every name, in order, once per value."""
+        return [name for name, _ in self._items]
+
+    def values(self) -> list[str]:  # type: ignore[override]
+        """Every value, in order."""
+        return [value for _, value in self._items]
+
+    def items(self) -> list[tuple[str, str]]:  # type: ignore[override]
+        """Every (name, value) pair, in order."""
+        return list(self._items)
 
     def get_all(self, name: str) -> list[str]:
         """Every value sent for ``name``, in order."""
@@ -81,19 +118,45 @@ class Headers(Mapping[str, str]):
 
     getlist = get_all  # Starlette's name
 
-    def raw(self) -> list[tuple[str, str]]:
-        """The header pairs as received, names lower-cased."""
-        return list(self._items)
+    @property
+    def raw(self) -> list[tuple[bytes, bytes]]:
+        """The pairs as the ASGI scope carries them: bytes, names lower-cased."""
+        return [(name.encode("latin-1"), value.encode("latin-1")) for name, value in self._items]
+
+    def mutablecopy(self) -> MutableHeaders:
+        """A MutableHeaders with these pairs."""
+        return MutableHeaders(list(self._items))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Headers) and sorted(self._items) == sorted(other._items)
+
+    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self._items!r})"
+        name = type(self).__name__
+        as_dict = dict(self._items)
+        if len(as_dict) == len(self._items):
+            return f"{name}({as_dict!r})"
+        return f"{name}(raw={self.raw!r})"
+
+
+def _text(raw: Iterable[tuple[bytes, bytes]]) -> list[tuple[str, str]]:
+    return [(name.decode("latin-1").lower(), value.decode("latin-1")) for name, value in raw]
 
 
 class MutableHeaders(Headers):
     """Response headers: set, append and delete by case-insensitive name. A name or value
-    with CR, LF or NUL raises ValueError as it is set (the wire cannot carry it)."""
+    with CR, LF or NUL raises ValueError as it is set (the wire cannot carry it).
+
+    ``MutableHeaders(scope=message)`` changes the ``headers`` of that ASGI scope or message
+    as it is changed (Starlette's way for an ASGI middleware to add a response header)."""
 
     __slots__ = ()
+
+    def __new__(
+        cls, *args: Any, scope: Mapping[str, Any] | None = None, **kwargs: Any
+    ) -> MutableHeaders:
+        return object.__new__(_ScopeHeaders if scope is not None else cls)
 
     def __setitem__(self, name: str, value: str) -> None:
         # perf: ``check_header``'s first step written out: its call only for the rare rest.
@@ -140,6 +203,52 @@ class MutableHeaders(Headers):
             return existing
         self.append(name, value)
         return value
+
+    def update(self, other: Mapping[str, str]) -> None:
+        """Set each of ``other``'s headers (Starlette's)."""
+        for name, value in other.items():
+            self[name] = value
+
+    def __ior__(self, other: Mapping[str, str]) -> Self:
+        if not isinstance(other, Mapping):
+            raise TypeError(f"Expected a mapping but got {type(other).__name__}")
+        self.update(other)
+        return self
+
+    def __or__(self, other: Mapping[str, str]) -> MutableHeaders:
+        if not isinstance(other, Mapping):
+            raise TypeError(f"Expected a mapping but got {type(other).__name__}")
+        merged = self.mutablecopy()
+        merged.update(other)
+        return merged
+
+    def add_vary_header(self, vary: str) -> None:
+        """Add ``vary`` to the Vary header's list (Starlette's)."""
+        existing = self.get("vary")
+        self["vary"] = vary if existing is None else ", ".join([existing, vary])
+
+
+class _ScopeHeaders(MutableHeaders):
+    """``MutableHeaders(scope=...)``: each change is written to the scope's ``headers``."""
+
+    __slots__ = ("_scope",)
+
+    def __init__(self, *, scope: MutableMapping[str, Any]) -> None:
+        super().__init__(scope=scope)
+        self._scope = scope
+        scope["headers"] = self.raw
+
+    def __setitem__(self, name: str, value: str) -> None:
+        super().__setitem__(name, value)
+        self._scope["headers"] = self.raw
+
+    def __delitem__(self, name: str) -> None:
+        super().__delitem__(name)
+        self._scope["headers"] = self.raw
+
+    def append(self, name: str, value: str) -> None:
+        super().append(name, value)
+        self._scope["headers"] = self.raw
 
 
 def check_header(name: str, value: str) -> None:

@@ -301,7 +301,7 @@ def _extras(found: Any, taken: set[str]) -> list[tuple[str, Any]]:
     if isinstance(found, QueryParams | FormData):
         items = found.multi_items()
     elif isinstance(found, Headers):
-        items = found.raw()
+        items = found.items()
     else:
         items = list(found.items())
     for key, value in items:
