@@ -34,7 +34,7 @@ from hasten.bench.command import (
     percent,
     run,
 )
-from hasten.bench.load import BuiltinGenerator, RequestSpec, WrkGenerator
+from hasten.bench.load import BuiltinGenerator, RequestSpec, WrkGenerator, parse_request
 from hasten.bench.measurement import TargetResult
 from hasten.bench.reports import SCHEMA
 from hasten.bench.targets import Server, Target, free_port
@@ -205,6 +205,26 @@ def test_help_documents_the_syntax(capsys: pytest.CaptureFixture[str]) -> None:
     for part in ("MODULE:APP[@SERVER[/INTERFACE]]", "LABEL=TARGET", "{A..B}", "[[request]]"):
         assert part in text
     assert "(default: 5%)" in text
+
+
+def test_help_shows_how_to_quote_a_value_with_a_space(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse("--help")
+    text = " ".join(capsys.readouterr().out.split())
+    # In the --request option's own line, and under "requests": a shell word as written there.
+    example = "'GET /me header=\"authorization:Bearer abc\"'"
+    assert text.count(example) == 2
+    assert parse_request(shlex.split(example)[0]).headers == (("authorization", "Bearer abc"),)
+
+
+def test_help_needs_no_extra(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "psutil", None)  # makes it unimportable
+    with pytest.raises(SystemExit) as exited:
+        main(["--help"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.startswith("usage: hasten bench ")
 
 
 def test_without_psutil_it_says_how_to_install_it(
