@@ -13,7 +13,7 @@ import msgspec
 
 from hasten import App, HTMLResponse, HTTPError, Request, Response, Router
 
-app = App()
+app = App(title="hasten example")  # the docs page is "hasten example - Swagger UI"
 started: list[str] = []
 
 

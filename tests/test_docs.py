@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import re
+import shlex
+import sys
+from collections.abc import Iterator
 from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
-from hasten import App, Settings
+import httpx
+import pytest
+
+from hasten import Settings
 from hasten.cli import RunConfig
 from hasten.testing import TestClient
 
@@ -14,6 +22,7 @@ DOCS = README.parent / "docs"
 SETTINGS = DOCS / "settings.md"
 SERVING = DOCS / "serving.md"
 DEPLOY = DOCS / "deploy.md"
+TOUR = README.parent / "examples" / "tour.py"
 # hasten run's flags for slow clients and idle connections: both documents table them.
 RUN_LIMITS = ("backlog", "max_connections", "header_timeout", "keep_alive_timeout")
 
@@ -40,22 +49,76 @@ def test_readme_opens_with_the_two_setup_commands() -> None:
     assert lines[4].startswith("./scripts/test")
 
 
-def test_the_tour_runs_as_written() -> None:
-    """Every Python sample of the README, in order, as one program: the tour, then its test."""
+def readme_samples(language: str) -> list[str]:
+    """The bodies of the README's ``language`` code blocks, in order."""
     text = README.read_text()
-    samples = [part.split("```", 1)[0] for part in text.split("```python")[1:]]
-    assert '@app.get("/hello")' in samples[0]
-    namespace: dict[str, object] = {"__name__": "tour"}
-    exec(compile("\n".join(samples), "README.md", "exec"), namespace)
-    app = namespace["app"]
-    assert isinstance(app, App)
-    with TestClient(app) as client:
-        assert client.get("/hello").json() == {"message": "hello"}
-        assert client.get("/items/3?q=x").json() == {"id": 3, "q": "x", "limit": 10}
-        assert client.get("/search?term=a&size=500").status_code == 422
-        assert client.get("/tokens").text == "one\ntwo\nthree\n"
+    return [part.split("\n", 1)[1].split("```", 1)[0] for part in text.split("```" + language)[1:]]
+
+
+def test_the_readme_shows_the_tour_file_as_it_is() -> None:
+    assert readme_samples("python")[0] == TOUR.read_text(), (
+        "README.md's tour is a copy of examples/tour.py: copy the file into it again"
+    )
+
+
+def transcript() -> Iterator[tuple[list[str], str]]:
+    """The README's ``curl`` commands (as their arguments) and the output shown under each."""
+    (session,) = readme_samples("console")
+    for command in session.split("$ ")[1:]:
+        line, output = command.split("\n", 1)
+        yield shlex.split(line), output.removesuffix("\n")
+
+
+def curl(client: TestClient, arguments: list[str]) -> httpx.Response:
+    """What the README's ``curl [-A AGENT] [--json BODY] URL`` asks of the app."""
+    options = dict(zip(arguments[1:-1:2], arguments[2:-1:2], strict=True))
+    assert arguments[0] == "curl", arguments
+    assert set(options) <= {"-A", "--json"}, arguments
+    url = arguments[-1].removeprefix("localhost:8000")
+    headers = {"user-agent": options.get("-A", "curl/8.5.0")}
+    if "--json" in options:
+        headers["content-type"] = "application/json"
+        return client.post(url, content=options["--json"], headers=headers)
+    return client.get(url, headers=headers)
+
+
+def test_the_tour_runs_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every request the README shows gets the very answer it shows; every route of the tour
+    is among them; then the README's test of it runs, as ``test_tour.py`` beside ``tour.py``."""
+    from examples import tour
+
+    with TestClient(tour.app) as client:
+        requested = set()
+        for arguments, output in transcript():
+            response = curl(client, arguments)
+            # The body exactly, less a last newline (a transcript cannot show one).
+            assert response.text.removesuffix("\n") == output, arguments
+            requested.add((response.request.method, response.request.url.path))
+        raw = client.get("/raw")
+        assert (raw.status_code, raw.headers["x-custom"]) == (202, "1")
         assert client.post("/orders", json={"id": 1, "name": "pen"}).status_code == 201
-        assert client.get("/api/users/1").status_code == 200
+        assert float(client.get("/hello").headers["x-process-time"]) >= 0
+    assert tour.USERS == {}  # the lifespan's end ran
+    routes = {(method, route.path) for route in tour.app.routes for method in route.methods}
+    routes -= {("HEAD", path) for _, path in routes}
+    matched = {
+        (method, path)
+        for method, path in routes
+        for asked, url in requested
+        if asked == method and re.fullmatch(re.sub(r"\{[^}]+\}", "[^?]+", path), url)
+    }
+    assert matched == routes
+
+    monkeypatch.setitem(sys.modules, "tour", tour)
+    namespace: dict[str, Any] = {"__name__": "test_tour"}
+    exec(compile(readme_samples("python")[1], "README.md", "exec"), namespace)
+    namespace["test_the_tour"]()
+
+
+def test_the_readme_says_how_to_run_the_tour() -> None:
+    commands = readme_samples("sh")[2]
+    assert "hasten run examples.tour:app" in commands
+    assert "saved as tour.py: hasten run tour:app" in commands
 
 
 def test_the_run_limits_are_tabled_with_their_defaults() -> None:

@@ -249,7 +249,7 @@ def test_each_included_file_is_run_by_a_test() -> None:
         found["path"] for page in DOCS.rglob("*.md") for found in INCLUDE.finditer(page.read_text())
     }
     assert included
-    for path in included - {"README.md:tour"}:  # tests/test_docs.py runs the tour
+    for path in included - {"README.md:answers"}:  # tests/test_docs.py asks for each answer
         assert (ROOT / path).is_file(), path
         # A test names the file, its module, or the folder or package it belongs to.
         parts = path.removesuffix(".py").split("/")

@@ -39,3 +39,9 @@ def test_every_get_route_but_the_front_page_is_linked() -> None:
         if re.fullmatch(re.sub(r"\{[^}]+\}", "[^?]+", path), url.split("?")[0])
     }
     assert linked == get_routes
+
+
+def test_the_docs_page_is_titled_after_the_app(serve: ClientFactory) -> None:
+    client = serve(app)
+    assert "<title>hasten example - Swagger UI</title>" in client.get("/docs").text
+    assert client.get("/openapi.json").json()["info"]["title"] == "hasten example"
