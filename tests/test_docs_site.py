@@ -111,6 +111,9 @@ def check_models(page: ModuleType, client: TestClient) -> None:
     assert client.get("/users/1").json() == {"id": 1, "name": "ada"}
     missing = client.get("/nowhere")
     assert (missing.status_code, missing.json()) == (404, {"errors": {"body": ["Not Found"]}})
+    point = client.post("/points", json={"x": 1, "y": 2})
+    assert (point.status_code, point.text) == (200, '{"x":1,"y":2}')
+    assert client.post("/points", json={"x": "1", "y": 2}).status_code == 422  # strict
     invalid = client.get("/users/one")
     assert invalid.status_code == 422
     assert invalid.json()["errors"]["body"][0].startswith("id Input should be a valid integer")

@@ -14,12 +14,11 @@ from functools import lru_cache
 from typing import Annotated
 
 import jwt
-import msgspec
 from pwdlib import PasswordHash
-from pydantic import SecretStr
+from pydantic import BaseModel, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from hasten import App, Depends, HTTPError, OAuth2PasswordBearer, OAuth2PasswordRequestForm
+from hasten import Depends, FastAPI, HTTPException, OAuth2PasswordBearer, OAuth2PasswordRequestForm
 
 ALGORITHM = "HS256"
 
@@ -38,25 +37,26 @@ def get_settings() -> AuthSettings:
     return AuthSettings()  # type: ignore[call-arg]  # secret_key comes from the environment
 
 
-class User(msgspec.Struct):
+class User(BaseModel):
     username: str
     full_name: str
     disabled: bool = False
 
 
-class Token(msgspec.Struct):
+class Token(BaseModel):
     access_token: str
     token_type: str = "bearer"
 
 
 passwords = PasswordHash.recommended()  # argon2id
 # A stand-in for a users table: the username, the user, and the hash of the password.
-USERS = {"alice": (User("alice", "Alice Liddell"), passwords.hash("wonderland"))}
+ALICE = User(username="alice", full_name="Alice Liddell")
+USERS = {"alice": (ALICE, passwords.hash("wonderland"))}
 # Checked when the name is unknown, so that a wrong name costs as long as a wrong password.
 UNKNOWN = passwords.hash("no such user")
 
 oauth2 = OAuth2PasswordBearer(tokenUrl="token")
-app = App(title="JWT auth")
+app = FastAPI(title="JWT auth")
 
 
 @app.post("/token")
@@ -67,10 +67,14 @@ def sign_in(
     """A plain def: argon2 takes tens of milliseconds of CPU, on the thread pool, not the loop."""
     user, hashed = USERS.get(form.username, (None, UNKNOWN))
     if not passwords.verify(form.password, hashed) or user is None or user.disabled:
-        raise HTTPError(401, "Incorrect username or password", {"WWW-Authenticate": "Bearer"})
+        raise HTTPException(
+            status_code=401,
+            detail="Incorrect username or password",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
     expires = datetime.now(UTC) + timedelta(minutes=settings.token_minutes)
     claims = {"sub": user.username, "exp": expires}
-    return Token(jwt.encode(claims, settings.secret_key.get_secret_value(), ALGORITHM))
+    return Token(access_token=jwt.encode(claims, settings.secret_key.get_secret_value(), ALGORITHM))
 
 
 async def current_user(
@@ -83,7 +87,11 @@ async def current_user(
         claims = {}
     found = USERS.get(claims.get("sub", ""))
     if found is None or found[0].disabled:
-        raise HTTPError(401, "Could not validate credentials", {"WWW-Authenticate": "Bearer"})
+        raise HTTPException(
+            status_code=401,
+            detail="Could not validate credentials",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
     return found[0]
 
 

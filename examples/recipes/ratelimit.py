@@ -16,7 +16,7 @@ from limits import parse
 from limits.aio.storage import MemoryStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 
-from hasten import App, Depends, HTTPError, Request
+from hasten import Depends, FastAPI, HTTPException, Request
 
 storage = MemoryStorage()
 limiter = MovingWindowRateLimiter(storage)
@@ -31,12 +31,16 @@ def rate_limit(limit: str) -> Callable[[Request], Awaitable[None]]:
         if not await limiter.hit(item, request.url.path, client):
             window = await limiter.get_window_stats(item, request.url.path, client)
             retry = max(1, math.ceil(window.reset_time - time.time()))
-            raise HTTPError(429, f"Rate limit exceeded: {limit}", {"Retry-After": str(retry)})
+            raise HTTPException(
+                status_code=429,
+                detail=f"Rate limit exceeded: {limit}",
+                headers={"Retry-After": str(retry)},
+            )
 
     return check
 
 
-app = App()
+app = FastAPI()
 
 
 @app.get("/search", dependencies=[Depends(rate_limit("5/minute"))])

@@ -6,13 +6,15 @@ when the app starts, and given to handlers by a dependency that a test can overr
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from functools import lru_cache
 from typing import Annotated
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from hasten import App, Depends
+from hasten import Depends, FastAPI
 
 
 class Settings(BaseSettings):
@@ -30,12 +32,13 @@ def get_settings() -> Settings:
     return Settings()
 
 
-app = App()
-
-
-@app.on_startup
-def check_settings() -> None:
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     get_settings()  # a bad environment stops the start, with pydantic's message, not a request
+    yield
+
+
+app = FastAPI(lifespan=lifespan)
 
 
 @app.get("/info")

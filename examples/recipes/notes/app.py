@@ -2,51 +2,57 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Annotated
 
-import msgspec
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 
 from examples.recipes.notes.db import Session, engine
 from examples.recipes.notes.models import Note
-from hasten import App, HTTPError, Query
-
-app = App(title="Notes")
+from hasten import FastAPI, HTTPException, Query
 
 
-class NewNote(msgspec.Struct):
-    text: Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    yield
+    await engine.dispose()  # the pool's connections, closed with the app
 
 
-class NoteOut(msgspec.Struct):
+app = FastAPI(title="Notes", lifespan=lifespan)
+
+
+class NewNote(BaseModel):
+    text: Annotated[str, Field(min_length=1, max_length=500)]
+
+
+class NoteOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from a Note row's attributes
+
     id: int
     text: str
 
 
-@app.post("/notes", status=201)
-async def create_note(note: NewNote, session: Session) -> NoteOut:
+@app.post("/notes", status_code=201, response_model=NoteOut)
+async def create_note(note: NewNote, session: Session) -> Note:
     row = Note(text=note.text)
     session.add(row)
     await session.commit()  # before the response: the client is told only what was kept
-    return NoteOut(id=row.id, text=row.text)
+    return row
 
 
-@app.get("/notes")
+@app.get("/notes", response_model=list[NoteOut])
 async def list_notes(
     session: Session, limit: Annotated[int, Query(ge=1, le=100)] = 20
-) -> list[NoteOut]:
+) -> list[Note]:
     rows = await session.scalars(select(Note).order_by(Note.id).limit(limit))
-    return [NoteOut(id=row.id, text=row.text) for row in rows]
+    return list(rows)
 
 
-@app.get("/notes/{note_id}")
-async def get_note(note_id: int, session: Session) -> NoteOut:
+@app.get("/notes/{note_id}", response_model=NoteOut)
+async def get_note(note_id: int, session: Session) -> Note:
     row = await session.get(Note, note_id)
     if row is None:
-        raise HTTPError(404, "Note not found")
-    return NoteOut(id=row.id, text=row.text)
-
-
-@app.on_shutdown
-async def close_the_pool() -> None:
-    await engine.dispose()
+        raise HTTPException(status_code=404, detail="Note not found")
+    return row
