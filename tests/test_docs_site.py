@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
+import anyio
 import pytest
 
 from hasten import App
@@ -187,6 +188,31 @@ def check_templates(page: ModuleType, client: TestClient) -> None:
     assert client.get("/").text == "<p>Ada</p>"
 
 
+def check_first_steps(page: ModuleType, client: TestClient) -> None:
+    assert client.get("/").text == '{"shop":"open"}'
+    assert client.get("/items/3").text == '{"item_id":3}'
+    assert client.get("/items/three").json()["detail"][0]["loc"] == ["path", "item_id"]
+    assert client.get("/items/?limit=5&q=tea").text == '{"skip":0,"limit":5,"q":"tea"}'
+    created = client.post("/items/", json={"name": "pen", "price": "1.5"})  # lax, as pydantic
+    assert (created.status_code, created.text) == (201, '{"name":"pen","price":1.5,"tags":[]}')
+    assert client.get("/items/by-name/pen").text == created.text
+    missing = client.get("/items/by-name/ink")
+    assert (missing.status_code, missing.text) == (404, '{"detail":"No such item"}')
+    page_title = client.get("/docs").text
+    assert "<title>Shop - Swagger UI</title>" in page_title
+
+
+def check_testing(page: ModuleType, client: TestClient) -> None:
+    """The page's tests pass, the async ones on asyncio and on trio."""
+    page.test_hello()
+    page.test_me_needs_a_token()
+    page.test_me_as_a_fake_user()
+    assert client.get("/me", headers={"Authorization": "Bearer t0k3n"}).json() == {"user": "ada"}
+    for backend in ("asyncio", "trio"):
+        anyio.run(page.test_hello_async, backend=backend)
+    anyio.run(page.test_with_the_lifespan)
+
+
 def started(page: ModuleType, client: TestClient) -> None:
     """The app started (its routes compiled, its hooks run) and stops: all a page may need."""
 
@@ -204,6 +230,8 @@ CHECKS: dict[str, Callable[[ModuleType, TestClient], None]] = {
     "websockets.md": check_websockets,
     "recipes/settings.md": check_settings_recipe,
     "templates.md": check_templates,
+    "testing.md": check_testing,
+    "tutorial/first-steps.md": check_first_steps,
 }
 
 

@@ -1,0 +1,1 @@
+"""The application's package: `hasten run app.main:app` from examples/bigger."""
