@@ -133,3 +133,50 @@ def test_the_run_limits_are_tabled_with_their_defaults() -> None:
             default = defaults[name]
             shown = f"{default:g} s" if isinstance(default, float) else f"{default:,}"
             assert rows[f"`--{name.replace('_', '-')}`"].startswith(shown), (document, name)
+
+
+COMPAT_RESULTS = README.parent / "compat" / "RESULTS.md"
+FROM_FASTAPI = DOCS / "from-fastapi.md"
+
+
+def compat_figures() -> str:
+    """docs/from-fastapi.md's figures, as compat/RESULTS.md's last record gives them."""
+    text = COMPAT_RESULTS.read_text()
+    record = text.split("<!-- end of tables -->")[0]
+    rows = re.findall(r"^\| \*\*all\*\* \| (.*) \|$", record, re.M)
+    tutorial, public = (re.findall(r"(\d+)/(\d+)", row) for row in rows)
+    whole = re.search(r"The whole suite: \*\*(\d+)/(\d+) ", record)
+    assert whole is not None
+    apps = re.findall(r"^\| \[([\w-]+)\]\(.*\*\*(\d+)/(\d+)\*\* \(", text, re.M)
+
+    def share(passed: str, total: str, what: str = "") -> str:
+        percent = 100 * int(passed) / int(total)
+        return f"{int(passed):,} of {what}{int(total):,} ({percent:.1f}%)"
+
+    (behaviour, exact, meaning), (public_api, *_) = tutorial, public
+    passed, total = whole.groups()
+    suite = share(passed, total, what="the ").replace(
+        " (", " tests that pass on FastAPI pass on hasten ("
+    )
+    return (
+        "`python compat/run.py` runs FastAPI 0.165.0's own `tests/` on hasten, each test's "
+        "imports rewritten by `hasten port`'s rule and nothing else. At the last record, "
+        f"**{suite}**; of those that test FastAPI's public API (not its private modules), "
+        f"**{share(*public_api)}**; of the tutorial's, **{share(*behaviour)}**, and its apps' "
+        f"OpenAPI documents equal FastAPI's in meaning {meaning[0]} of {meaning[1]} ({exact[0]} "
+        f"of {exact[1]} where a test compares a whole document as a literal). Three public "
+        "FastAPI applications, ported by their imports and nothing else, pass their own test "
+        "suites whole: "
+        + ", ".join(f"{name} {passed} of {total}" for name, passed, total in apps)
+        + "."
+    )
+
+
+def test_the_fastapi_suite_figures_are_compat_results() -> None:
+    text = FROM_FASTAPI.read_text()
+    start = text.index("\n", text.index("<!-- figures:")) + 1
+    shown = " ".join(text[start : text.index("<!-- end figures -->")].split())
+    assert shown == compat_figures(), "docs/from-fastapi.md's figures: write them as\n" + (
+        compat_figures()
+    )
+    assert "in the README" not in text  # the errors table is docs/routes.md's
