@@ -6,6 +6,7 @@ pymdownx.snippets) is one that a test runs. ``scripts/test`` builds the site wit
 from __future__ import annotations
 
 import importlib
+import itertools
 import re
 import shlex
 import sys
@@ -287,3 +288,22 @@ def test_each_included_file_is_run_by_a_test() -> None:
         names = {sep.join(parts[:end]) for end in range(3, len(parts) + 1) for sep in "/."}
         imported = rf"from {'.'.join(parts[:-1])} import [^\n]*\b{parts[-1]}\b"
         assert any(name in tests for name in names) or re.search(imported, tests), path
+
+
+def tutorial_pages() -> list[str]:
+    """The pages of the site's Tutorial section, in the order of mkdocs.yml's nav."""
+    text = (ROOT / "mkdocs.yml").read_text()
+    section = text.split("\n  - Tutorial:\n", 1)[1].split("\n  - ", 1)[0]
+    return re.findall(r"^      - [^:]+: (\S+\.md)$", section, re.M)
+
+
+def test_each_tutorial_page_names_the_next_as_the_site_does() -> None:
+    """A page's closing "Next:" link (for readers of the Markdown) is the page the site's
+    footer links to next."""
+    pages = tutorial_pages()
+    for page, following in itertools.pairwise(pages):
+        found = re.search(r"^Next: \[[^]]+\]\(([^)]+)\)\.$", (DOCS / page).read_text(), re.M)
+        if found is not None:
+            target = (DOCS / page).parent / found[1]
+            assert target.resolve() == (DOCS / following).resolve(), page
+    assert pages[0] == "tutorial/first-steps.md"
