@@ -35,9 +35,7 @@ def test_headers_are_case_insensitive_and_keep_repeats() -> None:
     assert len(headers) == 3
     assert list(headers) == ["accept", "accept", "host"]
     assert dict(headers) == {"accept": "a", "host": "h"}
-    assert repr(headers) == (
-        "Headers(raw=[(b'accept', b'a'), (b'accept', b'b'), (b'host', b'h')])"
-    )
+    assert repr(headers) == ("Headers(raw=[(b'accept', b'a'), (b'accept', b'b'), (b'host', b'h')])")
 
 
 def test_headers_take_starlettes_forms() -> None:
