@@ -53,12 +53,10 @@ class Headers(Mapping[str, str]):
         if type(headers) is list:
             self._items: list[tuple[str, str]] = headers
         elif isinstance(headers, Mapping):
-            assert raw is None and scope is None, "give headers, raw or scope: one of them"
             self._items = [(name.lower(), value) for name, value in headers.items()]
         elif headers is not None:  # pairs of text, as a server hands them over
             self._items = list(headers)
         elif raw is not None:
-            assert scope is None, "give headers, raw or scope: one of them"
             self._items = _text(raw)
         elif scope is not None:
             self._items = _text(scope["headers"])
