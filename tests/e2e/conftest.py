@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,15 +122,16 @@ def run_server(
     env: Mapping[str, str] | None = None,
     target: str = APP_TARGET,
     ready: str = "/hello",
+    options: Sequence[str] = (),
 ) -> Iterator[RunningServer]:
-    """Serve the e2e app (or ``target``) with ``kind`` on a free port until the block ends,
-    then stop it; it is ready once ``ready`` answers 200.
+    """Serve the e2e app (or ``target``) with ``kind`` (and its ``options``) on a free port
+    until the block ends, then stop it; it is ready once ``ready`` answers 200.
 
     Leaving the block asserts that the server stopped on SIGTERM within STOP_TIMEOUT, with a
     clean status: 0, or the SIGTERM it re-raised after shutting down (uvicorn does).
     """
     port = free_port()
-    command = [*COMMANDS[kind], "--host", HOST, "--port", str(port), target]
+    command = [*COMMANDS[kind], *options, "--host", HOST, "--port", str(port), target]
     environment = {**os.environ}
     environment.pop(SHUTDOWN_MARKER_ENV, None)
     environment.update(env or {})

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from hasten._cli.watching import SourceFiles, source_filter
 from hasten._ops.drain import remember_signal_handlers
 from hasten._running.lifeline import STARTING_SIGNAL, die_with_parent, end_if_orphaned
+from hasten._switch import turn_on_if_asked
 
 if TYPE_CHECKING:
     from hasten._cli.main import RunConfig
@@ -40,6 +41,7 @@ def load_tied(parent_pid: int, working_dir: Path, target: str) -> Any:
     die_with_parent(parent_pid, STARTING_SIGNAL)  # until the app has started (see _lifeline)
     end_if_orphaned(parent_pid)
     _note_loop_signals(parent_pid)
+    turn_on_if_asked()  # hasten run --as-fastapi: before the app imports fastapi
     return load_target(target, wd=working_dir)
 
 

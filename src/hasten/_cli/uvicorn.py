@@ -15,6 +15,7 @@ import uvicorn
 from uvicorn.supervisors import ChangeReload, Multiprocess
 
 from hasten._running.lifeline import STARTING_SIGNAL, die_with_parent
+from hasten._switch import turn_on_if_asked
 
 if TYPE_CHECKING:
     from hasten._cli.main import RunConfig
@@ -38,6 +39,7 @@ class TiedConfig(uvicorn.Config):
         tied = os.getpid() != self.parent_pid  # in a worker that uvicorn spawned
         if tied:
             die_with_parent(self.parent_pid, STARTING_SIGNAL)  # until the app has started
+        turn_on_if_asked()  # hasten run --as-fastapi: before the app imports fastapi
         super().load()
         if tied:
             self.lifespan_class = _gently_once_started(self.lifespan_class, self.parent_pid)
