@@ -30,9 +30,11 @@ def served(
 ) -> Iterator[tuple[httpx.Client, Path]]:
     kind: str = request.param
     log = tmp_path_factory.mktemp(kind) / "server.log"
-    with run_server(kind, log, target=TARGET, options=["--as-fastapi"]) as running:
-        with local_client(running.base_url) as client:
-            yield client, log
+    with (
+        run_server(kind, log, target=TARGET, options=["--as-fastapi"]) as running,
+        local_client(running.base_url) as client,
+    ):
+        yield client, log
 
 
 def test_the_switch_is_said_at_startup(served: tuple[httpx.Client, Path]) -> None:
