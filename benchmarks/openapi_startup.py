@@ -81,7 +81,7 @@ def build_hasten(routes: int) -> Callable[[], Any]:
             handler.__annotations__["db"] = Annotated[str, Depends(database)]
         else:
             handler = _without_dependencies(handler)
-        app.add_route(f"/r{index}/{{item_id}}", handler, ["POST"])
+        app.add_api_route(f"/r{index}/{{item_id}}", handler, ["POST"])
     start = time.perf_counter()
     asyncio.run(app.startup())
     timings["start"] = time.perf_counter() - start

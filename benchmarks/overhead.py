@@ -158,7 +158,7 @@ def build_app(middlewares: int = 0, metrics: bool = False, routes: int = 0) -> A
     add_fastapi_shaped_routes(app)
 
     for number in range(routes):  # for "1,000 routes, the last": one app has them
-        app.add_route(f"/r{number}/{{id}}", numbered_route(number))
+        app.add_api_route(f"/r{number}/{{id}}", numbered_route(number))
 
     for number in range(middlewares):
 

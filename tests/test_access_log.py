@@ -121,7 +121,7 @@ def test_a_handler_in_a_worker_process_reports_its_wait_for_one(
 ) -> None:
     caplog.set_level(logging.INFO, "hasten.access")
     app = App(access_log="json", max_processes=1, process_threads=1)
-    app.add_route("/slow", offload_handlers.slow, offload="process")
+    app.add_api_route("/slow", offload_handlers.slow, offload="process")
     with TestClient(app) as client, ThreadPoolExecutor(2) as senders:
         # The worker process boots before its first task runs: one request waits for that.
         assert client.get("/slow", params={"seconds": 0}).json() == 0

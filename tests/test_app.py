@@ -99,7 +99,7 @@ def test_app_can_start_again_after_shutdown(interface: Interface) -> None:
     app = App()
     starts: list[int] = []
     app.on_startup(lambda: starts.append(1))
-    app.add_route("/", lambda: len(starts))
+    app.add_api_route("/", lambda: len(starts))
     for _ in range(2):
         with TestClient(app, interface=interface) as client:
             client.get("/")
@@ -167,7 +167,7 @@ def test_middleware_can_answer_without_calling_the_handler(serve: ClientFactory)
             return Response("no", status=401)
         return await call_next(request)
 
-    app.add_route("/", lambda: "yes")
+    app.add_api_route("/", lambda: "yes")
     client = serve(app)
     assert client.get("/").status_code == 401
     assert client.get("/", headers={"Authorization": "x"}).json() == "yes"
@@ -208,7 +208,7 @@ def test_middleware_exception_is_a_500(serve: ClientFactory) -> None:
     async def refuses(request: Request, call_next: CallNext) -> Response:
         raise HTTPError(403, "forbidden")
 
-    app.add_route("/", lambda: "x")
+    app.add_api_route("/", lambda: "x")
     response = serve(app, raise_server_exceptions=False).get("/")
     assert response.status_code == 500
     assert response.text == "Internal Server Error"
@@ -221,7 +221,7 @@ def test_middleware_http_error_is_its_response(serve: ClientFactory) -> None:
     async def refuses(request: Request, call_next: CallNext) -> Response:
         raise HTTPError(403, "forbidden", headers={"x-reason": "policy"})
 
-    app.add_route("/", lambda: "x")
+    app.add_api_route("/", lambda: "x")
     response = serve(app).get("/")
     assert response.status_code == 403
     assert response.json() == {"detail": "forbidden"}
@@ -510,7 +510,7 @@ def test_starlettes_base_http_middleware_runs_its_dispatch(serve: ClientFactory)
     assert not app.through_asgi  # not an ASGI middleware: no bridge under RSGI
     bare = App()
     bare.add_middleware(BaseHTTPMiddleware)
-    bare.add_route("/", root)
+    bare.add_api_route("/", root)
     with pytest.raises(NotImplementedError, match="BaseHTTPMiddleware has no dispatch"):
         serve(bare).get("/")
 

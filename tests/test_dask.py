@@ -37,9 +37,9 @@ def cluster_executor() -> Iterator[Executor]:
 
 def test_handler_runs_on_the_dask_cluster(serve: ClientFactory, cluster_executor: Executor) -> None:
     app = App()
-    app.add_route("/fibo/{n}", handlers.compute, executor=cluster_executor)
-    app.add_route("/fibo-async/{n}", handlers.compute_async, executor=cluster_executor)
-    app.add_route("/crash/{code}", handlers.crash, executor=cluster_executor)
+    app.add_api_route("/fibo/{n}", handlers.compute, executor=cluster_executor)
+    app.add_api_route("/fibo-async/{n}", handlers.compute_async, executor=cluster_executor)
+    app.add_api_route("/crash/{code}", handlers.crash, executor=cluster_executor)
     client = serve(app, raise_server_exceptions=False)
     for path in ("/fibo/22", "/fibo-async/22"):
         body = client.get(path).json()
@@ -56,7 +56,7 @@ def test_a_cluster_that_cannot_import_the_handler_stops_the_startup(
     monkeypatch.syspath_prepend(str(tmp_path))
     only_here = importlib.import_module("only_here")
     app = App()
-    app.add_route("/work", only_here.work, executor=cluster_executor)
+    app.add_api_route("/work", only_here.work, executor=cluster_executor)
 
     with pytest.raises(RuntimeError) as raised:
         asyncio.run(app.startup())

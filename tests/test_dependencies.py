@@ -539,7 +539,7 @@ def test_an_app_dependency_taking_request_values_is_refused_at_registration() ->
         return value
 
     with pytest.raises(TypeError, match=r"per_user is an app dependency .* cannot take 'x_user'"):
-        app.add_route("/", handler)
+        app.add_api_route("/", handler)
 
 
 def test_overrides_replace_dependencies_anywhere_in_the_tree(serve: ClientFactory) -> None:
@@ -661,10 +661,10 @@ def test_registration_refuses_what_no_request_can_fill() -> None:
     async def handler(value: None = Depends(takes_anything)) -> None: ...
 
     with pytest.raises(TypeError, match=r"\*args and \*\*kwargs"):
-        app.add_route("/", handler)
+        app.add_api_route("/", handler)
 
     with pytest.raises(TypeError, match="dependencies= takes Depends"):
-        app.add_route("/", handler, dependencies=[takes_anything])
+        app.add_api_route("/", handler, dependencies=[takes_anything])
 
     with pytest.raises(TypeError, match="Depends\\(\\) without a callable"):
 
@@ -1069,7 +1069,7 @@ def test_a_wrapper_is_called_as_what_it_is(serve: ClientFactory) -> None:
         async def endpoint(value: str = Depends(dependency)) -> list[str]:
             return [value]
 
-        app.add_route(f"/dependency/{path}", endpoint)
+        app.add_api_route(f"/dependency/{path}", endpoint)
 
     @app.get("/endpoint")
     @_wrapped_async
@@ -1133,11 +1133,11 @@ def test_a_request_scoped_yield_dependency_cannot_take_a_function_scoped_one() -
         'with scope "function".'
     )
     with pytest.raises(DependencyScopeError, match=re.escape(message)):
-        app.add_route("/", lambda value=Depends(outer): value)
+        app.add_api_route("/", lambda value=Depends(outer): value)
     with pytest.raises(DependencyScopeError):
-        app.add_websocket_route("/ws", _socket_taking(outer))
-    app.add_route("/plain", lambda value=Depends(plain): value)  # not a generator: allowed
-    app.add_route("/function", lambda value=Depends(outer, scope="function"): value)
+        app.add_api_websocket_route("/ws", _socket_taking(outer))
+    app.add_api_route("/plain", lambda value=Depends(plain): value)  # not a generator: allowed
+    app.add_api_route("/function", lambda value=Depends(outer, scope="function"): value)
 
 
 def _socket_taking(dependency: Any) -> Any:

@@ -109,7 +109,7 @@ def make_app() -> App:
         async def __call__(self) -> str:
             return "instance"
 
-    app.add_route("/instance", Callable())
+    app.add_api_route("/instance", Callable())
     return app
 
 
@@ -227,7 +227,7 @@ def test_partial_of_async_function_runs_on_the_loop() -> None:
         return prefix + threading.current_thread().name
 
     app = App()
-    app.add_route("/p", functools.partial(handler, "on "))
+    app.add_api_route("/p", functools.partial(handler, "on "))
     with TestClient(app) as client:
         response = client.get("/p")
         assert response.status_code == 200

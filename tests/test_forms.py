@@ -611,7 +611,7 @@ def test_form_and_json_body_in_one_tree_are_refused_at_registration() -> None:
     async def handler(item: Item, name: str = Depends(from_form)) -> None: ...
 
     with pytest.raises(TypeError, match="both a JSON body and a form"):
-        app.add_route("/", handler, methods=["POST"])
+        app.add_api_route("/", handler, methods=["POST"])
 
 
 def test_the_form_limits_are_settings() -> None:

@@ -15,11 +15,11 @@ from tests.conftest import ClientFactory
 
 def make_app() -> App:
     app = App(max_processes=2, debug=True)
-    app.add_route("/fibo/{n}", handlers.compute, offload="process")
-    app.add_route("/fibo-async/{n}", handlers.compute_async, offload="process")
-    app.add_route("/crash/{code}", handlers.crash, offload="process")
-    app.add_route("/die", handlers.die, offload="process")
-    app.add_route("/pid", handlers.pid, offload="process")
+    app.add_api_route("/fibo/{n}", handlers.compute, offload="process")
+    app.add_api_route("/fibo-async/{n}", handlers.compute_async, offload="process")
+    app.add_api_route("/crash/{code}", handlers.crash, offload="process")
+    app.add_api_route("/die", handlers.die, offload="process")
+    app.add_api_route("/pid", handlers.pid, offload="process")
     return app
 
 
@@ -69,7 +69,7 @@ def _alive(pid: int) -> bool:
 
 def test_no_process_pool_without_process_routes(serve: ClientFactory) -> None:
     app = App()
-    app.add_route("/", lambda: "x")
+    app.add_api_route("/", lambda: "x")
     serve(app).get("/")
     assert app.runtime is not None
     with pytest.raises(RuntimeError, match="no offload='process' route"):
@@ -79,19 +79,19 @@ def test_no_process_pool_without_process_routes(serve: ClientFactory) -> None:
 def test_lambda_and_closure_are_rejected_at_registration() -> None:
     app = App()
     with pytest.raises(TypeError, match="a lambda, closure or nested function cannot be pickled"):
-        app.add_route("/l", lambda: 1, offload="process")
+        app.add_api_route("/l", lambda: 1, offload="process")
 
     def nested() -> int:
         return 1
 
     with pytest.raises(TypeError, match="Define it at module level"):
-        app.add_route("/n", nested, offload="process")
+        app.add_api_route("/n", nested, offload="process")
 
 
 def test_process_handler_cannot_take_the_request() -> None:
     app = App()
     with pytest.raises(TypeError, match="take the values it needs as parameters"):
-        app.add_route("/r", _takes_request, offload="process")
+        app.add_api_route("/r", _takes_request, offload="process")
 
 
 def _takes_request(request: Request) -> None: ...
@@ -102,7 +102,7 @@ def test_unpicklable_handler_is_rejected_at_startup() -> None:
 
     app = App()
     shadow = _Shadowed()
-    app.add_route("/s", shadow, offload="process")
+    app.add_api_route("/s", shadow, offload="process")
     with pytest.raises(TypeError, match="cannot be pickled"):
         asyncio.run(app.startup())
 
@@ -122,17 +122,17 @@ def test_route_options_are_validated() -> None:
     executor = ThreadPoolExecutor(1)
     try:
         with pytest.raises(ValueError, match="not both"):
-            app.add_route("/a", handlers.pid, offload="process", executor=executor)
+            app.add_api_route("/a", handlers.pid, offload="process", executor=executor)
     finally:
         executor.shutdown()
     with pytest.raises(ValueError, match="offload must be 'process'"):
-        app.add_route("/b", handlers.pid, offload="thread")  # type: ignore[arg-type]
+        app.add_api_route("/b", handlers.pid, offload="thread")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"must be a concurrent\.futures\.Executor"):
-        app.add_route("/c", handlers.pid, executor=object())  # type: ignore[arg-type]
+        app.add_api_route("/c", handlers.pid, executor=object())  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="max_concurrency must be at least 1"):
-        app.add_route("/d", handlers.pid, max_concurrency=0)
+        app.add_api_route("/d", handlers.pid, max_concurrency=0)
     with pytest.raises(ValueError, match="timeout must be positive"):
-        app.add_route("/e", handlers.pid, timeout=0)
+        app.add_api_route("/e", handlers.pid, timeout=0)
 
 
 def test_user_executor(serve: ClientFactory) -> None:

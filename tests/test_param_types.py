@@ -137,6 +137,6 @@ def test_what_fastapi_refuses_is_refused_with_its_words(
     handler.__annotations__["id"] = annotation
     # An AssertionError too, as FastAPI's.
     with pytest.raises(InvalidParameter, match=message) as raised:
-        App().add_route(path, handler)
+        App().add_api_route(path, handler)
     assert isinstance(raised.value, AssertionError)
     assert isinstance(raised.value, TypeError)

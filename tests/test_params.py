@@ -489,7 +489,7 @@ def test_unresolvable_annotation_is_rejected() -> None:
         ...
 
     with pytest.raises(TypeError, match="Cannot resolve the type annotations"):
-        app.add_route("/x", handler)
+        app.add_api_route("/x", handler)
 
 
 def test_path_parameter_without_handler_parameter_is_rejected() -> None:
@@ -779,7 +779,7 @@ def test_a_parameter_no_request_can_fill_is_refused_at_registration(
 
     handler.__annotations__["thing"] = annotation  # a local type, resolvable
     with pytest.raises(TypeError) as raised:
-        app.add_route("/x", handler)
+        app.add_api_route("/x", handler)
     message = str(raised.value)
     assert "handler: parameter 'thing'" in message
     assert f"cannot be read from the {source}" in message
@@ -793,7 +793,7 @@ def test_markers_must_agree_with_the_route() -> None:
     async def wrong_path(n: Annotated[int, Path()]) -> None: ...
 
     # Refused when the app starts: a router's prefix may still bring the path parameter.
-    app.add_route("/x", wrong_path)
+    app.add_api_route("/x", wrong_path)
     with pytest.raises(TypeError, match="declared Path\\(\\) but the route has no path parameter"):
         TestClient(app).get("/x")
     app = App()
@@ -802,24 +802,24 @@ def test_markers_must_agree_with_the_route() -> None:
 
     message = "`Query` default value cannot be set in `Annotated` for 'n'"
     with pytest.raises(InvalidParameter, match=message):
-        app.add_route("/z", twice)
+        app.add_api_route("/z", twice)
 
     async def both(n: Annotated[int, Query()] = Query(3)) -> None: ...
 
     message = "Cannot specify FastAPI annotations in `Annotated` and default value together"
     with pytest.raises(InvalidParameter, match=message):
-        app.add_route("/b", both)
+        app.add_api_route("/b", both)
 
     async def depends_twice(n: Annotated[int, Depends(int)] = Depends(int)) -> None: ...
 
     message = "Cannot specify `Depends` in `Annotated` and default value together for 'n'"
     with pytest.raises(InvalidParameter, match=message):
-        app.add_route("/d", depends_twice)
+        app.add_api_route("/d", depends_twice)
 
     async def request_marked(request: Annotated[Request, Query()]) -> None: ...
 
     with pytest.raises(TypeError, match="'request' is given by hasten; it takes no marker"):
-        app.add_route("/r", request_marked)
+        app.add_api_route("/r", request_marked)
 
 
 def test_markers_in_annotated_are_merged_the_last_the_source(serve: ClientFactory) -> None:
@@ -840,7 +840,7 @@ def test_constraints_that_fit_no_value_are_refused_at_registration() -> None:
     async def handler(n: Annotated[int, Query(pattern="x")]) -> None: ...
 
     with pytest.raises(TypeError, match="the type or constraints of parameter 'n' cannot be read"):
-        App().add_route("/x", handler)
+        App().add_api_route("/x", handler)
 
 
 def test_an_unknown_marker_keyword_is_an_error() -> None:

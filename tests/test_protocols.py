@@ -38,7 +38,7 @@ class HeaderAdder:
 
 def test_the_asgi_callable_is_the_apps_own_and_can_be_wrapped() -> None:
     app = App()
-    app.add_route("/", lambda: "hi")
+    app.add_api_route("/", lambda: "hi")
     with TestClient(app, interface="asgi") as client:
         assert "x-wrapped" not in client.get("/").headers
         other = App()

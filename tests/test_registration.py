@@ -33,7 +33,7 @@ def test_a_route_keyword_like_no_other_lists_them() -> None:
     async def handler() -> None: ...
 
     with pytest.raises(TypeError) as raised:
-        router.add_route("/x", handler, colour="red")  # type: ignore[call-arg]  # not one
+        router.add_api_route("/x", handler, colour="red")  # type: ignore[call-arg]  # not one
 
     message = str(raised.value)
     assert message.startswith("unexpected route keyword argument 'colour': it takes ")
@@ -55,7 +55,7 @@ def test_a_session_without_depends_suggests_depends() -> None:
     async def notes(db: AsyncSession) -> None: ...
 
     with pytest.raises(TypeError) as raised:
-        app.add_route("/notes", notes)
+        app.add_api_route("/notes", notes)
 
     assert (
         "parameter 'db' of type AsyncSession cannot be read from the query. If it is a "
@@ -75,7 +75,7 @@ def test_a_value_type_gets_no_depends_hint(annotation: object) -> None:
 
     handler.__annotations__["ids"] = annotation
     with pytest.raises(TypeError) as raised:
-        app.add_route("/x", handler)
+        app.add_api_route("/x", handler)
 
     assert "cannot be read from the " in str(raised.value)
     assert "Depends" not in str(raised.value)

@@ -239,8 +239,8 @@ def test_of_two_routes_that_catch_the_same_requests_the_first_serves(
     async def second(name: str) -> str:
         return f"second {name}"
 
-    app.add_route("/a", lambda: "x")
-    app.add_route("/a", lambda: "y", ["GET", "POST"])
+    app.add_api_route("/a", lambda: "x")
+    app.add_api_route("/a", lambda: "y", ["GET", "POST"])
     client = serve(app)
     response = client.get("/users/7")
     assert (response.status_code, response.json()) == (200, "first 7")
@@ -285,8 +285,8 @@ def test_a_route_added_while_the_app_runs_is_served_from_the_next_request(
 
 def test_same_path_different_methods_is_fine(serve: ClientFactory) -> None:
     app = App()
-    app.add_route("/a", lambda: "get")
-    app.add_route("/a", lambda: "post", ["POST"])
+    app.add_api_route("/a", lambda: "get")
+    app.add_api_route("/a", lambda: "post", ["POST"])
     client = serve(app)
     assert client.get("/a").json() == "get"
     assert client.post("/a").json() == "post"
@@ -300,9 +300,9 @@ def test_routes_added_to_an_included_router_after_start_are_served(
     app.include(api)
     client = serve(app)
     assert client.get("/api/late").status_code == 404
-    api.add_route("/late", lambda: "late")
+    api.add_api_route("/late", lambda: "late")
     late = Router()
-    late.add_route("/later", lambda: "later")
+    late.add_api_route("/later", lambda: "later")
     api.include(late)
     response = client.get("/api/late")
     assert (response.status_code, response.json()) == (200, "late")
@@ -325,15 +325,15 @@ def test_routes_added_to_an_included_router_after_start_are_served(
 def test_bad_paths_are_rejected_at_registration(path: str, message: str) -> None:
     app = App()
     with pytest.raises(ValueError, match=message.replace("(", r"\(")):
-        app.add_route(path, lambda **kwargs: None)
+        app.add_api_route(path, lambda **kwargs: None)
 
 
 def test_bad_methods_and_prefixes_are_rejected() -> None:
     app = App()
     with pytest.raises(ValueError, match=r"not HTTP method\(s\) \['FE TCH'\]"):
-        app.add_route("/x", lambda: None, ["FE TCH"])
+        app.add_api_route("/x", lambda: None, ["FE TCH"])
     with pytest.raises(ValueError, match=r"not HTTP method\(s\) \['WEBSOCKET'\]"):
-        app.add_route("/x", lambda: None, ["websocket"])
+        app.add_api_route("/x", lambda: None, ["websocket"])
     with pytest.raises(ValueError, match="must start with '/'"):
         Router(prefix="api")
     with pytest.raises(AssertionError, match="Cannot include the same APIRouter instance into"):
@@ -347,7 +347,7 @@ def test_bad_methods_and_prefixes_are_rejected() -> None:
 def test_thousand_routes_last_one_matches(serve: ClientFactory) -> None:
     app = App()
     for index in range(1000):
-        app.add_route(f"/r{index}/{{item_id:int}}", lambda item_id, i=index: [i, item_id])
+        app.add_api_route(f"/r{index}/{{item_id:int}}", lambda item_id, i=index: [i, item_id])
     assert serve(app).get("/r999/5").json() == [999, 5]
 
 
@@ -828,7 +828,7 @@ def test_routes_are_added_with_the_endpoint_by_keyword(serve: ClientFactory) -> 
         await websocket.close()
 
     router.add_api_route(path="/custom", endpoint=custom, methods=["GET"], tags=["Test"])
-    app.add_route(path="/starlette", endpoint=custom, methods=["POST"])
+    app.add_api_route(path="/starlette", endpoint=custom, methods=["POST"])
     app.add_api_websocket_route(path="/talk", endpoint=talk)
     app.include_router(router)
     client = serve(app)

@@ -145,7 +145,7 @@ from hasten import App
 from tests import offload_handlers
 
 app = App(max_processes=1)
-app.add_route("/fibo/{n}", offload_handlers.compute, offload="process")
+app.add_api_route("/fibo/{n}", offload_handlers.compute, offload="process")
 
 uvicorn.run(app, port=PORT)  # no `if __name__ == "__main__":`
 """

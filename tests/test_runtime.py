@@ -202,7 +202,7 @@ def test_a_middleware_that_returns_nothing_is_a_500_naming_it(
     async def forgetful(request: Request, call_next: CallNext) -> Response:  # type: ignore[return]
         await call_next(request)  # and no return
 
-    app.add_route("/", lambda: "x")
+    app.add_api_route("/", lambda: "x")
     response = serve(app, raise_server_exceptions=False).get("/")
     assert (response.status_code, response.text) == (500, "Internal Server Error")
     assert "Middleware tests.test_runtime" in caplog.text
@@ -222,7 +222,7 @@ def test_a_chain_whose_middleware_returns_nothing_is_a_500_naming_the_chain(
     async def inner(request: Request, call_next: CallNext) -> Response:  # type: ignore[return]
         await call_next(request)  # and no return
 
-    app.add_route("/", lambda: "x")
+    app.add_api_route("/", lambda: "x")
     response = serve(app, raise_server_exceptions=False).get("/")
     assert (response.status_code, response.text) == (500, "Internal Server Error")
     assert "Middleware chain tests.test_runtime" in caplog.text
@@ -242,7 +242,7 @@ def test_a_failed_startup_on_the_first_request_answers_500_and_is_not_retried(
         attempts.append(1)
         raise RuntimeError("database unreachable")
 
-    app.add_route("/", lambda: "x")
+    app.add_api_route("/", lambda: "x")
 
     async def three_requests() -> list[tuple[int, bytes]]:
         return [await asgi_get(app, "/") for _ in range(3)]

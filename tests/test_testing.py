@@ -57,7 +57,7 @@ def test_two_hundred_clients_never_closed_leave_no_thread(interface: Interface) 
     for number in range(200):
         app = App()
         app.on_shutdown(lambda number=number: stopped.append(number))
-        app.add_route("/sync", lambda: "on a pool thread")  # each app starts its thread pool
+        app.add_api_route("/sync", lambda: "on a pool thread")  # each app starts its thread pool
         client = TestClient(app, interface=interface)  # the one before becomes garbage here
         assert client.get("/sync").json() == "on a pool thread"  # unannotated: JSON
         peak = max(peak, len(new_threads(before)))
@@ -231,7 +231,7 @@ def lifespan_app(events: list[str], fail: bool = False) -> App:
         events.append("shutdown")
 
     app = App(lifespan=lifespan)
-    app.add_route("/", lambda: "ok")
+    app.add_api_route("/", lambda: "ok")
     return app
 
 

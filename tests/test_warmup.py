@@ -28,7 +28,7 @@ def _concurrently(client: TestClient, path: str, times: int) -> list[dict[str, f
 
 def test_each_process_worker_imports_the_handlers_module_before_the_app_is_ready() -> None:
     app = App(max_processes=2, process_threads=1)
-    app.add_route("/imported-at", work.imported_at, offload="process")
+    app.add_api_route("/imported-at", work.imported_at, offload="process")
 
     with TestClient(app) as client:
         ready = time.monotonic()
@@ -40,7 +40,7 @@ def test_each_process_worker_imports_the_handlers_module_before_the_app_is_ready
 
 def test_async_def_offloaded_runs_as_a_coroutine_in_the_worker() -> None:
     app = App(max_processes=1)
-    app.add_route("/fibo/{n}", handlers.compute_async, offload="process")
+    app.add_api_route("/fibo/{n}", handlers.compute_async, offload="process")
 
     with TestClient(app) as client:
         assert client.get("/fibo/10").json()["fibo"] == 55
@@ -50,7 +50,7 @@ def test_what_the_handlers_module_starts_at_import_is_said_at_startup(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     app = App(max_processes=2)
-    app.add_route("/pid", threaded.pid, offload="process")
+    app.add_api_route("/pid", threaded.pid, offload="process")
 
     with caplog.at_level(logging.WARNING, "hasten.offload"), TestClient(app):
         pass
@@ -70,7 +70,7 @@ def test_a_module_that_makes_nothing_at_import_is_not_reported(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     app = App(max_processes=1)
-    app.add_route("/work", work.imported_at, offload="process")
+    app.add_api_route("/work", work.imported_at, offload="process")
 
     with caplog.at_level(logging.WARNING, "hasten.offload"), TestClient(app):
         pass
@@ -80,7 +80,7 @@ def test_a_module_that_makes_nothing_at_import_is_not_reported(
 
 def test_a_worker_that_cannot_import_the_handlers_module_stops_the_startup() -> None:
     app = App(max_processes=1)
-    app.add_route("/work", unimportable_in_workers.work, offload="process")
+    app.add_api_route("/work", unimportable_in_workers.work, offload="process")
 
     with pytest.raises(RuntimeError) as raised:
         asyncio.run(app.startup())
@@ -109,7 +109,7 @@ def test_an_executor_that_does_not_answer_the_check_is_served_unchecked(
 ) -> None:
     monkeypatch.setattr(warmup, "EXECUTOR_CHECK_TIMEOUT", 0.2)
     app = App()
-    app.add_route("/pid", handlers.pid, executor=busy_executor)
+    app.add_api_route("/pid", handlers.pid, executor=busy_executor)
 
     with caplog.at_level(logging.WARNING, "hasten.offload"), TestClient(app):
         pass

@@ -86,7 +86,7 @@ def blocking() -> dict[str, float]:
 
 # The 1,000 numbered routes come last: the other scenarios' routes are not behind them.
 for _n in range(ROUTE_COUNT):
-    api.add_route(f"/r{_n}/{{id}}", numbered(_n))
+    api.add_api_route(f"/r{_n}/{{id}}", numbered(_n))
 
 
 app = App()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -11,11 +12,18 @@ from hasten._http.connection import MOUNT_PATH
 from hasten._http.contracts import Hook
 from hasten._http.errors import FastAPIError
 from hasten._http.paths import PathTemplate
+from hasten._http.requests import Request
 from hasten._serve.frontend import Fallback, Frontend, frontend_path
 from hasten._serve.mounts import MountEndpoint, is_native
 from hasten._serve.registration import (
     check_connection_types,
     registering,
+)
+from hasten._serve.request_routes import (
+    RequestRoute,
+    WebSocketSessionRoute,
+    request_route_parts,
+    websocket_route_parts,
 )
 from hasten._serve.routes import (
     HTTP_METHODS,
@@ -36,7 +44,7 @@ from hasten._serve.routes import (
     http_route_parts,
 )
 from hasten._values.endpoints import Endpoint, RouteOptions
-from hasten._values.params import Dependency
+from hasten._values.params import Dependency, describe_handler
 
 __all__ = [
     "APIRoute",
@@ -49,9 +57,11 @@ __all__ = [
     "Match",
     "Mount",
     "NoMatchFound",
+    "RequestRoute",
     "Route",
     "Router",
     "WebSocketRoute",
+    "WebSocketSessionRoute",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -121,28 +131,52 @@ class Router:
         """
 
         def register(func: F) -> F:
-            self.add_route(path, func, methods, **options)
+            self.add_api_route(path, func, methods, **options)
             return func
 
         return register
 
     api_route = route  # FastAPI's name
 
-    def add_route(
+    def add_api_route(
         self,
         path: str,
         endpoint: Callable[..., Any],
         methods: Iterable[str] | None = None,
         **options: Unpack[RouteKeywords],
     ) -> Route:
-        """Register ``endpoint`` (FastAPI's and Starlette's name for it, by keyword too); its
-        signature is analysed now, so mistakes surface at import."""
+        """Register ``endpoint`` (FastAPI's name for it, by keyword too), its parameters read
+        from the request as ``@app.get`` reads them; its signature is analysed now, so
+        mistakes surface at import."""
         template, wanted, compiled = http_route_parts(path, endpoint, methods, self.prefix, options)
         route = self.route_class(template, wanted, compiled, tuple(compiled.options.tags))
         self._register(route)
         return route
 
-    add_api_route = add_route  # FastAPI's name
+    def add_route(
+        self,
+        path: str,
+        endpoint: Callable[..., Any],
+        methods: Iterable[str] | None = None,
+        name: str | None = None,
+        include_in_schema: bool = True,
+    ) -> RequestRoute:
+        """Register a Starlette endpoint, as Starlette's and FastAPI's ``add_route`` do:
+        ``endpoint(request)`` returns a Response (sync or async), or ``endpoint`` is an ASGI
+        app. For a handler whose parameters are read from the request, ``add_api_route``."""
+        _check_starlette_endpoint(path, endpoint)
+        parts = request_route_parts(
+            path,
+            endpoint,
+            methods=methods,
+            name=name,
+            include_in_schema=include_in_schema,
+            prefix=self.prefix,
+        )
+        template, methods_, compiled, original = parts
+        route = RequestRoute(template, methods_, compiled, original=original)
+        self._register(route)
+        return route
 
     def websocket(
         self, path: str, name: str | None = None, *, dependencies: Sequence[Any] = ()
@@ -155,14 +189,35 @@ class Router:
         """
 
         def register(func: F) -> F:
-            self.add_websocket_route(path, func, name, dependencies=dependencies)
+            self.add_api_websocket_route(path, func, name, dependencies=dependencies)
             return func
 
         return register
 
-    websocket_route = websocket  # Starlette's name
+    def websocket_route(self, path: str, name: str | None = None) -> Callable[[F], F]:
+        """Register the decorated Starlette endpoint, ``await endpoint(websocket)``, for
+        WebSocket connections to ``path`` (FastAPI's and Starlette's decorator)."""
+
+        def register(func: F) -> F:
+            self.add_websocket_route(path, func, name)
+            return func
+
+        return register
 
     def add_websocket_route(
+        self, path: str, endpoint: Callable[..., Any], name: str | None = None
+    ) -> WebSocketSessionRoute:
+        """Register a Starlette endpoint, ``await endpoint(websocket)``, for WebSocket
+        connections to ``path``. For a handler whose parameters are read from the connection,
+        ``add_api_websocket_route``."""
+        template, methods, compiled, original = websocket_route_parts(
+            path, endpoint, name=name, prefix=self.prefix
+        )
+        route = WebSocketSessionRoute(template, methods, compiled, original=original)
+        self._register(route)
+        return route
+
+    def add_api_websocket_route(
         self,
         path: str,
         endpoint: Callable[..., Any],
@@ -181,8 +236,6 @@ class Router:
         route = WebSocketRoute(template, frozenset({WEBSOCKET}), compiled)
         self._register(route)
         return route
-
-    add_api_websocket_route = add_websocket_route  # FastAPI's name
 
     def get(self, path: str, **options: Unpack[RouteKeywords]) -> Callable[[F], F]:
         return self.route(path, ("GET",), **options)
@@ -390,6 +443,29 @@ class Router:
 
 
 APIRouter = Router  # FastAPI's name for it
+
+
+def _check_starlette_endpoint(path: str, endpoint: Callable[..., Any]) -> None:
+    """A TypeError for a handler written to have its parameters read (hasten's, FastAPI's),
+    given to ``add_route``, which would call it with the request alone."""
+    if inspect.isclass(endpoint):
+        return  # an ASGI app's class (an HTTPEndpoint)
+    try:
+        parameters = list(inspect.signature(endpoint).parameters.values())
+    except (TypeError, ValueError):
+        return  # an ASGI app, or a callable Python cannot read: served as Starlette would
+    required = [p for p in parameters if p.default is p.empty and p.kind in _POSITIONAL]
+    plain = [p for p in required if p.annotation in (p.empty, "Request", Request)]
+    if len(required) in (1, 3) and len(plain) == len(required):
+        return  # (request), or an ASGI app's (scope, receive, send)
+    raise TypeError(
+        f"add_route({path!r}, {describe_handler(endpoint)}): add_route registers a Starlette "
+        "endpoint, called with the request alone; a handler whose parameters are read from "
+        "the request is registered with add_api_route (or @app.get and the others)"
+    )
+
+
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
 def _check_prefix(prefix: str, what: str) -> None:

@@ -16,4 +16,4 @@ client = Client(os.environ["HASTEN_TEST_SCHEDULER"])  # type: ignore[no-untyped-
 cluster = client.get_executor()  # type: ignore[no-untyped-call]
 
 app = App()
-app.add_route("/fibo/{n}", handlers.compute, executor=cluster)
+app.add_api_route("/fibo/{n}", handlers.compute, executor=cluster)

@@ -6,4 +6,4 @@ from hasten import App
 from tests.apps import work
 
 app = App(max_processes=2, process_threads=1)
-app.add_route("/imported-at", work.imported_at, offload="process")
+app.add_api_route("/imported-at", work.imported_at, offload="process")

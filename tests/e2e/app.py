@@ -246,4 +246,4 @@ def child_pid() -> int:
     return os.getpid()
 
 
-app.add_route("/offload/pid", child_pid, offload="process")
+app.add_api_route("/offload/pid", child_pid, offload="process")

@@ -55,4 +55,4 @@ def work() -> int:
     return os.getpid()
 
 
-app.add_route("/work", work, offload="process")
+app.add_api_route("/work", work, offload="process")

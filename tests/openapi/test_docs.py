@@ -167,7 +167,7 @@ def test_a_route_on_their_path_is_refused_at_startup(path: str, setting: str) ->
     async def mine() -> str:
         return "mine"
 
-    app.add_route(path, mine)
+    app.add_api_route(path, mine)
     message = (
         rf"The route GET {path} \(.*mine\) takes the path of the app's {setting}: "
         rf"give App\({setting}=\.\.\.\) another path, or None to turn it off"

@@ -532,7 +532,7 @@ def test_clashing_operation_ids_are_numbered_with_fastapis_warning() -> None:
     async def g() -> str:
         return ""
 
-    app.add_route("/a.b", f)
+    app.add_api_route("/a.b", f)
     with pytest.warns(UserWarning, match="^Duplicate Operation ID f_a_b_get for function f at "):
         ids = [item["get"]["operationId"] for item in app.openapi()["paths"].values()]
     assert ids == ["f_a_b_get", "g_a_b_get", "f_a_b_get_2"]

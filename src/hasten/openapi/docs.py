@@ -75,7 +75,7 @@ def docs_routes(app: Starlette) -> list[BaseRoute]:
             _check_free(app, setting, path)
     router = Router()
     document = _Document(app)
-    router.add_route(openapi_url, document.respond, include_in_schema=False)
+    router.add_api_route(openapi_url, document.respond, include_in_schema=False)
     if settings.docs_url is not None:
         _add_docs_page(router, settings, settings.docs_url, openapi_url)
     if settings.redoc_url is not None:
@@ -129,7 +129,7 @@ def _add_docs_page(router: Router, settings: Settings, docs_url: str, openapi_ur
         async def docs_missing() -> Response:
             return HTMLResponse(page, 501)
 
-        router.add_route(docs_url, docs_missing, include_in_schema=False)
+        router.add_api_route(docs_url, docs_missing, include_in_schema=False)
         return
     folder, version = found
     assets = f"{docs_url}/assets"
@@ -148,15 +148,15 @@ def _add_docs_page(router: Router, settings: Settings, docs_url: str, openapi_ur
             swagger_ui_parameters=settings.swagger_ui_parameters,
         )
 
-    router.add_route(docs_url, docs, include_in_schema=False)
+    router.add_api_route(docs_url, docs, include_in_schema=False)
     for name in ASSETS:
-        router.add_route(f"{assets}/{name}", _asset(folder / name), include_in_schema=False)
+        router.add_api_route(f"{assets}/{name}", _asset(folder / name), include_in_schema=False)
     if redirect_url is not None:
 
         async def oauth2_redirect() -> Response:
             return get_swagger_ui_oauth2_redirect_html()
 
-        router.add_route(redirect_url, oauth2_redirect, include_in_schema=False)
+        router.add_api_route(redirect_url, oauth2_redirect, include_in_schema=False)
 
 
 def _add_redoc_page(router: Router, redoc_url: str, openapi_url: str, title: str) -> None:
@@ -166,7 +166,7 @@ def _add_redoc_page(router: Router, redoc_url: str, openapi_url: str, title: str
         root = request.root_path.rstrip("/")
         return get_redoc_html(openapi_url=root + openapi_url, title=f"{title} - ReDoc")
 
-    router.add_route(redoc_url, redoc, include_in_schema=False)
+    router.add_api_route(redoc_url, redoc, include_in_schema=False)
 
 
 def _asset(path: Path) -> Any:

@@ -23,7 +23,7 @@ class Webhooks(Router):
         super().__init__()
         self._webhook_names: list[str] = []
 
-    def add_route(
+    def add_api_route(
         self,
         path: str,
         endpoint: Callable[..., Any],
@@ -31,7 +31,7 @@ class Webhooks(Router):
         **options: Unpack[RouteKeywords],
     ) -> Route:
         """Register the webhook ``path`` (its name) sent as ``endpoint`` describes."""
-        route = super().add_route(
+        route = super().add_api_route(
             path if path.startswith("/") else f"/{path}", endpoint, methods, **options
         )
         self._webhook_names.append(path)

@@ -8,7 +8,19 @@ from hasten.errors import HTTPException
 from hasten.middleware import Middleware
 from hasten.requests import Request
 from hasten.responses import PlainTextResponse, RedirectResponse, Response
-from hasten.routing import BaseRoute, Match, Mount, NoMatchFound, Route, Router, WebSocketRoute
+from hasten.routing import (
+    BaseRoute,
+    Match,
+    Mount,
+    NoMatchFound,
+    Router,
+)
+from hasten.routing import (
+    RequestRoute as Route,
+)
+from hasten.routing import (
+    WebSocketSessionRoute as WebSocketRoute,
+)
 from hasten.websockets import WebSocket
 
 __all__ = [

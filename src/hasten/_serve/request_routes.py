@@ -1,0 +1,174 @@
+"""Starlette's routes: an endpoint that takes the request (or the WebSocket) as it is.
+
+``RequestRoute(path, endpoint)`` is Starlette's ``Route``: ``endpoint(request)`` returns a
+Response, sync (run on the thread pool) or async; or the endpoint is an ASGI app (an
+``HTTPEndpoint`` class, an app object), which then gets the connection for any method.
+``WebSocketSessionRoute(path, endpoint)`` is Starlette's ``WebSocketRoute``:
+``await endpoint(websocket)``. Neither is in the OpenAPI document, as in FastAPI, where only
+APIRoutes are. Each is compiled as hasten's own routes are: the endpoint is wrapped once, at
+registration, in a handler whose one parameter is the request.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hasten._http.paths import PathTemplate
+from hasten._http.requests import Request
+from hasten._http.websockets import WebSocket
+from hasten._serve.mounts import MountResponse
+from hasten._serve.registration import registering
+from hasten._serve.routes import HTTP_METHODS, WEBSOCKET, BaseRoute
+from hasten._values.endpoints import Endpoint, RouteOptions
+
+__all__ = [
+    "RequestRoute",
+    "WebSocketSessionRoute",
+    "endpoint_name",
+    "request_route_parts",
+    "websocket_route_parts",
+]
+
+Parts = tuple[PathTemplate, frozenset[str], Endpoint, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RequestRoute(BaseRoute):
+    """Starlette's ``Route``: ``RequestRoute(path, endpoint, methods=None, name=None,
+    include_in_schema=True)``, the endpoint given the request as it is."""
+
+    # The endpoint as given (``compiled`` serves it through a handler of hasten's shape).
+    original: Any = field(default=None, compare=False, repr=False)
+
+    def __init__(self, *args: Any, original: Any = None, **kwargs: Any) -> None:
+        if (args and isinstance(args[0], str)) or "path" in kwargs:
+            *args, original = request_route_parts(*args, **kwargs)  # type: ignore[assignment]
+            kwargs = {}
+        BaseRoute.__init__(self, *args, **kwargs)
+        object.__setattr__(self, "original", original)  # a field BaseRoute's __init__ lacks
+
+    @property
+    def endpoint(self) -> Any:
+        """The endpoint as given (Starlette's ``route.endpoint``)."""
+        return self.original
+
+
+@dataclass(frozen=True, slots=True)
+class WebSocketSessionRoute(BaseRoute):
+    """Starlette's ``WebSocketRoute``: ``WebSocketSessionRoute(path, endpoint, name=None)``,
+    ``await endpoint(websocket)``."""
+
+    original: Any = field(default=None, compare=False, repr=False)
+
+    def __init__(self, *args: Any, original: Any = None, **kwargs: Any) -> None:
+        if (args and isinstance(args[0], str)) or "path" in kwargs:
+            *args, original = websocket_route_parts(*args, **kwargs)  # type: ignore[assignment]
+            kwargs = {}
+        BaseRoute.__init__(self, *args, **kwargs)
+        object.__setattr__(self, "original", original)  # a field BaseRoute's __init__ lacks
+
+    @property
+    def endpoint(self) -> Any:
+        """The endpoint as given (Starlette's ``route.endpoint``)."""
+        return self.original
+
+
+def request_route_parts(
+    path: str,
+    endpoint: Any,
+    *,
+    methods: Iterable[str] | None = None,
+    name: str | None = None,
+    include_in_schema: bool = True,
+    prefix: str = "",
+) -> Parts:
+    """A RequestRoute's parts: its path, methods, compiled handler and endpoint."""
+    template = PathTemplate.parse(path)
+    if _is_function(endpoint):
+        wanted = frozenset(method.upper() for method in methods or ("GET",))
+        handler = _calling(endpoint)
+    else:  # an ASGI app: it answers every method itself (an HTTPEndpoint says 405)
+        wanted = frozenset(methods or HTTP_METHODS)
+        handler = _serving(endpoint)
+    options = RouteOptions(name=name or endpoint_name(endpoint), include_in_schema=False)
+    del include_in_schema  # Starlette's schemas only: no route of Starlette's is in OpenAPI
+    with registering(endpoint, f"{'|'.join(sorted(wanted))} {path}"):
+        compiled = Endpoint(handler, template.with_prefix(prefix), options)
+    return template, wanted, compiled, endpoint
+
+
+def websocket_route_parts(
+    path: str, endpoint: Any, *, name: str | None = None, prefix: str = ""
+) -> Parts:
+    """A WebSocketSessionRoute's parts."""
+    template = PathTemplate.parse(path)
+    if not _is_function(endpoint):
+        raise TypeError(
+            f"WebSocket route {path!r}: {endpoint!r} is no function; hasten serves a WebSocket "
+            "route's ASGI app only through a mount (Router.mount)"
+        )
+
+    async def session(websocket: WebSocket) -> None:
+        await endpoint(websocket)
+
+    _named_after(session, endpoint)
+    options = RouteOptions(name=name or endpoint_name(endpoint), include_in_schema=False)
+    with registering(endpoint, f"WEBSOCKET {path}"):
+        compiled = Endpoint(session, template.with_prefix(prefix), options)
+    return template, frozenset({WEBSOCKET}), compiled, endpoint
+
+
+def endpoint_name(endpoint: Any) -> str:
+    """What Starlette names a route by its endpoint: a function's (or class's) name, else
+    its class's."""
+    return str(getattr(endpoint, "__name__", type(endpoint).__name__))
+
+
+def _is_function(endpoint: Any) -> bool:
+    """Whether Starlette calls ``endpoint(request)``; else it serves it as an ASGI app."""
+    while isinstance(endpoint, functools.partial):
+        endpoint = endpoint.func
+    return inspect.isfunction(endpoint) or inspect.ismethod(endpoint)
+
+
+def _is_async(endpoint: Any) -> bool:
+    while isinstance(endpoint, functools.partial):
+        endpoint = endpoint.func
+    return inspect.iscoroutinefunction(endpoint)
+
+
+def _calling(endpoint: Callable[[Request], Any]) -> Callable[..., Any]:
+    """A handler that calls ``endpoint(request)``: async on the loop, sync on a thread."""
+    handler: Callable[..., Any]
+    if _is_async(endpoint):
+
+        async def handler(request: Request) -> Any:
+            return await endpoint(request)
+
+    else:
+
+        def handler(request: Request) -> Any:
+            return endpoint(request)
+
+    return _named_after(handler, endpoint)
+
+
+def _serving(app: Any) -> Callable[..., Any]:
+    """A handler whose response is ``app`` serving the connection (ASGI)."""
+
+    async def handler(request: Request) -> Any:
+        return MountResponse(app, "")
+
+    return _named_after(handler, app)
+
+
+def _named_after(handler: Callable[..., Any], endpoint: Any) -> Callable[..., Any]:
+    # Not functools.wraps: its __wrapped__ would have the signature read from the endpoint.
+    handler.__name__ = endpoint_name(endpoint)
+    handler.__qualname__ = getattr(endpoint, "__qualname__", handler.__name__)
+    handler.__module__ = getattr(endpoint, "__module__", handler.__module__)
+    return handler
