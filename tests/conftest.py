@@ -14,8 +14,8 @@ from typing import Any, Protocol
 
 import pytest
 
-from hasten import App
 from hasten._cli.servers import Interface
+from hasten.app import Starlette
 from hasten.testing import TestClient
 
 TESTS = Path(__file__).resolve().parent
@@ -53,7 +53,7 @@ def _in_process(item: pytest.Item) -> bool:
 class ClientFactory(Protocol):
     """``serve(app, **options)``: a TestClient (with those options) on the current adapter."""
 
-    def __call__(self, app: App, **options: Any) -> TestClient: ...
+    def __call__(self, app: Starlette, **options: Any) -> TestClient: ...
 
 
 @pytest.fixture(params=["rsgi", "asgi"])
@@ -70,7 +70,7 @@ def serve(interface: Interface) -> Iterator[ClientFactory]:
     """
     clients: list[TestClient] = []
 
-    def factory(app: App, **options: Any) -> TestClient:
+    def factory(app: Starlette, **options: Any) -> TestClient:
         client = TestClient(app, interface=interface, **options)
         clients.append(client)
         return client

@@ -37,19 +37,23 @@ Parts = tuple[PathTemplate, frozenset[str], Endpoint, Any]
 
 
 @dataclass(frozen=True, slots=True)
-class RequestRoute(BaseRoute):
-    """Starlette's ``Route``: ``RequestRoute(path, endpoint, methods=None, name=None,
-    include_in_schema=True)``, the endpoint given the request as it is."""
+class _GivenEndpointRoute(BaseRoute):
+    """A route that keeps its endpoint as given: made by hand from ``(path, endpoint, ...)``
+    through ``_parts``, or by a router from its parts."""
 
     # The endpoint as given (``compiled`` serves it through a handler of hasten's shape).
     original: Any = field(default=None, compare=False, repr=False)
 
     def __init__(self, *args: Any, original: Any = None, **kwargs: Any) -> None:
         if (args and isinstance(args[0], str)) or "path" in kwargs:
-            *args, original = request_route_parts(*args, **kwargs)  # type: ignore[assignment]
+            *args, original = self._parts(*args, **kwargs)  # type: ignore[assignment]
             kwargs = {}
         BaseRoute.__init__(self, *args, **kwargs)
         object.__setattr__(self, "original", original)  # a field BaseRoute's __init__ lacks
+
+    @staticmethod
+    def _parts(*args: Any, **kwargs: Any) -> Parts:
+        raise NotImplementedError
 
     @property
     def endpoint(self) -> Any:
@@ -57,24 +61,24 @@ class RequestRoute(BaseRoute):
         return self.original
 
 
-@dataclass(frozen=True, slots=True)
-class WebSocketSessionRoute(BaseRoute):
+@dataclass(frozen=True, slots=True, init=False)
+class RequestRoute(_GivenEndpointRoute):
+    """Starlette's ``Route``: ``RequestRoute(path, endpoint, methods=None, name=None,
+    include_in_schema=True)``, the endpoint given the request as it is."""
+
+    @staticmethod
+    def _parts(*args: Any, **kwargs: Any) -> Parts:
+        return request_route_parts(*args, **kwargs)
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class WebSocketSessionRoute(_GivenEndpointRoute):
     """Starlette's ``WebSocketRoute``: ``WebSocketSessionRoute(path, endpoint, name=None)``,
     ``await endpoint(websocket)``."""
 
-    original: Any = field(default=None, compare=False, repr=False)
-
-    def __init__(self, *args: Any, original: Any = None, **kwargs: Any) -> None:
-        if (args and isinstance(args[0], str)) or "path" in kwargs:
-            *args, original = websocket_route_parts(*args, **kwargs)  # type: ignore[assignment]
-            kwargs = {}
-        BaseRoute.__init__(self, *args, **kwargs)
-        object.__setattr__(self, "original", original)  # a field BaseRoute's __init__ lacks
-
-    @property
-    def endpoint(self) -> Any:
-        """The endpoint as given (Starlette's ``route.endpoint``)."""
-        return self.original
+    @staticmethod
+    def _parts(*args: Any, **kwargs: Any) -> Parts:
+        return websocket_route_parts(*args, **kwargs)
 
 
 def request_route_parts(
