@@ -110,14 +110,16 @@ def websocket_route_parts(
 ) -> Parts:
     """A WebSocketSessionRoute's parts."""
     template = PathTemplate.parse(path)
-    if not _is_function(endpoint):
+    # A WebSocketEndpoint class serves a connection hasten has; another ASGI app is mounted.
+    serve_session = getattr(endpoint, "serve_session", None)
+    if serve_session is None and not _is_function(endpoint):
         raise TypeError(
             f"WebSocket route {path!r}: {endpoint!r} is no function; hasten serves a WebSocket "
             "route's ASGI app only through a mount (Router.mount)"
         )
 
     async def session(websocket: WebSocket) -> None:
-        await endpoint(websocket)
+        await (endpoint(websocket) if serve_session is None else serve_session(websocket))
 
     _named_after(session, endpoint)
     options = RouteOptions(name=name or endpoint_name(endpoint), include_in_schema=False)
