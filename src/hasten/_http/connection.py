@@ -214,6 +214,34 @@ class Connection:
             self._scope_view = ConnectionScope(self)
         return self._scope_view
 
+    # What ASGI middleware put in the scope, under Starlette's names.
+    @property
+    def session(self) -> dict[str, Any]:
+        """The session SessionMiddleware keeps (Starlette's ``request.session``)."""
+        scope = self.scope
+        assert "session" in scope, "SessionMiddleware must be installed to access request.session"
+        session: dict[str, Any] = scope["session"]
+        mark_accessed = getattr(session, "mark_accessed", None)  # another middleware's dict
+        if mark_accessed is not None:
+            mark_accessed()
+        return session
+
+    @property
+    def auth(self) -> Any:
+        """The credentials AuthenticationMiddleware found (Starlette's ``request.auth``)."""
+        assert "auth" in self.scope, (
+            "AuthenticationMiddleware must be installed to access request.auth"
+        )
+        return self.scope["auth"]
+
+    @property
+    def user(self) -> Any:
+        """The user AuthenticationMiddleware found (Starlette's ``request.user``)."""
+        assert "user" in self.scope, (
+            "AuthenticationMiddleware must be installed to access request.user"
+        )
+        return self.scope["user"]
+
     # A connection reads as a mapping over its scope, as Starlette's HTTPConnection does
     # (``request["path"]``, ``request.get("endpoint")``): extensions read it so.
     def __getitem__(self, key: str) -> Any:

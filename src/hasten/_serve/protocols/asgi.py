@@ -611,7 +611,9 @@ def connection_over(
     return ASGIRequest(context, served, scope, channel, scope["method"], path)
 
 
-Connection.made_over_asgi.update({Request: connection_over, WebSocket: connection_over})
+Connection.made_over_asgi.update(
+    {Connection: connection_over, Request: connection_over, WebSocket: connection_over}
+)
 
 
 async def send_over(response: Response, scope: Scope, receive: Receive, send: Send) -> None:
