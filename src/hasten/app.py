@@ -17,8 +17,13 @@ import anyio
 
 from hasten._http.contracts import ASGIApp, Hook, Middleware, Receive, Scope, Send
 from hasten._http.datastructures import State
-from hasten._http.error_responses import ExceptionHandler, error_response, server_error_response
-from hasten._http.errors import FastAPIDeprecationWarning
+from hasten._http.error_responses import (
+    ExceptionHandler,
+    error_response,
+    plain_text_error_response,
+    server_error_response,
+)
+from hasten._http.errors import FastAPIDeprecationWarning, HTTPError
 from hasten._http.in_flight import overloaded
 from hasten._http.responses import Response
 from hasten._running import concurrency
@@ -79,6 +84,10 @@ class Starlette(Router):
 
     # The settings this class's apps have unless given: Starlette has no OpenAPI document.
     _default_settings: ClassVar[Mapping[str, Any]] = {"openapi_url": None}
+    # How its errors answer unless the app's own handlers say: Starlette's in plain text.
+    _default_exception_handlers: ClassVar[Mapping[type[BaseException] | int, Any]] = {
+        HTTPError: plain_text_error_response
+    }
 
     def __init__(
         self,
@@ -359,7 +368,7 @@ class Starlette(Router):
                 self.settings,
                 self._served_routes(),
                 self._middlewares,
-                self.exception_handlers,
+                {**self._default_exception_handlers, **self.exception_handlers},
                 self.dependency_overrides,
                 state=self.lifespan_state,
             )
@@ -522,6 +531,7 @@ class App(Starlette):
     """
 
     _default_settings: ClassVar[Mapping[str, Any]] = {}
+    _default_exception_handlers: ClassVar[Mapping[type[BaseException] | int, Any]] = {}
 
 
 class _BuiltAtFirstCall:

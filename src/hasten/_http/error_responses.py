@@ -26,6 +26,7 @@ __all__ = [
     "ExceptionHandler",
     "ExceptionHandlers",
     "error_response",
+    "plain_text_error_response",
     "http_error_handler",
     "http_exception_handler",
     "request_validation_error_handler",
@@ -55,6 +56,14 @@ def error_response(exc: HTTPError) -> Response:
         detail = jsonable_encoder(exc.errors(), custom_encoder=lenient)
         return JSONResponse({"detail": detail}, 422, exc.headers)
     return JSONResponse({"detail": exc.detail}, exc.status, exc.headers)
+
+
+def plain_text_error_response(request: Any, exc: HTTPError) -> Response:
+    """Starlette's answer to an HTTPException: its detail in plain text (a Starlette app's
+    default; FastAPI's, and so hasten's App's, is ``error_response``'s JSON)."""
+    if not allows_body(exc.status):
+        return Response(b"", exc.status, exc.headers)
+    return PlainTextResponse(str(exc.detail), exc.status, exc.headers)
 
 
 _LENIENT_BYTES: dict[Any, Callable[[Any], Any]] = {
