@@ -2,7 +2,14 @@ from __future__ import annotations
 
 from hasten import Headers, MutableHeaders, QueryParams
 from hasten._http import uploads
-from hasten.datastructures import Default, DefaultPlaceholder, UploadFile, parse_query
+from hasten.datastructures import (
+    Default,
+    DefaultPlaceholder,
+    ImmutableMultiDict,
+    MultiDict,
+    UploadFile,
+    parse_query,
+)
 
 
 def test_parse_query_decodes_only_what_needs_it() -> None:
@@ -23,7 +30,7 @@ def test_query_params_mapping() -> None:
     assert query.multi_items() == [("tag", "a"), ("tag", "b"), ("n", "1")]
     assert len(query) == 2
     assert list(query) == ["tag", "n"]
-    assert repr(query) == "QueryParams([('tag', 'a'), ('tag', 'b'), ('n', '1')])"
+    assert repr(query) == "QueryParams('tag=a&tag=b&n=1')"  # Starlette's
 
 
 def test_headers_are_case_insensitive_and_keep_repeats() -> None:
@@ -81,3 +88,18 @@ def test_default_marks_a_value_left_as_it_is() -> None:
     assert isinstance(placeholder, DefaultPlaceholder)
     assert placeholder.value == [1]
     assert UploadFile is uploads.UploadFile
+
+
+def test_multi_dicts_take_starlettes_forms() -> None:
+    assert QueryParams("a=1&a=2&b=3") == QueryParams([("a", "1"), ("a", "2"), ("b", "3")])
+    assert QueryParams({"b": "3", "a": "1"}) == QueryParams(a="1", b="3")
+    assert QueryParams(b"x=%20y") == QueryParams({"x": " y"})
+    assert (str(QueryParams("a=1&a=2")), QueryParams() == QueryParams({})) == ("a=1&a=2", True)
+    assert QueryParams("a=1") != "a=1"
+    changing = MultiDict([("a", "1"), ("a", "2")], b="3")
+    changing["a"] = "9"
+    changing.append("c", "4")
+    changing.update({"b": "5"})
+    assert changing.multi_items() == [("a", "9"), ("c", "4"), ("b", "5")]
+    assert (changing.poplist("a"), changing.setdefault("d", "6")) == (["9"], "6")
+    assert ImmutableMultiDict(changing) == changing

@@ -168,7 +168,7 @@ def test_headers_look_up_any_name_in_any_case(items: list[tuple[str, str]], name
     assert headers.get_all(name.upper()) == sent
     assert headers.get(name.title()) == (sent[0] if sent else None)
     assert (name.upper() in headers) == bool(sent)
-    assert len(headers) == len({key for key, _ in items})
+    assert len(headers) == len(items)  # every pair, as Starlette's
 
 
 COOKIE_NAME = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJ0123456789_-", min_size=1)

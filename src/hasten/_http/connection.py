@@ -289,7 +289,7 @@ class Connection:
             # perf: a count in C rules out almost every query before any split.
             if query_string.count("&") >= limit and _parameters(query_string) > limit:
                 raise HTTPError(414, f"The query string has more than {limit} parameters")
-            self._query = QueryParams(parse_query(query_string))
+            self._query = QueryParams.of_pairs(parse_query(query_string))
         return self._query
 
     if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import typing
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from typing import Any, NamedTuple, Self, TypeVar, overload
-from urllib.parse import SplitResult, unquote_plus, urlsplit, urlunsplit
+from urllib.parse import SplitResult, unquote_plus, urlencode, urlsplit, urlunsplit
 
 __all__ = [
     "URL",
@@ -15,6 +15,8 @@ __all__ = [
     "Default",
     "DefaultPlaceholder",
     "Headers",
+    "ImmutableMultiDict",
+    "MultiDict",
     "MutableHeaders",
     "QueryParams",
     "State",
@@ -297,17 +299,39 @@ def _decoded_pairs(query_string: str) -> list[tuple[str, str]]:
     return pairs
 
 
-class QueryParams(Mapping[str, str]):
-    """The query string's parameters: ``query["tag"]`` is the last value given (Starlette's
-    rule), ``get_all`` returns every one (``?tag=a&tag=b``)."""
+V = TypeVar("V")
+
+
+class ImmutableMultiDict(Mapping[str, V]):
+    """Pairs in order, a name possibly given more than once: ``d["tag"]`` is the last value
+    given (Starlette's rule), ``getlist`` every one, ``multi_items`` every pair.
+
+    Made as Starlette's is: from another one, a mapping, a list of pairs, and keywords;
+    hasten itself passes its list of pairs, kept as it is.
+    """
 
     __slots__ = ("_last", "_pairs")
 
-    def __init__(self, pairs: list[tuple[str, str]]) -> None:
+    def __init__(self, *args: Any, **kwargs: V) -> None:
+        given = args[0] if args else []
+        # perf: hasten's own form, a list of pairs, is kept as it is.
+        if type(given) is list and not kwargs:
+            pairs: list[tuple[str, V]] = given
+        else:
+            pairs = list(_pairs_of(given)) + list(kwargs.items())
         self._pairs = pairs
-        self._last = dict(pairs)
+        self._last: dict[str, V] = dict(pairs)
 
-    def __getitem__(self, name: str) -> str:
+    @classmethod
+    def of_pairs(cls, pairs: list[tuple[str, V]]) -> Self:
+        """One over ``pairs``, kept as they are (perf: without ``__init__``'s look at what it
+        was given: a request's query is made so)."""
+        made = cls.__new__(cls)
+        made._pairs = pairs
+        made._last = dict(pairs)
+        return made
+
+    def __getitem__(self, name: str) -> V:
         return self._last[name]
 
     def get(self, name: str, default: Any = None) -> Any:
@@ -320,17 +344,114 @@ class QueryParams(Mapping[str, str]):
     def __len__(self) -> int:
         return len(self._last)
 
-    def get_all(self, name: str) -> list[str]:
+    def __contains__(self, name: object) -> bool:
+        return name in self._last
+
+    def get_all(self, name: str) -> list[V]:
         """Every value given for ``name``, in order."""
         return [value for key, value in self._pairs if key == name]
 
     getlist = get_all  # Starlette's name
 
-    def multi_items(self) -> list[tuple[str, str]]:
+    def multi_items(self) -> list[tuple[str, V]]:
+        """Every pair, in order."""
         return list(self._pairs)
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ImmutableMultiDict):
+            return False
+        return sorted(self._pairs, key=repr) == sorted(other._pairs, key=repr)
+
+    __hash__ = None  # type: ignore[assignment]
+
     def __repr__(self) -> str:
-        return f"QueryParams({self._pairs!r})"
+        return f"{type(self).__name__}({self._pairs!r})"
+
+
+def _pairs_of(given: Any) -> Iterable[tuple[str, Any]]:
+    if isinstance(given, ImmutableMultiDict):
+        return given.multi_items()
+    if isinstance(given, Mapping):
+        return given.items()
+    pairs: Iterable[tuple[str, Any]] = given  # pairs
+    return pairs
+
+
+class MultiDict(ImmutableMultiDict[V]):
+    """A multi-dict that can change (Starlette's)."""
+
+    __slots__ = ()
+
+    def __setitem__(self, name: str, value: V) -> None:
+        self.setlist(name, [value])
+
+    def __delitem__(self, name: str) -> None:
+        self._pairs = [pair for pair in self._pairs if pair[0] != name]
+        del self._last[name]
+
+    def pop(self, name: str, *default: Any) -> Any:
+        self._pairs = [pair for pair in self._pairs if pair[0] != name]
+        return self._last.pop(name, *default)
+
+    def popitem(self) -> tuple[str, V]:
+        name, value = self._last.popitem()
+        self._pairs = [pair for pair in self._pairs if pair[0] != name]
+        return name, value
+
+    def poplist(self, name: str) -> list[V]:
+        values = self.get_all(name)
+        self.pop(name, None)
+        return values
+
+    def clear(self) -> None:
+        self._pairs, self._last = [], {}
+
+    def setdefault(self, name: str, default: Any = None) -> Any:
+        if name not in self:
+            self.append(name, default)
+        return self[name]
+
+    def setlist(self, name: str, values: list[V]) -> None:
+        """``name``'s values, in place of the ones it had (none: it is removed)."""
+        if not values:
+            self.pop(name, None)
+            return
+        kept = [pair for pair in self._pairs if pair[0] != name]
+        self._pairs = kept + [(name, value) for value in values]
+        self._last[name] = values[-1]
+
+    def append(self, name: str, value: V) -> None:
+        self._pairs.append((name, value))
+        self._last[name] = value
+
+    def update(self, *args: Any, **kwargs: V) -> None:
+        """Each name given replaces its values, as Starlette's."""
+        given = MultiDict(*args, **kwargs)
+        kept = [pair for pair in self._pairs if pair[0] not in given]
+        self._pairs = kept + given.multi_items()
+        self._last.update(given._last)
+
+
+class QueryParams(ImmutableMultiDict[str]):
+    """The query string's parameters (Starlette's ``QueryParams``): made from pairs, a
+    mapping, or a query string (``QueryParams("a=1&a=2")``)."""
+
+    __slots__ = ()
+
+    def __init__(self, *args: Any, **kwargs: str) -> None:
+        given = args[0] if args else None
+        if isinstance(given, bytes):
+            given = given.decode("latin-1")
+        if isinstance(given, str):
+            super().__init__(parse_query(given), **kwargs)
+        else:
+            super().__init__(*args, **kwargs)
+
+    def __str__(self) -> str:
+        return urlencode(self._pairs)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self)!r})"
 
 
 class URL(str):

@@ -12,13 +12,13 @@ it; over one of hasten's own (parts, a file's size, the body's) a 413.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import multipart
 
-from hasten._http.datastructures import Headers, parse_query
+from hasten._http.datastructures import Headers, ImmutableMultiDict, parse_query
 from hasten._http.errors import HTTPError
 from hasten._http.uploads import UploadFile, spooled_file
 
@@ -39,32 +39,11 @@ FORM_MEDIA_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 FormValue = str | UploadFile
 
 
-class FormData(Mapping[str, FormValue]):
+class FormData(ImmutableMultiDict[FormValue]):
     """A parsed form: ``form["name"]`` is the last value given (Starlette's rule),
     ``form.get_all("name")`` every one; a file is an UploadFile, any other field a str."""
 
-    __slots__ = ("_last", "_pairs")
-
-    def __init__(self, pairs: list[tuple[str, FormValue]]) -> None:
-        self._pairs = pairs
-        self._last: dict[str, FormValue] = dict(pairs)
-
-    def __getitem__(self, name: str) -> FormValue:
-        return self._last[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._last)
-
-    def __len__(self) -> int:
-        return len(self._last)
-
-    def get_all(self, name: str) -> list[FormValue]:
-        return [value for key, value in self._pairs if key == name]
-
-    getlist = get_all  # Starlette's name
-
-    def multi_items(self) -> list[tuple[str, FormValue]]:
-        return list(self._pairs)
+    __slots__ = ()
 
     @property
     def has_files(self) -> bool:
@@ -75,9 +54,6 @@ class FormData(Mapping[str, FormValue]):
         for _, value in self._pairs:
             if isinstance(value, UploadFile):
                 await value.close()
-
-    def __repr__(self) -> str:
-        return f"FormData({self._pairs!r})"
 
 
 async def read_form(request: FormSource, limits: FormLimits) -> FormData:
