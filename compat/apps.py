@@ -375,9 +375,9 @@ def compare(reference: dict[str, Outcome], ours: dict[str, Outcome], show: bool)
     an app's parameter ids may be random (a secret made per run), so the instances of one
     function are counted, not matched by id. With ``show``, each shortfall is printed."""
     passed = 0
-    for function, instances in sorted(_by_function(reference).items()):
+    for function, instances in sorted(by_function(reference).items()):
         wanted = sum(outcome.passed for outcome in instances.values())
-        mine = _by_function(ours).get(function, {})
+        mine = by_function(ours).get(function, {})
         got = min(wanted, sum(outcome.passed for outcome in mine.values()))
         passed += got
         if show and got < wanted:
@@ -387,7 +387,7 @@ def compare(reference: dict[str, Outcome], ours: dict[str, Outcome], show: bool)
     return passed
 
 
-def _by_function(outcomes: dict[str, Outcome]) -> dict[str, dict[str, Outcome]]:
+def by_function(outcomes: dict[str, Outcome]) -> dict[str, dict[str, Outcome]]:
     functions: dict[str, dict[str, Outcome]] = {}
     for node, outcome in outcomes.items():
         functions.setdefault(node.split("[", maxsplit=1)[0], {})[node] = outcome

@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tarfile
 import time
+import urllib.parse
 import urllib.request
 import xml.etree.ElementTree as ET
 from collections import defaultdict
@@ -58,7 +59,7 @@ from hasten._cli.port import port_source  # noqa: E402
 FASTAPI_VERSION = "0.165.0"
 SDIST = f"fastapi-{FASTAPI_VERSION}.tar.gz"
 SDIST_SHA256 = "dd94d4128319c1e1d50535ab023ab698f850a4d2822f0e181747b46f4ff3c0ab"
-SIMPLE_INDEX = "https://pypi.org/simple/fastapi/"
+SIMPLE_INDEX = "https://pypi.org/simple/{project}/"
 CACHE = ROOT / ".cache" / "compat"
 REFERENCE_VENV = CACHE / "venv-fastapi"
 HASTEN_VENV = CACHE / "venv-hasten"
@@ -192,22 +193,30 @@ def log(message: str) -> None:
 
 
 def sdist() -> Path:
-    """The pinned sdist, downloaded once into the cache and checked against its hash."""
-    path = CACHE / SDIST
-    if not path.exists() or _sha256(path) != SDIST_SHA256:
+    """FastAPI's pinned sdist, downloaded once into the cache and checked against its hash."""
+    return download("fastapi", SDIST, SDIST_SHA256)
+
+
+def download(project: str, filename: str, sha256: str) -> Path:
+    """A file of ``project``'s releases on PyPI, downloaded once into the cache and checked
+    against its hash (the index may give its address relative to its own page)."""
+    path = CACHE / filename
+    if not path.exists() or _sha256(path) != sha256:
         CACHE.mkdir(parents=True, exist_ok=True)
+        index_url = SIMPLE_INDEX.format(project=project)
         request = urllib.request.Request(
-            SIMPLE_INDEX, headers={"Accept": "application/vnd.pypi.simple.v1+json"}
+            index_url, headers={"Accept": "application/vnd.pypi.simple.v1+json"}
         )
         with urllib.request.urlopen(request, timeout=60) as response:
             index = json.load(response)
-        (found,) = [item for item in index["files"] if item["filename"] == SDIST]
-        log(f"downloading {found['url']}")
-        with urllib.request.urlopen(found["url"], timeout=120) as response:
+        (found,) = [item for item in index["files"] if item["filename"] == filename]
+        url = urllib.parse.urljoin(index_url, found["url"])
+        log(f"downloading {url}")
+        with urllib.request.urlopen(url, timeout=120) as response:
             path.write_bytes(response.read())
     digest = _sha256(path)
-    if digest != SDIST_SHA256:
-        raise SystemExit(f"compat: {SDIST} has sha256 {digest}, expected {SDIST_SHA256}")
+    if digest != sha256:
+        raise SystemExit(f"compat: {filename} has sha256 {digest}, expected {sha256}")
     return path
 
 
@@ -253,16 +262,16 @@ def make_tree(source: Path, name: str, rewrite: bool) -> Path:
 
 def reference_python() -> Path:
     """The reference venv: FastAPI as released, with what its tests import."""
-    return _venv(REFERENCE_VENV, FASTAPI_LOCK)
+    return locked_venv(REFERENCE_VENV, FASTAPI_LOCK)
 
 
 def hasten_python() -> Path:
     """A venv of hasten from this checkout, with its batteries and what FastAPI's tests import
     (apart from hasten's development venv, whose pytest plugins would change the run)."""
-    return _venv(HASTEN_VENV, HASTEN_LOCK, checkout=True)
+    return locked_venv(HASTEN_VENV, HASTEN_LOCK, checkout=True)
 
 
-def _venv(venv: Path, lock: Path, *, checkout: bool = False) -> Path:
+def locked_venv(venv: Path, lock: Path, *, checkout: bool = False) -> Path:
     """``venv`` holding exactly what ``lock`` pins (and, with ``checkout``, this checkout's
     hasten on its path, as an editable install puts it), installed by the development venv's
     uv."""
@@ -461,11 +470,12 @@ def main(argv: list[str] | None = None) -> int:
             print("\n".join(f"  {failure}" for failure in others[name].failures))
     rates = totals(tutorial, others)
     if options.record and not options.only:
-        FLOOR.write_text(json.dumps(rates, indent=2) + "\n")
+        # The floor's other entries (the extensions', compat/extensions.py) are kept.
+        FLOOR.write_text(json.dumps({**json.loads(FLOOR.read_text()), **rates}, indent=2) + "\n")
         write_results(tables)
     if options.check:
         floor = json.loads(FLOOR.read_text())
-        for key, minimum in floor.items():
+        for key, minimum in ((key, floor[key]) for key in rates if key in floor):
             if rates[key] < minimum:
                 print(f"compat: {key} pass rate {rates[key]:.4f} is below the floor {minimum}")
                 return 1
