@@ -294,10 +294,9 @@ def run_side(extension: Extension, source: Path, side: str) -> dict[str, Outcome
     if not report.exists():
         # The session ended before any test (a conftest that does not import): every test
         # is lost to that error, its last line.
-        output = (done.stdout + done.stderr).strip().splitlines()
-        errors = [line[1:].strip() for line in output if line[:2] == "E "]
-        log(f"{extension.project} on {side}: no report: {output[-1] if output else ''}")
-        return {SESSION: Outcome(False, errors[-1] if errors else "pytest wrote no report")}
+        why = error_of(done.stdout + done.stderr) or "pytest wrote no report"
+        log(f"{extension.project} on {side}: no report: {why}")
+        return {SESSION: Outcome(False, why)}
     outcomes = parse_report(report, prefix="")
     outcomes.update(collection_errors(report))
     return outcomes
@@ -305,17 +304,24 @@ def run_side(extension: Extension, source: Path, side: str) -> dict[str, Outcome
 
 def collection_errors(report: Path) -> dict[str, Outcome]:
     """The modules whose tests were not collected, by path (``tests/test_x.py``), each with
-    its error's last line (the exception), where the report's message only says that
-    collection failed."""
+    its error (the report's message only says that collection failed)."""
     found = {}
     for case in ET.parse(report).getroot().iter("testcase"):
         error = case.find("error")
         if case.get("classname") or error is None:
             continue
-        lines = [line[1:].strip() for line in (error.text or "").splitlines() if line[:1] == "E"]
         module = case.get("name", "").replace(".", "/") + ".py"
-        found[module] = Outcome(False, lines[-1][:300] if lines else error.get("message", ""))
+        found[module] = Outcome(False, error_of(error.text or "") or error.get("message", ""))
     return found
+
+
+def error_of(traceback: str) -> str:
+    """A traceback's error, as pytest prints it (its lines that start with ``E``): the first,
+    and the last where one was raised while handling it (an ImportError's fallback import)."""
+    lines = [line[1:].strip() for line in traceback.splitlines() if line[:2] == "E "]
+    if len(lines) > 1 and lines[0] != lines[-1]:
+        return f"{lines[0][:300]}; then {lines[-1][:300]}"
+    return lines[0][:300] if lines else ""
 
 
 def compare(passing: set[str], ours: dict[str, Outcome]) -> Result:
