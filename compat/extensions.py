@@ -477,8 +477,9 @@ def render(
     chosen: list[Extension], now: dict[str, Result], before: dict[str, Result], seconds: float
 ) -> str:
     """The table: per extension, its tests that pass on FastAPI and how many pass on hasten."""
+    # The last commit to hasten's source: what was measured, whatever came after in compat/.
     commit = subprocess.run(
-        ["git", "-C", str(ROOT), "log", "-1", "--format=%h, %cs"],
+        ["git", "-C", str(ROOT), "log", "-1", "--format=%h, %cs", "--", "src"],
         capture_output=True,
         text=True,
         check=False,
