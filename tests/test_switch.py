@@ -50,6 +50,9 @@ def test_the_served_names_are_hastens_objects() -> None:
         base = starlette.middleware.base
         assert base.BaseHTTPMiddleware is hasten.middleware.base.BaseHTTPMiddleware
         assert fastapi.responses is sys.modules["hasten.responses"]
+        from fastapi import responses
+        assert responses is fastapi.responses
+        assert responses.__spec__.name == "hasten.responses"  # a reload finds its file
         assert starlette.status.HTTP_429_TOO_MANY_REQUESTS == 429
         assert (fastapi.__version__, starlette.__version__) == ("0.165.0", "1.10.0")
         # The real packages, installed beside hasten here, were never imported.

@@ -62,12 +62,15 @@ class _Served(importlib.abc.Loader):
 
     def __init__(self, module: types.ModuleType) -> None:
         self._module = module
+        self._spec = module.__spec__
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
         return self._module
 
     def exec_module(self, module: types.ModuleType) -> None:
-        """Nothing to run: the module ran when hasten imported it."""
+        """Nothing to run: the module ran when hasten imported it. The import machinery has
+        put the served name's spec on it: it gets its own back (a reload finds its file)."""
+        module.__spec__ = self._spec
 
 
 class _Finder(importlib.abc.MetaPathFinder):
@@ -79,9 +82,17 @@ class _Finder(importlib.abc.MetaPathFinder):
         path: Sequence[str] | None,
         target: types.ModuleType | None = None,
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname.partition(".")[0] not in ROOTS:
+        if fullname.startswith(f"{SERVED}."):
+            # `from fastapi import responses` asks for the submodule under the package's own
+            # name, hasten._served_as.fastapi.responses: an alias is one there too.
+            name = fullname.removeprefix(f"{SERVED}.")
+            if name not in ALIASES:
+                return None  # a served module's file: the usual finders find it
+        elif fullname.partition(".")[0] in ROOTS:
+            name = fullname
+        else:
             return None
-        served = ALIASES.get(fullname) or f"{SERVED}.{fullname}"
+        served = ALIASES.get(name) or f"{SERVED}.{name}"
         try:
             module = importlib.import_module(served)
         except ModuleNotFoundError as error:

@@ -8,7 +8,7 @@ import dataclasses
 import inspect
 import logging
 import warnings
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, TypeVar, Unpack, overload
@@ -32,13 +32,13 @@ from hasten._running.monitor import BlockStats
 from hasten._running.threads import submit
 from hasten._serve.mounts import MountEndpoint
 from hasten._serve.protocols import asgi, rsgi
-from hasten._serve.routes import BaseRoute, Lifespan, check_keywords
+from hasten._serve.routes import BaseRoute, Lifespan, Mount, check_keywords
 from hasten._serve.runtime import Runtime
 from hasten._serve.warmup import warm_up
 from hasten._settings import Settings, SettingsKeywords
 from hasten._values.dependencies import DependencyOverrides
 from hasten.middleware.base import BaseHTTPMiddleware
-from hasten.routing import Router
+from hasten.routing import RequestRoute, Router
 
 if TYPE_CHECKING:
     from hasten.middleware import Middleware as MiddlewareEntry
@@ -290,6 +290,18 @@ class Starlette(Router):
                 "handlers are compiled. Add them before the app starts."
             )
 
+    def add_route(  # Starlette's app names the endpoint `route`, its router `endpoint`
+        self,
+        path: str,
+        route: Callable[..., Any],
+        methods: Iterable[str] | None = None,
+        name: str | None = None,
+        include_in_schema: bool = True,
+    ) -> RequestRoute:
+        """Register a Starlette endpoint, ``route(request)`` (Starlette's and FastAPI's
+        ``app.add_route``; a router's calls it ``endpoint``)."""
+        return super().add_route(path, route, methods, name, include_in_schema)
+
     def add_middleware(self, cls: Callable[..., Any], *args: Any, **options: Any) -> None:
         """Add a hasten middleware class (``CORSMiddleware``, ``GZipMiddleware``, ...) built
         with ``options``: ``app.add_middleware(CORSMiddleware, allow_origins=["*"])``. It runs
@@ -532,6 +544,10 @@ class App(Starlette):
 
     _default_settings: ClassVar[Mapping[str, Any]] = {}
     _default_exception_handlers: ClassVar[Mapping[type[BaseException] | int, Any]] = {}
+
+
+# A Mount made by hand with routes (Starlette's) serves them with an app of its own.
+Mount.app_of_routes = lambda routes: Starlette(routes=routes)
 
 
 class _BuiltAtFirstCall:

@@ -14,7 +14,7 @@ from hasten._http.errors import FastAPIError
 from hasten._http.paths import PathTemplate
 from hasten._http.requests import Request
 from hasten._serve.frontend import Fallback, Frontend, frontend_path
-from hasten._serve.mounts import MountEndpoint, is_native
+from hasten._serve.mounts import is_native
 from hasten._serve.registration import (
     check_connection_types,
     registering,
@@ -96,7 +96,10 @@ class Router:
         self.inherited = Inherited.given(f"Router({prefix!r})", **keywords)
         # The class of the routes registered here from now on (FastAPI's custom APIRoute).
         self.route_class = route_class or Route
-        self._routes: list[BaseRoute] = list(routes or ())
+        # A Mount made by hand (Starlette's) comes with the route for the paths under it.
+        self._routes: list[BaseRoute] = [
+            item for route in routes or () for item in _with_what_it_brings(route)
+        ]
         self._children: list[tuple[str, Router, Inherited]] = []
         # The routers that include this one: told of every change (see ``_changed``).
         self._parents: list[Router] = []
@@ -271,12 +274,8 @@ class Router:
         _check_prefix(path, "Mount prefix")
         if not (is_native(app) or callable(app)):
             raise TypeError(f"Cannot mount {app!r}: it is neither an ASGI app nor StaticFiles")
-        methods: frozenset[str] = (
-            frozenset(app.methods) if is_native(app) else HTTP_METHODS | {WEBSOCKET}
-        )
-        endpoint = MountEndpoint(app, name)
-        for template in (path, f"{path}/{{{MOUNT_PATH}:path}}"):
-            self._register(Mount(PathTemplate.parse(template), methods, endpoint))
+        for route in Mount(path, app=app, name=name).both():
+            self._register(route)
 
     def frontend(
         self,
@@ -443,6 +442,13 @@ class Router:
 
 
 APIRouter = Router  # FastAPI's name for it
+
+
+def _with_what_it_brings(route: BaseRoute) -> tuple[BaseRoute, ...]:
+    """``route``, and for a Mount made by hand the route for the paths under it."""
+    if isinstance(route, Mount) and MOUNT_PATH not in route.template.names:
+        return route.both()
+    return (route,)
 
 
 def _check_starlette_endpoint(path: str, endpoint: Callable[..., Any]) -> None:

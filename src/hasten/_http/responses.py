@@ -57,6 +57,10 @@ __all__ = [
 _content_type_lists: dict[str | None, HeaderList] = {None: []}
 
 
+async def _sent_by_its_call(self: Response, outbound: Outbound, request: Request) -> None:
+    await request.call_asgi(self, "", [], outbound)
+
+
 def content_type_headers(media_type: str | None) -> HeaderList:
     """The shared, never-mutated header list of a response that only has a content type."""
     # perf: built once per media type; the common response allocates no header list at all.
@@ -126,10 +130,30 @@ class Response:
             "use JSONResponse for other values"
         )
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # A response class written for Starlette that sends itself (its own ASGI __call__,
+        # as sse-starlette's EventSourceResponse) is sent by calling it, over the request's
+        # ASGI connection; every other response is sent by hasten (perf: decided per class).
+        if "__call__" in cls.__dict__ and "send" not in cls.__dict__:
+            cls.send = _sent_by_its_call  # type: ignore[method-assign]
+
     @property
     def media_type(self) -> str | None:
         """The body's media type, as given (the content type header may add a charset)."""
         return self._media_type
+
+    @media_type.setter
+    def media_type(self, value: str | None) -> None:
+        self._media_type = value
+
+    def init_headers(self, headers: Mapping[str, str] | None = None) -> None:
+        """The headers anew: the content type of ``media_type``, then ``headers`` (Starlette's
+        step, called by response classes written for it)."""
+        self._headers = None
+        self.wire_headers = list(content_type_headers(self._media_type))
+        for name, value in (headers or {}).items():
+            self.headers.append(name, value)
 
     @property
     def status_code(self) -> int:

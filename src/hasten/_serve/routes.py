@@ -23,7 +23,7 @@ from hasten._http.requests import Request
 from hasten._http.responses import Response
 from hasten._running.pools import Pools
 from hasten._serve.matcher import CompiledRoute
-from hasten._serve.mounts import MountEndpoint
+from hasten._serve.mounts import MountEndpoint, is_native
 from hasten._serve.registration import (
     check_connection_types,
     check_response_model,
@@ -518,7 +518,20 @@ class FrontendRoute(BaseRoute):
 
 @dataclass(frozen=True, slots=True)
 class Mount(BaseRoute):
-    """One of the two routes of a mounted app (its prefix, and every path under it)."""
+    """One of the two routes of a mounted app (its prefix, and every path under it).
+
+    Made by hand as Starlette's: ``Mount("/api", app=...)`` or ``Mount("/api",
+    routes=[...])`` (those routes served by a Starlette app of their own), to give in
+    ``routes=[...]``, where the router adds the route for the paths under it.
+    """
+
+    # How routes given by hand become an app (hasten.app's Starlette, which sits above).
+    app_of_routes: typing.ClassVar[Callable[[Sequence[BaseRoute]], Any] | None] = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if (args and isinstance(args[0], str)) or "path" in kwargs:
+            args, kwargs = _mount_by_hand(*args, **kwargs), {}
+        BaseRoute.__init__(self, *args, **kwargs)
 
     @property
     def app(self) -> Any:
@@ -526,6 +539,33 @@ class Mount(BaseRoute):
         endpoint = self.compiled
         assert isinstance(endpoint, MountEndpoint)
         return endpoint.mounted
+
+    @property
+    def routes(self) -> list[BaseRoute]:
+        """The mounted app's routes (Starlette's ``mount.routes``)."""
+        return list(getattr(self.app, "routes", []))
+
+    def both(self) -> tuple[Mount, Mount]:
+        """This mount's two routes: its prefix, and every path under it."""
+        under = PathTemplate.parse(f"{self.template.path}/{{{MOUNT_PATH}:path}}")
+        return self, Mount(under, self.methods, self.compiled)
+
+
+def _mount_by_hand(
+    path: str,
+    app: Any = None,
+    routes: Sequence[BaseRoute] | None = None,
+    name: str | None = None,
+) -> tuple[PathTemplate, frozenset[str], MountEndpoint]:
+    if (app is None) == (routes is None):
+        raise TypeError(f"Mount({path!r}) takes an app or routes, one of them")
+    if app is None:
+        assert Mount.app_of_routes is not None, "hasten.app sets it when it is imported"
+        app = Mount.app_of_routes(routes or ())
+    methods: frozenset[str] = (
+        frozenset(app.methods) if is_native(app) else HTTP_METHODS | {WEBSOCKET}
+    )
+    return PathTemplate.parse(path), methods, MountEndpoint(app, name)
 
 
 # A custom route handler's result is its Response.

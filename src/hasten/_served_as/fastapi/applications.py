@@ -16,6 +16,7 @@ from hasten.errors import (
 )
 from hasten.middleware import Middleware
 from hasten.middleware.base import BaseHTTPMiddleware
+from hasten.middleware.exceptions import ExceptionMiddleware, ServerErrorMiddleware
 from hasten.openapi import generate_unique_id, get_openapi
 from hasten.openapi.docs import (
     get_redoc_html,
@@ -33,6 +34,7 @@ __all__ = [
     "Default",
     "DefaultPlaceholder",
     "Depends",
+    "ExceptionMiddleware",
     "FastAPI",
     "FastAPIDeprecationWarning",
     "HTMLResponse",
@@ -42,6 +44,7 @@ __all__ = [
     "Request",
     "RequestValidationError",
     "Response",
+    "ServerErrorMiddleware",
     "Starlette",
     "State",
     "TelemetryConfig",

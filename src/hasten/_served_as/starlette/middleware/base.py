@@ -5,11 +5,17 @@ from __future__ import annotations
 from hasten.middleware.base import BaseHTTPMiddleware, DispatchFunction, RequestResponseEndpoint
 from hasten.requests import Request
 from hasten.responses import Response
+from hasten.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = [
+    "ASGIApp",
     "BaseHTTPMiddleware",
     "DispatchFunction",
+    "Message",
+    "Receive",
     "Request",
     "RequestResponseEndpoint",
     "Response",
+    "Scope",
+    "Send",
 ]

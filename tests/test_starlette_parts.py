@@ -1,0 +1,106 @@
+"""More of Starlette's API on hasten, through both adapters: a Mount made by hand (an app, or
+routes of its own), a response class that sends itself (its own ASGI ``__call__``), and the
+exception middleware for code that builds its own ASGI stack."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from hasten import App, Request
+from hasten.app import Starlette
+from hasten.errors import HTTPException
+from hasten.middleware.exceptions import ExceptionMiddleware, ServerErrorMiddleware
+from hasten.responses import PlainTextResponse, Response
+from hasten.routing import Mount, RequestRoute
+from hasten.testing import TestClient
+from hasten.types import Receive, Scope, Send
+from tests.conftest import ClientFactory
+
+
+def text(body: str) -> Any:
+    def endpoint(request: Request) -> Response:
+        return PlainTextResponse(f"{body} {request.scope['root_path']}")
+
+    return endpoint
+
+
+def test_a_mount_made_by_hand_serves_an_app_or_its_routes(serve: ClientFactory) -> None:
+    api = App()
+
+    @api.get("/items")
+    async def items() -> list[int]:
+        return [1]
+
+    app = Starlette(
+        routes=[
+            Mount("/api", app=api),
+            Mount("/pages", routes=[RequestRoute("/about", text("about"), name="about")]),
+        ]
+    )
+    client = serve(app)
+    answers = [client.get("/api/items"), client.get("/pages/about"), client.get("/pages/x")]
+    assert [(r.status_code, r.content) for r in answers] == [
+        (200, b"[1]"),
+        (200, b"about /pages"),
+        (404, b"Not Found"),
+    ]
+    with pytest.raises(TypeError, match=r"^Mount\('/x'\) takes an app or routes, one of them$"):
+        Mount("/x")
+
+
+class Countdown(Response):
+    """A response written for Starlette: it sends itself."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.status_code = 200
+        self.media_type = "text/plain"
+        self.background = None
+        self.init_headers({"x-count": str(count)})
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+        for left in range(self.count, 0, -1):
+            await send({"type": "http.response.body", "body": b"%d " % left, "more_body": True})
+        await send({"type": "http.response.body", "body": b"go"})
+
+
+def test_a_response_that_sends_itself_is_sent_by_its_call(serve: ClientFactory) -> None:
+    app = App()
+
+    @app.get("/countdown")
+    async def countdown() -> Response:
+        return Countdown(3)
+
+    response = serve(app).get("/countdown")
+    assert (response.status_code, response.content) == (200, b"3 2 1 go")
+    assert (response.headers["x-count"], response.headers["content-type"]) == (
+        "3",
+        "text/plain; charset=utf-8",
+    )
+
+
+async def failing(scope: Scope, receive: Receive, send: Send) -> None:
+    if scope["path"] == "/teapot":
+        raise HTTPException(418, "I'm a teapot")
+    raise RuntimeError("boom")
+
+
+def test_the_exception_middleware_answers_around_any_asgi_app() -> None:
+    handled = ExceptionMiddleware(failing, handlers={418: _tea})
+    client = TestClient(ServerErrorMiddleware(handled), raise_server_exceptions=False)
+    teapot, boom = client.get("/teapot"), client.get("/boom")
+    assert (teapot.status_code, teapot.content) == (418, b"tea: I'm a teapot")
+    assert (boom.status_code, boom.content) == (500, b"Internal Server Error")
+
+
+def _tea(request: Request, exc: Any) -> Response:
+    return PlainTextResponse(f"tea: {exc.detail}", status_code=exc.status_code)
+
+
+def test_an_apps_add_route_takes_starlettes_keyword(serve: ClientFactory) -> None:
+    app = App()
+    app.add_route("/", route=text("home"), name="home")
+    assert serve(app).get("/").content == b"home "
