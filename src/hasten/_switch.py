@@ -33,7 +33,6 @@ ENVIRONMENT_VARIABLE = "HASTEN_AS_FASTAPI"
 # except a module that is one of hasten's whole, served as it is.
 SERVED = "hasten._served_as"
 ALIASES = {
-    "fastapi.middleware": "hasten.middleware",
     "fastapi.openapi.models": "hasten.openapi.models",
     "fastapi.responses": "hasten.responses",
     "fastapi.security": "hasten.security",

@@ -5,14 +5,17 @@ from __future__ import annotations
 import inspect
 import os
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from typing import Any, Literal, TypeVar, Unpack
 
 from hasten._http.connection import MOUNT_PATH
 from hasten._http.contracts import Hook
 from hasten._http.errors import FastAPIError
 from hasten._http.paths import PathTemplate
+from hasten._http.contracts import ASGIApp, Receive, Scope, Send
 from hasten._http.requests import Request
+from hasten._http.websockets import WebSocket
+from hasten.concurrency import run_in_threadpool
 from hasten._serve.frontend import Fallback, Frontend, frontend_path
 from hasten._serve.mounts import is_native
 from hasten._serve.registration import (
@@ -442,6 +445,30 @@ class Router:
 
 
 APIRouter = Router  # FastAPI's name for it
+
+
+def request_response(func: Callable[[Request], Any]) -> ASGIApp:
+    """Starlette's: ``func(request)`` returning a Response (sync: on the thread pool) as an
+    ASGI app."""
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        if inspect.iscoroutinefunction(func):
+            response = await func(request)
+        else:
+            response = await run_in_threadpool(func, request)
+        await response(scope, receive, send)
+
+    return app
+
+
+def websocket_session(func: Callable[[WebSocket], Awaitable[None]]) -> ASGIApp:
+    """Starlette's: ``await func(websocket)`` as an ASGI app."""
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        await func(WebSocket(scope, receive=receive, send=send))
+
+    return app
 
 
 def _with_what_it_brings(route: BaseRoute) -> tuple[BaseRoute, ...]:

@@ -24,6 +24,17 @@ from hasten import (
     WebSocketException,
 )
 
+# As FastAPI's package, which imports them: its modules are its attributes too.
+from hasten._served_as.fastapi import applications as applications
+from hasten._served_as.fastapi import background as background
+from hasten._served_as.fastapi import datastructures as datastructures
+from hasten._served_as.fastapi import exceptions as exceptions
+from hasten._served_as.fastapi import param_functions as param_functions
+from hasten._served_as.fastapi import params as params
+from hasten._served_as.fastapi import requests as requests
+from hasten._served_as.fastapi import routing as routing
+from hasten._served_as.fastapi import websockets as websockets
+
 # The release whose public names this module holds.
 __version__ = "0.165.0"
 

@@ -24,6 +24,8 @@ from hasten.routing import (
     Route,
     Router,
     WebSocketRoute,
+    request_response,
+    websocket_session,
 )
 from hasten.websockets import WebSocket
 
@@ -51,4 +53,6 @@ __all__ = [
     "WebSocketRequestValidationError",
     "WebSocketRoute",
     "jsonable_encoder",
+    "request_response",
+    "websocket_session",
 ]

@@ -14,6 +14,8 @@ from hasten.routing import (
     Mount,
     NoMatchFound,
     Router,
+    request_response,
+    websocket_session,
 )
 from hasten.routing import (
     RequestRoute as Route,
@@ -40,5 +42,7 @@ __all__ = [
     "Router",
     "WebSocket",
     "WebSocketRoute",
+    "request_response",
     "run_in_threadpool",
+    "websocket_session",
 ]

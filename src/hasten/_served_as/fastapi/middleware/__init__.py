@@ -1,1 +1,7 @@
-"""The modules hasten serves under ``fastapi.middleware``'s names (``hasten._switch``)."""
+"""``fastapi.middleware``, served by hasten: its public names, as hasten's objects."""
+
+from __future__ import annotations
+
+from hasten.middleware import Middleware
+
+__all__ = ["Middleware"]
