@@ -9,13 +9,11 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from typing import Any, Literal, TypeVar, Unpack
 
 from hasten._http.connection import MOUNT_PATH
-from hasten._http.contracts import Hook
+from hasten._http.contracts import ASGIApp, Hook, Receive, Scope, Send
 from hasten._http.errors import FastAPIError
 from hasten._http.paths import PathTemplate
-from hasten._http.contracts import ASGIApp, Receive, Scope, Send
 from hasten._http.requests import Request
 from hasten._http.websockets import WebSocket
-from hasten.concurrency import run_in_threadpool
 from hasten._serve.frontend import Fallback, Frontend, frontend_path
 from hasten._serve.mounts import is_native
 from hasten._serve.registration import (
@@ -48,6 +46,7 @@ from hasten._serve.routes import (
 )
 from hasten._values.endpoints import Endpoint, RouteOptions
 from hasten._values.params import Dependency, describe_handler
+from hasten.concurrency import run_in_threadpool
 
 __all__ = [
     "APIRoute",
