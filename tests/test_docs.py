@@ -116,7 +116,7 @@ def test_the_tour_runs_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_readme_says_how_to_run_the_tour() -> None:
-    commands = readme_samples("sh")[2]
+    (commands,) = [block for block in readme_samples("sh") if "examples.tour" in block]
     assert "hasten run examples.tour:app" in commands
     assert "saved as tour.py: hasten run tour:app" in commands
 
