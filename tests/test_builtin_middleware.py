@@ -698,6 +698,25 @@ def test_trusted_host_www_redirect(serve: ClientFactory) -> None:
     assert off.get("http://example.com/hello").status_code == 400
 
 
+USER_INFORMATION = {"detail": "Invalid Host header: '@' may not appear in a host or port"}
+
+
+@pytest.mark.parametrize(
+    ("allowed", "path"),
+    [
+        (["example.com"], "/hello"),  # allowed by what comes before ":", then /who's URL
+        (["example.com"], "/who"),
+        (["www.example.com"], "/hello"),  # was a 301 to www.example.com:@evil.com (evil.com)
+    ],
+)
+def test_trusted_host_refuses_a_malformed_host_saying_why(
+    serve: ClientFactory, allowed: list[str], path: str
+) -> None:
+    client = serve(app_with(TrustedHostMiddleware, allowed_hosts=allowed), follow_redirects=False)
+    response = client.get(path, headers={"host": "example.com:@evil.com"})
+    assert (response.status_code, response.json()) == (400, USER_INFORMATION)
+
+
 def test_trusted_host_any_and_invalid_patterns(serve: ClientFactory) -> None:
     assert serve(app_with(TrustedHostMiddleware)).get("http://x.y/hello").status_code == 200
     with pytest.raises(ValueError, match="Invalid host pattern"):
@@ -724,6 +743,15 @@ def test_proxy_headers_from_a_trusted_proxy(serve: ClientFactory) -> None:
         "host": "public.example",
         "url": "https://public.example/who?x=1",
     }
+
+
+def test_proxy_headers_refuse_a_malformed_forwarded_host(serve: ClientFactory) -> None:
+    client = serve(app_with(ProxyHeadersMiddleware, trusted_hosts=["127.0.0.1"]), client=PROXY)
+    response = client.get("/who", headers={"x-forwarded-host": "public.example:@evil.com"})
+    assert (response.status_code, response.json()) == (
+        400,
+        {"detail": "Invalid X-Forwarded-Host header: '@' may not appear in a host or port"},
+    )
 
 
 def test_proxy_headers_from_an_untrusted_peer_are_ignored(serve: ClientFactory) -> None:
@@ -766,3 +794,10 @@ def test_https_redirect(serve: ClientFactory, url: str, location: str) -> None:
     assert (response.status_code, response.headers["location"]) == (307, location)
     assert response.content == b""
     assert client.get("https://example.com/hello").json() == {"message": "hello"}
+
+
+def test_https_redirect_refuses_a_malformed_host(serve: ClientFactory) -> None:
+    # Was a 307 to https://example.com:@evil.com/hello: evil.com, to a browser.
+    client = serve(app_with(HTTPSRedirectMiddleware), follow_redirects=False)
+    response = client.get("/hello", headers={"host": "example.com:@evil.com"})
+    assert (response.status_code, response.json()) == (400, USER_INFORMATION)

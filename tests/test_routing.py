@@ -161,6 +161,38 @@ def test_trailing_slash_redirects_to_the_known_path(serve: ClientFactory) -> Non
     assert followed.json() == {"kind": "int", "value": 42}
 
 
+def bad_host(why: str) -> dict[str, str]:
+    return {"detail": f"Invalid Host header: {why}"}
+
+
+@pytest.mark.parametrize(
+    ("path", "host", "status", "body"),
+    [
+        # Was a 307 to http://testserver:@evil.com/items/42: evil.com, to a browser.
+        (
+            "/items/42/",
+            "testserver:@evil.com",
+            400,
+            bad_host("'@' may not appear in a host or port"),
+        ),
+        ("/items/42/", "testserver:http", 400, bad_host("its port is not a number")),
+        ("/link", "testserver:@evil.com", 400, bad_host("'@' may not appear in a host or port")),
+        ("/link", "[::1]:8000", 200, "http://[::1]:8000/items/7"),
+    ],
+)
+def test_urls_are_built_from_a_host_and_port_only(
+    serve: ClientFactory, path: str, host: str, status: int, body: object
+) -> None:
+    app = make_app()
+
+    @app.get("/link")
+    async def link(request: Request) -> str:
+        return str(request.url_for("by_int", item_id=7))
+
+    response = serve(app, follow_redirects=False).get(path, headers={"host": host})
+    assert (response.status_code, response.json()) == (status, body)
+
+
 def test_explicit_converter_mismatch_is_404() -> None:
     app = App()
 

@@ -30,6 +30,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.applications import Starlette
 from starlette.middleware.cors import CORSMiddleware
 from starlette.middleware.gzip import GZipMiddleware
+from starlette.middleware.httpsredirect import HTTPSRedirectMiddleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.routing import Route
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
@@ -55,7 +56,7 @@ from tests.hostile.surface_state import (
 
 app = FastAPI()
 app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=[PROXY])
-app.add_middleware(TrustedHostMiddleware, allowed_hosts=ALLOWED_HOSTS, www_redirect=False)
+app.add_middleware(TrustedHostMiddleware, allowed_hosts=ALLOWED_HOSTS)
 app.add_middleware(
     CORSMiddleware, allow_origins=[ALLOWED_ORIGIN], allow_credentials=True, allow_methods=["*"]
 )
@@ -268,6 +269,24 @@ async def who(request: Request) -> dict[str, object]:
         "scheme": request.url.scheme,
         "url": str(request.url),
     }
+
+
+@app.get("/link")
+async def link(request: Request) -> dict[str, str]:
+    return {"url": str(request.url_for("hello"))}
+
+
+# Everything under /secure is redirected to https.
+secure = FastAPI()
+secure.add_middleware(HTTPSRedirectMiddleware)
+
+
+@secure.get("/hello")
+async def secure_hello() -> dict[str, str]:
+    return {"message": "hello"}
+
+
+app.mount("/secure", secure)
 
 
 @app.get("/text")

@@ -24,9 +24,10 @@ def request(
     headers: tuple[tuple[str, str], ...] = (),
     body: bytes = b"",
     version: str = "HTTP/1.1",
+    host: str = "127.0.0.1",
 ) -> bytes:
     """A request with Host and Connection: close, then ``headers`` as given (nothing added)."""
-    lines = [f"{method} {target} {version}", "Host: 127.0.0.1", "Connection: close"]
+    lines = [f"{method} {target} {version}", f"Host: {host}", "Connection: close"]
     lines += [f"{name}: {value}" for name, value in headers]
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
 
@@ -114,6 +115,12 @@ CASES: list[Case] = [
     Case("redirect: encoded ?", request("/names/a%3fb=c/")),
     Case("redirect: space", request("/names/a%20b/")),
     Case("redirect: non-ASCII", request("/names/%C3%A9t%C3%A9/")),
+    # ... and from the Host header, when it is one (a userinfo "@" would send it elsewhere).
+    Case(
+        "redirect: Host with user information", request("/names/a/", host="127.0.0.1:@evil.example")
+    ),
+    Case("redirect: Host of an IPv6 address and a port", request("/names/a/", host="[::1]:8000")),
+    Case("redirect: HTTP/1.0 without Host", b"GET /names/a/ HTTP/1.0\r\n\r\n"),
     # Bodies the app parses.
     Case("JSON: duplicate keys", json_post("/orders", b'{"id": 1, "id": 2, "name": "x"}')),
     Case("JSON: nested 100,000 deep", json_post("/echo", DEEP)),

@@ -35,7 +35,7 @@ from tests.hostile.websocket import (
     handshake,
     upgrade,
 )
-from tests.hostile.wire import HOST, exchange
+from tests.hostile.wire import HOST, Outcome, exchange, parse
 
 __all__ = ["SCENARIOS", "Seen", "probe", "settle"]
 
@@ -505,18 +505,43 @@ def label_cardinality(port: int) -> Seen:
 
 
 # Middleware.
-def forwarded_by_the_trusted_proxy(port: int) -> Seen:
-    """X-Forwarded-For from 127.0.0.2, the one trusted proxy."""
-    data = request("/who", headers=(("X-Forwarded-For", "203.0.113.9"),))
+def through_the_trusted_proxy(port: int, data: bytes) -> Outcome:
+    """Send ``data`` from 127.0.0.2, the one trusted proxy: what came back."""
     with connection(port, source="127.0.0.2") as sock:
         sock.sendall(data)
         received = b""
         with contextlib.suppress(TimeoutError):
             while chunk := sock.recv(65536):
                 received += chunk
-    body = received.partition(b"\r\n\r\n")[2]
+    return parse(received, "closed")
+
+
+def forwarded_by_the_trusted_proxy(port: int) -> Seen:
+    """X-Forwarded-For from the trusted proxy."""
+    body = through_the_trusted_proxy(
+        port, request("/who", headers=(("X-Forwarded-For", "203.0.113.9"),))
+    ).body
     client = json.loads(body)["client"] if body.startswith(b"{") else None
     return Seen({"client": client}, f"client {client}")
+
+
+def forwarded_host(port: int, host: str) -> Seen:
+    """X-Forwarded-Host ``host`` from the trusted proxy, to a route that answers its url_for."""
+    outcome = through_the_trusted_proxy(
+        port, request("/link", headers=(("X-Forwarded-Host", host),))
+    )
+    facts = {"status": outcome.status, "body": outcome.body}
+    if outcome.status == 200:
+        return Seen(facts, f"200, url_for {json.loads(outcome.body)['url']}")
+    return Seen(facts, str(outcome))
+
+
+def forwarded_host_of_the_site(port: int) -> Seen:
+    return forwarded_host(port, "app.example")
+
+
+def forwarded_host_with_user_information(port: int) -> Seen:
+    return forwarded_host(port, "app.example:@evil.example")
 
 
 # Dependencies, overload, background tasks.
@@ -593,6 +618,11 @@ SCENARIOS: list[tuple[str, Callable[..., Seen]]] = [
     ("gzip stream: read as it comes, then the client vanishes", gzip_stream_read_as_it_comes),
     ("metrics: invented paths and methods", label_cardinality),
     ("X-Forwarded-For from the trusted proxy", forwarded_by_the_trusted_proxy),
+    ("X-Forwarded-Host from the trusted proxy", forwarded_host_of_the_site),
+    (
+        "X-Forwarded-Host with user information, from the trusted proxy",
+        forwarded_host_with_user_information,
+    ),
     ("yield dependency: client hangs up in the handler", cleanup_after_hang_up),
     ("yield dependency under overload (6 at once, 1 allowed)", cleanup_under_overload),
     ("background tasks: the first one raises", background_after_a_failing_task),

@@ -223,4 +223,24 @@ SURFACE_CASES: list[Case] = [
         request("/echo-header?value=a%0d%0aSet-Cookie:%20evil=1"),
     ),
     Case("response header: NUL from the client's input", request("/echo-header?value=a%00b")),
+    # The fourth pass: the URLs hasten builds from the Host header (redirects, url_for).
+    Case("www redirect: to the allowed www host", hosted("shop.example")),
+    Case("www redirect: Host with user information", hosted("shop.example:@evil.example")),
+    Case("www redirect: Host with a path", hosted("shop.example:/@evil.example")),
+    Case("www redirect: Host with a space", hosted("shop.example: x")),
+    Case("www redirect: Host with a port past 65535", hosted("shop.example:99999")),
+    Case("www redirect: Host with a port of letters", hosted("shop.example:http")),
+    Case("HTTPS redirect: Host with a default port", hosted("app.example:80", "/secure/hello")),
+    Case(
+        "HTTPS redirect: an allowed host, then user information",
+        hosted("127.0.0.1:@evil.example", "/secure/hello"),
+    ),
+    Case(
+        "trailing slash: an allowed host, then user information",
+        hosted("127.0.0.1:@evil.example", "/hello/"),
+    ),
+    Case(
+        "url_for: an allowed host, then user information",
+        hosted("127.0.0.1:@evil.example", "/link"),
+    ),
 ]

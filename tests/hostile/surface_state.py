@@ -19,7 +19,8 @@ from pathlib import Path
 SITE_ENV = "HOSTILE_SITE"
 ALLOWED_ORIGIN = "https://app.example"
 PROXY = "127.0.0.2"  # the one trusted proxy: a test connects from it
-ALLOWED_HOSTS = ["127.0.0.1", "localhost", "app.example", "*.app.example"]
+# shop.example is redirected to www.shop.example, the host allowed (TrustedHost's www_redirect).
+ALLOWED_HOSTS = ["127.0.0.1", "localhost", "app.example", "*.app.example", "www.shop.example"]
 CHUNK = b"x" * 65536
 # 64 KiB that gzip cannot shrink (its window is 32 KiB): a compressed stream of it is as big.
 NOISE = random.Random(17).randbytes(65536)

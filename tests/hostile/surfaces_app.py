@@ -39,6 +39,7 @@ from hasten import (
 from hasten.middleware import (
     CORSMiddleware,
     GZipMiddleware,
+    HTTPSRedirectMiddleware,
     ProxyHeadersMiddleware,
     TrustedHostMiddleware,
 )
@@ -77,7 +78,7 @@ app = App(
     shutdown_timeout=1.0,
 )
 app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=[PROXY])
-app.add_middleware(TrustedHostMiddleware, allowed_hosts=ALLOWED_HOSTS, www_redirect=False)
+app.add_middleware(TrustedHostMiddleware, allowed_hosts=ALLOWED_HOSTS)
 app.add_middleware(
     CORSMiddleware, allow_origins=[ALLOWED_ORIGIN], allow_credentials=True, allow_methods=["*"]
 )
@@ -298,6 +299,24 @@ async def who(request: Request) -> dict[str, object]:
         "scheme": request.scheme,
         "url": str(request.url),
     }
+
+
+@app.get("/link")
+async def link(request: Request) -> dict[str, str]:
+    return {"url": str(request.url_for("hello"))}
+
+
+# Everything under /secure is redirected to https.
+secure = App()
+secure.add_middleware(HTTPSRedirectMiddleware)
+
+
+@secure.get("/hello")
+async def secure_hello() -> dict[str, str]:
+    return {"message": "hello"}
+
+
+app.mount("/secure", secure)
 
 
 @app.get("/text")

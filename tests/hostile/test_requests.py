@@ -28,7 +28,7 @@ class Expect:
     outcome: str  # the status, or "closed", "reset", "silent"
     by: str = "server"  # who answers: "server" (before the app) or "app"
     body: bytes | None = None  # exactly this body, where it matters
-    location: str | None = None  # for a redirect
+    location: str | None = None  # for a redirect; {port} is the server's
 
 
 def everywhere(expect: Expect) -> dict[str, Expect]:
@@ -149,6 +149,17 @@ EXPECTED: dict[str, dict[str, Expect]] = {
     "redirect: non-ASCII": everywhere(
         Expect("307", "app", location="http://127.0.0.1/names/%C3%A9t%C3%A9")
     ),
+    # Before: 307 to http://127.0.0.1:@evil.example/names/a (evil.example, to a browser), and
+    # without a Host to http:///names/a (a browser reads "names" as the host).
+    "redirect: Host with user information": app_answers(
+        "400", b'{"detail":"Invalid Host header: \'@\' may not appear in a host or port"}'
+    ),
+    "redirect: Host of an IPv6 address and a port": everywhere(
+        Expect("307", "app", location="http://[::1]:8000/names/a")
+    ),
+    "redirect: HTTP/1.0 without Host": everywhere(
+        Expect("307", "app", location="http://127.0.0.1:{port}/names/a")
+    ),
     "JSON: duplicate keys": app_answers("201", b'{"id":2,"name":"x"}'),  # the last one wins
     "JSON: nested 100,000 deep": app_answers(
         "400", b'{"detail":"JSON body nested deeper than 64 levels"}'
@@ -213,7 +224,7 @@ def test_hostile_request(served: Served, case: Case) -> None:
     if expect.body is not None:
         assert outcome.body == expect.body
     if expect.location is not None:
-        assert outcome.headers["location"] == expect.location
+        assert outcome.headers["location"] == expect.location.format(port=served.port)
     if outcome.status is not None:
         # hasten answers in JSON (or redirects); a server that refuses a request before the
         # app does neither.

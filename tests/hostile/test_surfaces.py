@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+import msgspec
 import pytest
 
 from tests.hostile.cases import NORMAL
@@ -45,6 +46,10 @@ def granian_or_uvicorn(granian: Answer, uvicorn: Answer) -> dict[str, Answer]:
 
 def rsgi_or_asgi(rsgi: Answer, asgi: Answer) -> dict[str, Answer]:
     return {"granian-rsgi": rsgi, "granian-asgi": asgi, "uvicorn": asgi}
+
+
+def bad_host(why: str, header: str = "Host") -> bytes:
+    return msgspec.json.encode({"detail": f"Invalid {header} header: {why}"})
 
 
 def unreadable(header: str) -> bytes:
@@ -195,6 +200,37 @@ EXPECTED: dict[str, Answer | dict[str, Answer]] = {
     # uvicorn dropped the connection. Now the header is refused as it is set: a logged 500.
     "response header: CR LF from the client's input": (500, SERVER_ERROR),
     "response header: NUL from the client's input": (500, SERVER_ERROR),
+    # The fourth pass. Before it, each Host below was pasted into the URL: the www redirect
+    # went to http://www.shop.example:@evil.example/hello (evil.example, to a browser), and a
+    # Host that TrustedHost allowed by what came before its ":" (127.0.0.1) sent the HTTPS
+    # and trailing-slash redirects and url_for to evil.example.
+    "www redirect: to the allowed www host": (301, b""),
+    "www redirect: Host with user information": (
+        400,
+        bad_host("'@' may not appear in a host or port"),
+    ),
+    "www redirect: Host with a path": (400, bad_host("'/' may not appear in a host or port")),
+    "www redirect: Host with a space": (400, bad_host("' ' may not appear in a host or port")),
+    "www redirect: Host with a port past 65535": (400, bad_host("its port is past 65535")),
+    "www redirect: Host with a port of letters": (400, bad_host("its port is not a number")),
+    "HTTPS redirect: Host with a default port": (307, b""),
+    "HTTPS redirect: an allowed host, then user information": (
+        400,
+        bad_host("'@' may not appear in a host or port"),
+    ),
+    "trailing slash: an allowed host, then user information": (
+        400,
+        bad_host("'@' may not appear in a host or port"),
+    ),
+    "url_for: an allowed host, then user information": (
+        400,
+        bad_host("'@' may not appear in a host or port"),
+    ),
+}
+# Where a redirect sends the client.
+LOCATIONS = {
+    "www redirect: to the allowed www host": "http://www.shop.example/hello",
+    "HTTPS redirect: Host with a default port": "https://app.example/secure/hello",
 }
 
 
@@ -213,6 +249,7 @@ def test_every_surface_case_has_an_expectation() -> None:
 def test_hostile_surface_request(surfaces: Surfaces, case: Any) -> None:
     outcome = exchange(surfaces.port, case.data, half_close=case.half_close, wait=case.wait)
     assert (outcome.status, outcome.body) == expected(case.name, surfaces.kind)
+    assert outcome.headers.get("location") == LOCATIONS.get(case.name)
     surfaces.check_alive()
     assert exchange(surfaces.port, NORMAL).status == 200
 
@@ -284,6 +321,15 @@ FACTS: dict[str, dict[str, Any]] = {
     },
     "metrics: invented paths and methods": {"invented": 0},
     "X-Forwarded-For from the trusted proxy": {"client": "203.0.113.9"},
+    "X-Forwarded-Host from the trusted proxy": {
+        "status": 200,
+        "body": b'{"url":"http://app.example/hello"}',
+    },
+    # Before: 200 with http://app.example:@evil.example/hello.
+    "X-Forwarded-Host with user information, from the trusted proxy": {
+        "status": 400,
+        "body": bad_host("'@' may not appear in a host or port", "X-Forwarded-Host"),
+    },
     "yield dependency: client hangs up in the handler": {"entered": 1, "cleaned": 1},
     "yield dependency under overload (6 at once, 1 allowed)": {
         "statuses": {"200": 1, "503": 5},

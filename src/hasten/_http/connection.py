@@ -22,6 +22,7 @@ from hasten._http.background import BackgroundTasks
 from hasten._http.context import ServeContext
 from hasten._http.datastructures import URL, Address, Headers, QueryParams, State, parse_query
 from hasten._http.errors import HTTPError
+from hasten._http.hosts import origin_of
 from hasten._http.lifecycle import Cleanup
 from hasten._http.scopes import ConnectionScope
 from hasten._running.threads import sheltered
@@ -346,7 +347,8 @@ class Connection:
         return URL(f"{self._origin()}{self.root_path}{path}")
 
     def _origin(self) -> str:
-        return f"{self.scheme}://{self._header('host') or ''}"
+        host = self._header("host")
+        return origin_of(self.scheme, host, None if host else self.scope.get("server"))
 
     def call_asgi(
         self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]], outbound: Any

@@ -28,7 +28,7 @@ from contextlib import contextmanager, nullcontext
 from contextvars import Token
 from time import perf_counter, time_ns
 from typing import TYPE_CHECKING, Any, cast
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, urlencode
 
 from hasten._http.background import task_operation
 from hasten._http.connection import MOUNT_PATH, mounting
@@ -39,6 +39,7 @@ from hasten._http.errors import (
     WebSocketRequestValidationError,
     unhandled_listener,
 )
+from hasten._http.hosts import DEFAULT_PORTS, host_port
 from hasten._http.responses import Response
 from hasten._http.websockets import WebSocketDisconnect
 from hasten._ops.observe import Exchange, RouteTag
@@ -683,16 +684,15 @@ def _server_attributes(connection: Connection) -> dict[str, Any]:
     """``server.address`` and ``server.port``: the Host the client asked for (its scheme's
     port when it gives none), else the server's own address; none from a malformed Host."""
     authority = connection._header("host")
+    address: str | None
+    port: int | None
     if authority is not None:
         try:
-            url = urlsplit("//" + authority)
-            address, port = url.hostname, url.port
-        except ValueError:
+            host, given = host_port(authority)
+        except HTTPError:
             return {}
-        if url.username is not None or url.path or url.query or url.fragment:
-            return {}
-        if port is None:
-            port = {"http": 80, "https": 443, "ws": 80, "wss": 443}.get(connection.scheme)
+        address = host.strip("[]").lower()
+        port = int(given) if given else DEFAULT_PORTS.get(connection.scheme)
     else:
         server = connection.scope.get("server") or (None, None)
         address, port = server[0], server[1]

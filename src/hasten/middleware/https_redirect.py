@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from hasten._http.contracts import CallNext
+from hasten._http.hosts import host_port
 from hasten._http.requests import Request
 from hasten._http.responses import RedirectResponse, Response
 
 __all__ = ["HTTPSRedirectMiddleware"]
 
-_DEFAULT_PORTS = ("80", "443")
+_DEFAULT_PORTS = ("", "80", "443")
 
 
 class HTTPSRedirectMiddleware:
@@ -19,8 +20,7 @@ class HTTPSRedirectMiddleware:
     async def __call__(self, request: Request, call_next: CallNext) -> Response:
         if request.scheme != "http":
             return await call_next(request)
-        url = request.url
-        # Split by hand: the Host header is the client's, and may hold no valid port.
-        host, colon, port = url.netloc.rpartition(":")
-        netloc = host if colon and port in _DEFAULT_PORTS else url.netloc
+        url = request.url  # a malformed Host is a 400 here
+        host, port = host_port(url.netloc)
+        netloc = host if port in _DEFAULT_PORTS else url.netloc
         return RedirectResponse(url.replace(scheme="https", netloc=netloc), status=307)

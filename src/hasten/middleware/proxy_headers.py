@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from hasten._http.contracts import CallNext
 from hasten._http.datastructures import Address
+from hasten._http.hosts import host_port
 from hasten._http.requests import Request
 from hasten._http.responses import Response
 
@@ -73,5 +74,9 @@ class ProxyHeadersMiddleware:
                     ("wss" if secure else "ws") if websocket else ("https" if secure else "http")
                 )
         host = headers.get("x-forwarded-host")
-        request.forwarded(client, scheme, host.split(",")[0].strip() if host else None)
+        if host:
+            # The proxy's word stands for the Host header in every URL built from now on.
+            host = host.split(",")[0].strip()
+            host_port(host, "X-Forwarded-Host")
+        request.forwarded(client, scheme, host or None)
         return await call_next(request)

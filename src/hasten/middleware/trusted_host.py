@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hasten._http.contracts import CallNext
+from hasten._http.hosts import host_port
 from hasten._http.requests import Request
 from hasten._http.responses import PlainTextResponse, RedirectResponse, Response
 
@@ -30,7 +31,9 @@ class TrustedHostMiddleware:
     async def __call__(self, request: Request, call_next: CallNext) -> Response:
         if self.allow_any:
             return await call_next(request)
-        host = _hostname(request.headers.get("host", ""))
+        # A malformed Host is a 400 saying why, before any comparison: what follows an
+        # allowed host ("127.0.0.1:@evil.com") would otherwise reach the URLs built from it.
+        host = host_port(request.headers.get("host", "")).host.lower()
         www = False
         for pattern in self.allowed_hosts:
             if host == pattern or _subdomain(host, pattern):
@@ -38,19 +41,9 @@ class TrustedHostMiddleware:
             if pattern == f"www.{host}":
                 www = True
         if www and self.www_redirect:
-            query = f"?{request.query_string}" if request.query_string else ""
-            port = request.headers.get("host", "")[len(host) :]
-            location = f"{request.scheme}://www.{host}{port}{request.root_path}{request.path}"
-            return RedirectResponse(location + query, status=301)
+            url = request.url
+            return RedirectResponse(url.replace(netloc=f"www.{url.netloc}"), status=301)
         return PlainTextResponse("Invalid host header", 400)
-
-
-def _hostname(host: str) -> str:
-    """The host without its port (an IPv6 literal keeps its brackets)."""
-    host = host.lower()
-    if host.startswith("["):
-        return host.partition("]")[0] + "]"
-    return host.partition(":")[0]
 
 
 def _subdomain(host: str, pattern: str) -> bool:

@@ -1,0 +1,114 @@
+"""The Host header read as RFC 3986 writes a URL's host and port: one reading for every URL
+hasten builds from it (redirects, ``url_for``) and for ``TrustedHostMiddleware``.
+
+A Host that is not a host and a port is a 400: pasted into a URL, ``example.com:@evil.com``
+would send a browser to evil.com (what comes before the ``@`` is user information).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import string
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from hasten._http.errors import HTTPError
+
+__all__ = ["DEFAULT_PORTS", "HostPort", "host_port", "origin_of"]
+
+# RFC 3986's reg-name (an IPv4 address is one too): unreserved, sub-delims, and "%" when two
+# hex digits follow it.
+_HOST_CHARACTERS = frozenset(string.ascii_letters + string.digits + "-._~!$&'()*+,;=%")
+# What RFC 3986's IPvFuture takes after its "v<hex>.".
+_FUTURE_CHARACTERS = _HOST_CHARACTERS - {"%"} | {":"}
+_HEX = frozenset(string.hexdigits)
+_LARGEST_PORT = 65535
+DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+
+
+class HostPort(NamedTuple):
+    """A Host header's parts, as sent: the host (an IP literal in its brackets) and the port
+    ('' when there is none)."""
+
+    host: str
+    port: str
+
+
+def host_port(value: str, header: str = "Host") -> HostPort:
+    """``value``, a Host header (or ``header``, which stands for one), split into its host and
+    port; a 400 saying what is wrong when it is not one."""
+    if value.startswith("["):
+        literal, bracket, rest = value[1:].partition("]")
+        if not bracket:
+            raise _invalid(header, "'[' without its ']'")
+        if not _ip_literal(literal):
+            raise _invalid(header, "not an IPv6 address between '[' and ']'")
+        if rest and not rest.startswith(":"):
+            raise _invalid(header, "only a port may follow ']'")
+        host, port = f"[{literal}]", rest[1:]
+    else:
+        host, _, port = value.partition(":")
+        _check_host(host, header)
+    if port:
+        _check_port(port, header)
+    return HostPort(host, port)
+
+
+def origin_of(scheme: str, host: str | None, server: Sequence[Any] | None) -> str:
+    """``scheme://host[:port]`` for a URL hasten builds: from the Host header (``host``),
+    checked, or from the server's address (``server``) when the request has none, as an
+    HTTP/1.0 request may; a 400 when there is neither."""
+    if host:
+        host_port(host)
+        return f"{scheme}://{host}"
+    # A Unix socket's address is its path, with no port: no host for a URL.
+    if server is None or server[1] is None:
+        raise HTTPError(400, "The request has no Host header")
+    address, port = server
+    if ":" in address:
+        address = f"[{address}]"
+    if port == DEFAULT_PORTS.get(scheme):
+        return f"{scheme}://{address}"
+    return f"{scheme}://{address}:{port}"
+
+
+def _check_host(host: str, header: str) -> None:
+    for character in host:
+        if character not in _HOST_CHARACTERS:
+            raise _invalid(header, f"{character!r} may not appear in a host or port")
+    for after in host.split("%")[1:]:
+        if not (after[:1] in _HEX and after[1:2] in _HEX):
+            raise _invalid(header, "'%' not followed by two hex digits")
+
+
+def _check_port(port: str, header: str) -> None:
+    for character in port:
+        if character not in "0123456789":
+            if character in _HOST_CHARACTERS or character == ":":
+                raise _invalid(header, "its port is not a number")
+            raise _invalid(header, f"{character!r} may not appear in a host or port")
+    # The length first: int() refuses more than 4,300 digits.
+    if len(port) > len(str(_LARGEST_PORT)) or int(port) > _LARGEST_PORT:
+        raise _invalid(header, f"its port is past {_LARGEST_PORT}")
+
+
+def _ip_literal(literal: str) -> bool:
+    """An IPv6 address (without a zone: RFC 3986 has none), or RFC 3986's IPvFuture."""
+    if literal[:1] in ("v", "V"):
+        version, dot, rest = literal[1:].partition(".")
+        return (
+            bool(version and dot and rest)
+            and all(character in _HEX for character in version)
+            and all(character in _FUTURE_CHARACTERS for character in rest)
+        )
+    if "%" in literal:
+        return False
+    try:
+        ipaddress.IPv6Address(literal)
+    except ValueError:
+        return False
+    return True
+
+
+def _invalid(header: str, why: str) -> HTTPError:
+    return HTTPError(400, f"Invalid {header} header: {why}")
