@@ -67,6 +67,36 @@ def test_the_task_of_a_dead_worker_is_not_run_again(pool: ProcessPool) -> None:
     assert pool.submit(handlers.compute, 10).result(timeout=10)["fibo"] == 55
 
 
+def test_an_outcome_that_cannot_be_unpickled_fails_its_task_only(pool: ProcessPool) -> None:
+    before = workers(pool)
+    with pytest.raises(RuntimeError) as raised:
+        pool.submit(handlers.refuse).result(timeout=10)
+    assert str(raised.value) == (
+        "The exception a worker process sent back for this task cannot be unpickled: "
+        "TypeError(\"Refusal.__init__() missing 1 required positional argument: 'reason'\")"
+    )
+    assert isinstance(raised.value.__cause__, TypeError)
+    # Its worker was not harmed: the same two serve on.
+    assert {pool.submit(handlers.pid).result(timeout=10) for _ in range(8)} <= before
+    assert workers(pool) == before
+
+
+def test_a_reader_that_fails_has_its_worker_replaced(
+    pool: ProcessPool, caplog: pytest.LogCaptureFixture
+) -> None:
+    before = workers(pool)
+    with pytest.raises(BrokenProcessPool, match="A worker process died running this task"):
+        pool.submit(handlers.stops_the_reader).result(timeout=10)
+    (record,) = caplog.records
+    assert record.getMessage().startswith("Reading from process-pool worker ")
+    assert record.exc_info is not None
+    assert record.exc_info[0] is SystemExit
+    wait_for(lambda: len(workers(pool)) == 2 and workers(pool) != before)
+    assert len(workers(pool) & before) == 1
+    assert zombies() == []
+    assert {pool.submit(handlers.pid).result(timeout=10) for _ in range(8)} <= workers(pool)
+
+
 def test_workers_started_for_a_short_lived_thread_outlive_it() -> None:
     # The kernel's parent-death signal follows the thread that started a process: the pool's
     # keeper starts every worker, so that the thread that made the pool may end.

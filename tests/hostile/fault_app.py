@@ -1,6 +1,6 @@
 """The app the load and fault tests drive: blocking routes with a small capacity (one of
-50 ms, for ``benchmarks/overload.py``; one held until the test lets it go), and a route that
-runs in the process pool.
+50 ms, for ``benchmarks/overload.py``; one held until the test lets it go), and routes that
+run in the process pool (one of them sending back what cannot come back).
 
 ``$HOSTILE_GATE`` is a folder the test shares with the server: each ``/held`` request marks
 its arrival in ``entered/`` and blocks its thread until the file ``open`` appears there.
@@ -15,6 +15,7 @@ import uuid
 from pathlib import Path
 
 from hasten import App
+from tests import offload_handlers as handlers
 
 CAPACITY = 20  # requests in flight, and threads for the blocking routes
 SLOW_SECONDS = 0.05
@@ -56,3 +57,7 @@ def work() -> int:
 
 
 app.add_api_route("/work", work, offload="process")
+# What cannot come back from a worker process (tests/offload_handlers.py).
+app.add_api_route("/thrown-back/exception", handlers.refuse, offload="process")
+app.add_api_route("/thrown-back/result", handlers.refusal, offload="process")
+app.add_api_route("/thrown-back/lock", handlers.lock, offload="process")

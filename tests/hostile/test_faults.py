@@ -3,6 +3,8 @@ route, and a process-pool worker killed under load."""
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -11,7 +13,7 @@ import psutil
 import pytest
 
 from tests.hostile.cases import request
-from tests.hostile.conftest import hasten_run
+from tests.hostile.conftest import KINDS, hasten_run
 from tests.hostile.fault_app import CAPACITY, GATE_ENV, HELD_AT_MOST
 from tests.hostile.load import run_load
 from tests.hostile.wire import exchange
@@ -99,3 +101,49 @@ def test_a_process_pool_worker_killed_under_load(tmp_path: Path) -> None:
             time.sleep(0.05)
         assert all(worker.status() != psutil.STATUS_ZOMBIE for worker in server_worker.children())
         served.check_alive()
+
+
+# What a process-pool handler sends back that cannot come back: the cause each 500 logs.
+THROWN_BACK = {
+    "/thrown-back/exception": "The exception a worker process sent back for this task cannot be "
+    "unpickled: TypeError(\"Refusal.__init__() missing 1 required positional argument: 'reason'\")",
+    "/thrown-back/result": "The result a worker process sent back for this task cannot be "
+    "unpickled: TypeError(\"Refusal.__init__() missing 1 required positional argument: 'reason'\")",
+    "/thrown-back/lock": "The result of this task cannot be pickled: "
+    "TypeError(\"cannot pickle '_thread.lock' object\")",
+}
+STOPPED_WITHIN = 10.0  # seconds from SIGTERM, nothing in flight
+# Who logs a 500's exception: hasten, and an ASGI server too (hasten raises it to the server
+# after the response, as Starlette's ServerErrorMiddleware does).
+LOGGED_BY = {"granian-rsgi": 1, "granian-asgi": 2, "uvicorn": 2}
+
+
+def worker_pids(port: int) -> set[int]:
+    """The pool workers that serve four /work requests sent at once (each takes 0.1 s)."""
+    with ThreadPoolExecutor(4) as clients:
+        answers = list(clients.map(lambda _: exchange(port, request("/work")), range(4)))
+    assert [answer.status for answer in answers] == [200] * 4
+    return {int(answer.body) for answer in answers}
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_a_process_handler_sends_back_what_cannot_come_back(kind: str, tmp_path: Path) -> None:
+    """Before: the first such exception or result killed the worker's reader thread, and every
+    request sent to that worker afterwards waited for good; under uvicorn SIGTERM no longer
+    stopped the server. Now each is a 500 with its cause logged, the pool serves on, and the
+    server stops at once."""
+    log = tmp_path / "server.log"
+    with hasten_run(kind, log, target=FAULT_APP) as served:
+        workers = worker_pids(served.port)
+        assert len(workers) == 2
+        # Each route three times: more than the pool's two workers.
+        for path in [*THROWN_BACK] * 3:
+            outcome = exchange(served.port, request(path), wait=5.0)
+            assert (outcome.status, outcome.body) == (500, b"Internal Server Error"), path
+        assert worker_pids(served.port) == workers  # both serve on: nothing broke in them
+        time.sleep(0.2)  # the log is written after the answer
+        logged = log.read_text(errors="replace")
+        for cause in THROWN_BACK.values():
+            assert logged.count(cause) == 3 * LOGGED_BY[kind], cause
+        os.killpg(served.process.pid, signal.SIGTERM)
+        served.process.wait(STOPPED_WITHIN)

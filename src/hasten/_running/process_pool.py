@@ -22,25 +22,34 @@ knows whether the request is safe to send again.
 from __future__ import annotations
 
 import itertools
+import logging
 import multiprocessing
 import os
+import pickle
 import queue
 import signal
+import struct
 import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import Connection
+from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 from hasten._running.lifeline import die_with_parent
 
 __all__ = ["ProcessPool"]
 
+logger = logging.getLogger("hasten.error")
 STOP_TIMEOUT = 10.0
 WORKER_NAME = "hasten-process"
 _Task = tuple[int, Callable[..., Any], tuple[Any, ...], dict[str, Any]]
+# What a worker sends back for a task: its id and whether it returned (else it raised), then
+# the pickled result or exception.
+_HEADER = struct.Struct("<Q?")
+_WHAT = {True: "result", False: "exception"}
 # In a worker process: whether it runs tasks yet. Before, it is still importing the script that
 # started the server (multiprocessing's spawn does, as __mp_main__).
 _running = False
@@ -56,14 +65,16 @@ def _worker_main(connection: Connection, threads: int, parent_pid: int) -> None:
 
     def run(task_id: int, func: Callable[..., Any], args: tuple[Any, ...], kwargs: Any) -> None:
         try:
-            outcome: tuple[int, bool, Any] = (task_id, True, func(*args, **kwargs))
+            ok, outcome = True, func(*args, **kwargs)
         except BaseException as exc:
-            outcome = (task_id, False, exc)
+            ok, outcome = False, exc
+        try:
+            payload = ForkingPickler.dumps(outcome)
+        except Exception as exc:  # the result or exception does not pickle
+            error = RuntimeError(f"The {_WHAT[ok]} of this task cannot be pickled: {exc!r}")
+            ok, payload = False, ForkingPickler.dumps(error)
         with sending:
-            try:
-                connection.send(outcome)
-            except Exception as exc:  # the result or exception does not pickle
-                connection.send((task_id, False, RuntimeError(f"cannot send the result: {exc}")))
+            connection.send_bytes(_HEADER.pack(task_id, ok) + payload)
 
     with ThreadPoolExecutor(threads, thread_name_prefix="hasten-process-thread") as pool:
         while True:
@@ -160,19 +171,43 @@ class ProcessPool(Executor):
             return sum(max(0, len(worker.in_flight) - self.threads) for worker in self._workers)
 
     def read_results(self, worker: _Worker) -> None:
-        """The reader thread of one worker: resolve its futures; if it dies, tell the keeper."""
+        """The reader thread of one worker: resolve its futures until its pipe closes, then
+        tell the keeper, which replaces it. Should reading itself fail, the worker is killed
+        (what it sends could no longer be told apart) and replaced all the same: a reader
+        that died quietly left its worker's tasks waiting for ever."""
+        try:
+            self._read(worker)
+        except BaseException:
+            logger.exception("Reading from process-pool worker %s failed", worker.process.pid)
+            worker.process.kill()
+        finally:
+            self._dead.put(worker)
+
+    def _read(self, worker: _Worker) -> None:
         while True:
             try:
-                task_id, ok, payload = worker.connection.recv()
+                message = worker.connection.recv_bytes()
             except (EOFError, OSError):
-                break
+                return
+            task_id, ok = _HEADER.unpack_from(message)
+            # Unpickled apart from its header, so that a result or exception that cannot be
+            # unpickled here (an exception whose __init__ takes other arguments than its
+            # args) fails its own task only; the worker, whose message was read whole, goes on.
+            try:
+                payload = pickle.loads(memoryview(message)[_HEADER.size :])
+            except Exception as exc:
+                payload = RuntimeError(
+                    f"The {_WHAT[ok]} a worker process sent back for this task cannot be "
+                    f"unpickled: {exc!r}"
+                )
+                payload.__cause__ = exc
+                ok = False
             with self._lock:
                 future = worker.in_flight.pop(task_id)
             if ok:
                 future.set_result(payload)
             else:
                 future.set_exception(payload)
-        self._dead.put(worker)
 
     def _keep(self, started: Future[None]) -> None:
         """The keeper thread: start the workers, then reap and replace each one that dies."""
