@@ -1,5 +1,6 @@
-"""The executors an app owns: a bounded thread pool for ``def`` handlers, and a process pool
-(see process_pool.py) for ``offload="process"`` handlers. Both start and stop with the app.
+"""The executors an app owns: a bounded thread pool for ``def`` handlers (thread_pool.py), and
+a process pool (process_pool.py) for ``offload="process"`` handlers. Both start and stop with
+the app.
 
 Under an event loop other than asyncio's (trio, through AnyIO) the threads are AnyIO's worker
 threads, as many at once as the pool would have (``PortableThreads``), and there is no process
@@ -11,52 +12,22 @@ import asyncio
 import copy
 import functools
 from collections.abc import Awaitable, Callable, Generator
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future
 from typing import Any
 
 import anyio
-import anyio.lowlevel
 import anyio.to_thread
 
 from hasten._running.process_pool import ProcessPool
+from hasten._running.thread_pool import ThreadPool
 
-__all__ = ["Pools", "PortableThreads", "ThreadCall", "ThreadPool", "call_in_child", "waited"]
-
-
-class ThreadPool(ThreadPoolExecutor):
-    """At most ``size`` threads, started on demand, named after hasten for stack dumps.
-
-    Made on a running event loop, its threads are AnyIO worker threads of that loop, as
-    Starlette's threads are: code on them may call back into the loop with
-    ``anyio.from_thread.run(...)`` and ``run_sync(...)``.
-    """
-
-    def __init__(self, size: int) -> None:
-        super().__init__(
-            max_workers=size, thread_name_prefix="hasten-thread", initializer=_loop_worker()
-        )
-
-    @property
-    def queued(self) -> int:
-        """Calls waiting for a free thread."""
-        return self._work_queue.qsize()
-
-
-def _loop_worker() -> Callable[[], None] | None:
-    """What makes a new thread an AnyIO worker thread of the running loop (None off a loop).
-
-    AnyIO finds its loop from such a thread in a thread-local, which only its own worker
-    threads set: set here the same way (``anyio._core``; tests/test_pools.py holds it)."""
-    try:
-        token = anyio.lowlevel.current_token()
-    except RuntimeError:  # made off a running loop (NoEventLoopError): none to call back into
-        return None
-    from anyio._core._eventloop import threadlocals
-
-    def claim() -> None:
-        threadlocals.current_token = token
-
-    return claim
+__all__ = [
+    "Pools",
+    "PortableThreads",
+    "ThreadCall",
+    "call_in_child",
+    "waited",
+]
 
 
 class ThreadCall(Future[Any]):
