@@ -19,6 +19,8 @@ from types import SimpleNamespace
 from typing import Annotated, Any
 
 import anyio
+import anyio.from_thread
+import anyio.to_thread
 import httpx
 import msgspec
 import pytest
@@ -931,6 +933,31 @@ def test_max_concurrency_limits_one_declaration_across_routes(
         release.set()
         assert [future.result().json() for future in sent] == [["ok"]] * 5
     assert (counts["calls"], counts["peak"], counts["active"]) == (5, 2, 0)
+
+
+@pytest.mark.parametrize("kind", ["sync", "sync_yield"])
+def test_a_sync_dependency_under_a_limit_runs_on_anyios_worker_threads(
+    serve: ClientFactory, kind: str
+) -> None:
+    """As FastAPI runs it: its slot taken first, then one of AnyIO's worker threads (a
+    token of AnyIO's default limiter), which a cancelled request waits for while the call
+    runs. Before, it ran on the app's threads, which AnyIO's limiter does not count."""
+
+    def where() -> list[object]:
+        limiter = anyio.from_thread.run_sync(anyio.to_thread.current_default_thread_limiter)
+        return [threading.current_thread().name, limiter.borrowed_tokens]
+
+    def generated() -> Iterator[list[object]]:
+        yield where()
+
+    app = App()
+    declaration = Depends(where if kind == "sync" else generated, max_concurrency=1)
+
+    @app.get("/")
+    async def endpoint(value: Annotated[list[object], declaration]) -> list[object]:
+        return value
+
+    assert serve(app).get("/").json() == ["AnyIO worker thread", 1]
 
 
 def test_max_concurrency_is_a_positive_integer_of_its_declaration() -> None:

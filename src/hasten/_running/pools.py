@@ -25,23 +25,28 @@ __all__ = [
     "Pools",
     "PortableThreads",
     "ThreadCall",
+    "WorkerThreads",
     "call_in_child",
     "waited",
 ]
 
 
 class ThreadCall(Future[Any]):
-    """A call that runs on one of AnyIO's worker threads when awaited, under ``limiter``: what
-    ``PortableThreads.submit`` hands back. ``asyncio.wrap_future`` returns it as it is (it is
-    future-like, see ``asyncio.isfuture``), so that ``lifecycle.submit`` awaits it with no
-    step of its own: asyncio's path is left as it is."""
+    """A call that runs on one of AnyIO's worker threads when awaited, under ``limiter``
+    (None: AnyIO's default one): what ``WorkerThreads.submit`` hands back.
+    ``asyncio.wrap_future`` returns it as it is (it is future-like, see ``asyncio.isfuture``),
+    so that ``lifecycle.submit`` awaits it with no step of its own: asyncio's path is left
+    as it is."""
 
     _asyncio_future_blocking = False
 
-    def __init__(self, limiter: anyio.CapacityLimiter, call: Callable[[], Any]) -> None:
+    def __init__(
+        self, limiter: anyio.CapacityLimiter | None, call: Callable[[], Any], abandon: bool
+    ) -> None:
         super().__init__()
         self._limiter = limiter
         self._call = call
+        self._abandon = abandon
 
     def __await__(self) -> Generator[Any, None, Any]:
         return self._run().__await__()
@@ -50,10 +55,8 @@ class ThreadCall(Future[Any]):
         if not self.set_running_or_notify_cancel():
             raise RuntimeError("A thread call is awaited once")
         try:
-            # Cancelled, the await ends and the thread runs on to its end, as asyncio's
-            # awaits of the pool's futures do.
             result = await anyio.to_thread.run_sync(
-                self._call, abandon_on_cancel=True, limiter=self._limiter
+                self._call, abandon_on_cancel=self._abandon, limiter=self._limiter
             )
         except BaseException as exc:
             self.set_exception(exc)
@@ -62,21 +65,36 @@ class ThreadCall(Future[Any]):
         return result
 
 
-class PortableThreads(Executor):
-    """The app's thread pool under an event loop other than asyncio's (trio): AnyIO's worker
-    threads, at most ``size`` at once. What ``submit`` returns runs when awaited, on the loop
-    that awaits it (AnyIO's threads belong to a loop); code on them may call back into the
-    loop with ``anyio.from_thread``."""
+class WorkerThreads(Executor):
+    """AnyIO's worker threads, at most as many at once as ``limiter`` lets (None: AnyIO's
+    default limiter). What ``submit`` returns runs when awaited, on the loop that awaits it
+    (AnyIO's threads belong to a loop); code on them may call back into the loop with
+    ``anyio.from_thread``. Cancelled, the await ends at once and the thread runs on to its
+    end (``abandon_on_cancel``, as asyncio's awaits of a pool's futures do), or the await
+    waits for the thread's call to end."""
 
-    def __init__(self, size: int) -> None:
-        self.limiter = anyio.CapacityLimiter(size)
+    def __init__(
+        self, limiter: anyio.CapacityLimiter | None = None, *, abandon_on_cancel: bool = True
+    ) -> None:
+        self.limiter = limiter
+        self.abandon_on_cancel = abandon_on_cancel
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
-        return ThreadCall(self.limiter, functools.partial(fn, *args, **kwargs))
+        call = functools.partial(fn, *args, **kwargs)
+        return ThreadCall(self.limiter, call, self.abandon_on_cancel)
+
+
+class PortableThreads(WorkerThreads):
+    """The app's thread pool under an event loop other than asyncio's (trio): AnyIO's worker
+    threads, at most ``size`` at once."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(anyio.CapacityLimiter(size))
 
     @property
     def queued(self) -> int:
         """Calls waiting for a free thread."""
+        assert self.limiter is not None
         return self.limiter.statistics().tasks_waiting
 
 

@@ -5,8 +5,9 @@ Each dependency is described once (``params.describe``, cached), like a handler.
 dependency's code after ``yield`` runs after the response is sent (background tasks first),
 in reverse order; when the handler (or a later dependency) raises, the exception is thrown
 into each generator first, as FastAPI does, and the error response comes after. A sync
-dependency runs on the app's thread pool, and a sync generator's setup and teardown are two
-separate thread tasks: no thread is held across the handler (FastAPI #3205).
+dependency runs on the app's thread pool (one under a limit on AnyIO's worker threads, as
+FastAPI runs it: see ``limited``), and a sync generator's setup and teardown are two separate
+thread tasks: no thread is held across the handler (FastAPI #3205).
 
 ``scope="app"`` dependencies are created once when the app starts and closed when it stops.
 """
@@ -26,11 +27,13 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
-from concurrent.futures import Executor
 from typing import Any, TypeVar
+
+import anyio
 
 from hasten._http.errors import DependencyScopeError
 from hasten._running.concurrency import DependencyConcurrency
+from hasten._running.pools import WorkerThreads
 from hasten._running.threads import Exit, advance, resume, submit
 from hasten._values.params import REQUEST_SOURCES, Dependency, Parameter, describe, describe_handler
 
@@ -151,11 +154,17 @@ def _kind_candidates(func: Callable[..., Any]) -> list[Any]:
     return candidates
 
 
-def limited(
-    func: Callable[..., Any],
-    concurrency: DependencyConcurrency,
-    threads: Executor | None,
-) -> Callable[..., Any]:
+# Where a sync dependency under a limit runs, as FastAPI runs it: on AnyIO's worker threads,
+# taking one of AnyIO's default limiter's tokens (the app's own threads would hand back a
+# cancelled request's slot while its call still ran there). Its slot is taken before it
+# waits for a thread; a request cancelled while it waits gives the slot back, the dependency
+# never entered; one cancelled while it runs keeps the slot until its call ends (AnyIO's
+# cancellation: asyncio's own task.cancel(), which a route's timeout uses, is not held off,
+# in FastAPI neither).
+_WORKER_THREADS = WorkerThreads(abandon_on_cancel=False)
+
+
+def limited(func: Callable[..., Any], concurrency: DependencyConcurrency) -> Callable[..., Any]:
     """``func`` called under its declaration's limit (``Depends(max_concurrency=n)``): the
     call waits for the semaphore on the event loop (a sync one only then takes a thread),
     and a generator holds it until its code after ``yield`` is done. An ``async def``, or an
@@ -174,13 +183,13 @@ def limited(
 
         async def call_limited_in_thread(**kwargs: Any) -> Any:
             async with concurrency.get_semaphore():
-                return await submit(threads, func, **kwargs)
+                return await submit(_WORKER_THREADS, func, **kwargs)
 
         return call_limited_in_thread
     entered = (
         contextlib.asynccontextmanager(func)
         if kind == ASYNC_GEN
-        else lambda **kwargs: _in_threads(func(**kwargs), threads, name)
+        else lambda **kwargs: _on_worker_threads(func(**kwargs), name)
     )
 
     async def generate_limited(**kwargs: Any) -> AsyncIterator[Any]:
@@ -191,26 +200,30 @@ def limited(
 
 
 @contextlib.asynccontextmanager
-async def _in_threads(
-    generator: Iterator[Any], threads: Executor | None, name: str
-) -> AsyncIterator[Any]:
-    """A sync generator dependency as an async context manager, each of its steps on
-    ``threads``: what it yields is the value, an exception is thrown into it, as a ``yield``
-    dependency gets it unlimited (see lifecycle.advance)."""
+async def _on_worker_threads(generator: Iterator[Any], name: str) -> AsyncIterator[Any]:
+    """A sync generator dependency under a limit as an async context manager: its code before
+    ``yield`` on AnyIO's worker threads (``_WORKER_THREADS``), its code after on a thread that
+    waits for no free one (a generator holding a pool of its own could otherwise wait for
+    ever, as FastAPI says) and that no cancellation cuts short; what it yields is the value,
+    an exception is thrown into it, as a ``yield`` dependency gets it unlimited (see
+    lifecycle.advance)."""
     try:
-        value = await resume(threads, generator)
+        value = await resume(_WORKER_THREADS, generator)
     except StopAsyncIteration:
         raise RuntimeError(f"Dependency {name} did not yield a value") from None
+    ending = WorkerThreads(anyio.CapacityLimiter(1), abandon_on_cancel=False)
     try:
         yield value
     except BaseException as exc:
         try:
-            await resume(threads, generator, exc)
+            with anyio.CancelScope(shield=True):
+                await resume(ending, generator, exc)
         except StopAsyncIteration:
             return  # it swallowed the exception
         raise RuntimeError(f"Dependency {name} yielded again after an exception") from exc
     try:
-        await resume(threads, generator)
+        with anyio.CancelScope(shield=True):
+            await resume(ending, generator)
     except StopAsyncIteration:
         return
     raise RuntimeError(f"Dependency {name} yielded more than once")

@@ -163,7 +163,7 @@ class _Builder:
             scope = dependency.scope or ("request" if generator else "")
             node.cache_key = (func, security, scope)
         if dependency._concurrency is not None:  # Depends(max_concurrency=n)
-            node.func = limited(func, dependency._concurrency, self.threads)
+            node.func = limited(func, dependency._concurrency)
             node.kind = call_kind(node.func)
         elif (read := read_now(func)) is not None:  # perf: a security scheme, read in place
             node.func, node.kind = read, ON_LOOP
