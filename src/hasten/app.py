@@ -254,9 +254,10 @@ class Starlette(Router):
     @property
     def dependency_overrides(self) -> dict[Any, Callable[..., Any]]:
         """``app.dependency_overrides[dependency] = fake``: the app calls ``fake`` wherever
-        ``dependency`` is asked for, from the next request on. The overrides are compiled
-        into each route's plan: a change while the app runs compiles every route again
-        (once per change; no cost per request)."""
+        ``dependency`` is asked for, at once (a request in its dependencies goes on with it
+        from its next one, as in FastAPI). The overrides are compiled into each route's plan:
+        a change while the app runs compiles every route again (once per change; no cost
+        per request)."""
         return self._dependency_overrides
 
     @dependency_overrides.setter

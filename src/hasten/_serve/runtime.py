@@ -192,11 +192,12 @@ class Runtime:
             self._use(self._matcher(compiled))
 
     def use_overrides(self, overrides: Mapping[Any, Any]) -> None:
-        """Apply ``overrides`` (``app.dependency_overrides`` changed while the app runs) from
-        the next request on: every route is compiled again with them, since the plans hold
-        the dependencies they resolved."""
+        """Apply ``overrides`` (``app.dependency_overrides`` changed while the app runs): every
+        route is compiled again with them, since the plans hold the dependencies they
+        resolved; a request in the dependencies of one goes on with them from its next one
+        (``AppDependencies.use``)."""
         with self._rebuilding:
-            self.dependencies.overrides = dict(overrides)
+            self.dependencies.use(overrides)
             compiled = [self._compile(route) for route in self.routes]
             self._check_app_values("An override changed while the app runs")
             self._compiled = compiled

@@ -27,7 +27,7 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import anyio
 
@@ -297,6 +297,12 @@ def _key(parameter: Parameter) -> tuple[Any, ...]:
     return (parameter.source, parameter.alias, parameter.annotation)
 
 
+class Retirable(Protocol):
+    """A plan's solver, as the app retires it (hasten._values.solver.Solver)."""
+
+    def retire(self) -> None: ...
+
+
 class AppDependencies:
     """What the dependencies of one started app share: the overrides in force, and the
     values of its ``scope="app"`` dependencies, created at startup and closed at shutdown."""
@@ -307,10 +313,25 @@ class AppDependencies:
         self._order: list[tuple[Callable[..., Any], tuple[tuple[str, Any], ...]]] = []
         self._registered: set[Any] = set()
         self._exits: list[Exit] = []
+        # The solvers made with these overrides (see ``use``).
+        self._solvers: list[Retirable] = []
 
     def resolve(self, func: Callable[..., Any]) -> Callable[..., Any]:
         found: Callable[..., Any] = self.overrides.get(func, func)
         return found
+
+    def solving(self, solver: Retirable) -> None:
+        """Note a solver made with the overrides in force, to retire it when they change."""
+        self._solvers.append(solver)
+
+    def use(self, overrides: Mapping[Any, Callable[..., Any]]) -> None:
+        """Put ``overrides`` in force. A request already in the dependencies of a route goes
+        on with them from its next dependency, as in FastAPI, which looks each override up
+        as it reaches it: the solvers made before are retired (hasten._values.solver)."""
+        self.overrides = dict(overrides)
+        retired, self._solvers = self._solvers, []
+        for solver in retired:
+            solver.retire()
 
     def register(self, func: Callable[..., Any], chain: tuple[Any, ...] = ()) -> None:
         """Create ``func`` at startup (after the app dependencies it takes)."""

@@ -20,7 +20,7 @@ straight into its type). tests/test_perf_copies.py holds each fast form equal to
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
@@ -54,7 +54,14 @@ from hasten._values.extractors import (
     reader_for,
 )
 from hasten._values.params import Dependency, Parameter, describe_handler
-from hasten._values.solver import Quick, quick_of, the_connection, written_solver, written_values
+from hasten._values.solver import (
+    Quick,
+    Solver,
+    quick_of,
+    the_connection,
+    written_solver,
+    written_values,
+)
 
 if TYPE_CHECKING:
     from hasten._http.connection import Connection
@@ -81,6 +88,7 @@ class Node:
         "body_parameters",
         "cache_key",
         "children",
+        "declared",
         "func",
         "kind",
         "name",
@@ -90,7 +98,8 @@ class Node:
     )
 
     def __init__(self, func: Callable[..., Any] | None, name: str) -> None:
-        self.func = func
+        self.func = func  # what is called: the dependency (its override), or a wrapper of it
+        self.declared = func  # the dependency the handler or a dependency asks for
         self.name = name
         self.kind = ASYNC if func is None else call_kind(func)
         self.children: list[tuple[str | None, Node]] = []  # (argument, dependency)
@@ -143,6 +152,7 @@ class _Builder:
         if func in chain:
             raise TypeError(f"Dependency cycle through {describe_handler(func)}")
         node = Node(func, describe_handler(func))
+        node.declared = dependency.dependency
         node.scope = dependency.scope or "request"
         scopes = with_scopes(scopes, dependency.scopes)
         if dependency.scope == "app":
@@ -268,10 +278,16 @@ class Plan:
     handler returned."""
 
     __slots__ = (
+        "_app",
         "_body",
+        "_dependencies",
+        "_guard",
         "_label",
+        "_parameters",
+        "_path_types",
         "_root",
         "_run",
+        "_solver",
         "_threads",
         "call",
         "guarded",
@@ -290,12 +306,18 @@ class Plan:
         run: Run,
         label: str = "",
         guard: bool = True,
+        resuming: bool = False,
     ) -> None:
+        # What it is made of, for the plan a request goes on with if an override changes
+        # while the request is in its dependencies (``_replan``).
+        self._parameters, self._dependencies = parameters, tuple(dependencies)
+        self._path_types, self._app, self._guard = path_types, app, guard
         self._threads = threads
         self._run = run
         self._label = label
+        self._solver: Solver | None = None
         builder = _Builder(path_types, app, label, threads)
-        self._root = builder.root(parameters, dependencies)
+        self._root = builder.root(parameters, self._dependencies)
         # The request's guard, where a dependency needs it and the route allows it (see
         # hasten._values.cleanup_guard; ``guard`` False: the plan runs where the scope could not
         # enclose the dependencies' exits, in a task or scope of a route timeout's own, or
@@ -313,14 +335,52 @@ class Plan:
         self.call: Callable[[], Awaitable[Any]] | None = None
         # The solver's source, where the plan has no fast form (see hasten._values.solver).
         self.source: str | None = None
-        self.invoke: Invoke = self._fast_form(builder) or self._solver()
+        if resuming:
+            self.invoke = self._solved(resuming=True)
+        else:
+            self.invoke = self._fast_form(builder) or self._solved(resuming=False)
 
-    def _solver(self) -> Invoke:
-        """The general form: the tree written out as one coroutine (hasten._values.solver)."""
-        invoke, self.source = written_solver(
-            self._root, self._body, self._threads, self._run, self._label, guarded=self.guarded
+    def _solved(self, *, resuming: bool) -> Invoke:
+        """The general form: the tree written out as one coroutine (hasten._values.solver),
+        retired by the app if an override changes (``AppDependencies.use``)."""
+        solver = self._solver = written_solver(
+            self._root,
+            self._body,
+            self._threads,
+            self._run,
+            self._label,
+            replan=self._replan,
+            guarded=self.guarded,
+            resuming=resuming,
         )
-        return invoke
+        self._app.solving(solver)
+        self.source = solver.source
+        return solver.invoke
+
+    async def _replan(self, request: Connection, state: Mapping[str, Any]) -> Any:
+        """Go on with a request whose dependencies this plan's solver was in when it was
+        retired (an earlier dependency changed an override, as FastAPI lets it): on a plan
+        made now with the overrides in force, which calls only what was not called yet,
+        given the request's ``state`` (the retired solver's locals) as FastAPI would see it."""
+        assert self._solver is not None
+        successor = Plan(
+            self._parameters,
+            self._dependencies,
+            path_types=self._path_types,
+            app=self._app,
+            threads=self._threads,
+            run=self._run,
+            label=self._label,
+            guard=self._guard,
+            resuming=True,
+        )
+        assert successor._solver is not None
+        return await successor._solver.invoke(
+            request,
+            self._solver.done(state),
+            state.get("cache", {}),
+            state.get("function_exits", []),
+        )
 
     def _fast_form(self, builder: _Builder) -> Invoke | None:
         """The plan without dependencies, for the shapes most handlers have: the same

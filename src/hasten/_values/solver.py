@@ -11,6 +11,11 @@ tracebacks, as Falcon shows its compiled router. A handler without dependencies 
 path, query, header and cookie values read by a function written the same way
 (``written_values``), each value one lookup and at most one conversion.
 
+Should an override change while a request is in its dependencies (an earlier dependency may
+set one, as FastAPI lets it), the solver is retired: its next call raises ``Replanned``, and
+the request goes on with a solver written with the overrides in force, which takes over what
+this one had called (``resume_and_call``: ``Solver``, ``Plan._replan``).
+
 For a handler taking ``user: str = Depends(get_user)``, where ``get_user`` takes
 ``token: str = Depends(get_token)`` and ``get_token`` reads a header (tests/test_solver.py
 holds this example to what is written; the header is looked up in place, and its reader
@@ -32,6 +37,8 @@ called only when it is missing, for FastAPI's error)::
             if errors:
                 raise RequestValidationError(errors, body=None)
             result = await run(user=v1)
+        except Replanned:
+            return await replan(request, locals())
         except BaseException as exc:
             final = await unwound(request, exc)
             if final is exc:
@@ -45,7 +52,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import linecache
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
@@ -77,7 +84,15 @@ if TYPE_CHECKING:
     from hasten._values.plan import Node
     from hasten._values.validation import Errors
 
-__all__ = ["Quick", "quick_of", "the_connection", "written_solver", "written_values"]
+__all__ = [
+    "Quick",
+    "Replanned",
+    "Solver",
+    "quick_of",
+    "the_connection",
+    "written_solver",
+    "written_values",
+]
 
 
 def the_connection(connection: Connection) -> Connection:
@@ -85,10 +100,46 @@ def the_connection(connection: Connection) -> Connection:
     return connection
 
 
+class Replanned(Exception):
+    """Raised in place of a dependency's call by a solver retired while a request was in it
+    (``Solver.retire``): the request goes on with a plan made with the overrides now in
+    force, from the dependency it was about to call."""
+
+
+class Solver:
+    """A plan's tree written out (see the module's docstring), as ``invoke`` runs it, or, made
+    ``resuming``, as ``invoke(request, done, cache, function_exits)`` takes a request over
+    from a retired solver: what that one had called (``done``, by ``taken_over``'s keys) is
+    not called again."""
+
+    def __init__(self, writer: _Writer, invoke: Callable[..., Awaitable[Any]], source: str):
+        self.invoke = invoke
+        self.source = source
+        # Each called dependency's value, by its name in the source: its place in the tree
+        # and the function called there, for a solver that takes a request over.
+        self.taken_over = writer.values
+        self._calls = writer.calls
+
+    def retire(self) -> None:
+        """From now on, a request this solver has not yet called a dependency for goes on
+        elsewhere at its next one (an override changed): each call raises ``Replanned``."""
+        namespace = self.invoke.__globals__
+        for name in self._calls:
+            namespace[name] = _replanned
+
+    def done(self, state: Mapping[str, Any]) -> dict[Any, Any]:
+        """What a request had called, from the solver's locals where it stopped."""
+        return {key: state[name] for name, key in self.taken_over.items() if name in state}
+
+
+def _replanned(*args: Any, **kwargs: Any) -> Any:
+    raise Replanned
+
+
 class _Writer:
     """Writes one tree's solver: its lines, and the objects its names stand for."""
 
-    def __init__(self, root: Node) -> None:
+    def __init__(self, root: Node, resuming: bool) -> None:
         self.lines: list[str] = []
         self.names: dict[str, Any] = {}
         self._slots = itertools.count()
@@ -96,8 +147,12 @@ class _Writer:
         self.again = _asked_again(root)
         self.function_scoped = _any_node(root, lambda node: node.scope == "function")
         self.handler_arguments = ""
+        # Taking a request over, from values a retired solver had called (``done``).
+        self.resuming = resuming
         # Whether no value read so far may have failed: ``errors`` is still empty.
         self.clean = True
+        self.values: dict[str, tuple[tuple[int, ...], Any]] = {}
+        self.calls: list[str] = []  # the names the dependencies are called by
 
     def emit(self, depth: int, line: str) -> None:
         self.lines.append("    " * depth + line)
@@ -116,10 +171,21 @@ class _Writer:
             name = f"{base}_{next(number)}"
         return name
 
-    def dependant(self, node: Node, depth: int, solved: set[Any]) -> tuple[str, bool]:
+    def dependant(
+        self, node: Node, depth: int, solved: set[Any], place: tuple[int, ...] = ()
+    ) -> tuple[str, bool]:
         """Write ``node``'s turn (its dependencies' first) at ``depth``: the name its value
-        has where it was called, and whether a value under it may fail."""
+        has where it was called, and whether a value under it may fail. ``place``: where it
+        is in the tree, each dependant's index among its parent's."""
         slot = next(self._slots)
+        if node.func is not None:
+            taken = self.values[f"v{slot}"] = (place, node.declared)
+            if self.resuming:  # called before the request was taken over: its value
+                done = self.name("done", slot, taken)
+                self.emit(depth, f"if {done} in done:")
+                self.emit(depth + 1, f"v{slot} = done[{done}]")
+                self.emit(depth, "else:")
+                depth += 1
         key = node.cache_key
         if key is not None and key in solved:  # asked for again: its cached value, if any
             cached = self.name("key", slot, key)
@@ -127,19 +193,21 @@ class _Writer:
             self.emit(depth, f"if {cached} in cache:")
             self.emit(depth + 1, f"{value} = cache[{cached}]")
             self.emit(depth, "else:")  # a dependency always writes its call under it
-            _, may_fail = self._solved(node, slot, depth + 1, solved)
+            _, may_fail = self._solved(node, slot, depth + 1, solved, place)
             return value, may_fail
-        return self._solved(node, slot, depth, solved)
+        return self._solved(node, slot, depth, solved, place)
 
-    def _solved(self, node: Node, slot: int, depth: int, solved: set[Any]) -> tuple[str, bool]:
+    def _solved(
+        self, node: Node, slot: int, depth: int, solved: set[Any], place: tuple[int, ...]
+    ) -> tuple[str, bool]:
         may_fail = bool(node.readers or node.bodies)
         clean = self.clean  # nothing can have failed before this dependant's turn
         count = f"n{slot}"
         start = len(self.lines)
         # Keyword arguments by the parameters' names: identifiers, as inspect.Parameter holds.
         arguments: list[str] = []
-        for argument, child in node.children:
-            value, child_fails = self.dependant(child, depth, solved)
+        for index, (argument, child) in enumerate(node.children):
+            value, child_fails = self.dependant(child, depth, solved, (*place, index))
             may_fail = may_fail or child_fails
             if argument is not None:
                 arguments.append(f"{argument}={value}")
@@ -199,6 +267,7 @@ class _Writer:
             self.emit(depth, f"{value} = {self.name('app_value', slot, node.app_value)}()")
             return
         func = self.name("call", slot, node.func)
+        self.calls.append(func)
         if node.kind == ASYNC:
             self.emit(depth, f"{value} = await {func}({arguments})")
         elif node.kind == ON_LOOP:
@@ -230,24 +299,34 @@ def written_solver(
     run: Callable[..., Awaitable[Any]],
     label: str,
     *,
+    replan: Callable[[Any, Mapping[str, Any]], Awaitable[Any]],
     guarded: bool = False,
-) -> tuple[Callable[[Any], Awaitable[Any]], str]:
-    """The solver of ``root``'s tree, and its source; ``guarded``: the request's guard is
-    entered before its dependencies (see hasten._values.cleanup_guard)."""
-    writer = _Writer(root)
+    resuming: bool = False,
+) -> Solver:
+    """The solver of ``root``'s tree; ``guarded``: the request's guard is entered before its
+    dependencies (see hasten._values.cleanup_guard); ``replan``: where a request goes on,
+    with the solver's locals, once the solver is retired; ``resuming``: a solver that takes
+    a request over from a retired one (see ``Solver``)."""
+    writer = _Writer(root, resuming)
     _, may_fail = writer.dependant(root, 2, set())
-    head = ["async def solve_and_call(request):"]
+    # A request taken over brings its cached values and its function-scoped exits; the
+    # values that failed are read again (what failed fails again: one error each).
+    function_scoped = writer.function_scoped or resuming
+    if resuming:
+        head = ["async def resume_and_call(request, done, cache, function_exits):"]
+    else:
+        head = ["async def solve_and_call(request):"]
+        if writer.again:
+            head.append("    cache = {}")
+        if function_scoped:
+            head.append("    function_exits = []")
     if may_fail:
-        head.append("    errors = []")
+        head.insert(1, "    errors = []")
     if body is not None:
         head.append("    body = await decode_body(request)")
-    if writer.again:
-        head.append("    cache = {}")
-    if writer.function_scoped:
-        head.append("    function_exits = []")
     if guarded:
         head.append("    guard = guard_of(request)")
-    elif writer.function_scoped:
+    elif function_scoped:
         head.append("    guard = None")
     head.append("    try:")
     tail = []
@@ -256,8 +335,9 @@ def written_solver(
         tail.append("        if errors:")
         tail.append(f"            raise RequestValidationError(errors, body={failed_body})")
     tail.append(f"        result = await run({writer.handler_arguments})")
-    closed, failed = _function_scoped_ends(guarded) if writer.function_scoped else ([], [])
-    tail += [*closed, "    except BaseException as exc:", *failed]
+    closed, failed = _function_scoped_ends(guarded) if function_scoped else ([], [])
+    tail += [*closed, "    except Replanned:", "        return await replan(request, locals())"]
+    tail += ["    except BaseException as exc:", *failed]
     tail += [
         f"        final = await unwound(request, {'left' if failed else 'exc'})",
         "        if final is exc:",
@@ -270,6 +350,8 @@ def written_solver(
         **writer.names,
         "RequestValidationError": RequestValidationError,
         "UNDEFINED": UNDEFINED,
+        "Replanned": Replanned,
+        "replan": replan,
         "resume": resume,
         "cleanup_of": cleanup_of,
         "submit": submit,
@@ -283,7 +365,9 @@ def written_solver(
         "threads": threads,
         "run": run,
     }
-    return _compiled(source_lines, namespace, "solve_and_call", f"solver of {label}")
+    name = "resume_and_call" if resuming else "solve_and_call"
+    invoke, source = _compiled(source_lines, namespace, name, f"solver of {label}")
+    return Solver(writer, invoke, source)
 
 
 def _function_scoped_ends(guarded: bool) -> tuple[list[str], list[str]]:
