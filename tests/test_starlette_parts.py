@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from hasten import App, Request
+from hasten import App, Request, StaticFiles
 from hasten.app import Starlette
+from hasten.datastructures import URL
 from hasten.errors import HTTPException
 from hasten.middleware.exceptions import ExceptionMiddleware, ServerErrorMiddleware
 from hasten.responses import PlainTextResponse, Response
@@ -104,3 +105,41 @@ def test_an_apps_add_route_takes_starlettes_keyword(serve: ClientFactory) -> Non
     app = App()
     app.add_route("/", route=text("home"), name="home")
     assert serve(app).get("/").content == b"home "
+
+
+def test_static_files_from_packages_then_a_directory(
+    serve: ClientFactory, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "shop"
+    (package / "statics").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "statics" / "site.css").write_text("body {}")
+    (tmp_path / "own").mkdir()
+    (tmp_path / "own" / "app.js").write_text("go()")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    app = App()
+    app.mount("/static", StaticFiles(directory=tmp_path / "own", packages=["shop"]))
+    client = serve(app)
+    answers = [client.get("/static/site.css"), client.get("/static/app.js")]
+    assert [(r.status_code, r.content) for r in answers] == [(200, b"body {}"), (200, b"go()")]
+    with pytest.raises(RuntimeError, match=r"^Directory 'assets' in package 'shop' could not"):
+        StaticFiles(packages=[("shop", "assets")])
+
+
+def test_urls_change_their_query_as_starlettes() -> None:
+    url = URL("http://a/b?x=1&y=2")
+    assert url.include_query_params(x=3, z=4) == "http://a/b?y=2&x=3&z=4"
+    assert url.remove_query_params("y") == "http://a/b?x=1"
+    assert url.replace_query_params(q=1) == "http://a/b?q=1"
+    assert (url.is_secure, URL("wss://a/").is_secure) == (False, True)
+
+
+def test_an_apps_redirect_slashes_is_its_setting(serve: ClientFactory) -> None:
+    app = App()
+    app.redirect_slashes = False
+
+    @app.get("/items")
+    async def items() -> list[int]:
+        return []
+
+    assert serve(app).get("/items/").status_code == 404

@@ -43,6 +43,7 @@ ALIASES = {
     "fastapi.security.open_id_connect_url": "hasten.security.open_id_connect_url",
     "fastapi.security.utils": "hasten.security.utils",
     "fastapi.staticfiles": "hasten.staticfiles",
+    "fastapi.status": "hasten.status",
     "fastapi.telemetry": "hasten.telemetry",
     "fastapi.templating": "hasten.templating",
     "fastapi.testclient": "hasten.testing",

@@ -291,6 +291,17 @@ class Starlette(Router):
                 "handlers are compiled. Add them before the app starts."
             )
 
+    @property
+    def redirect_slashes(self) -> bool:
+        """Whether a path that differs by a trailing slash is redirected (Starlette's router
+        attribute; the ``redirect_slashes`` setting)."""
+        return self.settings.redirect_slashes
+
+    @redirect_slashes.setter
+    def redirect_slashes(self, value: bool) -> None:
+        self._check_open("change redirect_slashes")
+        self.settings = dataclasses.replace(self.settings, redirect_slashes=value)
+
     def add_route(  # Starlette's app names the endpoint `route`, its router `endpoint`
         self,
         path: str,

@@ -5,7 +5,7 @@ data structures Starlette's and FastAPI's modules of that name hold (``UploadFil
 from __future__ import annotations
 
 import typing
-from collections.abc import Iterable, Iterator, Mapping, MutableMapping
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from typing import Any, NamedTuple, Self, TypeVar, overload
 from urllib.parse import SplitResult, unquote_plus, urlencode, urlsplit, urlunsplit
 
@@ -494,6 +494,27 @@ class URL(str):
         """This URL with some of its parts (``scheme``, ``netloc``, ``path``, ``query``,
         ``fragment``) replaced: ``request.url.replace(path="/login")``, as Starlette's."""
         return URL(urlunsplit(self._parts()._replace(**parts)))
+
+    @property
+    def is_secure(self) -> bool:
+        return self.scheme in ("https", "wss")
+
+    def include_query_params(self, **params: Any) -> URL:
+        """This URL with ``params`` set in its query, each in place of the values it had."""
+        query: MultiDict[str] = MultiDict(parse_query(self.query))
+        query.update({str(name): str(value) for name, value in params.items()})
+        return self.replace(query=urlencode(query.multi_items()))
+
+    def replace_query_params(self, **params: Any) -> URL:
+        """This URL with ``params`` as its whole query."""
+        return self.replace(query=urlencode([(str(k), str(v)) for k, v in params.items()]))
+
+    def remove_query_params(self, keys: str | Sequence[str]) -> URL:
+        """This URL without ``keys`` in its query."""
+        query: MultiDict[str] = MultiDict(parse_query(self.query))
+        for key in [keys] if isinstance(keys, str) else keys:
+            query.pop(key, None)
+        return self.replace(query=urlencode(query.multi_items()))
 
 
 class State:

@@ -8,9 +8,10 @@ a NUL, or a symlink leading out of the directory (unless ``follow_symlinks``) fi
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from hasten._http.files import FileResponse
 from hasten._http.paths import encode_path
@@ -36,18 +37,27 @@ class StaticFiles:
 
     def __init__(
         self,
-        directory: str | os.PathLike[str],
+        directory: str | os.PathLike[str] | None = None,
         *,
+        packages: Sequence[str | tuple[str, str]] | None = None,
         html: bool = False,
         follow_symlinks: bool = False,
         check_dir: bool = True,
         headers: Mapping[str, str] | None = None,
+        follow_symlink: bool = False,  # Starlette's name
     ) -> None:
-        self.directory = os.path.realpath(directory)
+        # The folders looked in, in order: ``directory``, then each package's ``statics``
+        # folder (or the folder a (package, folder) pair names), as Starlette's.
+        folders = [] if directory is None else [os.fspath(directory)]
+        folders += [_package_folder(package) for package in packages or ()]
+        if not folders:
+            raise ValueError("StaticFiles needs a directory or packages")
+        self.directories = [os.path.realpath(folder) for folder in folders]
+        self.directory = self.directories[0]
         self.html = html
-        self.follow_symlinks = follow_symlinks
+        self.follow_symlinks = follow_symlinks or follow_symlink
         self.headers = dict(headers or {})
-        if check_dir and not os.path.isdir(self.directory):
+        if check_dir and directory is not None and not os.path.isdir(self.directory):
             raise RuntimeError(f"StaticFiles directory {os.fspath(directory)!r} does not exist")
 
     def __repr__(self) -> str:
@@ -90,14 +100,21 @@ class StaticFiles:
         return FileResponse(path, status, self.headers or None, stat_result=info)
 
     def _find(self, path: str) -> tuple[str, os.stat_result] | None:
-        """The file or directory at ``path`` under the directory, and its (followed) stat;
-        None when there is none, or when the path tries to leave the directory."""
+        """The file or directory at ``path`` under the first directory that has it, and its
+        (followed) stat; None when there is none, or when the path tries to leave them."""
         if "\\" in path or "\0" in path:
             return None
         parts = [part for part in path.split("/") if part]
         if any(part in ("..", ".") for part in parts):
             return None
-        current = self.directory
+        for directory in self.directories:
+            found = self._find_in(directory, parts)
+            if found is not None:
+                return found
+        return None
+
+    def _find_in(self, directory: str, parts: list[str]) -> tuple[str, os.stat_result] | None:
+        current = directory
         if not parts:
             info = self._stat(current)
             return (current, info) if info is not None else None
@@ -111,7 +128,9 @@ class StaticFiles:
             except (OSError, ValueError):
                 return None
             if stat.S_ISLNK(info.st_mode):
-                if not self.follow_symlinks and not self._inside(os.path.realpath(current)):
+                real = os.path.realpath(current)
+                inside = real == directory or real.startswith(directory + os.sep)
+                if not self.follow_symlinks and not inside:
                     return None  # a symlink leading out of the directory
                 followed = self._stat(current)
                 if followed is None:
@@ -119,9 +138,6 @@ class StaticFiles:
                 info = followed
         assert info is not None  # there was a part
         return current, info
-
-    def _inside(self, real: str) -> bool:
-        return real == self.directory or real.startswith(self.directory + os.sep)
 
     @staticmethod
     def _stat(path: str) -> os.stat_result | None:
@@ -140,3 +156,15 @@ class StaticFiles:
         if page is not None:
             return self.file(*page, status=404)
         return Response(_NOT_FOUND_BODY, 404, media_type="application/json")
+
+
+def _package_folder(package: str | tuple[str, str]) -> str:
+    """The folder of static files a package holds: ``statics``, or the one named."""
+    name, folder = (package, "statics") if isinstance(package, str) else package
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin is None:
+        raise RuntimeError(f"Package {name!r} could not be found.")
+    found = os.path.join(os.path.dirname(spec.origin), folder)
+    if not os.path.isdir(found):
+        raise RuntimeError(f"Directory {folder!r} in package {name!r} could not be found.")
+    return found

@@ -23,6 +23,7 @@ from hasten import (
     WebSocketDisconnect,
     WebSocketException,
 )
+from hasten import status as status
 
 # As FastAPI's package, which imports them: its modules are its attributes too.
 from hasten._served_as.fastapi import applications as applications
