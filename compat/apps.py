@@ -37,7 +37,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(HERE))
 
-from run import Outcome, parse_report  # noqa: E402
+from harness import Outcome, ask, parse_report  # noqa: E402
 
 from hasten._cli.port import port_source  # noqa: E402
 
@@ -218,12 +218,7 @@ def port_dependencies(python: Path, spec: AppSpec) -> list[str]:
     """On hasten's side, the app's own dependencies that integrate with FastAPI (an OAuth client's
     FastAPI helpers, say) ported by the same rule, as `hasten port` would port them if they were
     the app's code; hasten's own files are left as they are."""
-    site = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
+    site = ask(python, "import sysconfig; print(sysconfig.get_path('purelib'))")
     ported = []
     for requirement in spec.requirements:
         package = re.split(r"[\[<>=~! ]", requirement, maxsplit=1)[0].replace("-", "_").lower()

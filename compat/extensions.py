@@ -48,10 +48,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from run import (  # noqa: E402
-    BLOCKER,
+from harness import (  # noqa: E402
     CACHE,
-    FASTAPI_VERSION,
     FLOOR,
     RESULTS,
     Outcome,
@@ -60,6 +58,7 @@ from run import (  # noqa: E402
     log,
     parse_report,
 )
+from run import BLOCKER, FASTAPI_VERSION  # noqa: E402
 
 from apps import by_function  # noqa: E402
 
