@@ -5,11 +5,13 @@ The public names; the code is in ``hasten._http.websockets``."""
 from hasten._http.websockets import (
     WebSocket,
     WebSocketDisconnect,
+    WebSocketDisconnected,
     WebSocketState,
 )
 
 __all__ = [
     "WebSocket",
     "WebSocketDisconnect",
+    "WebSocketDisconnected",
     "WebSocketState",
 ]

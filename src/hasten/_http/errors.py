@@ -20,6 +20,7 @@ __all__ = [
     "PydanticV1NotSupportedError",
     "RequestValidationError",
     "ResponseValidationError",
+    "StarletteDeprecationWarning",
     "ValidationException",
     "WebSocketException",
     "WebSocketRequestValidationError",
@@ -146,6 +147,11 @@ SWALLOWED = (
 
 class FastAPIDeprecationWarning(UserWarning):
     """A FastAPI keyword hasten takes but that FastAPI deprecated (``regex=``, ...)."""
+
+
+class StarletteDeprecationWarning(UserWarning):
+    """Starlette's warning for what it deprecated (served as
+    ``starlette.exceptions.StarletteDeprecationWarning``)."""
 
 
 class EndpointContext(TypedDict, total=False):

@@ -20,7 +20,7 @@ from hasten._http.connection import Connection
 if TYPE_CHECKING:
     from hasten._http.responses import Response
 
-__all__ = ["WebSocket", "WebSocketDisconnect", "WebSocketState"]
+__all__ = ["WebSocket", "WebSocketDisconnect", "WebSocketDisconnected", "WebSocketState"]
 
 WebSocketState = Literal["connecting", "connected", "closed"]
 Message = str | bytes
@@ -38,6 +38,11 @@ INTERNAL_ERROR = 1011
 
 _json_decode = msgspec.json.decode
 _json_encode = msgspec.json.encode
+
+
+class WebSocketDisconnected(RuntimeError):
+    """Sending or receiving on a WebSocket that is not connected (Starlette's name): not
+    accepted yet, or closed already."""
 
 
 class WebSocketDisconnect(Exception):
@@ -129,7 +134,7 @@ class WebSocket(Connection):
     async def receive(self) -> Message:
         """The next message, text (str) or binary (bytes)."""
         if self.connection_state != "connected":
-            raise RuntimeError(
+            raise WebSocketDisconnected(
                 f"Cannot receive on a WebSocket that is {self.connection_state}: accept it"
             )
         try:
@@ -223,7 +228,7 @@ class WebSocket(Connection):
         return self.send_text(encoded.decode()) if mode == "text" else self.send_bytes(encoded)
 
     def _not_connected(self) -> NoReturn:
-        raise RuntimeError(f"Cannot send on a WebSocket that is {self.connection_state}")
+        raise WebSocketDisconnected(f"Cannot send on a WebSocket that is {self.connection_state}")
 
     async def close(self, code: int = NORMAL, reason: str = "") -> None:
         """Close the connection (before ``accept()``: refuse the handshake with 403)."""

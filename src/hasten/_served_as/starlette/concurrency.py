@@ -3,5 +3,6 @@
 from __future__ import annotations
 
 from hasten.concurrency import iterate_in_threadpool, run_in_threadpool
+from hasten.errors import StarletteDeprecationWarning
 
-__all__ = ["iterate_in_threadpool", "run_in_threadpool"]
+__all__ = ["StarletteDeprecationWarning", "iterate_in_threadpool", "run_in_threadpool"]

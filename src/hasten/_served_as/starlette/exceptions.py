@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from hasten.errors import HTTPException, WebSocketException
+from hasten.errors import HTTPException, StarletteDeprecationWarning, WebSocketException
 
-__all__ = ["HTTPException", "WebSocketException"]
+__all__ = ["HTTPException", "StarletteDeprecationWarning", "WebSocketException"]

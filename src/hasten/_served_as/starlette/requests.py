@@ -5,11 +5,13 @@ from __future__ import annotations
 from hasten import FormData
 from hasten.datastructures import URL, Address, Headers, QueryParams, State
 from hasten.errors import HTTPException
+from hasten.requests import ClientDisconnected as ClientDisconnect
 from hasten.requests import HTTPConnection, Request
 
 __all__ = [
     "URL",
     "Address",
+    "ClientDisconnect",
     "FormData",
     "HTTPConnection",
     "HTTPException",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hasten.background import BackgroundTask
 from hasten.concurrency import iterate_in_threadpool
 from hasten.datastructures import URL, Headers, MutableHeaders
+from hasten.requests import ClientDisconnected as ClientDisconnect
 from hasten.responses import (
     FileResponse,
     HTMLResponse,
@@ -18,6 +19,7 @@ from hasten.responses import (
 __all__ = [
     "URL",
     "BackgroundTask",
+    "ClientDisconnect",
     "FileResponse",
     "HTMLResponse",
     "Headers",

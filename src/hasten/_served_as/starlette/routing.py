@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hasten.concurrency import run_in_threadpool
 from hasten.datastructures import URL, Headers
-from hasten.errors import HTTPException
+from hasten.errors import HTTPException, StarletteDeprecationWarning
 from hasten.middleware import Middleware
 from hasten.requests import Request
 from hasten.responses import PlainTextResponse, RedirectResponse, Response
@@ -40,6 +40,7 @@ __all__ = [
     "Response",
     "Route",
     "Router",
+    "StarletteDeprecationWarning",
     "WebSocket",
     "WebSocketRoute",
     "request_response",

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from hasten.errors import StarletteDeprecationWarning
 from hasten.testing import TestClient, WebSocketDenialResponse, WebSocketTestSession
 from hasten.websockets import WebSocketDisconnect
 
-__all__ = ["TestClient", "WebSocketDenialResponse", "WebSocketDisconnect", "WebSocketTestSession"]
+__all__ = [
+    "StarletteDeprecationWarning",
+    "TestClient",
+    "WebSocketDenialResponse",
+    "WebSocketDisconnect",
+    "WebSocketTestSession",
+]

@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from hasten.requests import HTTPConnection
 from hasten.responses import Response
-from hasten.websockets import WebSocket, WebSocketDisconnect, WebSocketState
+from hasten.websockets import WebSocket, WebSocketDisconnect, WebSocketDisconnected, WebSocketState
 
-__all__ = ["HTTPConnection", "Response", "WebSocket", "WebSocketDisconnect", "WebSocketState"]
+__all__ = [
+    "HTTPConnection",
+    "Response",
+    "WebSocket",
+    "WebSocketDisconnect",
+    "WebSocketDisconnected",
+    "WebSocketState",
+]

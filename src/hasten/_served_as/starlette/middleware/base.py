@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hasten.middleware.base import BaseHTTPMiddleware, DispatchFunction, RequestResponseEndpoint
+from hasten.requests import ClientDisconnected as ClientDisconnect
 from hasten.requests import Request
 from hasten.responses import Response
 from hasten.types import ASGIApp, Message, Receive, Scope, Send
@@ -10,6 +11,7 @@ from hasten.types import ASGIApp, Message, Receive, Scope, Send
 __all__ = [
     "ASGIApp",
     "BaseHTTPMiddleware",
+    "ClientDisconnect",
     "DispatchFunction",
     "Message",
     "Receive",
