@@ -183,7 +183,11 @@ class Settings:
     )
     shutdown_timeout: float = field(
         default=DEFAULT_SHUTDOWN_TIMEOUT,
-        metadata={"help": "Seconds shutdown waits for requests in flight before its hooks run."},
+        metadata={
+            "help": "Seconds a stop (from SIGTERM, else from the server's shutdown) waits for "
+            "requests and WebSockets in flight; then what is left is cut, logged by route, and "
+            "the shutdown hooks run."
+        },
     )
     block_threshold: float | None = field(
         default=DEFAULT_BLOCK_THRESHOLD,

@@ -30,6 +30,7 @@ from hasten._running import concurrency
 from hasten._running.event_loop import clock, on_asyncio
 from hasten._running.monitor import BlockStats
 from hasten._running.threads import submit
+from hasten._serve import stopping
 from hasten._serve.mounts import MountEndpoint
 from hasten._serve.protocols import asgi, rsgi
 from hasten._serve.routes import BaseRoute, Lifespan, Mount, check_keywords
@@ -434,23 +435,18 @@ class Starlette(Router):
         return list({id(app): app for app in mounted if isinstance(app, Starlette)}.values())
 
     async def shutdown(self) -> None:
-        """Let requests in flight finish (up to ``shutdown_timeout``), run shutdown hooks and
-        the lifespan's exit, then stop the pools."""
+        """Let requests and WebSockets in flight finish, up to ``shutdown_timeout`` (from the
+        SIGTERM that began the stop, if one did), cut those left, run shutdown hooks and the
+        lifespan's exit, then stop the pools."""
         async with self._lock():
             runtime = self.runtime
             if runtime is None:
                 return
-            runtime.in_flight.close()
-            timeout = self.settings.shutdown_timeout
-            deadline = clock() + timeout
-            if not await runtime.in_flight.drained(timeout):
-                logger.warning(
-                    "Shutting down with %d requests still in flight after %s s",
-                    runtime.in_flight.count,
-                    timeout,
-                )
-            if runtime.sockets:
-                await runtime.close_websockets(deadline - clock())
+            gate = runtime.in_flight
+            gate.close()
+            # The stop ends by the deadline SIGTERM set, where one began it.
+            deadline = gate.deadline or clock() + self.settings.shutdown_timeout
+            await stopping.end_by(runtime, deadline)
             self._stopping = True
             self.runtime = None
             try:

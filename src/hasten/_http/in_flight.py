@@ -27,7 +27,7 @@ class InFlight:
     until none is left. The serve step counts itself in and out (``count``); a request
     waiting for its body counts as ``waiting`` instead (see body_wait.py)."""
 
-    __slots__ = ("closed", "count", "limit", "refused", "waiting")
+    __slots__ = ("closed", "count", "cut", "deadline", "limit", "refused", "waiting")
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
@@ -35,6 +35,11 @@ class InFlight:
         self.waiting = 0
         self.refused = 0
         self.closed = False
+        # When the stop under way must be over (the loop's clock): set by SIGTERM, which
+        # begins it before the server asks the app to shut down; and whether what was in
+        # flight then has been cut (see hasten._serve.stopping).
+        self.deadline: float | None = None
+        self.cut = False
 
     def close(self) -> None:
         """Refuse every new request from now on (shutdown has begun)."""

@@ -101,6 +101,11 @@ class Request(Connection):
         (on asyncio's loop: see ``watch_disconnect`` for any)."""
         return asyncio.ensure_future(self._channel.client_disconnect())
 
+    def _cut_short(self) -> None:
+        """A stop's cut ends this request (hasten._serve.stopping): a stream it began is
+        left unended where the protocol lets the server drop the connection (ASGI), so that
+        the client sees the body cut short. (Granian's RSGI ends it as if it were whole.)"""
+
     def _paced(self, writer: StreamWriter) -> StreamWriter:
         """``writer``, held back while its client lags: an adapter whose server does not
         push back (Granian's RSGI) wraps it; ASGI servers' ``send`` waits by itself."""

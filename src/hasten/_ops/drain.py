@@ -1,10 +1,20 @@
-"""Draining on SIGTERM, for apps with a readiness endpoint: readiness turns 503 at once.
+"""SIGTERM, taken ahead of the server: a stop with an end, and a drain for apps with a
+readiness endpoint.
 
-A server stops listening as soon as it gets SIGTERM, and stops the app only once its requests
-in flight are done: a load balancer polling readiness would never see a 503, only refused
-connections. So an app with ``ready_url`` takes SIGTERM first: it closes its gate (every new
-request, readiness included, gets 503 + Retry-After), waits for the requests in flight (up to
-``shutdown_timeout``), then hands the signal to the server, which stops as it always does.
+A server stops listening as soon as it gets SIGTERM, then waits for its connections to end
+before it stops the app: an endless stream kept it waiting for ever, past any grace period,
+and its shutdown hooks never ran. So every app takes SIGTERM first:
+
+- ``shutdown_timeout`` after it, what is still in flight is cut (logged by route, its
+  connections closed): the server's wait ends, and the app's shutdown, which ends by the same
+  deadline, runs its hooks;
+- its WebSockets are closed with 1001 (going away) before the server hears of the signal,
+  which would drop them without a close frame (Granian's ASGI) or with its own code (uvicorn's
+  1012);
+- an app with ``ready_url`` first closes its gate (every new request, readiness included,
+  gets 503 + Retry-After) and waits for its requests in flight, so that a load balancer
+  polling readiness sees a 503 rather than refused connections.
+
 A second SIGTERM goes to the server at once.
 
 The server's handler is found where the server put it: a ``signal.signal`` handler (uvicorn),
@@ -20,12 +30,13 @@ import logging
 import signal
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from hasten._http.in_flight import InFlight
 
-__all__ = ["drain_on_sigterm", "remember_signal_handlers"]
+__all__ = ["Stopping", "remember_signal_handlers", "stop_on_sigterm"]
 
 logger = logging.getLogger("hasten.error")
 
@@ -54,18 +65,31 @@ def remember_signal_handlers(loop: asyncio.AbstractEventLoop) -> None:
     loop.add_signal_handler = noting  # type: ignore[method-assign,assignment]
 
 
-def drain_on_sigterm(gate: InFlight, timeout: float) -> None:
-    """Put the drain in front of the server's SIGTERM handler, on the running loop; nothing
-    when there is none to put it in front of (no server, or not its main thread), and a
-    warning when the server's handler is out of reach."""
+@dataclass(frozen=True, slots=True)
+class Stopping:
+    """How an app stops on SIGTERM: ``close`` what the server must not drop (its WebSockets)
+    before the server hears of it, and ``cut`` what is still in flight ``timeout`` seconds
+    after it; with ``drains``, close ``gate`` at once and wait for it to drain first."""
+
+    gate: InFlight
+    timeout: float
+    drains: bool
+    close: Callable[[], Awaitable[None]]
+    cut: Callable[[], Awaitable[None]]
+
+
+def stop_on_sigterm(stopping: Stopping) -> None:
+    """Stand in front of the server's SIGTERM handler, on the running loop; nothing when
+    there is none to stand in front of (no server, or not its main thread), and a warning
+    when the server's handler is out of reach."""
     if threading.current_thread() is not threading.main_thread():
         return  # signals reach the main thread only (the TestClient runs elsewhere)
     loop = asyncio.get_running_loop()
     server_handler = _remembered.get(loop, {}).get(signal.SIGTERM) or _loop_handler(loop)
     if server_handler is not None:
         callback, args = server_handler
-        drain = _Drain(gate, timeout, lambda: callback(*args))
-        loop.add_signal_handler(signal.SIGTERM, drain.signalled)
+        stop = _Stop(stopping, lambda: callback(*args))
+        loop.add_signal_handler(signal.SIGTERM, stop.signalled)
         return
     previous = signal.getsignal(signal.SIGTERM)
     if not callable(previous):
@@ -74,15 +98,18 @@ def drain_on_sigterm(gate: InFlight, timeout: float) -> None:
         # The server's handler sits in an event loop that keeps it out of reach (uvloop's is
         # a C attribute): calling ``previous`` would not stop the server.
         logger.warning(
-            "ready_url: SIGTERM cannot be taken ahead of the server on %s, which keeps its "
-            "signal handlers out of reach: readiness will not turn 503 before the server "
-            "stops listening (serve with hasten run, or on asyncio's loop, for the drain)",
+            "SIGTERM cannot be taken ahead of the server on %s, which keeps its signal "
+            "handlers out of reach: shutdown_timeout will not bound the stop%s (serve with "
+            "hasten run, or on asyncio's loop)",
             type(loop).__module__,
+            ", nor will readiness turn 503 before the server stops listening"
+            if stopping.drains
+            else "",
         )
         return
     # uvicorn (and servers like it) use signal.signal: its handler is called with a frame.
-    drain = _Drain(gate, timeout, lambda: previous(signal.SIGTERM, None))
-    signal.signal(signal.SIGTERM, lambda *_: loop.call_soon_threadsafe(drain.signalled))
+    stop = _Stop(stopping, lambda: previous(signal.SIGTERM, None))
+    signal.signal(signal.SIGTERM, lambda *_: loop.call_soon_threadsafe(stop.signalled))
 
 
 def _loop_handler(loop: asyncio.AbstractEventLoop) -> Handler | None:
@@ -104,10 +131,9 @@ def _registered_through(loop: asyncio.AbstractEventLoop, handler: Callable[..., 
     return stand_in_module.startswith("asyncio.") or getattr(handler, "__self__", None) is loop
 
 
-class _Drain:
-    def __init__(self, gate: InFlight, timeout: float, forward: Callable[[], None]) -> None:
-        self.gate = gate
-        self.timeout = timeout
+class _Stop:
+    def __init__(self, stopping: Stopping, forward: Callable[[], None]) -> None:
+        self.stopping = stopping
         self.forward = forward
         self.task: asyncio.Task[None] | None = None
 
@@ -116,10 +142,17 @@ class _Drain:
             self.task.cancel()
             self.forward()
             return
-        self.gate.close()
-        self.task = asyncio.ensure_future(self._drain())
+        gate = self.stopping.gate
+        gate.deadline = asyncio.get_running_loop().time() + self.stopping.timeout
+        if self.stopping.drains:
+            gate.close()
+        self.task = asyncio.ensure_future(self._stop(gate.deadline))
 
-    async def _drain(self) -> None:
-        if not await self.gate.drained(self.timeout):
-            logger.warning("SIGTERM: %d requests still in flight, stopping", self.gate.count)
+    async def _stop(self, deadline: float) -> None:
+        stopping = self.stopping
+        if stopping.drains:
+            await stopping.gate.drained(stopping.timeout)
+        await stopping.close()
         self.forward()
+        await asyncio.sleep(deadline - asyncio.get_running_loop().time())
+        await stopping.cut()

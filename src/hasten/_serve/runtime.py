@@ -20,6 +20,7 @@ import logging
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from time import perf_counter
 from types import CodeType
 from typing import TYPE_CHECKING, Any, cast
@@ -45,18 +46,19 @@ from hasten._http.requests import Request
 from hasten._http.responses import SEND_WHOLE, Response
 from hasten._http.transport import Outbound
 from hasten._http.websockets import (
-    GOING_AWAY,
     INTERNAL_ERROR,
     POLICY_VIOLATION,
     WebSocket,
     WebSocketDisconnect,
 )
+from hasten._ops.drain import Stopping, stop_on_sigterm
 from hasten._ops.observe import WHERE, Exchange, Observer, QueueTimer, RouteTag, Sink, Tracer
 from hasten._ops.tallies import Tallies
-from hasten._running.event_loop import clock, on_asyncio, report_off
+from hasten._running.event_loop import on_asyncio, report_off
 from hasten._running.monitor import BlockStats, LoopMonitor
 from hasten._running.pools import Pools
 from hasten._running.threads import being_cancelled, shielded
+from hasten._serve import stopping
 from hasten._serve.chain import (
     NO_HEADER_STEPS,
     build_chain,
@@ -143,7 +145,7 @@ class Runtime:
         except BaseException:
             self.pools.shutdown()
             raise
-        # Open WebSockets and the tasks serving them: shutdown closes those left with 1001.
+        # Open WebSockets and the tasks serving them: a stop closes them with 1001 (stopping.py).
         self.sockets: dict[WebSocket, asyncio.Task[Any] | anyio.CancelScope | None] = {}
         self.middlewares = tuple(middlewares)
         # Header middlewares alone (CORS) are run by the serve step's own path, as their two
@@ -249,10 +251,15 @@ class Runtime:
             self.metrics.start()
         if self.route_counts is not None:
             self.route_counts.start()
-        if self.settings.ready_url is not None:
-            from hasten._ops.drain import drain_on_sigterm
-
-            drain_on_sigterm(self.in_flight, self.settings.shutdown_timeout)
+        stop_on_sigterm(
+            Stopping(
+                self.in_flight,
+                self.settings.shutdown_timeout,
+                drains=self.settings.ready_url is not None,
+                close=partial(stopping.going_away, self),
+                cut=partial(stopping.cut, self),
+            )
+        )
 
     def _off_asyncio(self) -> list[str]:
         """What this app turns on that needs asyncio's loop (off on another)."""
@@ -424,6 +431,10 @@ class Runtime:
                             unhandled(request, failed)
                 finally:
                     gate.count -= 1
+        except asyncio.CancelledError as exc:
+            if not stopping.was_cut(exc):
+                raise
+            await stopping.answer_cut(request, outbound)
         finally:
             if observer is not None:
                 observer.end(request, started, status, exchange)
@@ -499,15 +510,8 @@ class Runtime:
                 telemetry.end_websocket(observed, target.tag)
 
     async def _run_websocket(self, websocket: WebSocket, target: Target) -> None:
-        # What shutdown cancels: the task, or off asyncio (trio) a cancel scope around it.
-        scope = None if self.on_asyncio else anyio.CancelScope()
-        self.sockets[websocket] = asyncio.current_task() if scope is None else scope
         try:
-            if scope is None:
-                await target.invoke(websocket)
-            else:
-                with scope:
-                    await target.invoke(websocket)
+            await self._invoke_websocket(websocket, target)
         except WebSocketDisconnect as exc:
             report_unhandled(exc)  # a TestClient raises it in the test, as Starlette's does
         except WebSocketException as exc:  # before accept(), a refused handshake (403)
@@ -519,14 +523,30 @@ class Runtime:
                 await self._end_websocket(websocket, exc.status, POLICY_VIOLATION)
         except Exception as exc:
             await self._websocket_error(websocket, exc)
-        finally:
-            del self.sockets[websocket]
         if websocket.connection_state != "closed":
             await self._end_websocket(websocket, 403, 1000)
         if websocket._cleanup is not None:  # yield dependencies' exits, background tasks
             cleanup, websocket._cleanup = websocket._cleanup, None
             done = cleanup.after_response()
             await (shielded(done) if being_cancelled() else done)
+
+    async def _invoke_websocket(self, websocket: WebSocket, target: Target) -> None:
+        """Run the handler, listed in ``sockets`` for the stop to close and cancel; the stop's
+        cut ends it quietly (see stopping.py)."""
+        # What the stop cancels: the task, or off asyncio (trio) a cancel scope around it.
+        scope = None if self.on_asyncio else anyio.CancelScope()
+        self.sockets[websocket] = asyncio.current_task() if scope is None else scope
+        try:
+            if scope is None:
+                await target.invoke(websocket)
+            else:
+                with scope:
+                    await target.invoke(websocket)
+        except asyncio.CancelledError as exc:
+            if not stopping.was_cut(exc):
+                raise
+        finally:
+            del self.sockets[websocket]
 
     async def _deny_websocket(self, websocket: WebSocket, exc: HTTPError) -> None:
         """An HTTPError before ``accept()``: the handshake is refused with the response its
@@ -565,18 +585,6 @@ class Runtime:
                 await websocket.refuse(status)
             else:
                 await websocket.close(code, reason)
-
-    async def close_websockets(self, timeout: float) -> None:
-        """Shutdown: wait up to ``timeout`` seconds for WebSockets to end, then close those
-        left with 1001 (going away) and stop their handlers."""
-        deadline = clock() + timeout
-        while self.sockets and clock() < deadline:
-            await anyio.sleep(0.01)
-        for websocket, task in list(self.sockets.items()):
-            with contextlib.suppress(Exception):
-                await websocket.close(GOING_AWAY, "server shutting down")
-            if task is not None:
-                task.cancel()
 
     async def error_response(self, request: Request, exc: Exception) -> Response:
         """The response for an exception: its exception handler's (the app's, else the

@@ -91,6 +91,9 @@ class ASGIRequest(Request):
         scope: Scope = self._scope
         return scope
 
+    def _cut_short(self) -> None:
+        self._channel._stream = None  # not ended: the server drops the connection
+
     @property
     def root_path(self) -> str:
         return str(self._scope.get("root_path", ""))
