@@ -85,6 +85,32 @@ def _die_gently_once_started(loop: asyncio.AbstractEventLoop, parent_pid: int) -
     loop.run_until_complete = run_until_complete  # type: ignore[method-assign]
 
 
+def _holding_its_socket(granian: type[Any]) -> type[Any]:
+    """Granian's server, its listening socket bound once by this process and handed to each
+    worker, as uvicorn's reloader holds its own.
+
+    On Linux Granian has each worker bind the address itself (SO_REUSEPORT): while a reload
+    replaced the worker (4 to 5 s, the new one importing the app), nothing listened, and every
+    connection was refused. Bound here, the socket outlives the workers: a connection made
+    during a reload waits in its backlog, and the new worker serves it. Granian's own path for
+    the platforms without SO_REUSEPORT, taken on Linux too: its server class hands a socket
+    held by the main process to the workers when ``_init_shared_socket`` leaves one (``_shd``).
+    """
+    from granian.server.common import AbstractServer
+
+    class ListeningHere(AbstractServer[Any]):
+        def _init_shared_socket(self) -> None:
+            super()._init_shared_socket()  # type: ignore[no-untyped-call]  # Granian's
+            spec: Any = self._ssp  # on Linux, what each worker would bind for itself
+            if self._shd is None:
+                holder = spec.build()
+                self._shd, self._sfd, self._ssp = holder, holder.get_fd(), None
+
+    # Before Granian's AbstractServer in the method order, after its server class, which
+    # keeps the socket open in this process (``_sso``) once the base has made it.
+    return type(granian.__name__, (granian, ListeningHere), {})
+
+
 def serve(config: RunConfig) -> None:
     """Serve ``config.target`` on Granian until it stops."""
     from granian import Granian
@@ -102,7 +128,8 @@ def serve(config: RunConfig) -> None:
             # change starts a fresh one, as uvicorn's reloader does.
             "reload_ignore_worker_failure": True,
         }
-    Granian(
+    server = _holding_its_socket(Granian) if config.reload else Granian
+    server(
         config.target,
         address=config.host,
         port=config.port,
