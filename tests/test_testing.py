@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -27,6 +28,7 @@ from hasten import (
 from hasten._cli.servers import Interface
 from hasten.responses import RedirectResponse
 from hasten.testing import TestClient, WebSocketDenialResponse, WebSocketTestSession
+from hasten.testing import client as testing_client
 from tests.conftest import ClientFactory
 
 
@@ -357,4 +359,69 @@ def test_any_asgi_callable_is_served_as_starlettes_client_serves_it() -> None:
     assert seen == ["http", "http", "lifespan", "http"]
     with pytest.raises(ValueError, match="over ASGI only"):
         TestClient(asgi, interface="rsgi")
+    client.close()
+
+
+def closing_app() -> App:
+    """An app whose WebSocket refuses a login with 4001, beside an HTTP route; and one mounted
+    under /sub with a WebSocket route of its own."""
+    app, sub = App(), App()
+
+    @app.get("/hello")
+    async def hello() -> str:
+        return "hello"
+
+    @app.websocket("/login")
+    async def login(websocket: WebSocket) -> None:
+        await websocket.accept()
+        await websocket.close(4001, "bad token")
+
+    @sub.websocket("/ws")
+    async def nested(websocket: WebSocket) -> None:
+        await websocket.accept()
+        await websocket.close(1008)
+
+    app.mount("/sub", sub)
+    return app
+
+
+def test_an_app_with_websocket_routes_is_served_over_asgi_where_close_codes_reach_the_test(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Granian's RSGI sends no close code: over it FastAPI's tests of 1008 and 1002 saw 1005
+    (issue 33, point 7). The TestClient serves such an app over ASGI unless told to use RSGI,
+    and says why once."""
+    testing_client._say_once.cache_clear()  # said once per process: this test's process
+    with caplog.at_level(logging.INFO, logger="hasten"):
+        client, again = TestClient(closing_app()), TestClient(closing_app())
+    with client.websocket_connect("/login") as ws, pytest.raises(WebSocketDisconnect) as closed:
+        ws.receive_text()
+    with client.websocket_connect("/sub/ws") as ws, pytest.raises(WebSocketDisconnect) as nested:
+        ws.receive_text()
+    over_rsgi = TestClient(closing_app(), interface="rsgi")
+    with over_rsgi.websocket_connect("/login") as ws, pytest.raises(WebSocketDisconnect) as bare:
+        ws.receive_text()
+
+    assert (client.interface, again.interface, over_rsgi.interface) == ("asgi", "asgi", "rsgi")
+    assert (closed.value.code, closed.value.reason) == (4001, "bad token")
+    assert nested.value.code == 1008
+    assert (bare.value.code, bare.value.reason) == (1005, "")
+    assert client.get("/hello").json() == "hello"
+    assert [record.getMessage() for record in caplog.records if record.name == "hasten"] == [
+        "TestClient: an app with WebSocket routes is served over ASGI, since Granian's RSGI "
+        "sends no WebSocket close code; TestClient(app, interface='rsgi') serves it over RSGI"
+    ]
+    for each in (client, again, over_rsgi):
+        each.close()
+
+
+def test_an_app_without_websocket_routes_is_served_over_rsgi() -> None:
+    app = App()
+
+    @app.get("/hello")
+    async def hello() -> str:
+        return "hello"
+
+    client = TestClient(app)
+    assert (client.interface, client.get("/hello").json()) == ("rsgi", "hello")
     client.close()

@@ -33,7 +33,7 @@ from hasten._running.threads import submit
 from hasten._serve import stopping
 from hasten._serve.mounts import MountEndpoint
 from hasten._serve.protocols import asgi, rsgi
-from hasten._serve.routes import BaseRoute, Lifespan, Mount, check_keywords
+from hasten._serve.routes import BaseRoute, Lifespan, Mount, WebSocketRoute, check_keywords
 from hasten._serve.runtime import Runtime
 from hasten._serve.warmup import warm_up
 from hasten._settings import Settings, SettingsKeywords
@@ -514,6 +514,13 @@ class Starlette(Router):
 
             self.openapi_schema = app_openapi(self)
         return self.openapi_schema
+
+    def serves_websockets(self) -> bool:
+        """Whether a route of the app, or of a hasten app mounted in it, serves WebSockets:
+        ``hasten run`` and the TestClient then serve the app over ASGI, since Granian's RSGI
+        sends no WebSocket close code (a WebSocket of a mounted ASGI app is not seen)."""
+        own = any(isinstance(route, WebSocketRoute) for route in self.routes)
+        return own or any(app.serves_websockets() for app in self._mounted_apps())
 
     def describe_routes(self) -> list[RouteInfo]:
         """Each route, its methods, its handler, how the handler runs, and (while the app

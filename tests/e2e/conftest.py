@@ -41,12 +41,13 @@ SERVERS: dict[str, list[str]] = {
     "uvicorn": [sys.executable, "-m", "uvicorn"],
 }
 KINDS = list(SERVERS)
-# ``hasten run`` (Granian, RSGI), as the README serves the examples: started by name only;
-# and on the other two servers.
+# ``hasten run`` as the README serves the examples, started by name only (Granian: RSGI, or
+# ASGI for an app with WebSocket routes); with an interface asked for; and on uvicorn.
 HASTEN_RUN = [sys.executable, "-m", "hasten", "run"]
 COMMANDS = {
     **SERVERS,
     "hasten-run": HASTEN_RUN,
+    "hasten-run-rsgi": [*HASTEN_RUN, "--interface", "rsgi"],
     "hasten-run-asgi": [*HASTEN_RUN, "--interface", "asgi"],
     "hasten-run-uvicorn": [*HASTEN_RUN, "--server", "uvicorn"],
 }

@@ -39,15 +39,21 @@ class UsageError(Exception):
 @dataclass(frozen=True, slots=True)
 class AppFacts:
     """What ``hasten run`` needs to know of the app before its server starts: whether its
-    workers share a metrics directory and a stats directory."""
+    workers share a metrics directory and a stats directory, and whether it serves
+    WebSockets (Granian then serves it over ASGI)."""
 
     metrics: bool
     stats: bool
+    websockets: bool
 
     @classmethod
     def of(cls, app: Starlette) -> AppFacts:
         settings = app.settings
-        return cls(settings.metrics_url is not None, settings.stats_token is not None)
+        return cls(
+            settings.metrics_url is not None,
+            settings.stats_token is not None,
+            app.serves_websockets(),
+        )
 
 
 def split_target(target: str) -> tuple[str, str]:

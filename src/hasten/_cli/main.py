@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import importlib.util
 import json
 import os
@@ -46,6 +47,12 @@ DEFAULT_BACKLOG = 2048
 DEFAULT_MAX_CONNECTIONS = 10_000
 DEFAULT_HEADER_TIMEOUT = 10.0
 DEFAULT_KEEP_ALIVE_TIMEOUT = 5.0
+# Said once at startup when an app is served over ASGI for its WebSockets.
+OVER_ASGI = (
+    "hasten: over ASGI, as the app has WebSocket routes: Granian's RSGI sends no WebSocket "
+    "close code (each close would reach the client as 1005); --interface rsgi serves it over "
+    "RSGI"
+)
 
 
 def _parse_workers(text: str) -> int:
@@ -121,7 +128,9 @@ class RunConfig:
     interface: Interface | None = field(
         default=None,
         metadata={
-            "help": "Protocol between server and app (default: rsgi on granian, asgi on uvicorn)."
+            "help": "Protocol between server and app (default: asgi on uvicorn; on granian "
+            "rsgi, or asgi for an app with WebSocket routes, whose close codes rsgi cannot "
+            "send)."
         },
     )
     server: ServerName = field(default="granian", metadata={"help": "The HTTP server."})
@@ -210,11 +219,14 @@ def serve(config: RunConfig) -> None:
     if config.as_fastapi:
         os.environ[SWITCH_VARIABLE] = "1"  # for the checking process and the workers too
     facts = _check_app(config)
-    _check_address(config)
+    served = _interface_for(facts, config)
+    _check_address(served)
     _raise_open_files_limit()
-    print(f"hasten: serving {config.describe()}", file=sys.stderr, flush=True)
-    with _shared_directories(facts, config):
-        _SERVERS[config.server](config)
+    print(f"hasten: serving {served.describe()}", file=sys.stderr, flush=True)
+    if served.interface != config.interface:
+        print(OVER_ASGI, file=sys.stderr, flush=True)
+    with _shared_directories(facts, served):
+        _SERVERS[served.server](served)
 
 
 def _check_app(config: RunConfig) -> AppFacts:
@@ -223,6 +235,15 @@ def _check_app(config: RunConfig) -> AppFacts:
     if config.serves_here:
         return AppFacts.of(load_app(config.target))
     return check_in_child(config.target)
+
+
+def _interface_for(facts: AppFacts, config: RunConfig) -> RunConfig:
+    """``config``, with ASGI for an app that serves WebSockets on Granian unless an interface
+    was asked for: Granian's RSGI sends no WebSocket close code, so each close, the app's
+    1000, 1008 or 4001 alike, would reach its clients as 1005."""
+    if config.interface is not None or config.server != "granian" or not facts.websockets:
+        return config
+    return dataclasses.replace(config, interface="asgi")
 
 
 @contextlib.contextmanager

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+import logging
 import weakref
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -23,6 +25,8 @@ if TYPE_CHECKING:
 __all__ = ["TestClient"]
 
 REQUEST_TIMEOUT = 60.0  # a request the app never answers fails the test rather than hang it
+
+logger = logging.getLogger("hasten")
 
 
 class _Transport(httpx.BaseTransport):
@@ -46,6 +50,25 @@ class _Transport(httpx.BaseTransport):
         )
 
 
+@functools.cache  # said once per process
+def _say_once(message: str) -> None:
+    logger.info(message)
+
+
+def _interface_for(app: Starlette | ASGIApp, root_path: str) -> Interface:
+    """The adapter a TestClient serves ``app`` over when none is asked for."""
+    if root_path or not isinstance(app, Starlette):
+        return "asgi"
+    if app.serves_websockets():
+        _say_once(
+            "TestClient: an app with WebSocket routes is served over ASGI, since Granian's "
+            "RSGI sends no WebSocket close code; TestClient(app, interface='rsgi') serves it "
+            "over RSGI"
+        )
+        return "asgi"
+    return "rsgi"
+
+
 class TestClient(httpx.Client):
     """An httpx client that serves ``app`` in-process, as Starlette's TestClient does:
     ``TestClient(app).get("/items", params={"q": 1}).json()``.
@@ -57,11 +80,14 @@ class TestClient(httpx.Client):
     (a failure to start raises there) and stops it on exit; without ``with``, the first
     request starts it, and ``close()``, or the client's garbage collection, stops it.
 
-    hasten's own: ``interface`` is the adapter, ``"rsgi"`` (Granian's, the default) or
-    ``"asgi"``, each served as strictly as Granian and uvicorn serve it; ``root_path``
-    (an ASGI notion) serves the app over ASGI as if mounted under that prefix. Any other
-    ASGI callable (an ASGI middleware around an app, a Starlette app) is served over ASGI,
-    as Starlette's TestClient serves it: its lifespan runs only within ``with``.
+    hasten's own: ``interface`` is the adapter, ``"rsgi"`` (Granian's) or ``"asgi"``, each
+    served as strictly as Granian and uvicorn serve it. By default an app is served over
+    RSGI, as ``hasten run`` serves it, and over ASGI when it serves WebSockets (Granian's
+    RSGI sends no WebSocket close code: each close would reach the test as 1005) or is
+    given a ``root_path`` (an ASGI notion: it serves the app as if mounted under that
+    prefix). Any other ASGI callable (an ASGI middleware around an app, a Starlette app) is
+    served over ASGI, as Starlette's TestClient serves it: its lifespan runs only within
+    ``with``.
     """
 
     __test__ = False  # not a pytest test class
@@ -84,7 +110,7 @@ class TestClient(httpx.Client):
         if backend != "asyncio" or backend_options:
             raise ValueError("hasten apps run on asyncio: no other backend, nor its options")
         if interface is None:
-            interface = "asgi" if root_path or not isinstance(app, Starlette) else "rsgi"
+            interface = _interface_for(app, root_path)
         if interface not in ("rsgi", "asgi"):
             raise ValueError(f"interface must be 'rsgi' or 'asgi', not {interface!r}")
         if root_path and interface != "asgi":
