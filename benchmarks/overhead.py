@@ -2,11 +2,13 @@
 
     python benchmarks/overhead.py                 # microseconds per request, hasten vs raw RSGI
     python benchmarks/overhead.py --count         # instructions per request, under callgrind
-    python benchmarks/overhead.py --check         # fail if a count regressed past the baseline
-    python benchmarks/overhead.py --update        # write the baseline (overhead-baseline.json)
+    python benchmarks/overhead.py --count hello "sync def"    # these scenarios and their twins
+    python benchmarks/overhead.py --check         # fail on a scenario over its budget
+    python benchmarks/overhead.py --tighten       # lower the budgets to what is measured
 
 Time moves with machine load; the instruction count does not (valgrind's callgrind counts
-what the CPU executes for the same binary and inputs), so CI gates on the count. Each scenario
+what the CPU executes for the same binary and inputs), so CI gates on the count: each
+scenario's ratio to its hand-written twin, against its budget (see budgets.py). Each scenario
 runs inside one ``functools.reduce`` call: callgrind collects only inside that function
 (``--toggle-collect``) and dumps a profile as each call returns (``--dump-after``), so one run
 measures every scenario without the interpreter's start-up.
@@ -18,16 +20,14 @@ import argparse
 import asyncio
 import contextlib
 import functools
-import json
 import os
-import platform
 import re
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,8 +54,9 @@ from hasten.middleware import CORSMiddleware  # noqa: E402
 from hasten.security import OAuth2PasswordBearer  # noqa: E402
 from hasten.types import CallNext  # noqa: E402
 
-BASELINE = Path(__file__).resolve().parent / "overhead-baseline.json"
-MAX_REGRESSION = 0.05  # a count more than 5% above the baseline fails CI
+sys.path.insert(0, str(ROOT))
+from benchmarks import budgets  # noqa: E402
+
 COUNTED_REQUESTS = 2000
 TIMED_REQUESTS = 20000
 ROUNDS = 5
@@ -622,9 +623,9 @@ def asgi_request_runner(scenario: Scenario) -> Callable[[Any, int], None]:
     return one
 
 
-def run_counted() -> None:
+def run_counted(only: Sequence[str]) -> None:
     """Under callgrind: one reduce() call per scenario (each is collected and dumped)."""
-    cases = scenarios()
+    cases = chosen(scenarios(), only)
     with on_the_loop():
         for scenario in cases:
             one = request_runner(scenario)
@@ -632,10 +633,22 @@ def run_counted() -> None:
             functools.reduce(one, range(COUNTED_REQUESTS), None)
 
 
-def count(cases: list[Scenario]) -> dict[str, float]:
-    """Instructions per request for each of ``cases``, from one callgrind run (which makes
-    the same scenarios)."""
-    totals = callgrind_totals([__file__, "--run-counted"], each_reduce=True)
+def chosen(cases: list[Scenario], only: Sequence[str]) -> list[Scenario]:
+    """The scenarios named in ``only`` and their twins (all, where it is empty)."""
+    if not only:
+        return cases
+    names = set(only) | {case.twin for case in cases if case.name in only}
+    unknown = set(only) - {case.name for case in cases}
+    if unknown:
+        raise SystemExit(f"no such scenario: {', '.join(sorted(unknown))}")
+    return [case for case in cases if case.name in names]
+
+
+def count(cases: list[Scenario], only: Sequence[str] = ()) -> dict[str, float]:
+    """Instructions per request for each of ``cases`` (those named in ``only`` and their
+    twins, where given), from one callgrind run (which makes the same scenarios)."""
+    cases = chosen(cases, only)
+    totals = callgrind_totals([__file__, "--run-counted", *only], each_reduce=True)
     names = [scenario.name for scenario in cases]
     if len(totals) != len(names):
         raise RuntimeError(f"expected {len(names)} callgrind dumps, found {len(totals)}")
@@ -690,47 +703,6 @@ def timed(cases: list[Scenario]) -> dict[str, float]:
     return {name: statistics.median(values) * 1e6 for name, values in runs.items()}
 
 
-def environment() -> dict[str, str]:
-    return {
-        "python": platform.python_version(),
-        "implementation": platform.python_implementation(),
-        "msgspec": msgspec.__version__,
-        "machine": platform.machine(),
-    }
-
-
-def check(
-    cases: list[Scenario], counts: dict[str, float], baseline: dict[str, Any], limit: float
-) -> list[str]:
-    """Every one of ``cases`` whose count rose more than ``limit`` above the baseline's.
-
-    A scenario that waits on a thread is compared by its ratio to its twin, both counted in
-    the same run: a thread hop's count moves with the machine's scheduling (the twin's as much
-    as hasten's, 5% between two machines), which is not hasten's code."""
-    before_counts = baseline["instructions_per_request"]
-    failures = []
-    for scenario in cases:
-        value, before = counts.get(scenario.name), before_counts.get(scenario.name)
-        if value is None or before is None:
-            continue
-        if scenario.waits:
-            if scenario.name.startswith("raw "):
-                continue
-            ratio = value / counts[scenario.twin]
-            ratio_before = before / before_counts[scenario.twin]
-            if ratio > ratio_before * (1 + limit):
-                failures.append(
-                    f"{scenario.name}: x{ratio:.3f} its twin's count, "
-                    f"{ratio / ratio_before - 1:+.1%} against the baseline's x{ratio_before:.3f}"
-                )
-        elif value > before * (1 + limit):
-            failures.append(
-                f"{scenario.name}: {value:,.0f} instructions per request, "
-                f"{value / before - 1:+.1%} against the baseline's {before:,.0f}"
-            )
-    return failures
-
-
 def print_table(cases: list[Scenario], title: str, values: dict[str, float], unit: str) -> None:
     """Each scenario beside its hand-written twin (hasten's ones; the twins at 1.00x)."""
     twins = {scenario.name: scenario.twin for scenario in cases}
@@ -743,35 +715,46 @@ def print_table(cases: list[Scenario], title: str, values: dict[str, float], uni
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--count", action="store_true", help="count instructions (callgrind)")
-    parser.add_argument("--check", action="store_true", help="compare counts with the baseline")
-    parser.add_argument("--update", action="store_true", help="write counts as the baseline")
-    parser.add_argument("--max-regression", type=float, default=MAX_REGRESSION)
+    parser.add_argument("--check", action="store_true", help="fail on a scenario over budget")
+    parser.add_argument(
+        "--tighten", action="store_true", help="lower the budgets to the counts (never raise)"
+    )
+    parser.add_argument(
+        "only", nargs="*", help="with --count: only these scenarios (and their twins)"
+    )
     parser.add_argument("--run-counted", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.run_counted:
-        run_counted()
+        run_counted(args.only)
         return 0
+    if args.only and (args.check or args.tighten):
+        parser.error("--check and --tighten measure every scenario")
     cases = scenarios()
-    if not (args.count or args.check or args.update):
-        print_table(cases, "scenario", timed(cases), "us/request")
+    if not (args.count or args.check or args.tighten):
+        print_table(cases, "scenario", timed(chosen(cases, args.only)), "us/request")
         return 0
-    counts = count(cases)
+    counts = count(cases, args.only)
     print_table(cases, "scenario", counts, "instr/req")
-    if args.update:
-        data = {"environment": environment(), "instructions_per_request": counts}
-        BASELINE.write_text(json.dumps(data, indent=2) + "\n")
-        print(f"wrote {BASELINE.relative_to(ROOT)}")
+    recorded = budgets.load()
+    here = budgets.environment(msgspec.__version__)
+    if not budgets.comparable(recorded["environment"], here):
+        print(f"budgets set on {recorded['environment']}, this is {here}: not compared")
+        return 1 if args.tighten else 0
+    limits: dict[str, float] = recorded["budgets"]
+    if args.tighten:
+        limits = budgets.tightened(cases, counts, limits)
+        budgets.write(limits, counts, here)
+        print(f"wrote {budgets.BUDGETS.relative_to(ROOT)}")
+    measured = budgets.rows(cases, counts, limits)
+    print()
+    budgets.print_rows(measured)
     if args.check:
-        baseline = json.loads(BASELINE.read_text())
-        if baseline["environment"] != environment():
-            print(f"baseline from {baseline['environment']}, this is {environment()}: not compared")
-            return 0
-        failures = check(cases, counts, baseline, args.max_regression)
+        failures = budgets.failures(measured)
         for failure in failures:
-            print(f"REGRESSION {failure}", file=sys.stderr)
+            print(f"OVER BUDGET {failure}", file=sys.stderr)
         if failures:
             return 1
-        print(f"no scenario above the baseline by more than {args.max_regression:.0%}")
+        print("every scenario within its budget")
     return 0
 
 
