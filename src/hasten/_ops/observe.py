@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextvars
 import time
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from time import perf_counter
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from hasten._http.wire import HeaderList
 from hasten._ops.tallies import DURATION_BOUNDS, Tallies
+from hasten._running.threads import ThreadHandoff
 
 if TYPE_CHECKING:
     from hasten._http.requests import Request
@@ -37,6 +38,7 @@ __all__ = [
     "QueueTimer",
     "RouteTag",
     "Sink",
+    "queue_timer",
 ]
 
 UNMATCHED = "<unmatched>"
@@ -186,6 +188,32 @@ class QueueTimer(Executor):
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         self.inner.shutdown(wait, cancel_futures=cancel_futures)
+
+
+class ThreadQueueTimer(QueueTimer, ThreadHandoff):
+    """A QueueTimer around the app's thread pool, whose calls from the loop are handed over
+    by the pool itself (``ThreadHandoff.call``), timed the same way."""
+
+    inner: ThreadHandoff
+
+    def call(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Awaitable[Any]:
+        exchange = _current.get()
+        if exchange is None:  # work started outside a request (startup, a background task)
+            return self.inner.call(fn, *args, **kwargs)
+        # Cancelled (a deadline), the wait below cancels the pool's future, which takes the
+        # call back if it has not started.
+        return _timed_wait(exchange, time.monotonic(), self.inner.call(_timed, fn, args, kwargs))
+
+
+def queue_timer(inner: Executor) -> QueueTimer:
+    """The QueueTimer for ``inner``: one that hands calls over as ``inner`` does."""
+    return ThreadQueueTimer(inner) if isinstance(inner, ThreadHandoff) else QueueTimer(inner)
+
+
+async def _timed_wait(exchange: Exchange, submitted: float, running: Awaitable[Any]) -> Any:
+    started, value = await running
+    exchange.queued += max(0.0, started - submitted)
+    return value
 
 
 def _timed(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

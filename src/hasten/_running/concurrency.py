@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import functools
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
@@ -18,6 +17,8 @@ from typing import ParamSpec, TypeVar
 
 import anyio.to_thread
 from anyio.lowlevel import RunVar
+
+from hasten._running.threads import submit
 
 __all__ = [
     "DependencyConcurrency",
@@ -69,8 +70,8 @@ async def run_in_threadpool(func: Callable[P, T], *args: P.args, **kwargs: P.kwa
     if pool is None:
         return await anyio.to_thread.run_sync(call)
     # The contextvars go along, as AnyIO's own worker threads take them.
-    in_context = functools.partial(contextvars.copy_context().run, call)
-    return await asyncio.wrap_future(pool.submit(in_context))
+    result: T = await submit(pool, call)
+    return result
 
 
 class _Exhausted(Exception):

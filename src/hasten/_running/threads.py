@@ -1,6 +1,7 @@
 """Work handed to a thread: ``submit``, the one way hasten does it (the caller's contextvars go
-with the call), and a sync generator stepped on a thread (a ``yield`` dependency's code before
-and after its ``yield``), shielded where its task is being cancelled."""
+with the call; ``handoff``, the same decided once for a handler), and a sync generator
+stepped on a thread (a ``yield`` dependency's code before and after its ``yield``), shielded
+where its task is being cancelled."""
 
 from __future__ import annotations
 
@@ -18,10 +19,12 @@ import anyio.to_thread
 
 __all__ = [
     "Exit",
+    "ThreadHandoff",
     "advance",
     "being_cancelled",
     "close_exit",
     "finish",
+    "handoff",
     "resume",
     "sheltered",
     "shielded",
@@ -32,15 +35,35 @@ logger = logging.getLogger("hasten.error")
 T = TypeVar("T")
 
 
+class ThreadHandoff(Executor):
+    """An executor that hands a call from the event loop to a thread and its result back by
+    itself (hasten._running.thread_pool), without a concurrent.futures Future between."""
+
+    def call(self, func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Awaitable[Any]:
+        """``func(*args, **kwargs)`` on a thread, with the caller's contextvars: an
+        awaitable of its result."""
+        raise NotImplementedError
+
+
 def submit(threads: Executor | None, func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
     """``func(*args, **kwargs)`` on ``threads`` (None: the loop's default threads), with the
     caller's contextvars: an awaitable of its result."""
+    if isinstance(threads, ThreadHandoff):
+        return threads.call(func, *args, **kwargs)
     call = functools.partial(contextvars.copy_context().run, func, *args, **kwargs)
     if threads is None:
         return _default_threads(call)
     # Off asyncio the app's threads are PortableThreads, whose ThreadCall wrap_future returns
     # as it is: one path, with no step added to asyncio's.
     return asyncio.wrap_future(threads.submit(call))
+
+
+def handoff(threads: Executor | None, func: Callable[..., Any]) -> Callable[..., Any]:
+    """``submit(threads, func, ...)`` decided once: where ``threads`` hand work over by
+    themselves, their own ``call`` bound to ``func``, with no frame of ``submit``'s."""
+    if isinstance(threads, ThreadHandoff):
+        return functools.partial(threads.call, func)
+    return functools.partial(submit, threads, func)
 
 
 def _default_threads(call: Callable[[], Any]) -> Awaitable[Any]:

@@ -52,7 +52,7 @@ from hasten._http.websockets import (
     WebSocketDisconnect,
 )
 from hasten._ops.drain import Stopping, stop_on_sigterm
-from hasten._ops.observe import WHERE, Exchange, Observer, QueueTimer, RouteTag, Sink, Tracer
+from hasten._ops.observe import WHERE, Exchange, Observer, RouteTag, Sink, Tracer, queue_timer
 from hasten._ops.tallies import Tallies
 from hasten._running.event_loop import on_asyncio, report_off
 from hasten._running.monitor import BlockStats, LoopMonitor
@@ -133,7 +133,7 @@ class Runtime:
         # call waited for a thread.
         # (AnyIO's threads, off asyncio, are not timed.)
         timed = self.observer is not None and self.observer.times_queues and self.on_asyncio
-        self._route_pools = self.pools.timed(QueueTimer) if timed else self.pools
+        self._route_pools = self.pools.timed(queue_timer) if timed else self.pools
         self._control = control_routes(settings, self)
         _check_control_routes(routes, self._control)
         self.routes = [*routes, *self._control]

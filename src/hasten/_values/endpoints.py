@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 import pickle
 import typing
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -29,7 +28,7 @@ from hasten._http.responses import Response
 from hasten._http.uploads import UploadFile
 from hasten._http.wire import BODY_STATUSES
 from hasten._running.pools import Pools, call_in_child, waited
-from hasten._running.threads import submit
+from hasten._running.threads import handoff
 from hasten._settings import check_body_size, check_form_limits
 from hasten._values.dependencies import (
     ASYNC,
@@ -317,7 +316,7 @@ class Endpoint:
         if runs_on == "thread pool":
             if telemetry is not None:
                 func = telemetry.endpoint(func, on_loop=False)
-            return functools.partial(submit, pools.threads, func)
+            return handoff(pools.threads, func)
         executor = pools.processes if runs_on == "process pool" else self.options.executor
         assert executor is not None
 
