@@ -57,8 +57,11 @@ from hasten._values.params import Dependency, Parameter, describe_handler
 from hasten._values.solver import (
     Quick,
     Solver,
+    keyword_call,
     quick_of,
     the_connection,
+    written_invoke,
+    written_one_value,
     written_solver,
     written_values,
 )
@@ -395,59 +398,30 @@ class Plan:
             return lambda request: run()
         read = _ValueReading(root.readers, self._label)
         if self._body is None:
-            invoke = _invoke_with_values(read, run)
+            # perf: plain functions handing back the handler's own coroutine, written for
+            # its values (hasten._values.solver), each calling it by keyword.
+            invoke = read.invoke(run)
             only = read.only_quick()
-            return invoke if only is None else _invoke_with_one_value(only, invoke, run)
+            return invoke if only is None else written_one_value(only, invoke, run, self._label)
         if not isinstance(self._body, BodyDecoder):
             return None
         bodies = tuple(body for body in root.bodies if isinstance(body, BodyField))
-        return _invoke_with_body(self._body, bodies, read, run)
-
-
-def _invoke_with_values(read: _ValueReading, run: Run) -> Invoke:
-    """The fast form of a plan that reads path, query, header and cookie values only."""
-    values_of = read.values
-
-    def invoke_with_values(request: Any) -> Awaitable[Any]:
-        # perf: a plain function handing back the handler's own coroutine.
-        values, errors = values_of(request)
-        if errors:
-            raise RequestValidationError(errors)
-        return run(**values)
-
-    return invoke_with_values
-
-
-def _invoke_with_one_value(only: Quick, invoke: Invoke, run: Run) -> Invoke:
-    """``invoke`` for a handler that reads one path or query value (``/items/{id}``):
-    read and converted at once, else left to ``invoke``, which says what is wrong."""
-    name, key, convert, source, _ = only
-    in_query = source == "query"
-
-    def invoke_with_one_value(request: Any) -> Awaitable[Any]:
-        raw = (request._query_params()._last if in_query else request.path_params).get(key)
-        if raw is not None:
-            if convert is None:
-                return run(**{name: raw})
-            try:
-                value = convert(raw)
-            except ValueError:
-                pass
-            else:
-                return run(**{name: value})
-        return invoke(request)
-
-    return invoke_with_one_value
+        return _invoke_with_body(self._body, bodies, read, run, self._label)
 
 
 def _invoke_with_body(
-    decoder: BodyDecoder, bodies: tuple[BodyField, ...], read: _ValueReading, run: Run
+    decoder: BodyDecoder,
+    bodies: tuple[BodyField, ...],
+    read: _ValueReading,
+    run: Run,
+    label: str,
 ) -> Invoke:
     """The fast form of a plan that reads a JSON body (and maybe path, query, header and
     cookie values), without dependencies."""
     only = bodies[0] if len(bodies) == 1 and read.is_empty() else None
     typed = only.typed_decoder() if only is not None else None
     name = bodies[0].name
+    call_with_body = keyword_call(run, name, label)
 
     async def invoke_with_body(request: Any) -> Any:
         if typed is not None:
@@ -461,7 +435,7 @@ def _invoke_with_body(
                 except (ValueError, HTTPError):  # msgspec's or pydantic's ValidationError
                     pass
                 else:
-                    return await run(**{name: value})
+                    return await call_with_body(value)
         body = await decoder.decode(request)
         values, errors = read.values(request)
         for field in bodies:
@@ -481,7 +455,7 @@ class _ValueReading:
     not convert at once, by its reader (which gives the default, or FastAPI's error).
     """
 
-    __slots__ = ("_quick", "_readers", "values")
+    __slots__ = ("_label", "_quick", "_readers", "values")
 
     def __init__(self, readers: Sequence[Reader], label: str) -> None:
         self._quick: list[Quick] = []  # path values, then query values, then headers
@@ -492,8 +466,14 @@ class _ValueReading:
                 self._readers.append(reader)
             else:
                 self._quick.append(quick)
+        self._label = label
         # (request) -> (values, errors), written for these values (see hasten._values.solver).
         self.values = written_values(self._quick, self._readers, label)
+
+    def invoke(self, run: Run) -> Invoke:
+        """These values read and ``run`` called with them (or one 422), written as one
+        function: the fast form of a plan that reads nothing else."""
+        return written_invoke(self._quick, self._readers, run, self._label)
 
     def is_empty(self) -> bool:
         return not (self._quick or self._readers)
