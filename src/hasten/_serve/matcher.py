@@ -129,9 +129,15 @@ class Matcher:
         for node in (*self._static.values(), *_walk(self._tree)):
             if "GET" in node.targets and "HEAD" not in node.targets:
                 node.targets["HEAD"] = node.targets["GET"]  # every GET route answers HEAD
-        # The tree's nodes that static segments alone lead to, by their path ("/items"): where
-        # ``match_dynamic`` starts a path whose last segment alone is a parameter.
-        self._parents = dict(_static_chains(self._tree, ""))
+        # The tree's nodes that static segments alone lead to, by their path ("/items"), whose
+        # next segment may be any one ``{name}``: where ``match_dynamic`` takes a path whose
+        # last segment alone is a parameter. Each as its static children (which a segment
+        # takes first) and, by method, the target and parameter name of its ``{name}``.
+        self._parents = {
+            path: (node.static, _last_targets(node.any_segment))
+            for path, node in _static_chains(self._tree, "")
+            if node.any_segment is not None and not node.params
+        }
         # The targets of parameterless paths by path, then method: what match() finds first.
         self.static_targets: dict[str, dict[str, Target]] = {
             path: {method: entry[0] for method, entry in node.targets.items()}
@@ -171,13 +177,12 @@ class Matcher:
         """``match`` for a path known not to be a static route's."""
         head, _, last = path.rpartition("/")
         parent = self._parents.get(head)
-        if parent is not None and last and not parent.params and last not in parent.static:
+        if parent is not None and last and last not in parent[0]:
             # perf: ``/items/{id}``, the usual dynamic route, in a few lookups: the step
             # ``_walk_greedy`` takes last, from the node the static head leads it to.
-            child = parent.any_segment
-            entry = None if child is None else child.targets.get(method)
+            entry = parent[1].get(method)
             if entry is not None:
-                return entry[0], {entry[1][0]: last}
+                return entry[0], {entry[1]: last}
         segments = path.split("/")
         values: list[Any] = []
         node = _walk_greedy(self._tree, segments, method, values)
@@ -312,6 +317,12 @@ def _parameter_children(node: _Node, segment: str) -> Iterator[tuple[Any, _Node]
             yield value, child
     if segment and node.any_segment is not None:
         yield segment, node.any_segment
+
+
+def _last_targets(node: _Node) -> dict[str, tuple[Target, str]]:
+    """A last segment's targets by method, each with its parameter's name (a route whose
+    path is static up to it has that one parameter)."""
+    return {method: (target, names[-1]) for method, (target, names) in node.targets.items()}
 
 
 def _static_chains(node: _Node, path: str) -> Iterator[tuple[str, _Node]]:

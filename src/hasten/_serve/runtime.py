@@ -347,11 +347,13 @@ class Runtime:
                     sent_plain: Target | None = None  # the target whose plain data ``body`` is
                     try:
                         # perf: Matcher.match's first step, a parameterless path, without
-                        # its frame.
+                        # its frame; its second step at once where the first finds nothing.
                         by_method = self.static_targets.get(request.path)
                         target = None if by_method is None else by_method.get(request.method)
                         if target is None:
-                            target, request.path_params = self.match(request.method, request.path)
+                            target, request.path_params = self.matcher.match_dynamic(
+                                request.method, request.path
+                            )
                         request._target = target
                         call = target.call
                         result = await (target.invoke(request) if call is None else call())
@@ -476,7 +478,9 @@ class Runtime:
             by_method = self.static_targets.get(request.path)
             target = None if by_method is None else by_method.get(request.method)
             if target is None:
-                target, request.path_params = self.match(request.method, request.path)
+                target, request.path_params = self.matcher.match_dynamic(
+                    request.method, request.path
+                )
             request._target = target
             call = target.call
             response = target.render(await (target.invoke(request) if call is None else call()))
