@@ -274,6 +274,10 @@ class Router:
         if not path:
             raise ValueError(f"Mount prefix {path!r} must not be empty")
         _check_prefix(path, "Mount prefix")
+        if isinstance(app, BaseRoute):
+            # A Starlette route is an ASGI app too: served by an app of that one route.
+            assert Mount.app_of_routes is not None, "hasten.app sets it when it is imported"
+            app = Mount.app_of_routes([app])
         if not (is_native(app) or callable(app)):
             raise TypeError(f"Cannot mount {app!r}: it is neither an ASGI app nor StaticFiles")
         for route in Mount(path, app=app, name=name).both():
@@ -374,7 +378,7 @@ class Router:
         _check_prefix(prefix, "include() prefix")
         if not prefix:
             for route in router.routes:
-                if not route.path:
+                if not route.template.path:
                     raise FastAPIError(
                         f"Prefix and path cannot be both empty (path operation: {route.name})"
                     )
@@ -396,6 +400,10 @@ class Router:
         ``values``; NoMatchFound if no route has that name and those parameters."""
         for route in self._named().get(name, ()):
             path = route.url_path(values)
+            if path is not None:
+                return path
+        for route in self.routes:
+            path = _under_mount(route, name, values)
             if path is not None:
                 return path
         raise NoMatchFound(f"No route named {name!r} takes the parameters {sorted(values)}")
@@ -420,6 +428,24 @@ class Router:
                 for route in child.routes
             )
         return collected
+
+    @routes.setter
+    def routes(self, routes: Sequence[BaseRoute]) -> None:
+        """Replace every route, included routers' too, by ``routes``, as ``Router(routes=
+        ...)`` takes them (Starlette's ``router.routes = [...]``, as sqladmin sets them)."""
+        given = [
+            item
+            for route in routes
+            if not _under_half(route, routes)
+            for item in _with_what_it_brings(route)
+        ]
+        previous = self._routes, self._children
+        self._routes, self._children = given, []
+        try:
+            self._changed()
+        except BaseException:  # a running app refused them: the routes stay as they were
+            self._routes, self._children = previous
+            raise
 
     def _register(self, route: BaseRoute) -> None:
         """Add ``route``: served from the next request on, also where an app that includes
@@ -475,6 +501,41 @@ def _with_what_it_brings(route: BaseRoute) -> tuple[BaseRoute, ...]:
     if isinstance(route, Mount) and MOUNT_PATH not in route.template.names:
         return route.both()
     return (route,)
+
+
+def _under_mount(route: BaseRoute, name: str, values: dict[str, Any]) -> str | None:
+    """The path of a route of the app ``route`` mounts, called ``name`` there: ``mount:name``
+    for a named mount, ``name`` for one without (Starlette's names through mounts)."""
+    if not isinstance(route, Mount) or MOUNT_PATH in route.template.names:
+        return None
+    mount_name = route.compiled.options.name
+    if mount_name is not None:
+        if not name.startswith(mount_name + ":"):
+            return None
+        name = name[len(mount_name) + 1 :]
+    find = getattr(route.app, "url_path_for", None)
+    names = route.template.names
+    if find is None or not names <= values.keys():
+        return None
+    try:
+        inner = find(name, **{key: value for key, value in values.items() if key not in names})
+    except LookupError:
+        return None
+    prefix = route.template.format({key: values[key] for key in names})
+    return prefix.rstrip("/") + str(inner)
+
+
+def _under_half(route: BaseRoute, routes: Sequence[BaseRoute]) -> bool:
+    """Whether ``route`` is the route for the paths under a Mount also in ``routes`` (as
+    ``router.routes`` lists a mount), which brings it again."""
+    return (
+        isinstance(route, Mount)
+        and MOUNT_PATH in route.template.names
+        and any(
+            isinstance(other, Mount) and other.compiled is route.compiled and other is not route
+            for other in routes
+        )
+    )
 
 
 def _check_starlette_endpoint(path: str, endpoint: Callable[..., Any]) -> None:

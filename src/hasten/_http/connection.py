@@ -342,8 +342,16 @@ class Connection:
 
     def url_for(self, name: str, /, **path_params: Any) -> URL:
         """The full URL of the app's route (or mount) called ``name``, its path parameters
-        given (``Router.url_path_for``)."""
-        path = self.app.url_path_for(name, **path_params)
+        given (``Router.url_path_for``). In a mounted app, a name its app lacks is looked up
+        from the app it is mounted in, as Starlette's routes from the outermost router
+        (``url_for("admin:statics", path=...)``)."""
+        try:
+            path = self.app.url_path_for(name, **path_params)
+        except LookupError:
+            outer = mounting.get()
+            if outer is None or outer is self:
+                raise
+            return outer.url_for(name, **path_params)
         return URL(f"{self._origin()}{self.root_path}{path}")
 
     def _origin(self) -> str:

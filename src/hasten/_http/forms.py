@@ -57,7 +57,8 @@ class FormData(ImmutableMultiDict[FormValue]):
 
 
 async def read_form(request: FormSource, limits: FormLimits) -> FormData:
-    """The request's form, urlencoded or multipart; any other body is a 415."""
+    """The request's form, urlencoded or multipart; none without a body; any other body is
+    a 415."""
     header = request._header("content-type") or ""
     media_type, _, options = header.partition(";")
     media_type = media_type.strip().lower()
@@ -66,6 +67,8 @@ async def read_form(request: FormSource, limits: FormLimits) -> FormData:
     if media_type == "multipart/form-data":
         boundary = _boundary(options)
         return await _multipart(request, boundary, limits)
+    if not media_type and not await request.body():
+        return FormData([])  # no body at all (a GET): an empty form, as Starlette's
     raise HTTPError(
         415,
         "Expected a form body (Content-Type: multipart/form-data or "

@@ -36,6 +36,7 @@ from hasten._http.encoding import refuse_non_finite
 from hasten._http.errors import one_status
 from hasten._http.transport import CLIENT_GONE, Outbound, StreamWriter
 from hasten._http.wire import BODY_STATUSES, HeaderList, allows_body, frame
+from hasten._running.concurrency import iterate_in_threadpool
 from hasten._running.event_loop import Sleep, until
 from hasten._running.threads import submit
 
@@ -59,6 +60,17 @@ _content_type_lists: dict[str | None, HeaderList] = {None: []}
 
 async def _sent_by_its_call(self: Response, outbound: Outbound, request: Request) -> None:
     await request.call_asgi(self, "", [], outbound)
+
+
+def sender(response: Response) -> Callable[[Outbound, Request], Awaitable[None]]:
+    """How hasten sends ``response`` over a connection: its ``send``; for a class that sends
+    itself (its own ``__call__``), its nearest base's, which that ``__call__`` reaches
+    through ``super().__call__``."""
+    for cls in type(response).__mro__:
+        send = cls.__dict__.get("send")
+        if send is not None and send is not _sent_by_its_call:
+            return send.__get__(response)  # type: ignore[no-any-return]
+    raise AssertionError("Response defines send")
 
 
 def content_type_headers(media_type: str | None) -> HeaderList:
@@ -436,6 +448,17 @@ class StreamingResponse(Response):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.status} {self.media_type}>"
+
+    @property
+    def body_iterator(self) -> AsyncIterable[Any]:
+        """The content as an async iterable, a sync one read on the thread pool (Starlette's
+        name: a middleware may read it, or set another in its place)."""
+        content = self.content
+        return content if isinstance(content, AsyncIterable) else iterate_in_threadpool(content)
+
+    @body_iterator.setter
+    def body_iterator(self, content: Chunks) -> None:
+        self.content = content
 
     async def send(self, outbound: Outbound, request: Request) -> None:
         status = self.status

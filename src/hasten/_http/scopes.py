@@ -44,7 +44,7 @@ class ConnectionScope(Mapping[str, Any]):
             route = None if target is None else target.route
             if route is not None:
                 self._items["route"] = route
-                self._items["endpoint"] = route.compiled.func
+                self._items["endpoint"] = getattr(route, "endpoint", route.compiled.func)
         return self._items
 
     def __getitem__(self, key: str) -> Any:

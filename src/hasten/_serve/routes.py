@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import inspect
 import re
 import typing
@@ -18,7 +19,7 @@ from hasten._http.connection import MOUNT_PATH
 from hasten._http.context import ServeContext
 from hasten._http.contracts import Handler, Target
 from hasten._http.errors import one_status
-from hasten._http.paths import PathTemplate
+from hasten._http.paths import PathTemplate, under_root
 from hasten._http.requests import Request
 from hasten._http.responses import Response
 from hasten._running.pools import Pools
@@ -311,9 +312,10 @@ class BaseRoute:
         websocket = scope.get("type") == "websocket"
         if websocket != (WEBSOCKET in self.methods):
             return Match.NONE, {}
-        values = self.template.match(scope.get("path", ""))
+        values = self.template.match(_route_path(scope))
         if values is None:
             return Match.NONE, {}
+        values = {**scope.get("path_params", {}), **values}
         found = {"endpoint": self.compiled.func, "path_params": values, "route": self}
         method = scope.get("method", "GET")
         if websocket or method in self.methods or (method == "HEAD" and "GET" in self.methods):
@@ -356,7 +358,7 @@ class BaseRoute:
         """What the matcher serves for this route in one app: its endpoint bound to ``pools``
         and, where it has dependencies, to the app's (overrides, app-scoped values); its
         requests read ``context`` (the app's) with the route's own limits over it."""
-        if not self.path:
+        if not self.template.path:
             raise ValueError(
                 f"Route '' of {self.compiled.name}: a path may be '' only under a router prefix, "
                 "which it then serves"
@@ -541,14 +543,50 @@ class Mount(BaseRoute):
         return endpoint.mounted
 
     @property
+    def path(self) -> str:
+        """The prefix, as Starlette's ``mount.path``: ``Mount("/")``'s is ``""``, so that the
+        path of a route under it is the prefix and the route's path."""
+        return self.template.path.rstrip("/")
+
+    @property
     def routes(self) -> list[BaseRoute]:
         """The mounted app's routes (Starlette's ``mount.routes``)."""
         return list(getattr(self.app, "routes", []))
 
     def both(self) -> tuple[Mount, Mount]:
         """This mount's two routes: its prefix, and every path under it."""
-        under = PathTemplate.parse(f"{self.template.path}/{{{MOUNT_PATH}:path}}")
-        return self, Mount(under, self.methods, self.compiled)
+        return self, Mount(_under(self.path), self.methods, self.compiled)
+
+    def matches(self, scope: Mapping[str, Any]) -> tuple[Match, dict[str, Any]]:
+        """Starlette's Mount's: any connection to a path under the prefix, with the scope the
+        mounted app gets (its ``root_path`` the prefix, the prefix's parameters)."""
+        if scope.get("type") not in ("http", "websocket"):
+            return Match.NONE, {}
+        path = _route_path(scope)
+        template = self.template if MOUNT_PATH in self.template.names else _under(self.path)
+        values = template.match(path)
+        if values is None:
+            return Match.NONE, {}
+        remaining = "/" + values.pop(MOUNT_PATH)
+        root_path = scope.get("root_path", "")
+        return Match.FULL, {
+            "path_params": {**scope.get("path_params", {}), **values},
+            "app_root_path": scope.get("app_root_path", root_path),
+            "root_path": root_path + path[: len(path) - len(remaining)],
+            "endpoint": self.app,
+        }
+
+
+@functools.cache
+def _under(prefix: str) -> PathTemplate:
+    """The template of every path under a mount's ``prefix`` (``/``: every path)."""
+    return PathTemplate.parse(f"{prefix.rstrip('/')}/{{{MOUNT_PATH}:path}}")
+
+
+def _route_path(scope: Mapping[str, Any]) -> str:
+    """The path a route matches in ``scope``: its path under its ``root_path`` (Starlette's
+    ``get_route_path``)."""
+    return under_root(scope.get("path", ""), scope.get("root_path", ""))
 
 
 def _mount_by_hand(

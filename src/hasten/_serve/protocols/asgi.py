@@ -19,7 +19,7 @@ from hasten._http.datastructures import Address
 from hasten._http.errors import report_unhandled
 from hasten._http.paths import under_root
 from hasten._http.requests import ClientDisconnected, Request
-from hasten._http.responses import Response
+from hasten._http.responses import Response, sender
 from hasten._http.transport import Reading
 from hasten._http.websockets import ABNORMAL, NO_STATUS, WebSocket, WebSocketDisconnect
 from hasten._http.websockets import Message as WebSocketMessage
@@ -68,7 +68,10 @@ class ASGIRequest(Request):
     _channel: ASGIChannel
 
     def _query_string(self) -> str:
-        return str(self._scope["query_string"].decode("latin-1"))
+        # A scope made by hand (Starlette's ``Request({"type": "http", ...})``, in tests)
+        # may lack it, or hold it as text.
+        query = self._scope.get("query_string", b"")
+        return query if isinstance(query, str) else str(query.decode("latin-1"))
 
     def _raw_headers(self) -> list[tuple[str, str]]:
         return _decoded(self._scope)
@@ -364,7 +367,10 @@ class ASGIWebSocket(WebSocket):
     _connected = False
 
     def _query_string(self) -> str:
-        return str(self._scope["query_string"].decode("latin-1"))
+        # A scope made by hand (Starlette's ``Request({"type": "http", ...})``, in tests)
+        # may lack it, or hold it as text.
+        query = self._scope.get("query_string", b"")
+        return query if isinstance(query, str) else str(query.decode("latin-1"))
 
     def _raw_headers(self) -> list[tuple[str, str]]:
         return _decoded(self._scope)
@@ -514,6 +520,8 @@ async def serve(  # noqa: C901  # perf: one coroutine, see below
         request._channel = channel
         await runtime.serve(request, channel)
         unhandled = request._unhandled
+        if under_middleware:
+            _tell_middleware(scope, request)
     ending = channel.finish()
     if ending is not None:
         await ending
@@ -523,6 +531,19 @@ async def serve(  # noqa: C901  # perf: one coroutine, see below
         # sent, as Starlette's ServerErrorMiddleware does: the server, an ASGI middleware
         # around the app or a test transport sees it.
         raise unhandled
+
+
+def _tell_middleware(scope: Scope, request: ASGIRequest) -> None:
+    """What Starlette's router leaves in the scope an ASGI middleware gave it: the router,
+    and the route that matched with its handler and path parameters (middleware such as
+    starlette-exporter read them once the app has answered)."""
+    scope["router"] = request.app.router
+    target = request._target
+    route = None if target is None else target.route
+    if route is not None:
+        scope["route"] = route
+        scope["endpoint"] = getattr(route, "endpoint", route.compiled.func)
+        scope["path_params"] = request.path_params
 
 
 async def _start(served: Served, path: str) -> tuple[Runtime | Response, type[ASGIChannel]]:
@@ -606,12 +627,19 @@ def connection_over(
     served = scope.get("app")
     runtime = getattr(served, "runtime", None)
     context = UNSERVED if runtime is None else runtime.context
-    path = route_path(scope)
+    # A scope made by hand may hold no more than its type, as Starlette's Request takes it.
+    path = route_path(scope) if "path" in scope else ""
     pair = (receive or _nothing_received, send or _nothing_sent)
+    connection: ASGIRequest | ASGIWebSocket
     if scope["type"] == "websocket":
-        return ASGIWebSocket(context, served, scope, pair, "GET", path)
-    channel = ASGIChannel(*pair, threads=context.threads)
-    return ASGIRequest(context, served, scope, channel, scope["method"], path)
+        connection = ASGIWebSocket(context, served, scope, pair, "GET", path)
+    else:
+        channel = ASGIChannel(*pair, threads=context.threads)
+        connection = ASGIRequest(context, served, scope, channel, scope.get("method", "GET"), path)
+    path_params = scope.get("path_params")
+    if path_params:  # those of the route that matched, as Starlette's router leaves them
+        connection.path_params = path_params
+    return connection
 
 
 Connection.made_over_asgi.update(
@@ -628,7 +656,7 @@ async def send_over(response: Response, scope: Scope, receive: Receive, send: Se
     assert isinstance(request, ASGIRequest)
     channel = request._channel
     try:
-        await response.send(channel, request)
+        await sender(response)(channel, request)
     finally:
         ending = channel.finish()
         if ending is not None:

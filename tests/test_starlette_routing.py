@@ -1,0 +1,187 @@
+"""What Starlette's extensions read of its routing, through both adapters: a route is an ASGI
+app (``app.mount("/m", Mount("/", routes=...))``), ``Mount.matches`` gives the mounted
+app's scope, the scope an ASGI middleware passed in holds the route once the app answers,
+``router.routes`` may be replaced, a name reaches through a named mount (``"admin:list"``),
+and a scope made by hand is a Request (sqladmin's, starlette-exporter's)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterable
+from typing import Any, ClassVar
+
+from hasten import Request
+from hasten.app import Starlette
+from hasten.requests import Request as StarletteRequest
+from hasten.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
+from hasten.routing import Match, Mount, RequestRoute, Router
+from hasten.types import ASGIApp, Receive, Scope, Send
+from tests.conftest import ClientFactory
+
+
+def named(request: Request) -> Response:
+    return PlainTextResponse(f"{request.url_for('item', item='7')} {request.path_params}")
+
+
+def test_a_route_mounted_as_an_app_is_served(serve: ClientFactory) -> None:
+    app = Starlette()
+    app.mount("/mounted", Mount("/", routes=[RequestRoute("/test/{item}", named, name="item")]))
+    client = serve(app)
+    found, missing = client.get("/mounted/test/1"), client.get("/mounted/nothing")
+    assert (found.status_code, found.text) == (
+        200,
+        "http://testserver/mounted/test/7 {'item': '1'}",
+    )
+    assert (missing.status_code, missing.text) == (404, "Not Found")
+
+
+def test_a_mounts_match_gives_the_mounted_apps_scope() -> None:
+    inner = Starlette(routes=[RequestRoute("/users/{user_id}", named)])
+    router = Router(routes=[Mount("/sub", app=inner)])
+    outer = Router()
+    outer.include_router(router, prefix="/api")
+    mount = outer.routes[0]
+    assert isinstance(mount, Mount)
+    scope = {"type": "http", "method": "GET", "path": "/api/sub/users/3", "root_path": ""}
+    assert (mount.path, mount.matches(scope)) == (
+        "/api/sub",
+        (
+            Match.FULL,
+            {"path_params": {}, "app_root_path": "", "root_path": "/api/sub", "endpoint": inner},
+        ),
+    )
+    # A route under it matches the path under that root path, as Starlette's.
+    child_scope = {**scope, "root_path": "/api/sub"}
+    match, found = mount.routes[0].matches(child_scope)
+    assert (match, found["path_params"]) == (Match.FULL, {"user_id": "3"})
+    assert Mount("/", app=inner).path == ""
+    assert mount.matches({**scope, "path": "/api/other"}) == (Match.NONE, {})
+
+
+class SeesTheRoute:
+    """An ASGI middleware that reads, once the app answered, what Starlette's router left in
+    the scope it was given (as starlette-exporter does)."""
+
+    seen: ClassVar[list[tuple[Any, ...]]] = []
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.app(scope, receive, send)
+        if scope["type"] == "http":
+            route = scope.get("route")
+            self.seen.append(
+                (
+                    route and route.path,
+                    scope.get("endpoint"),
+                    scope.get("path_params"),
+                    [r.path for r in scope["router"].routes],
+                )
+            )
+
+
+def test_an_asgi_middleware_finds_the_route_in_its_scope(serve: ClientFactory) -> None:
+    def item(request: Request) -> Response:
+        return PlainTextResponse("item")
+
+    app = Starlette(routes=[RequestRoute("/items/{id}", item)])
+    app.add_middleware(SeesTheRoute)
+    SeesTheRoute.seen = []
+    client = serve(app)
+    assert [client.get(path).status_code for path in ("/items/1", "/none")] == [200, 404]
+    assert SeesTheRoute.seen == [
+        ("/items/{id}", item, {"id": "1"}, ["/items/{id}"]),
+        (None, None, None, ["/items/{id}"]),
+    ]
+
+
+def test_a_routers_routes_may_be_replaced(serve: ClientFactory) -> None:
+    app = Starlette(routes=[RequestRoute("/old", named)])
+    app.router.routes = [
+        RequestRoute("/new", lambda request: PlainTextResponse("new")),
+        Mount("/static", routes=[RequestRoute("/a", lambda request: PlainTextResponse("a"))]),
+    ]
+    client = serve(app)
+    answers = [client.get(path) for path in ("/old", "/new", "/static/a")]
+    assert [(r.status_code, r.text) for r in answers] == [
+        (404, "Not Found"),
+        (200, "new"),
+        (200, "a"),
+    ]
+    # As the routes list a mount (its two routes), given back: the same routes.
+    app.router.routes = app.router.routes
+    assert [route.path for route in app.router.routes] == [
+        "/new",
+        "/static",
+        "/static/{mount_path:path}",
+    ]
+
+
+def test_a_name_reaches_through_named_mounts(serve: ClientFactory) -> None:
+    def page(request: Request) -> Response:
+        return PlainTextResponse(str(request.url_for("admin:list", identity="user")))
+
+    admin = Starlette(routes=[RequestRoute("/{identity}/list", page, name="list")])
+    app = Starlette()
+    app.mount("/admin", app=admin, name="admin")
+    client = serve(app)
+    response = client.get("/admin/user/list")
+    assert (response.status_code, response.text) == (200, "http://testserver/admin/user/list")
+    # The mount's own parameters are given with the route's.
+    tenants = Starlette()
+    tenants.mount("/tenants/{tenant}", app=admin, name="admin")
+    assert tenants.url_path_for("admin:list", tenant="t", identity="u") == "/tenants/t/u/list"
+
+
+class Debugged(HTMLResponse):
+    """sqladmin's template response: its own ``__call__``, which ends in Starlette's."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        self.headers["x-called"] = "yes"
+        await super().__call__(scope, receive, send)
+
+
+def test_a_response_whose_call_ends_in_the_base_call_is_sent(serve: ClientFactory) -> None:
+    def page(request: Request) -> Response:
+        return Debugged("<p>page</p>")
+
+    client = serve(Starlette(routes=[RequestRoute("/", page)]))
+    response = client.get("/")
+    assert (response.status_code, response.text, response.headers["x-called"]) == (
+        200,
+        "<p>page</p>",
+        "yes",
+    )
+
+
+def test_a_streams_body_iterator_is_its_content_async() -> None:
+    async def read(chunks: AsyncIterable[Any]) -> list[Any]:
+        return [chunk async for chunk in chunks]
+
+    async def upper() -> Any:
+        yield b"C"
+
+    chunks: list[bytes | str] = [b"a", "b"]
+    response = StreamingResponse(iter(chunks))
+    assert asyncio.run(read(response.body_iterator)) == [b"a", "b"]
+    response.body_iterator = upper()
+    assert asyncio.run(read(response.body_iterator)) == [b"C"]
+
+
+def test_a_scope_made_by_hand_is_a_request() -> None:
+    bare = StarletteRequest({"type": "http"})
+    given = StarletteRequest({"type": "http", "path_params": {"pk": 1}, "query_string": "a=1"})
+    assert (bare.method, bare.path_params, bare.query_params.get("a")) == ("GET", {}, None)
+    assert (given.path_params, given.query_params["a"]) == ({"pk": 1}, "1")
+
+
+def test_a_form_read_from_a_request_without_a_body_is_empty(serve: ClientFactory) -> None:
+    async def fields(request: Request) -> Response:
+        return PlainTextResponse(repr(list((await request.form()).items())))
+
+    client = serve(Starlette(routes=[RequestRoute("/", fields, methods=["GET", "POST"])]))
+    empty, given = client.get("/"), client.post("/", data={"a": "1"})
+    assert [(r.status_code, r.text) for r in (empty, given)] == [(200, "[]"), (200, "[('a', '1')]")]
+    refused = client.post("/", content=b"{}", headers={"content-type": "application/json"})
+    assert refused.status_code == 415
