@@ -65,6 +65,57 @@ def test_the_served_names_are_hastens_objects() -> None:
     assert (done.returncode, done.stdout, done.stderr) == (0, "ok\n", "")
 
 
+def test_under_the_switch_middleware_runs_in_starlettes_order() -> None:
+    # Starlette's add_middleware and @app.middleware put the last added outermost, a
+    # middleware=[...] list its first; a BaseHTTPMiddleware's call_next runs the app and its
+    # background tasks where what the middleware set around it holds (starlette-context).
+    done = run(
+        """
+        import contextvars
+        import hasten.as_fastapi
+        from fastapi import FastAPI
+        from starlette.background import BackgroundTask
+        from starlette.middleware import Middleware
+        from starlette.middleware.base import BaseHTTPMiddleware
+        from starlette.responses import PlainTextResponse
+        from starlette.testclient import TestClient
+
+        order, seen = [], []
+        current = contextvars.ContextVar("current", default="none")
+
+        def named(name):
+            async def dispatch(request, call_next):
+                order.append(name)
+                token = current.set(name)
+                try:
+                    return await call_next(request)
+                finally:
+                    current.reset(token)
+            return dispatch
+
+        app = FastAPI(middleware=[Middleware(BaseHTTPMiddleware, dispatch=named("listed 1")),
+                                  Middleware(BaseHTTPMiddleware, dispatch=named("listed 2"))])
+        app.add_middleware(BaseHTTPMiddleware, dispatch=named("added 1"))
+        app.add_middleware(BaseHTTPMiddleware, dispatch=named("added 2"))
+        app.middleware("http")(named("decorated"))
+
+        @app.get("/")
+        def home():
+            task = BackgroundTask(lambda: seen.append(current.get()))
+            return PlainTextResponse("home", background=task)
+
+        with TestClient(app) as client:
+            assert client.get("/").text == "home"
+        print(order, seen)
+        """
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0,
+        "['decorated', 'added 2', 'added 1', 'listed 1', 'listed 2'] ['listed 2']\n",
+        "",
+    )
+
+
 def test_a_module_hasten_does_not_serve_is_named() -> None:
     done = run(
         """

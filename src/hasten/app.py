@@ -11,10 +11,11 @@ import warnings
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, TypeVar, Unpack, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, TypeVar, Unpack, cast, overload
 
 import anyio
 
+from hasten import _switch
 from hasten._http.contracts import ASGIApp, Hook, Middleware, Receive, Scope, Send
 from hasten._http.datastructures import State
 from hasten._http.error_responses import (
@@ -51,6 +52,7 @@ logger = logging.getLogger("hasten.error")
 
 E = TypeVar("E", bound="ExceptionHandler")
 M = TypeVar("M", bound=Middleware)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +174,9 @@ class Starlette(Router):
         # The OpenAPI document, once ``openapi()`` has generated it (FastAPI's name).
         self.openapi_schema: dict[str, Any] | None = None
         self._webhooks: Webhooks | None = None
-        for entry in middleware or ():
+        # In the list's order, the first outermost (as Starlette's), whichever end
+        # ``add_middleware`` adds to.
+        for entry in reversed(middleware or ()) if _switch.is_on() else middleware or ():
             cls, args, options = entry
             self.add_middleware(cls, *args, **options)
 
@@ -225,7 +229,7 @@ class Starlette(Router):
 
     def _use_middleware(self, middleware: M) -> M:
         self._check_open("add a middleware")
-        self._middlewares.append(middleware)
+        _add_to(self._middlewares, cast("Middleware", middleware))
         return middleware
 
     def exception_handler(self, kind: type[BaseException] | int) -> Callable[[E], E]:
@@ -326,13 +330,13 @@ class Starlette(Router):
         if _dispatches(cls):
             # Starlette's class over ASGI; here its dispatch runs as a middleware function.
             self._check_open("add a middleware")
-            self._middlewares.append(cls(self, *args, **options).dispatch_func)
+            _add_to(self._middlewares, cls(self, *args, **options).dispatch_func)
             return
         if _wraps_an_app(cls):
             self.add_asgi_middleware(cls, *args, **options)
             return
         self._check_open("add a middleware")
-        self._middlewares.append(cls(*args, **options))
+        _add_to(self._middlewares, cls(*args, **options))
 
     def add_metrics(self, path: str = "/metrics") -> None:
         """Serve Prometheus metrics at ``path``: ``App(metrics_url=path)`` for an app made
@@ -346,7 +350,7 @@ class Starlette(Router):
         request then goes through the ASGI stack, over the RSGI → ASGI bridge (see the
         README)."""
         self._check_open("add an ASGI middleware")
-        self._asgi_middlewares.append((cls, args, options))
+        _add_to(self._asgi_middlewares, (cls, args, options))
         self.asgi = _BuiltAtFirstCall(self)
         self._asgi_portable = None
         self.through_asgi = True
@@ -576,6 +580,16 @@ class _BuiltAtFirstCall:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self._app._build_asgi()(scope, receive, send)
+
+
+def _add_to(stack: list[T], middleware: T) -> None:
+    """Add ``middleware`` to a stack, outermost first: inside the ones added before it
+    (hasten's order); under the switch outside them, as Starlette's and FastAPI's
+    ``add_middleware`` and ``@app.middleware`` add it, so that an app runs as written."""
+    if _switch.is_on():
+        stack.insert(0, middleware)
+    else:
+        stack.append(middleware)
 
 
 def _dispatches(cls: Callable[..., Any]) -> bool:

@@ -4,10 +4,14 @@ function (FastAPI's ``@app.middleware("http")`` is this class in Starlette)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 from typing import Any, TypeAlias
 
+from hasten._http.background import BackgroundTask
 from hasten._http.contracts import CallNext
 from hasten._http.contracts import Middleware as DispatchFunction
+from hasten._running.event_loop import on_asyncio
 
 __all__ = ["BaseHTTPMiddleware", "DispatchFunction", "RequestResponseEndpoint"]
 
@@ -23,7 +27,44 @@ class BaseHTTPMiddleware:
 
     def __init__(self, app: Any, dispatch: DispatchFunction | None = None) -> None:
         self.app = app
-        self.dispatch_func: DispatchFunction = self.dispatch if dispatch is None else dispatch
+        self.dispatch_func: DispatchFunction = _tasks_in_context(
+            self.dispatch if dispatch is None else dispatch
+        )
 
     async def dispatch(self, request: Any, call_next: RequestResponseEndpoint) -> Any:
         raise NotImplementedError(f"{type(self).__name__} has no dispatch() of its own")
+
+
+def _tasks_in_context(dispatch: DispatchFunction) -> DispatchFunction:
+    """``dispatch``, the background tasks of the responses its ``call_next`` returns run in
+    the context ``call_next`` returned in, as under Starlette, whose ``call_next`` runs the
+    app and its tasks in a task of their own: what the middleware set around ``call_next``
+    (starlette-context's request context, a ContextVar) the tasks see."""
+
+    async def dispatch_then_tasks(request: Any, call_next: CallNext) -> Any:
+        async def call_next_here(request: Any) -> Any:
+            response = await call_next(request)
+            if response.background is not None:
+                response.background = _InContext(response.background, contextvars.copy_context())
+            return response
+
+        return await dispatch(request, call_next_here)
+
+    return dispatch_then_tasks
+
+
+class _InContext(BackgroundTask):
+    """Background ``tasks`` run in ``context``."""
+
+    __slots__ = ("context", "inner")
+
+    def __init__(self, tasks: BackgroundTask, context: contextvars.Context) -> None:
+        super().__init__(tasks)
+        self.inner = tasks
+        self.context = context
+
+    async def __call__(self) -> None:
+        if on_asyncio():
+            await asyncio.create_task(self.inner(), context=self.context)
+        else:  # trio runs no task in a given context: the tasks run in the request's
+            await self.inner()
