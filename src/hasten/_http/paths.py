@@ -116,15 +116,18 @@ class PathTemplate:
         segments: list[Segment] = []
         names: set[str] = set()
         raw_segments = path.split("/")[0 if callback else 1 :]
-        for index, raw in enumerate(raw_segments):
+        for raw in raw_segments:
             if ("{" not in raw and "}" not in raw) or raw.startswith(_EXPRESSION):
                 segments.append(raw)
                 continue
             param = _parse_param(path, raw)
             if param.name in names:
                 raise ValueError(f"Route path {path!r} names parameter {param.name!r} twice")
-            if param.converter.name == "path" and index != len(raw_segments) - 1:
-                raise ValueError(f"Route path {path!r}: a ':path' parameter must come last")
+            if param.converter.name == "path" and any(
+                isinstance(done, Param) and done.converter.name == "path" for done in segments
+            ):
+                # One, so that a request's path matches a route in time linear in its length.
+                raise ValueError(f"Route path {path!r} has more than one ':path' parameter")
             names.add(param.name)
             segments.append(param)
         return cls(path, tuple(segments))
@@ -149,7 +152,16 @@ class PathTemplate:
         if parts is None:
             return None
         values: dict[str, Any] = {}
-        for index, segment in enumerate(self.segments):
+        segments = self.segments
+        for index, segment in enumerate(segments):
+            if isinstance(segment, Param) and segment.converter.name == "path":
+                # What the segments after it leave: the one ':path' parameter takes the rest.
+                end = len(parts) - (len(segments) - index - 1)
+                if end <= index:  # it takes one segment at least, if an empty one
+                    return None
+                values[segment.name] = "/".join(parts[index:end])
+                parts = [*parts[:index], "", *parts[end:]]
+                continue
             if index >= len(parts):
                 return None
             part = parts[index]
@@ -158,14 +170,11 @@ class PathTemplate:
                     return None
                 continue
             convert = segment.converter.convert
-            if segment.converter.name == "path":
-                values[segment.name] = "/".join(parts[index:])
-                return values
             value = part if convert is None else convert(part)
             if value is NO_MATCH or value == "":
                 return None
             values[segment.name] = value
-        return values if len(parts) == len(self.segments) else None
+        return values if len(parts) == len(segments) else None
 
     def format(self, values: Mapping[str, Any]) -> str:
         """The path with each parameter given its value in ``values`` (as Starlette's

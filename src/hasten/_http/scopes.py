@@ -39,6 +39,10 @@ class ConnectionScope(Mapping[str, Any]):
                 # its scope (Starlette's Mount): its route's own come after them.
                 "path_params": {**served.get("path_params", {}), **connection.path_params},
             }
+            # The outermost app's router, as Starlette's router sets it where none has.
+            router = getattr(connection.app, "router", None)
+            if router is not None:
+                self._items.setdefault("router", router)
             # The route that matched, and its handler (Starlette's keys), where one did.
             target = connection._target
             route = None if target is None else target.route

@@ -7,7 +7,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from types import FunctionType, MethodType
-from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, TypeVar, cast
 
 from hasten._values.params import describe_handler
 
@@ -25,7 +25,9 @@ __all__ = [
     "HeaderSteps",
     "build_chain",
     "finish_response",
+    "hastens_call",
     "header_steps",
+    "keeps_its_call",
     "not_a_response",
 ]
 
@@ -93,7 +95,7 @@ def header_steps(middlewares: Sequence[object]) -> HeaderSteps | None:
     otherwise None."""
     if not middlewares or not all(
         isinstance(middleware, HeaderMiddleware)
-        and type(middleware).__call__ is HeaderMiddleware.__call__
+        and hastens_call(type(middleware)) is HeaderMiddleware.__call__
         for middleware in middlewares
     ):
         return None
@@ -148,8 +150,42 @@ def _callable(middleware: MiddlewareFunction) -> MiddlewareFunction:
     its type's slot, a bound method's does not)."""
     call = inspect.getattr_static(middleware, "__call__", None)
     if isinstance(call, FunctionType):
+        call = hastens_call(type(middleware)) or call
         return cast("MiddlewareFunction", MethodType(call, middleware))
     return middleware
+
+
+# hasten's middleware classes' ``__call__``, as written (see ``keeps_its_call``).
+_WRITTEN_CALLS: dict[type, Any] = {}
+
+T = TypeVar("T", bound=type)
+
+
+def keeps_its_call(cls: T) -> T:
+    """Note the ``__call__`` of one of hasten's middleware classes as written, for
+    ``hastens_call`` to find where code has put another in its place."""
+    _WRITTEN_CALLS[cls] = cls.__dict__["__call__"]
+    return cls
+
+
+def hastens_call(cls: type) -> Any:
+    """The ``__call__`` hasten calls an instance of middleware class ``cls`` by: its own or
+    a base's. One that code put in its place taking ASGI's ``(scope, receive, send)``
+    (sentry-sdk wraps the class of every Starlette ``Middleware`` entry in a span so) is
+    passed over for the class's as written, else the nearest base's: hasten's middleware is
+    called with the request, not over ASGI (the wrapper's span is not made)."""
+    for kind in cls.__mro__:
+        call = kind.__dict__.get("__call__")
+        if isinstance(call, FunctionType) and _takes_asgi(call):
+            call = _WRITTEN_CALLS.get(kind)
+        if call is not None:
+            return call
+    return None
+
+
+def _takes_asgi(call: FunctionType) -> bool:
+    names = call.__code__.co_varnames[: call.__code__.co_argcount]
+    return names[-3:] == ("scope", "receive", "send")
 
 
 def not_a_response(response: Any, middlewares: Sequence[MiddlewareFunction]) -> NoReturn:

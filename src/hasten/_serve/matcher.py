@@ -259,8 +259,11 @@ def _walk_greedy(node: _Node, segments: list[str], method: str, values: list[Any
                     values.append(segment)
                     child = node.any_segment
                 elif node.catch_all is not None:
+                    tail = node.catch_all
+                    if tail.static or tail.params or tail.any_segment is not None:
+                        return None  # a ':path' with more after it: _search tries its runs
                     values.append("/".join(segments[index:]))
-                    node = node.catch_all
+                    node = tail
                     break
                 else:
                     return None
@@ -287,10 +290,34 @@ def _search(
             return found
         values.pop()
     tail = node.catch_all
-    if tail is None or method not in tail.targets:
+    if tail is None:
+        return None
+    if tail.static or tail.params or tail.any_segment is not None:
+        found = _search_after_path(tail, segments, index, method, values)
+        if found is not None:
+            return found
+    if method not in tail.targets:
         return None
     values.append("/".join(segments[index:]))
     return tail
+
+
+def _search_after_path(
+    tail: _Node, segments: list[str], index: int, method: str, values: list[Any]
+) -> _Node | None:
+    """A ':path' parameter with more of the path after it (Starlette's, a regex's greedy
+    '.*'): the longest run of segments from ``index`` that lets the rest match. A route has
+    one such parameter, and what follows it a fixed number of segments: linear in the path."""
+    position = len(values)
+    values.append(None)
+    for end in range(len(segments) - 1, index, -1):
+        found = _search(tail, segments, end, method, values)
+        if found is not None:
+            values[position] = "/".join(segments[index:end])
+            return found
+        del values[position + 1 :]
+    values.pop()
+    return None
 
 
 def _every_match(node: _Node, segments: list[str], index: int) -> Iterator[_Node]:
@@ -305,8 +332,13 @@ def _every_match(node: _Node, segments: list[str], index: int) -> Iterator[_Node
         yield from _every_match(child, segments, index + 1)
     for _, param_node in _parameter_children(node, segment):
         yield from _every_match(param_node, segments, index + 1)
-    if node.catch_all is not None and node.catch_all.targets:
-        yield node.catch_all
+    tail = node.catch_all
+    if tail is not None:
+        if tail.static or tail.params or tail.any_segment is not None:
+            for end in range(index + 1, len(segments)):
+                yield from _every_match(tail, segments, end)
+        if tail.targets:
+            yield tail
 
 
 def _parameter_children(node: _Node, segment: str) -> Iterator[tuple[Any, _Node]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import typing
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -66,6 +67,11 @@ class RequestRoute(_GivenEndpointRoute):
     """Starlette's ``Route``: ``RequestRoute(path, endpoint, methods=None, name=None,
     include_in_schema=True)``, the endpoint given the request as it is."""
 
+    # Under the switch, the served ``starlette.routing`` sets it: the function a route
+    # calls for its endpoint, as ``starlette.routing.request_response`` hands it on where
+    # code has replaced that function (sentry-sdk wraps each endpoint so), else None.
+    called_for: typing.ClassVar[Callable[[Any], Any] | None] = None
+
     @staticmethod
     def _parts(*args: Any, **kwargs: Any) -> Parts:
         return request_route_parts(*args, **kwargs)
@@ -94,7 +100,9 @@ def request_route_parts(
     template = PathTemplate.parse(path)
     if _is_function(endpoint):
         wanted = frozenset(method.upper() for method in methods or ("GET",))
-        handler = _calling(endpoint)
+        called_for = RequestRoute.called_for
+        called = None if called_for is None else called_for(endpoint)
+        handler = _named_after(_calling(called or endpoint), endpoint)
     else:  # an ASGI app: it answers every method itself (an HTTPEndpoint says 405)
         wanted = frozenset(methods or HTTP_METHODS)
         handler = _serving(endpoint)

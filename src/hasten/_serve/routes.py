@@ -424,11 +424,21 @@ class Route(BaseRoute):
 
         return handle
 
+    # Under the switch, the served ``fastapi.routing`` sets it: the route's handler as
+    # ``fastapi.routing.get_request_handler`` makes it where code has replaced that function
+    # (sentry-sdk wraps every route so), else None. Asked once per route, when it compiles.
+    wrapped_handler: typing.ClassVar[Callable[[Route, Handler], Handler | None] | None] = None
+
     def _target(self, bound: Target) -> Target:
-        if type(self).get_route_handler is Route.get_route_handler:
+        custom = type(self).get_route_handler is not Route.get_route_handler
+        wrap = Route.wrapped_handler
+        if not custom and wrap is None:
             return bound
         handler = dataclasses.replace(self, target=bound).get_route_handler()
-        target = Target(bound.name, handler, _AS_IS)
+        wrapped = None if wrap is None else wrap(self, handler)
+        if wrapped is None and not custom:
+            return bound
+        target = Target(bound.name, wrapped or handler, _AS_IS)
         target.guarded = bound.guarded
         return target
 

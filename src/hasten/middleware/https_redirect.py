@@ -6,12 +6,14 @@ from hasten._http.contracts import CallNext
 from hasten._http.hosts import host_port
 from hasten._http.requests import Request
 from hasten._http.responses import RedirectResponse, Response
+from hasten._serve.chain import keeps_its_call
 
 __all__ = ["HTTPSRedirectMiddleware"]
 
 _DEFAULT_PORTS = ("", "80", "443")
 
 
+@keeps_its_call
 class HTTPSRedirectMiddleware:
     """Answer a request that came over ``http`` with a 307 to the same URL over ``https``
     (a default port dropped), as Starlette's. Behind a proxy that ends TLS, add

@@ -8,10 +8,12 @@ from hasten._http.contracts import CallNext
 from hasten._http.hosts import host_port
 from hasten._http.requests import Request
 from hasten._http.responses import PlainTextResponse, RedirectResponse, Response
+from hasten._serve.chain import keeps_its_call
 
 __all__ = ["TrustedHostMiddleware"]
 
 
+@keeps_its_call
 class TrustedHostMiddleware:
     """Answer 400 to a request whose ``Host`` is not in ``allowed_hosts`` (``example.com``,
     ``*.example.com`` for its subdomains, ``*`` for any), which guards against Host header

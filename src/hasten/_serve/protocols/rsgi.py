@@ -328,6 +328,9 @@ async def _serve_unstarted(served: Served, scope: Any, proto: Any) -> None:
         return
     path = under_root(scope.path, served.root_path)
     runtime = await served.start_for(path)
+    if _through_asgi(served):  # as the app started, it found its ASGI entry replaced
+        await serve_through_asgi(served, scope, proto)
+        return
     if scope.proto != "http":
         if isinstance(runtime, Response):
             proto.close(runtime.status)  # a refused handshake carries the status
@@ -345,19 +348,26 @@ async def _serve_unstarted(served: Served, scope: Any, proto: Any) -> None:
         )
 
 
+def _through_asgi(served: Served) -> bool:
+    # A call of its own: what an await may have changed, read again (mypy would not).
+    return served.through_asgi
+
+
 async def serve_through_asgi(served: Served, scope: Any, proto: Any) -> None:
-    """``App.__rsgi__`` once ASGI middleware wraps the app: every connection goes through
-    ``served.asgi`` (the middleware, then the ASGI adapter) over the RSGI → ASGI bridge."""
+    """``App.__rsgi__`` once ASGI middleware wraps the app, or code replaced its ASGI entry:
+    every connection goes through the app's ``__call__`` (then its middleware and the ASGI
+    adapter) over the RSGI → ASGI bridge."""
     scope_of_app = asgi_scope(scope, served.root_path)
     scope_of_app["app"] = served  # as Starlette's: Request(scope).app in a middleware
+    served_over_asgi: Any = served  # its ``__call__``, whichever it is now
     if scope.proto == "http":
         http = HTTPBridge(
             proto, proto, [], lambda writer: paced(writer, scope.client, scope.server)
         )
-        await served.asgi(scope_of_app, http.receive, http.send)
+        await served_over_asgi(scope_of_app, http.receive, http.send)
         return
     websocket = WebSocketBridge(proto)
     try:
-        await served.asgi(scope_of_app, websocket.receive, websocket.send)
+        await served_over_asgi(scope_of_app, websocket.receive, websocket.send)
     finally:
         websocket.release()

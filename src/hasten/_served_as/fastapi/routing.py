@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from hasten._http.contracts import Handler
 from hasten.datastructures import Default, DefaultPlaceholder
 from hasten.encoders import jsonable_encoder
 from hasten.errors import (
@@ -52,7 +58,40 @@ __all__ = [
     "WebSocket",
     "WebSocketRequestValidationError",
     "WebSocketRoute",
+    "get_request_handler",
     "jsonable_encoder",
     "request_response",
     "websocket_session",
 ]
+
+
+@dataclass
+class Dependant:
+    """What FastAPI's ``get_request_handler`` is given of a route: its handler, as ``call``.
+    (hasten's compiled endpoint serves the route: a ``call`` replaced here is not called.)"""
+
+    call: Callable[..., Any] | None
+    path: str
+
+
+def get_request_handler(
+    dependant: Dependant | None = None, *, handler: Handler | None = None, **options: Any
+) -> Handler:
+    """FastAPI's: what serves a route, ``async (request) -> Response``; here the handler
+    hasten compiled for it. Code may replace this function (sentry-sdk's integration does)
+    to wrap what it returns: each route is then served by the wrapper."""
+    if handler is None:
+        raise TypeError("get_request_handler() makes a handler of the one hasten compiled")
+    return handler
+
+
+def _through_get_request_handler(route: APIRoute, handler: Handler) -> Handler | None:
+    current = sys.modules[__name__].get_request_handler
+    if current is _ORIGINAL:
+        return None
+    dependant = Dependant(route.endpoint, route.path)
+    return current(dependant=dependant, handler=handler)  # type: ignore[no-any-return]
+
+
+_ORIGINAL = get_request_handler
+APIRoute.wrapped_handler = _through_get_request_handler

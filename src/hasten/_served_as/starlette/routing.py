@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from typing import Any
+
 from hasten.concurrency import run_in_threadpool
 from hasten.datastructures import URL, Headers
 from hasten.errors import HTTPException, StarletteDeprecationWarning
@@ -47,3 +50,14 @@ __all__ = [
     "run_in_threadpool",
     "websocket_session",
 ]
+
+
+def _called_for(endpoint: Any) -> Any:
+    current = sys.modules[__name__].request_response
+    if current is _ORIGINAL:
+        return None
+    return getattr(current(endpoint), "request_endpoint", None)
+
+
+_ORIGINAL = request_response
+Route.called_for = _called_for
