@@ -167,6 +167,7 @@ class Starlette(Router):
         ] = []
         # Under RSGI, every connection goes through the ASGI stack (the RSGI → ASGI bridge).
         self.through_asgi = False
+        self.call_replaced = False
         # Held by startup and shutdown: asyncio's lock, or AnyIO's on another loop (trio),
         # made there at its first use.
         self._start_lock = asyncio.Lock()
@@ -424,7 +425,8 @@ class Starlette(Router):
             self._frozen = True
             # Code that replaced the app's ASGI entry (sentry-sdk wraps Starlette.__call__,
             # a subclass may override it) gets RSGI connections through it too.
-            self.through_asgi = self.through_asgi or type(self).__call__ is not asgi.serve
+            self.call_replaced = type(self).__call__ is not asgi.serve
+            self.through_asgi = self.through_asgi or self.call_replaced
             self.lifespan_state = {}
             if self.settings.exports_telemetry:  # before the runtime looks for providers
                 from hasten._ops.otlp import configure_from_environment

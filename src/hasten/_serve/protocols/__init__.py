@@ -22,6 +22,8 @@ class Served(Protocol):
 
     # ASGI middleware wraps the app: an RSGI connection goes through ``asgi`` too.
     through_asgi: bool
+    # Code replaced the app's ``__call__`` (instrumentation): RSGI goes through that first.
+    call_replaced: bool
     # The path the app is served under (FastAPI's deprecated ``root_path=``), or ''.
     root_path: str
 
