@@ -14,7 +14,7 @@ from hasten import Request
 from hasten.app import Starlette
 from hasten.requests import Request as StarletteRequest
 from hasten.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
-from hasten.routing import Match, Mount, RequestRoute, Router
+from hasten.routing import Host, Match, Mount, RequestRoute, Router
 from hasten.types import ASGIApp, Receive, Scope, Send
 from tests.conftest import ClientFactory
 
@@ -185,3 +185,59 @@ def test_a_form_read_from_a_request_without_a_body_is_empty(serve: ClientFactory
     assert [(r.status_code, r.text) for r in (empty, given)] == [(200, "[]"), (200, "[('a', '1')]")]
     refused = client.post("/", content=b"{}", headers={"content-type": "application/json"})
     assert refused.status_code == 415
+
+
+def test_hosts_serve_their_apps_by_the_host_header(serve: ClientFactory) -> None:
+    def page(text: str) -> Any:
+        def endpoint(request: Request) -> Response:
+            values = request.scope["path_params"]
+            return PlainTextResponse(f"{text} {values} {request.url_for('users', user_id=1)}")
+
+        return endpoint
+
+    api = Starlette(routes=[RequestRoute("/users/{user_id}", page("api"), name="users")])
+    site = Starlette(routes=[RequestRoute("/users/{user_id}", page("site"), name="users")])
+    app = Starlette(
+        routes=[
+            Host("api.example.org", api, name="api"),
+            Host("{sub}.example.org", site, name="site"),
+            RequestRoute("/health", lambda request: PlainTextResponse("up")),
+        ]
+    )
+    client = serve(app)
+    answers = [
+        client.get("/users/5", headers={"host": host})
+        for host in ("api.example.org:8000", "www.example.org", "example.com")
+    ]
+    assert [(r.status_code, r.text) for r in answers] == [
+        (200, "api {'user_id': '5'} http://api.example.org:8000/users/1"),
+        (200, "site {'sub': 'www', 'user_id': '5'} http://www.example.org/users/1"),
+        (404, "Not Found"),
+    ]
+    # A route of the app's own still wins; a name reaches through a host's.
+    health = client.get("/health", headers={"host": "api.example.org"})
+    assert (health.status_code, health.text) == (200, "up")
+    assert app.url_path_for("site:users", sub="x", user_id=3) == "/users/3"
+    assert app.url_path_for("api", path="/users/3") == "/users/3"
+    # Starlette's matching, as extensions read it: no path of its own, the app's routes.
+    host = app.routes[1]
+    assert isinstance(host, Host)
+    scope = {"type": "http", "path": "/users/3", "headers": [(b"host", b"a.example.org")]}
+    assert (host.path, host.matches(scope)) == (
+        "",
+        (Match.FULL, {"path_params": {"sub": "a"}, "endpoint": site}),
+    )
+    assert host.matches({**scope, "headers": [(b"host", b"b.example.com")]}) == (Match.NONE, {})
+
+
+def test_an_apps_host_method_adds_one(serve: ClientFactory) -> None:
+    api = Starlette(routes=[RequestRoute("/", lambda request: PlainTextResponse("api"))])
+    app = Starlette()
+    app.host("api.example.org", api)
+    client = serve(app)
+    found = client.get("/", headers={"host": "api.example.org"})
+    missing = client.get("/", headers={"host": "example.org"})
+    assert [(r.status_code, r.text) for r in (found, missing)] == [
+        (200, "api"),
+        (404, "Not Found"),
+    ]

@@ -15,6 +15,7 @@ from hasten._http.paths import PathTemplate
 from hasten._http.requests import Request
 from hasten._http.websockets import WebSocket
 from hasten._serve.frontend import Fallback, Frontend, frontend_path
+from hasten._serve.host_routes import Host
 from hasten._serve.mounts import is_native
 from hasten._serve.registration import (
     check_connection_types,
@@ -31,6 +32,7 @@ from hasten._serve.routes import (
     WEBSOCKET,
     APIRoute,
     APIWebSocketRoute,
+    AppRoute,
     BaseRoute,
     FrontendRoute,
     Inherited,
@@ -54,6 +56,7 @@ __all__ = [
     "APIWebSocketRoute",
     "BaseRoute",
     "FrontendRoute",
+    "Host",
     "Inherited",
     "Lifespan",
     "Match",
@@ -98,9 +101,11 @@ class Router:
         self.inherited = Inherited.given(f"Router({prefix!r})", **keywords)
         # The class of the routes registered here from now on (FastAPI's custom APIRoute).
         self.route_class = route_class or Route
+        # The hosts (Starlette's Host routes) among them, in order: each is tried on them.
+        self._hosts: list[Host] = []
         # A Mount made by hand (Starlette's) comes with the route for the paths under it.
         self._routes: list[BaseRoute] = [
-            item for route in routes or () for item in _with_what_it_brings(route)
+            item for route in routes or () for item in self._brought(route)
         ]
         self._children: list[tuple[str, Router, Inherited]] = []
         # The routers that include this one: told of every change (see ``_changed``).
@@ -403,9 +408,10 @@ class Router:
             if path is not None:
                 return path
         for route in self.routes:
-            path = _under_mount(route, name, values)
-            if path is not None:
-                return path
+            if isinstance(route, AppRoute):  # a name of the app it serves
+                path = route.inner_path(name, values)
+                if path is not None:
+                    return path
         raise NoMatchFound(f"No route named {name!r} takes the parameters {sorted(values)}")
 
     def _named(self) -> dict[str, list[BaseRoute]]:
@@ -433,19 +439,28 @@ class Router:
     def routes(self, routes: Sequence[BaseRoute]) -> None:
         """Replace every route, included routers' too, by ``routes``, as ``Router(routes=
         ...)`` takes them (Starlette's ``router.routes = [...]``, as sqladmin sets them)."""
+        previous = self._routes, self._children, self._hosts
+        self._hosts = []
         given = [
             item
             for route in routes
             if not _under_half(route, routes)
-            for item in _with_what_it_brings(route)
+            for item in self._brought(route)
         ]
-        previous = self._routes, self._children
         self._routes, self._children = given, []
         try:
             self._changed()
         except BaseException:  # a running app refused them: the routes stay as they were
-            self._routes, self._children = previous
+            self._routes, self._children, self._hosts = previous
             raise
+
+    def _brought(self, route: BaseRoute) -> tuple[BaseRoute, ...]:
+        """``route``, and what it brings: for a Mount made by hand the route for the paths
+        under it; a Host joins this router's hosts."""
+        if isinstance(route, Host):
+            self._hosts.append(route)
+            object.__setattr__(route, "group", self._hosts)
+        return _with_what_it_brings(route)
 
     def _register(self, route: BaseRoute) -> None:
         """Add ``route``: served from the next request on, also where an app that includes
@@ -455,6 +470,19 @@ class Router:
             self._changed()
         except BaseException:  # a running app refused it: it is not registered
             self._routes.remove(route)
+            raise
+
+    def host(self, host: str, app: Any, name: str | None = None) -> None:
+        """Serve ``app`` (any ASGI app) for the requests to ``host`` (``"api.example.com"``,
+        ``"{tenant}.example.com"``), where no other route of this router serves the path
+        (Starlette's ``Host``, FastAPI's ``app.host``)."""
+        route = Host(host, app, name)
+        self._hosts.append(route)
+        object.__setattr__(route, "group", self._hosts)
+        try:
+            self._register(route)
+        except BaseException:
+            self._hosts.remove(route)
             raise
 
     def _changed(self) -> None:
@@ -504,28 +532,6 @@ def _with_what_it_brings(route: BaseRoute) -> tuple[BaseRoute, ...]:
     if isinstance(route, Mount) and MOUNT_PATH not in route.template.names:
         return route.both()
     return (route,)
-
-
-def _under_mount(route: BaseRoute, name: str, values: dict[str, Any]) -> str | None:
-    """The path of a route of the app ``route`` mounts, called ``name`` there: ``mount:name``
-    for a named mount, ``name`` for one without (Starlette's names through mounts)."""
-    if not isinstance(route, Mount) or MOUNT_PATH in route.template.names:
-        return None
-    mount_name = route.compiled.options.name
-    if mount_name is not None:
-        if not name.startswith(mount_name + ":"):
-            return None
-        name = name[len(mount_name) + 1 :]
-    find = getattr(route.app, "url_path_for", None)
-    names = route.template.names
-    if find is None or not names <= values.keys():
-        return None
-    try:
-        inner = find(name, **{key: value for key, value in values.items() if key not in names})
-    except LookupError:
-        return None
-    prefix = route.template.format({key: values[key] for key in names})
-    return prefix.rstrip("/") + str(inner)
 
 
 def _under_half(route: BaseRoute, routes: Sequence[BaseRoute]) -> bool:

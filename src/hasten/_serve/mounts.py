@@ -40,6 +40,7 @@ __all__ = [
     "MountResponse",
     "Mountable",
     "is_native",
+    "with_path_params",
 ]
 
 
@@ -151,12 +152,17 @@ def _given(mounted: ASGIApp, connection: Connection) -> ASGIApp:
     """``mounted``, given the values of its prefix's parameters (``/tenants/{tenant}``) in
     its scope's ``path_params``, as Starlette's Mount gives them."""
     values = {name: value for name, value in connection.path_params.items() if name != MOUNT_PATH}
+    return with_path_params(mounted, values)
+
+
+def with_path_params(app: ASGIApp, values: dict[str, Any]) -> ASGIApp:
+    """``app``, given ``values`` in its scope's ``path_params`` (a mount's or a host's)."""
     if not values:
-        return mounted
+        return app
 
     async def given(scope: Any, receive: Any, send: Any) -> None:
         scope["path_params"] = {**scope.get("path_params", {}), **values}
-        await mounted(scope, receive, send)
+        await app(scope, receive, send)
 
     return given
 

@@ -529,7 +529,51 @@ class FrontendRoute(BaseRoute):
 
 
 @dataclass(frozen=True, slots=True)
-class Mount(BaseRoute):
+class AppRoute(BaseRoute):
+    """A route that hands its connections to another app (a Mount's, a Host's): the app,
+    its routes, and the names of its routes reached through this one's."""
+
+    @property
+    def app(self) -> Any:
+        """The app served (Starlette's name)."""
+        endpoint = self.compiled
+        assert isinstance(endpoint, MountEndpoint)
+        return endpoint.mounted
+
+    @property
+    def routes(self) -> list[BaseRoute]:
+        """The app's routes (Starlette's ``mount.routes``, ``host.routes``)."""
+        return list(getattr(self.app, "routes", []))
+
+    def inner_path(self, name: str, values: Mapping[str, Any]) -> str | None:
+        """The path of a route of the app, called ``name`` there: ``own:name`` for a route
+        named ``own``, ``name`` for one without (Starlette's names through mounts)."""
+        own = self.compiled.options.name
+        if own is not None:
+            if not name.startswith(own + ":"):
+                return None
+            name = name[len(own) + 1 :]
+        find = getattr(self.app, "url_path_for", None)
+        names = self.own_names()
+        if find is None or not names <= values.keys():
+            return None
+        try:
+            inner = find(name, **{key: value for key, value in values.items() if key not in names})
+        except LookupError:
+            return None
+        return self.prefix_of({key: values[key] for key in names}) + str(inner)
+
+    def own_names(self) -> frozenset[str]:
+        """The names of its own parameters, which the app's routes do not take."""
+        return self.template.names
+
+    def prefix_of(self, values: Mapping[str, Any]) -> str:
+        """What the path of a route of the app is under, its own parameters given."""
+        return self.template.format(values).rstrip("/")
+
+
+@dataclass(frozen=True, slots=True)
+class Mount(AppRoute):
     """One of the two routes of a mounted app (its prefix, and every path under it).
 
     Made by hand as Starlette's: ``Mount("/api", app=...)`` or ``Mount("/api",
@@ -546,26 +590,19 @@ class Mount(BaseRoute):
         BaseRoute.__init__(self, *args, **kwargs)
 
     @property
-    def app(self) -> Any:
-        """The app mounted (Starlette's name)."""
-        endpoint = self.compiled
-        assert isinstance(endpoint, MountEndpoint)
-        return endpoint.mounted
-
-    @property
     def path(self) -> str:
         """The prefix, as Starlette's ``mount.path``: ``Mount("/")``'s is ``""``, so that the
         path of a route under it is the prefix and the route's path."""
         return self.template.path.rstrip("/")
 
-    @property
-    def routes(self) -> list[BaseRoute]:
-        """The mounted app's routes (Starlette's ``mount.routes``)."""
-        return list(getattr(self.app, "routes", []))
-
     def both(self) -> tuple[Mount, Mount]:
         """This mount's two routes: its prefix, and every path under it."""
         return self, Mount(_under(self.path), self.methods, self.compiled)
+
+    def inner_path(self, name: str, values: Mapping[str, Any]) -> str | None:
+        if MOUNT_PATH in self.template.names:
+            return None  # the route for the paths under it: its prefix's answers
+        return AppRoute.inner_path(self, name, values)
 
     def matches(self, scope: Mapping[str, Any]) -> tuple[Match, dict[str, Any]]:
         """Starlette's Mount's: any connection to a path under the prefix, with the scope the

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterable, Iterable
+from typing import TypeAlias
+
 from hasten.background import BackgroundTask
 from hasten.concurrency import iterate_in_threadpool
 from hasten.datastructures import URL, Headers, MutableHeaders
@@ -16,10 +19,19 @@ from hasten.responses import (
     StreamingResponse,
 )
 
+# Starlette's types of a StreamingResponse's content, for annotations.
+Content: TypeAlias = str | bytes | memoryview
+SyncContentStream: TypeAlias = Iterable[Content]
+AsyncContentStream: TypeAlias = AsyncIterable[Content]
+ContentStream: TypeAlias = AsyncContentStream | SyncContentStream
+
 __all__ = [
     "URL",
+    "AsyncContentStream",
     "BackgroundTask",
     "ClientDisconnect",
+    "Content",
+    "ContentStream",
     "FileResponse",
     "HTMLResponse",
     "Headers",
@@ -29,5 +41,6 @@ __all__ = [
     "RedirectResponse",
     "Response",
     "StreamingResponse",
+    "SyncContentStream",
     "iterate_in_threadpool",
 ]

@@ -13,6 +13,7 @@ from hasten.requests import Request
 from hasten.responses import PlainTextResponse, RedirectResponse, Response
 from hasten.routing import (
     BaseRoute,
+    Host,
     Match,
     Mount,
     NoMatchFound,
@@ -33,6 +34,7 @@ __all__ = [
     "BaseRoute",
     "HTTPException",
     "Headers",
+    "Host",
     "Match",
     "Middleware",
     "Mount",
