@@ -46,6 +46,8 @@ def test_the_newest_version_is_the_packages() -> None:
 def test_each_version_has_only_keep_a_changelogs_sections_in_order() -> None:
     for heading, lines in versions():
         sections = [line.removeprefix("### ") for line in lines if line.startswith("### ")]
+        if heading == "## [Unreleased]" and not any(line.strip() for line in lines):
+            continue  # just after a release, nothing yet
         assert sections, heading
         assert sections == sorted(sections, key=SECTIONS.index), heading
         assert len(set(sections)) == len(sections), heading
