@@ -241,3 +241,21 @@ def test_an_apps_host_method_adds_one(serve: ClientFactory) -> None:
         (200, "api"),
         (404, "Not Found"),
     ]
+
+
+def test_a_route_appended_to_a_routers_routes_is_registered(serve: ClientFactory) -> None:
+    # prometheus-fastapi-instrumentator's tests, and apps, append to Starlette's list.
+    sub = Starlette(routes=[RequestRoute("/widget", lambda request: PlainTextResponse("w"))])
+    router = Router()
+    router.routes.append(Mount("/sub", app=sub))
+    router.routes.insert(0, RequestRoute("/first", lambda request: PlainTextResponse("1")))
+    app = Starlette()
+    app.include_router(router, prefix="/m")
+    client = serve(app)
+    answers = [client.get(path) for path in ("/m/sub/widget", "/m/first", "/m/other")]
+    assert [(r.status_code, r.text) for r in answers] == [
+        (200, "w"),
+        (200, "1"),
+        (404, "Not Found"),
+    ]
+    assert [route.path for route in router.routes] == ["/sub", "/sub/{mount_path:path}", "/first"]

@@ -6,7 +6,7 @@ import inspect
 import os
 import warnings
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal, TypeVar, Unpack
+from typing import Any, Literal, SupportsIndex, TypeVar, Unpack
 
 from hasten._http.connection import MOUNT_PATH
 from hasten._http.contracts import ASGIApp, Hook, Receive, Scope, Send
@@ -425,13 +425,18 @@ class Router:
 
     @property
     def routes(self) -> list[BaseRoute]:
-        """Every route, included routers' too, with full paths."""
+        """Every route, included routers' too, with full paths. A route appended to the
+        list (or inserted, or extended with) is registered here, as on Starlette's router,
+        whose list this is (``router.routes.append(Mount(...))``)."""
         own = self.inherited
-        collected = [self._full(route) for route in self._routes]
+        collected = RouteList(self, [self._full(route) for route in self._routes])
         for prefix, child, inherited in self._children:
-            collected.extend(
-                route.with_prefix(self.prefix + prefix, inherited.within(own))
-                for route in child.routes
+            list.extend(
+                collected,
+                (
+                    route.with_prefix(self.prefix + prefix, inherited.within(own))
+                    for route in child.routes
+                ),
             )
         return collected
 
@@ -498,6 +503,29 @@ class Router:
 
 
 APIRouter = Router  # FastAPI's name for it
+
+
+class RouteList(list[BaseRoute]):
+    """``router.routes``: the routes as a list, where a route added is registered on the
+    router (at the end: hasten's matcher orders routes by their paths, not by the list)."""
+
+    def __init__(self, router: Router, routes: Iterable[BaseRoute]) -> None:
+        super().__init__(routes)
+        self.router = router
+
+    def append(self, route: BaseRoute) -> None:
+        for item in self.router._brought(route):
+            self.router._register(item)
+        super().append(route)
+
+    def insert(self, index: SupportsIndex, route: BaseRoute) -> None:
+        for item in self.router._brought(route):
+            self.router._register(item)
+        super().insert(index, route)
+
+    def extend(self, routes: Iterable[BaseRoute]) -> None:
+        for route in routes:
+            self.append(route)
 
 
 def request_response(func: Callable[[Request], Any]) -> ASGIApp:
