@@ -53,7 +53,8 @@ class Target:
     ``websocket``: it serves WebSocket connections (``invoke(websocket)``). ``guarded``: its
     requests enter a guard around their dependencies (hasten._values.cleanup_guard). ``tag``: how
     observation names its requests (a ``RouteTag``), when the app observes them. ``route``:
-    the route it serves, where one does (``request.scope["route"]``).
+    the route it serves, where one does (``request.scope["route"]``); ``scope_items``, its
+    ``route`` and ``endpoint`` as Starlette's scope holds them.
     """
 
     __slots__ = (
@@ -66,6 +67,7 @@ class Target:
         "plain",
         "render",
         "route",
+        "scope_items",
         "status",
         "tag",
         "websocket",
@@ -95,6 +97,8 @@ class Target:
         self.guarded = False
         self.tag: Any = None
         self.route: Any = None
+        # What Starlette's router leaves in the scope for the route: its route and endpoint.
+        self.scope_items: dict[str, Any] | None = None
 
     def __repr__(self) -> str:
         return f"<Target {self.name}>"

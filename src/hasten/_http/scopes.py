@@ -45,10 +45,8 @@ class ConnectionScope(Mapping[str, Any]):
                 self._items.setdefault("router", router)
             # The route that matched, and its handler (Starlette's keys), where one did.
             target = connection._target
-            route = None if target is None else target.route
-            if route is not None:
-                self._items["route"] = route
-                self._items["endpoint"] = getattr(route, "endpoint", route.compiled.func)
+            if target is not None and target.scope_items is not None:
+                self._items.update(target.scope_items)
         return self._items
 
     def __getitem__(self, key: str) -> Any:

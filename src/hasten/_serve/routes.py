@@ -371,6 +371,8 @@ class BaseRoute:
         )
         target.websocket = websocket
         target.route = self
+        endpoint = getattr(self, "endpoint", self.compiled.func)  # a mount's: its app
+        target.scope_items = {"route": self, "endpoint": endpoint}
         label = f"{self.label} ({target.name})"
         return CompiledRoute(self.template, self.methods, target, label, self.low_priority)
 

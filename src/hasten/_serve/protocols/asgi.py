@@ -451,7 +451,7 @@ class ASGIWebSocket(WebSocket):
             await send({"type": "websocket.close", "code": 1000, "reason": ""})
 
 
-async def serve(  # noqa: C901  # perf: one coroutine, see below
+async def serve(  # noqa: C901, PLR0912, PLR0915  # perf: one coroutine, see below
     served: Served,
     scope: Scope,
     receive: Receive,
@@ -520,8 +520,14 @@ async def serve(  # noqa: C901  # perf: one coroutine, see below
         request._channel = channel
         await runtime.serve(request, channel)
         unhandled = request._unhandled
-        if under_middleware:
-            _tell_middleware(scope, request)
+        if under_middleware:  # what Starlette's router leaves in a middleware's scope
+            # perf: written out, each value made when the route compiled (the app is its
+            # own router): what an ASGI middleware reads after the app (starlette-exporter).
+            scope["router"] = served
+            target = request._target
+            if target is not None and target.scope_items is not None:
+                scope.update(target.scope_items)
+                scope["path_params"] = request.path_params
     ending = channel.finish()
     if ending is not None:
         await ending
@@ -531,19 +537,6 @@ async def serve(  # noqa: C901  # perf: one coroutine, see below
         # sent, as Starlette's ServerErrorMiddleware does: the server, an ASGI middleware
         # around the app or a test transport sees it.
         raise unhandled
-
-
-def _tell_middleware(scope: Scope, request: ASGIRequest) -> None:
-    """What Starlette's router leaves in the scope an ASGI middleware gave it: the router,
-    and the route that matched with its handler and path parameters (middleware such as
-    starlette-exporter read them once the app has answered)."""
-    scope["router"] = request.app.router
-    target = request._target
-    route = None if target is None else target.route
-    if route is not None:
-        scope["route"] = route
-        scope["endpoint"] = getattr(route, "endpoint", route.compiled.func)
-        scope["path_params"] = request.path_params
 
 
 async def _start(served: Served, path: str) -> tuple[Runtime | Response, type[ASGIChannel]]:
