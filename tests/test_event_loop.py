@@ -165,6 +165,10 @@ def test_background_tasks_run_after_the_response(backend: str) -> None:
     assert done == ["sync ada on loop: False", "async ada"]
 
 
+# The app stops reading the chunked body at its limit: httpx's generator over it is left
+# unfinished, and Python's garbage collector, whenever it runs, says so (once in CI on 3.12,
+# under trio). The client's, not the app's: the test asserts what the app answered.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_a_body_past_max_body_size_is_a_413(backend: str) -> None:
     app = App(max_body_size=16)
 
