@@ -25,8 +25,9 @@ def test_every_seed_route_answers(serve: ClientFactory) -> None:
 
 def test_the_monitor_names_asyncfib(serve: ClientFactory, caplog: pytest.LogCaptureFixture) -> None:
     client = serve(seeds.app)
+    client.get("/asyncfib/1")  # the app started, and its monitor watching, before the block
     with caplog.at_level(logging.WARNING, logger="hasten.monitor"):
-        client.get("/asyncfib/31")  # a few hundred ms of CPU on the loop
+        client.get("/asyncfib/32")  # half a second of CPU on the loop, or so
         time.sleep(0.2)
     messages = [r.getMessage() for r in caplog.records if r.name == "hasten.monitor"]
     assert any(m.startswith("GET /asyncfib/{n} blocked the event loop for ") for m in messages)
