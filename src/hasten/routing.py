@@ -481,13 +481,17 @@ class Router:
         """Serve ``app`` (any ASGI app) for the requests to ``host`` (``"api.example.com"``,
         ``"{tenant}.example.com"``), where no other route of this router serves the path
         (Starlette's ``Host``, FastAPI's ``app.host``)."""
-        route = Host(host, app, name)
-        self._hosts.append(route)
-        object.__setattr__(route, "group", self._hosts)
+        self._add_given(Host(host, app, name))
+
+    def _add_given(self, route: BaseRoute) -> None:
+        """Register a route made by hand (Starlette's), and what it brings; a host a running
+        app refused leaves this router's hosts as they were."""
+        hosts = len(self._hosts)
         try:
-            self._register(route)
+            for item in self._brought(route):
+                self._register(item)
         except BaseException:
-            self._hosts.remove(route)
+            del self._hosts[hosts:]
             raise
 
     def _changed(self) -> None:
@@ -514,13 +518,11 @@ class RouteList(list[BaseRoute]):
         self.router = router
 
     def append(self, route: BaseRoute) -> None:
-        for item in self.router._brought(route):
-            self.router._register(item)
+        self.router._add_given(route)
         super().append(route)
 
     def insert(self, index: SupportsIndex, route: BaseRoute) -> None:
-        for item in self.router._brought(route):
-            self.router._register(item)
+        self.router._add_given(route)
         super().insert(index, route)
 
     def extend(self, routes: Iterable[BaseRoute]) -> None:
