@@ -483,7 +483,8 @@ def scenarios() -> list[Scenario]:
         Scenario(
             "3 dependencies (ASGI)", app, "GET", "/deps", twin="raw asgi 3 dependencies", asgi=True
         ),
-        # What observability costs: the instrumented path (hasten._ops.observe) and the metrics.
+        # What observability costs: the instrumented path (hasten._observing.observe) and the
+        # metrics.
         Scenario("hello, metrics on", app_metrics, "GET", "/hello"),
         # What FastAPI apps bring (issue 27), each against a twin written by hand.
         Scenario("raw pydantic body", raw_shaped, "POST", "/items", body=ORDER, status=201),

@@ -7,7 +7,7 @@ import asyncio
 import types
 from dataclasses import dataclass, field
 
-from hasten._http.context import UNSERVED
+from hasten._flow.context import UNSERVED
 from hasten._http.wire import HeaderList
 from hasten._serve.protocols.rsgi import RSGIRequest
 from hasten.requests import Request

@@ -1,4 +1,4 @@
-"""hasten._http.backpressure: a stream held to what its client's TCP connection has taken, for a
+"""hasten._flow.backpressure: a stream held to what its client's TCP connection has taken, for a
 server that queues without bound (Granian RSGI). Here the "server" is a queue drained into a
 real loopback socket, as Granian drains its channel; tests/e2e and tests/hostile run Granian."""
 
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from hasten._http.backpressure import AHEAD, _find_socket, _written, paced
+from hasten._flow.backpressure import AHEAD, _find_socket, _written, paced
 
 CHUNK = b"x" * 65536
 

@@ -1,4 +1,4 @@
-"""The request's guard (hasten._values.cleanup_guard): a ``yield`` dependency holding a cancel
+"""The request's guard (hasten._params.cleanup_guard): a ``yield`` dependency holding a cancel
 scope or a task group across its ``yield``, or whose cleanup waits, ends as FastAPI's do when
 the request is cancelled; the guard is entered only on the routes that need it."""
 
@@ -13,7 +13,7 @@ import pytest
 
 from hasten import App, Depends, Request, Response
 from hasten._cli.servers import Interface
-from hasten._values.cleanup_guard import needs_guard
+from hasten._params.cleanup_guard import needs_guard
 from hasten.testing.asgi import ASGIDriver
 from hasten.testing.exchange import Result, Wire
 from hasten.testing.rsgi import RSGIDriver

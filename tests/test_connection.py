@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 import pytest
 
 from hasten import App, Connection, Request, State
-from hasten._http.context import UNSERVED
+from hasten._flow.context import UNSERVED
 from hasten._serve.protocols.asgi import ASGIChannel, ASGIRequest
 from hasten._serve.protocols.rsgi import RSGIRequest
 from hasten.testing import TestClient

@@ -19,8 +19,13 @@ from collections.abc import Iterator
 import pytest
 import uvloop
 
-from hasten._http.in_flight import InFlight
-from hasten._ops.drain import Stopping, _loop_handler, remember_signal_handlers, stop_on_sigterm
+from hasten._flow.in_flight import InFlight
+from hasten._observing.drain import (
+    Stopping,
+    _loop_handler,
+    remember_signal_handlers,
+    stop_on_sigterm,
+)
 
 
 async def nothing() -> None: ...
@@ -46,7 +51,7 @@ def test_asyncio_keeps_a_loops_signal_handler_where_the_drain_reads_it() -> None
         loop.add_signal_handler(signal.SIGTERM, stop, "sigterm")
         handler = _loop_handler(loop)
         assert handler is not None, (
-            "asyncio moved its signal handlers: hasten._ops.drain needs a fix"
+            "asyncio moved its signal handlers: hasten._observing.drain needs a fix"
         )
         assert handler == (stop, ("sigterm",))
 

@@ -15,7 +15,7 @@ import pytest
 from pydantic_core import PydanticUndefined
 
 from hasten import App, File, Form, JSONResponse, Response, UploadFile
-from hasten._http.encoding import (
+from hasten._http.json_out import (
     encode_json,
     encode_msgspec,
     encoder_for,

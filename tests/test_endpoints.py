@@ -13,7 +13,7 @@ import pytest
 
 from hasten import App, Header, JSONResponse, Parameter, Request, Response
 from hasten._http.paths import PathTemplate
-from hasten._values.endpoints import Endpoint, RouteOptions
+from hasten._params.endpoints import Endpoint, RouteOptions
 from hasten.params import MISSING
 from hasten.testing import TestClient
 from hasten.testing.loop import LOOP_THREAD_NAME

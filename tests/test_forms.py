@@ -26,7 +26,7 @@ from hasten import (
     Request,
     UploadFile,
 )
-from hasten._http.context import UNSERVED, ServeContext
+from hasten._flow.context import UNSERVED, ServeContext
 from hasten._http.forms import _reason, read_form
 from hasten._settings import FormLimitsKeywords
 from hasten.datastructures import Headers

@@ -9,6 +9,7 @@ imports count everywhere: a reader follows them too.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import re
 import tomllib
@@ -163,6 +164,39 @@ def test_every_public_import_path_imports_with_each_name_it_lists(module: str) -
 
 def test_the_package_exports_every_name_it_lists() -> None:
     assert [name for name in hasten.__all__ if not hasattr(hasten, name)] == []
+
+
+def _imports_from_elsewhere(path: Path) -> Iterator[str]:
+    """Each name a module of hasten imports from a module of hasten that is not the one that
+    defines it (a class or function found by its name in its ``__module__``; an alias, such as
+    FastAPI's ``HTTPConnection`` for ``Connection``, is defined where it is assigned)."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.ImportFrom) or not (node.module or "").startswith("hasten"):
+            continue
+        assert node.module is not None
+        source = importlib.import_module(node.module)
+        for alias in node.names:
+            value = getattr(source, alias.name, None)
+            home = getattr(value, "__module__", None) if callable(value) else None
+            if (
+                isinstance(home, str)
+                and home.startswith("hasten.")
+                and home != node.module
+                and getattr(importlib.import_module(home), alias.name, None) is value
+            ):
+                yield f"{alias.name} from {node.module}, defined in {home}"
+
+
+def test_every_name_is_imported_from_the_module_that_defines_it() -> None:
+    """One hop from a public name to its code: no module re-exports another's names to a
+    third (the modules served as fastapi's and starlette's excepted: they are those names)."""
+    source = ROOT / "src" / "hasten"
+    hops = {
+        str(path.relative_to(source)): found
+        for path in sorted(source.rglob("*.py"))
+        if "_served_as" not in path.parts and (found := list(_imports_from_elsewhere(path)))
+    }
+    assert hops == {}
 
 
 def test_the_readme_layout_names_every_package_and_module_of_the_tree() -> None:

@@ -14,7 +14,7 @@ import pytest
 import typing_extensions
 from pydantic.alias_generators import to_camel
 
-import hasten._values.models
+import hasten._params.models
 from hasten import (
     APIKeyCookie,
     APIKeyHeader,
@@ -33,7 +33,7 @@ from hasten import (
     RequestValidationError,
     Security,
 )
-from hasten._values.models import describable, plain_check, plain_encoder
+from hasten._params.models import describable, plain_check, plain_encoder
 from hasten.errors import PydanticV1NotSupportedError
 from tests.conftest import ClientFactory
 
@@ -757,6 +757,6 @@ def test_object_is_any_value_without_pydantic(monkeypatch: pytest.MonkeyPatch) -
     class Plain:
         pass
 
-    monkeypatch.setattr(hasten._values.models, "pydantic_installed", lambda: False)
+    monkeypatch.setattr(hasten._params.models, "pydantic_installed", lambda: False)
     described = [describable(model) for model in (dict[str, object], list[object], list[Plain])]
     assert described == [True, True, False]

@@ -35,18 +35,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import hasten._values.solver
+import hasten._params.solver
 from hasten import App, Depends, Header, HTTPException, JSONResponse, Query, Request, Response
+from hasten._flow.lifecycle import Cleanup
 from hasten._http.background import run_task, run_tasks
 from hasten._http.connection import background_of, cleanup_of
 from hasten._http.datastructures import _decoded_pairs
-from hasten._http.lifecycle import Cleanup
 from hasten._http.paths import PathTemplate
+from hasten._params.grouped import FlatModel, _gather, _gather_query
+from hasten._params.validation import _FAST
 from hasten._running.threads import advance
 from hasten._serve.matcher import CompiledRoute, Matcher, _search, _walk_greedy
 from hasten._serve.protocols import asgi, rsgi
-from hasten._values.param_models import FlatModel, _gather, _gather_query
-from hasten._values.validation import _FAST
 from hasten.background import BackgroundTask, BackgroundTasks
 from hasten.datastructures import QueryParams, parse_query
 from hasten.errors import FastAPIDeprecationWarning
@@ -137,7 +137,7 @@ def _read_by_readers(app: App) -> TestClient:
     looked up in place (the fast forms', and the solvers' of ``_client``) are held to."""
     client = TestClient(app)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(hasten._values.solver, "quick_of", lambda reader: None)
+        patch.setattr(hasten._params.solver, "quick_of", lambda reader: None)
         assert client.get("/one/query").status_code == 200  # started: its solvers written
     return client
 

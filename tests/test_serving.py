@@ -20,7 +20,7 @@ import uvloop
 
 from hasten._cli import granian as _granian
 from hasten._cli import uvicorn as _uvicorn
-from hasten._ops.drain import _remembered
+from hasten._observing.drain import _remembered
 from hasten.cli import RunConfig
 
 

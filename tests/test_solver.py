@@ -1,4 +1,4 @@
-"""The solver written for a tree of dependencies (hasten._values.solver): what it writes, and that a
+"""The solver written for a tree of dependencies (hasten._params.solver): what it writes, and that a
 failure in a dependency points at the written line."""
 
 # No `from __future__ import annotations`: the dependencies here are local functions.
@@ -10,7 +10,7 @@ from typing import Annotated
 
 import pytest
 
-import hasten._values.solver
+import hasten._params.solver
 from hasten import App, Depends, Header, Query
 from hasten.testing import TestClient
 from tests.conftest import ClientFactory
@@ -40,7 +40,7 @@ def test_the_modules_example_is_what_is_written() -> None:
     async def me(user: str = Depends(get_user)) -> dict[str, str]:
         return {"user": user}
 
-    doc = hasten._values.solver.__doc__
+    doc = hasten._params.solver.__doc__
     assert doc is not None
     example = doc.split("::\n\n", 1)[1]
     expected = "\n".join(line.removeprefix("    ") for line in example.splitlines()) + "\n"

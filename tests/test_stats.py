@@ -15,7 +15,7 @@ import msgspec
 import pytest
 
 from hasten import App
-from hasten._ops.stats import FLUSH_SECONDS
+from hasten._observing.stats import FLUSH_SECONDS
 from hasten._settings import STATS_DIRECTORY_ENV
 from tests.conftest import ClientFactory
 

@@ -24,7 +24,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from hasten import App, BackgroundTasks, Depends, HTTPException, WebSocket
 from hasten._cli.servers import Interface
-from hasten._ops import otlp
+from hasten._observing import otlp
 from hasten.telemetry import TelemetryConfig, TelemetryData, get_telemetry_data
 from hasten.testing import TestClient
 from tests.conftest import ClientFactory

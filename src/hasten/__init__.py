@@ -19,37 +19,25 @@ from hasten._http.responses import (
     StreamingResponse,
 )
 from hasten._http.sse import EventSourceResponse, ServerSentEvent
+from hasten._http.static_files import StaticFiles
 from hasten._http.uploads import UploadFile
 from hasten._http.websockets import WebSocket, WebSocketDisconnect
+from hasten._params.dependencies import Security
+from hasten._params.descriptions import Parameter
+from hasten._params.markers import Body, Cookie, Depends, File, Form, Header, Param, Path, Query
+from hasten._serve.routes import Route
 from hasten._settings import Settings
-from hasten._values.dependencies import Security
-from hasten._values.params import (
-    Body,
-    Cookie,
-    Depends,
-    File,
-    Form,
-    Header,
-    Param,
-    Parameter,
-    Path,
-    Query,
-)
 from hasten._version import __version__
 from hasten.app import App, RouteInfo
-from hasten.routing import Route, Router
-from hasten.security import (
-    APIKeyCookie,
-    APIKeyHeader,
-    APIKeyQuery,
+from hasten.routing import Router
+from hasten.security.api_key import APIKeyCookie, APIKeyHeader, APIKeyQuery
+from hasten.security.http import (
     HTTPAuthorizationCredentials,
     HTTPBasic,
     HTTPBasicCredentials,
     HTTPBearer,
-    OAuth2PasswordBearer,
-    OAuth2PasswordRequestForm,
 )
-from hasten.staticfiles import StaticFiles
+from hasten.security.oauth2 import OAuth2PasswordBearer, OAuth2PasswordRequestForm
 
 # FastAPI's names for the same classes: code written for FastAPI reads as it was written.
 FastAPI = App

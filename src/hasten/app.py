@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self, TypeVar, Unpack,
 import anyio
 
 from hasten import _switch
-from hasten._http.contracts import ASGIApp, Hook, Middleware, Receive, Scope, Send
+from hasten._flow.contracts import ASGIApp, Hook, Middleware, Receive, Scope, Send
+from hasten._flow.in_flight import overloaded
 from hasten._http.datastructures import State
 from hasten._http.error_responses import (
     ExceptionHandler,
@@ -32,8 +33,8 @@ from hasten._http.errors import (
     RequestValidationError,
     WebSocketException,
 )
-from hasten._http.in_flight import overloaded
 from hasten._http.responses import Response
+from hasten._params.dependencies import DependencyOverrides
 from hasten._running import concurrency
 from hasten._running.event_loop import clock, on_asyncio
 from hasten._running.monitor import BlockStats
@@ -41,15 +42,15 @@ from hasten._running.threads import submit
 from hasten._serve import stopping
 from hasten._serve.mounts import MountEndpoint
 from hasten._serve.protocols import asgi, rsgi
+from hasten._serve.request_routes import RequestRoute
 from hasten._serve.routes import BaseRoute, Lifespan, Mount, WebSocketRoute, check_keywords
 from hasten._serve.runtime import Runtime
 from hasten._serve.warmup import warm_up
 from hasten._settings import Settings, SettingsKeywords
-from hasten._values.dependencies import DependencyOverrides
 from hasten.middleware import Middleware as MiddlewareEntry
 from hasten.middleware.base import BaseHTTPMiddleware
 from hasten.middleware.exceptions import ExceptionMiddleware
-from hasten.routing import RequestRoute, Router
+from hasten.routing import Router
 
 if TYPE_CHECKING:
     from hasten.openapi.webhooks import Webhooks
@@ -429,7 +430,7 @@ class Starlette(Router):
             self.through_asgi = self.through_asgi or self.call_replaced
             self.lifespan_state = {}
             if self.settings.exports_telemetry:  # before the runtime looks for providers
-                from hasten._ops.otlp import configure_from_environment
+                from hasten._observing.otlp import configure_from_environment
 
                 configure_from_environment(self.settings.telemetry or {})
             runtime = Runtime(
@@ -503,7 +504,7 @@ class Starlette(Router):
                 # On the loop's own threads (asyncio's default pool, or AnyIO's on trio).
                 await submit(None, runtime.stop)
                 if self.settings.exports_telemetry:
-                    from hasten._ops.otlp import flush
+                    from hasten._observing.otlp import flush
 
                     await submit(None, flush)  # what was recorded is sent before exit
                 self._stopping = False
@@ -553,7 +554,7 @@ class Starlette(Router):
         """The app's OpenAPI document: generated on the first call (the first request for
         it), then kept in ``openapi_schema``."""
         if self.openapi_schema is None:
-            from hasten.openapi import app_openapi
+            from hasten.openapi.document import app_openapi
 
             self.openapi_schema = app_openapi(self)
         return self.openapi_schema

@@ -17,12 +17,12 @@ import json
 from collections.abc import Generator
 from typing import Any, ClassVar, Literal
 
-from hasten._http.contracts import Receive, Scope, Send
+from hasten._flow.contracts import Receive, Scope, Send
 from hasten._http.errors import HTTPException
 from hasten._http.requests import Request
 from hasten._http.responses import PlainTextResponse, Response
 from hasten._http.websockets import WebSocket, WebSocketDisconnect
-from hasten.concurrency import run_in_threadpool
+from hasten._running.concurrency import run_in_threadpool
 from hasten.status import WS_1003_UNSUPPORTED_DATA
 
 __all__ = ["HTTPEndpoint", "WebSocketEndpoint"]

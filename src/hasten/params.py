@@ -1,8 +1,9 @@
 """Parameter descriptions: where each argument of a handler comes from, and what it must be.
 
-The public names; the code is in ``hasten._values.params``."""
+The public names; the code is in ``hasten._params.descriptions``."""
 
-from hasten._values.params import (
+from hasten._params.descriptions import Parameter, defined_at, describe, describe_handler, unwrap
+from hasten._params.markers import (
     MISSING,
     REQUEST_SOURCES,
     Body,
@@ -15,15 +16,10 @@ from hasten._values.params import (
     Marker,
     MarkerOptions,
     Param,
-    Parameter,
     ParamTypes,
     Path,
     Query,
     Source,
-    defined_at,
-    describe,
-    describe_handler,
-    unwrap,
 )
 
 __all__ = [

@@ -8,12 +8,16 @@ import warnings
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from typing import Any, Literal, SupportsIndex, TypeVar, Unpack
 
+from hasten._flow.contracts import ASGIApp, Hook, Receive, Scope, Send
 from hasten._http.connection import MOUNT_PATH
-from hasten._http.contracts import ASGIApp, Hook, Receive, Scope, Send
 from hasten._http.errors import FastAPIError
 from hasten._http.paths import PathTemplate
 from hasten._http.requests import Request
 from hasten._http.websockets import WebSocket
+from hasten._params.descriptions import describe_handler
+from hasten._params.endpoints import Endpoint, RouteOptions
+from hasten._params.markers import Dependency
+from hasten._running.concurrency import run_in_threadpool
 from hasten._serve.frontend import Fallback, Frontend, frontend_path
 from hasten._serve.host_routes import Host
 from hasten._serve.mounts import is_native
@@ -46,9 +50,6 @@ from hasten._serve.routes import (
     WebSocketRoute,
     http_route_parts,
 )
-from hasten._values.endpoints import Endpoint, RouteOptions
-from hasten._values.params import Dependency, describe_handler
-from hasten.concurrency import run_in_threadpool
 
 __all__ = [
     "APIRoute",

@@ -2,9 +2,9 @@
 takes a ``TelemetryConfig``, and ``get_telemetry_data()`` gives an OpenTelemetry processor
 what the request being served holds (its Request, body, argument values, validation errors).
 
-The public names; the code is in ``hasten._ops.telemetry``."""
+The public names; the code is in ``hasten._observing.telemetry``."""
 
-from hasten._ops.telemetry import (
+from hasten._observing.telemetry import (
     DATA_KEY,
     TelemetryConfig,
     TelemetryData,

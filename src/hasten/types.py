@@ -2,10 +2,10 @@
 request is handed to, and what the protocol adapters serve; and ASGI's, by Starlette's names
 (``Scope``, ``Message``, ``Receive``, ``Send``, ``ASGIApp``), for ASGI middleware and mounts.
 
-The public names; the code is in ``hasten._http.contracts``, and ``Served``, what the
+The public names; the code is in ``hasten._flow.contracts``, and ``Served``, what the
 protocol adapters serve, in ``hasten._serve.protocols``."""
 
-from hasten._http.contracts import (
+from hasten._flow.contracts import (
     ASGIApp,
     CallNext,
     Handler,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from hasten._ops.metrics import FLUSH_SECONDS
+from hasten._observing.metrics import FLUSH_SECONDS
 from hasten.cli import main
 from tests.e2e.conftest import (
     HOST,

@@ -128,6 +128,6 @@ def test_back_pressure_of_a_client_that_does_not_read(
     settle(streams_server, generators=0)
     # Measured: under ASGI servers send() waits for the socket, so the source stops a few
     # chunks ahead of the client. Granian's RSGI stream channel is unbounded, so hasten holds
-    # the stream back itself (hasten._http.backpressure): the source stops once 1 MiB waits in the
+    # the stream back itself (hasten._flow.backpressure): the source stops once 1 MiB waits in the
     # server, beyond what the kernel's buffers hold.
     assert produced < 100, produced

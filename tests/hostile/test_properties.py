@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from hasten import App, Request
 from hasten._http.connection import _parse_cookies
 from hasten._http.paths import Param, PathTemplate
+from hasten._params.renderers import Renderer
 from hasten._serve.matcher import CompiledRoute, Matcher
-from hasten._values.renderers import Renderer
 from hasten.datastructures import Headers, QueryParams, parse_query
 from hasten.testing import TestClient
 from hasten.types import Target

@@ -24,7 +24,7 @@ import multipart
 import pytest
 
 import hasten
-from hasten._http import decoding
+from hasten._http import json_in
 
 with warnings.catch_warnings():  # regexploit reads patterns with the deprecated sre_parse
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -64,14 +64,14 @@ def compiled_patterns() -> Iterator[tuple[str, re.Pattern[Any]]]:
             if isinstance(value, re.Pattern):
                 yield f"{name}.{attribute}", value
     # Made while the app runs, one per depth limit.
-    yield "hasten._http.decoding._nested_at_most(3)", decoding._nested_at_most(3)
+    yield "hasten._http.json_in._nested_at_most(3)", json_in._nested_at_most(3)
 
 
 PATTERNS = dict(compiled_patterns())
 
 
 def test_the_patterns_are_found() -> None:
-    assert "hasten._http.decoding._LONE_SURROGATE" in PATTERNS
+    assert "hasten._http.json_in._LONE_SURROGATE" in PATTERNS
     assert "hasten._http.paths._UUID" in PATTERNS
     assert any(name.startswith("multipart.") for name in PATTERNS)
 
@@ -112,7 +112,7 @@ class Limits:
 
 def check_depth(body: bytes) -> object:
     try:
-        return decoding.decode_json(msgspec.json.decode, body, Limits())
+        return json_in.decode_json(msgspec.json.decode, body, Limits())
     except hasten.HTTPError as error:
         return error
 
@@ -138,7 +138,7 @@ def test_the_json_checks_take_linear_time(shape: str) -> None:
 
 def test_the_lone_surrogate_search_takes_linear_time() -> None:
     def search(body: bytes) -> object:
-        return decoding._LONE_SURROGATE.search(body)
+        return json_in._LONE_SURROGATE.search(body)
 
     for body in (b"\\" * 131_072, b"a\\\\" * 43_690, b"\\ud800\\udc00" * 10_922):
         ratio = cpu_time(search, body * 8) / max(cpu_time(search, body), 1e-4)

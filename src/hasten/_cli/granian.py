@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hasten._cli.watching import SourceFiles, source_filter
-from hasten._ops.drain import remember_signal_handlers
+from hasten._observing.drain import remember_signal_handlers
 from hasten._running.lifeline import STARTING_SIGNAL, die_with_parent, end_if_orphaned
 from hasten._switch import turn_on_if_asked
 

@@ -40,7 +40,7 @@ def render(document: dict[str, Any]) -> bytes:
 
 
 def _command(args: argparse.Namespace) -> int:
-    from hasten._cli.main import load_app
+    from hasten._cli.loading import load_app
     from hasten.openapi.document import app_openapi
 
     app = load_app(args.target)

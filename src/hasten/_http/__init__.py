@@ -1,2 +1,3 @@
-"""The HTTP model: what a handler receives (Request, WebSocket, forms, uploads) and answers
-(responses, errors, encoding), and a request's cleanup. It may import ``_running`` and below."""
+"""The HTTP objects: what a handler receives (Request, WebSocket, forms, uploads) and answers
+(responses, errors, JSON in and out). How a request flows through the server is ``_flow``,
+beside it in its layer. It may import ``_flow``, ``_running`` and below."""

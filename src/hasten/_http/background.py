@@ -98,7 +98,7 @@ def task_name(func: Callable[..., Any]) -> str:
 
 
 # What each background task of a traced request runs within: its span, current where the
-# task runs (hasten._ops.tracing sets it for the request); None for every other request.
+# task runs (hasten._observing.tracing sets it for the request); None for every other request.
 task_operation: contextvars.ContextVar[Callable[[Any], AbstractContextManager[Any]] | None] = (
     contextvars.ContextVar("hasten_task_operation", default=None)
 )

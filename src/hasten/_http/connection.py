@@ -18,17 +18,17 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, overload
 
 import anyio
 
+from hasten._flow.context import ServeContext
+from hasten._flow.lifecycle import Cleanup
 from hasten._http.background import BackgroundTasks
-from hasten._http.context import ServeContext
 from hasten._http.datastructures import URL, Address, Headers, QueryParams, State, parse_query
 from hasten._http.errors import HTTPError
 from hasten._http.hosts import origin_of
-from hasten._http.lifecycle import Cleanup
 from hasten._http.scopes import ConnectionScope
 from hasten._running.threads import sheltered
 
 if TYPE_CHECKING:
-    from hasten._http.contracts import Target
+    from hasten._flow.contracts import Target
     from hasten._http.responses import Response
 
 __all__ = [
@@ -411,7 +411,7 @@ def guard_of(connection: Connection) -> anyio.CancelScope:
     """The request's guard, entered on first use: a cancel scope around its dependencies,
     shielded while their code after ``yield`` runs (``sheltered``), left when its cleanup
     ends (``Cleanup.after_response``). Only routes that need one enter it (see
-    hasten._values.cleanup_guard); it is entered before their first dependency, in the
+    hasten._params.cleanup_guard); it is entered before their first dependency, in the
     request's task, so that the scopes a dependency holds across its ``yield`` nest inside
     it."""
     cleanup = cleanup_of(connection)

@@ -10,13 +10,13 @@ import traceback
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeAlias
 
-from hasten._http.encoders import jsonable_encoder
 from hasten._http.errors import (
     HTTPError,
     RequestValidationError,
     WebSocketRequestValidationError,
     report_unhandled,
 )
+from hasten._http.jsonable import jsonable_encoder
 from hasten._http.requests import Request
 from hasten._http.responses import JSONResponse, PlainTextResponse, Response
 from hasten._http.uploads import UploadFile

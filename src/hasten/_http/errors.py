@@ -40,7 +40,7 @@ unhandled_exceptions: ContextVar[list[BaseException] | None] = ContextVar(
 
 
 # Who else hears of such an exception: the telemetry of the request being served, where it
-# is on (hasten._ops.tracing logs it); None otherwise.
+# is on (hasten._observing.tracing logs it); None otherwise.
 unhandled_listener: ContextVar[Callable[[BaseException], None] | None] = ContextVar(
     "hasten_unhandled_listener", default=None
 )

@@ -17,9 +17,9 @@ from email.utils import formatdate, parsedate_to_datetime
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from hasten._flow.transport import Outbound, Sent
 from hasten._http.background import BackgroundTask
 from hasten._http.responses import Response
-from hasten._http.transport import Outbound, Sent
 from hasten._http.wire import HeaderList, allows_body, frame
 from hasten._running.threads import submit
 

@@ -10,16 +10,16 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import msgspec
 
-from hasten._http.body_wait import Cancellable, Unswept
+from hasten._flow.body_wait import Cancellable, Unswept
 from hasten._http.connection import Connection
-from hasten._http.decoding import decode_json
 from hasten._http.errors import HTTPError
+from hasten._http.json_in import decode_json
 from hasten._http.scopes import ConnectionScope, Receive
 
 if TYPE_CHECKING:
-    from hasten._http.context import ServeContext
+    from hasten._flow.context import ServeContext
+    from hasten._flow.transport import Inbound, StreamWriter
     from hasten._http.forms import FormData
-    from hasten._http.transport import Inbound, StreamWriter
 
 __all__ = ["ClientDisconnected", "FormReading", "HTTPConnection", "Request"]
 

@@ -30,11 +30,11 @@ from urllib.parse import quote
 import anyio
 import msgspec
 
+from hasten._flow.transport import CLIENT_GONE, Outbound, StreamWriter
 from hasten._http.background import BackgroundTask
 from hasten._http.datastructures import MutableHeaders, check_header
-from hasten._http.encoding import refuse_non_finite
 from hasten._http.errors import one_status
-from hasten._http.transport import CLIENT_GONE, Outbound, StreamWriter
+from hasten._http.json_out import refuse_non_finite
 from hasten._http.wire import BODY_STATUSES, HeaderList, allows_body, frame
 from hasten._running.concurrency import iterate_in_threadpool
 from hasten._running.event_loop import Sleep, until

@@ -14,9 +14,9 @@ from collections.abc import AsyncIterable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from hasten._http.encoders import untyped_json
+from hasten._flow.transport import CLIENT_GONE, StreamWriter
+from hasten._http.jsonable import untyped_json
 from hasten._http.responses import StreamingResponse
-from hasten._http.transport import CLIENT_GONE, StreamWriter
 from hasten._running.event_loop import Sleep, loop_clock, until
 
 __all__ = ["DEFAULT_PING_SECONDS", "EventSourceResponse", "ServerSentEvent", "format_sse_event"]

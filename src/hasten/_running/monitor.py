@@ -51,7 +51,7 @@ class LoopMonitor:
         self.threshold = threshold
         self.codes = codes
         self.stats: dict[str, BlockStats] = {}
-        # Told of each stall as it is reported (hasten._ops.metrics counts them).
+        # Told of each stall as it is reported (hasten._observing.metrics counts them).
         self.listener: Callable[[str, float], None] | None = None
         self._watch: _LoopWatch | None = None
 

@@ -144,8 +144,8 @@ class Pools:
         return queued
 
     def timed(self, timer: Callable[[Executor], Executor]) -> Pools:
-        """The same pools, with work submitted through ``timer(pool)`` (hasten._ops.observe times
-        how long each call waits); shutting either down shuts down both."""
+        """The same pools, with work submitted through ``timer(pool)`` (hasten._observing.observe
+        times how long each call waits); shutting either down shuts down both."""
         view = copy.copy(self)
         view.threads = timer(self._thread_pool)
         if self._process_pool is not None:

@@ -159,7 +159,7 @@ async def shielded(step: Awaitable[T]) -> T:
 
 async def sheltered(step: Awaitable[T], guard: anyio.CancelScope | None) -> T:
     """``step`` (generators' code after ``yield``) run to its end whatever cancellation
-    comes: under the request's ``guard`` (hasten._values.cleanup_guard), shielded while it
+    comes: under the request's ``guard`` (hasten._params.cleanup_guard), shielded while it
     runs; without one, in a shielded scope of its own where the task is being cancelled
     already (the generators then hold no scope a scope of ours would nest wrongly with)."""
     if guard is None:

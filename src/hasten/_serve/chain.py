@@ -9,11 +9,11 @@ from collections.abc import Awaitable, Callable, Sequence
 from types import FunctionType, MethodType
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, TypeVar, cast
 
-from hasten._values.params import describe_handler
+from hasten._params.descriptions import describe_handler
 
 if TYPE_CHECKING:
-    from hasten._http.contracts import CallNext, Handler
-    from hasten._http.contracts import Middleware as MiddlewareFunction
+    from hasten._flow.contracts import CallNext, Handler
+    from hasten._flow.contracts import Middleware as MiddlewareFunction
     from hasten._http.requests import Request
     from hasten._http.responses import Response
     from hasten._http.wire import HeaderList

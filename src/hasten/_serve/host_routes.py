@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from hasten._http.contracts import Target
+from hasten._flow.contracts import Target
 from hasten._http.errors import HTTPError
 from hasten._http.paths import PathTemplate
 from hasten._http.requests import Request

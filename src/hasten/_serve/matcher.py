@@ -6,13 +6,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hasten._flow.contracts import Target
 from hasten._http.connection import NO_PATH_PARAMS, PathParams
-from hasten._http.contracts import Target
 from hasten._http.errors import HTTPError
 from hasten._http.paths import NO_MATCH, Param, PathTemplate, encode_path
 from hasten._http.requests import Request
 from hasten._http.responses import RedirectResponse
-from hasten._values.renderers import Renderer
+from hasten._params.renderers import Renderer
 
 __all__ = ["FALLBACK_PATH", "CompiledRoute", "Matcher", "RouteConflict"]
 
@@ -118,7 +118,7 @@ class Matcher:
         self._tree = _Node()
         self._not_allowed: dict[frozenset[str], Target] = {}
         self._low_priority: list[tuple[str, Target]] = []  # (prefix, target), longest first
-        # Whether a route's requests enter a guard (hasten._values.cleanup_guard).
+        # Whether a route's requests enter a guard (hasten._params.cleanup_guard).
         self.guarded = any(route.target.guarded for route in routes)
         for route in routes:
             if route.low_priority:

@@ -18,21 +18,21 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
+from hasten._flow.contracts import ASGIApp, Target
+from hasten._flow.transport import Outbound
 from hasten._http.connection import MOUNT_PATH, Connection, mounting
-from hasten._http.contracts import ASGIApp, Target
 from hasten._http.paths import PathTemplate
 from hasten._http.requests import Request
 from hasten._http.responses import Response
-from hasten._http.transport import Outbound
 from hasten._http.websockets import WebSocket
-from hasten._values.endpoints import Endpoint, RouteOptions, RunsOn
-from hasten._values.renderers import Renderer
+from hasten._params.endpoints import Endpoint, RouteOptions, RunsOn
+from hasten._params.renderers import Renderer
 
 if TYPE_CHECKING:
-    from hasten._http.context import ServeContext
+    from hasten._flow.context import ServeContext
+    from hasten._params.dependencies import AppDependencies
+    from hasten._params.markers import Dependency
     from hasten._running.pools import Pools
-    from hasten._values.dependencies import AppDependencies
-    from hasten._values.params import Dependency
 
 __all__ = [
     "ASGIApp",

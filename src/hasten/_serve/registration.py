@@ -12,9 +12,9 @@ from typing import Any
 from hasten._http.errors import FastAPIError, PydanticV1NotSupportedError
 from hasten._http.requests import Request
 from hasten._http.responses import Response
-from hasten._values.endpoints import Endpoint
-from hasten._values.models import describable, pydantic_v1_model
-from hasten._values.params import defined_at, describe_handler
+from hasten._params.descriptions import defined_at, describe_handler
+from hasten._params.endpoints import Endpoint
+from hasten._params.models import describable, pydantic_v1_model
 
 __all__ = ["check_connection_types", "check_response_model", "registering"]
 

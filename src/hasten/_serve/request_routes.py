@@ -21,10 +21,10 @@ from typing import Any
 from hasten._http.paths import PathTemplate
 from hasten._http.requests import Request
 from hasten._http.websockets import WebSocket
+from hasten._params.endpoints import Endpoint, RouteOptions
 from hasten._serve.mounts import MountResponse
 from hasten._serve.registration import registering
 from hasten._serve.routes import HTTP_METHODS, WEBSOCKET, BaseRoute
-from hasten._values.endpoints import Endpoint, RouteOptions
 
 __all__ = [
     "RequestRoute",

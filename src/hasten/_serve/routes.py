@@ -15,13 +15,19 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Self, TypedDict, Unpack
 
+from hasten._flow.context import ServeContext
+from hasten._flow.contracts import Handler, Target
 from hasten._http.connection import MOUNT_PATH
-from hasten._http.context import ServeContext
-from hasten._http.contracts import Handler, Target
 from hasten._http.errors import one_status
 from hasten._http.paths import PathTemplate, under_root
 from hasten._http.requests import Request
 from hasten._http.responses import Response
+from hasten._params.dependencies import AppDependencies
+from hasten._params.descriptions import Parameter, describe_handler
+from hasten._params.endpoints import Endpoint, Offload, RouteOptions, check_dependencies
+from hasten._params.markers import Dependency
+from hasten._params.models import IncEx
+from hasten._params.renderers import Renderer
 from hasten._running.pools import Pools
 from hasten._serve.matcher import CompiledRoute
 from hasten._serve.mounts import MountEndpoint, is_native
@@ -31,11 +37,6 @@ from hasten._serve.registration import (
     registering,
 )
 from hasten._settings import FormLimitsKeywords, check_body_size, check_form_limits
-from hasten._values.dependencies import AppDependencies
-from hasten._values.endpoints import Endpoint, Offload, RouteOptions, check_dependencies
-from hasten._values.models import IncEx
-from hasten._values.params import Dependency, Parameter, describe_handler
-from hasten._values.renderers import Renderer
 
 __all__ = [
     "HTTP_METHODS",

@@ -27,10 +27,12 @@ from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
+from hasten._flow.body_wait import BodyWait
+from hasten._flow.context import ServeContext
+from hasten._flow.in_flight import InFlight
+from hasten._flow.transport import Outbound
 from hasten._http.background import run_tasks
-from hasten._http.body_wait import BodyWait
 from hasten._http.connection import guard_of, unhandled
-from hasten._http.context import ServeContext
 from hasten._http.error_responses import ExceptionHandler, ExceptionHandlers, server_error_response
 from hasten._http.error_responses import error_response as error_response_for
 from hasten._http.errors import (
@@ -41,19 +43,19 @@ from hasten._http.errors import (
     WebSocketException,
     report_unhandled,
 )
-from hasten._http.in_flight import InFlight
 from hasten._http.requests import Request
 from hasten._http.responses import SEND_WHOLE, Response
-from hasten._http.transport import Outbound
 from hasten._http.websockets import (
     INTERNAL_ERROR,
     POLICY_VIOLATION,
     WebSocket,
     WebSocketDisconnect,
 )
-from hasten._ops.drain import Stopping, stop_on_sigterm
-from hasten._ops.observe import WHERE, Exchange, Observer, RouteTag, Sink, Tracer, queue_timer
-from hasten._ops.tallies import Tallies
+from hasten._observing.drain import Stopping, stop_on_sigterm
+from hasten._observing.observe import WHERE, Exchange, Observer, RouteTag, Sink, Tracer, queue_timer
+from hasten._observing.tallies import Tallies
+from hasten._params.dependencies import AppDependencies
+from hasten._params.descriptions import describe_handler, unwrap
 from hasten._running.event_loop import on_asyncio, report_off
 from hasten._running.monitor import BlockStats, LoopMonitor
 from hasten._running.pools import Pools
@@ -68,15 +70,13 @@ from hasten._serve.chain import (
 )
 from hasten._serve.matcher import CompiledRoute, Matcher, RouteConflict
 from hasten._settings import Settings
-from hasten._values.dependencies import AppDependencies
-from hasten._values.params import describe_handler, unwrap
 
 if TYPE_CHECKING:
+    from hasten._flow.contracts import Middleware, Target
     from hasten._http.connection import Connection
-    from hasten._http.contracts import Middleware, Target
-    from hasten._ops.metrics import Metrics
-    from hasten._ops.stats import RouteCounts
-    from hasten._ops.tracing import Telemetry
+    from hasten._observing.metrics import Metrics
+    from hasten._observing.stats import RouteCounts
+    from hasten._observing.tracing import Telemetry
     from hasten._serve.routes import BaseRoute
 
 __all__ = ["Runtime"]
@@ -220,17 +220,17 @@ class Runtime:
         self.metrics = self.route_counts = None
         tallies = Tallies()  # what the metrics and the live stats read, when either is on
         if settings.metrics_url is not None:
-            from hasten._ops.metrics import Metrics
+            from hasten._observing.metrics import Metrics
 
             self.metrics = Metrics(self.pools, self.in_flight, tallies)
         if settings.stats_token is not None:
-            from hasten._ops.stats import RouteCounts
+            from hasten._observing.stats import RouteCounts
 
             self.route_counts = RouteCounts(self.stats, tallies)
         counted = self.metrics is not None or self.route_counts is not None
         sinks: list[Sink] = []
         if settings.access_log is not None:
-            from hasten._ops.access_log import AccessLog
+            from hasten._observing.access_log import AccessLog
 
             sinks.append(AccessLog(settings.access_log))
         tracer: Tracer | None = self.telemetry
@@ -312,7 +312,7 @@ class Runtime:
             gate.count += 1
             try:
                 if self.chained:
-                    # Where a route's requests enter a guard (hasten._values.cleanup_guard),
+                    # Where a route's requests enter a guard (hasten._params.cleanup_guard),
                     # behind middleware every request enters it before the chain, so that it
                     # encloses whatever scope a middleware holds around ``call_next`` (the
                     # generators' exits come after the chain). perf: the flag is the
@@ -643,14 +643,14 @@ class Runtime:
 
 
 def _telemetry(settings: Settings) -> Telemetry | None:
-    """The app's OpenTelemetry (hasten._ops.tracing), where a signal of it has a provider: one the
-    app gives (``telemetry={...}``), or one set globally by now. An app that never imported
+    """The app's OpenTelemetry (hasten._observing.tracing), where a signal of it has a provider:
+    one the app gives (``telemetry={...}``), or one set globally by now. An app that never imported
     opentelemetry cannot have one set, and does not import it either."""
     if not settings.tracing:
         return None
     if settings.telemetry is None and "opentelemetry" not in sys.modules:
         return None
-    from hasten._ops.tracing import Telemetry
+    from hasten._observing.tracing import Telemetry
 
     return Telemetry.of(settings)
 

@@ -26,15 +26,15 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from hasten._flow.in_flight import overloaded
 from hasten._http.error_responses import error_response
-from hasten._http.in_flight import overloaded
 from hasten._http.websockets import GOING_AWAY
 from hasten._running.event_loop import clock
 
 if TYPE_CHECKING:
+    from hasten._flow.transport import Outbound
     from hasten._http.connection import Connection
     from hasten._http.requests import Request
-    from hasten._http.transport import Outbound
     from hasten._serve.runtime import Runtime
 
 __all__ = ["CUT", "answer_cut", "cut", "end_by", "going_away", "was_cut"]

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from hasten._params.descriptions import unwrap
 from hasten._running.pools import Pools, call_in_child, waited
-from hasten._values.params import unwrap
 
 if TYPE_CHECKING:
     from hasten._serve.routes import BaseRoute

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from hasten._http.contracts import ASGIApp, Receive, Scope, Send
+from hasten._flow.contracts import ASGIApp, Receive, Scope, Send
 from hasten._http.requests import HTTPConnection
 from hasten._http.responses import PlainTextResponse, Response
 from hasten.authentication import (

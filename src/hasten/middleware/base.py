@@ -8,9 +8,9 @@ import asyncio
 import contextvars
 from typing import Any, TypeAlias
 
+from hasten._flow.contracts import CallNext
+from hasten._flow.contracts import Middleware as DispatchFunction
 from hasten._http.background import BackgroundTask
-from hasten._http.contracts import CallNext
-from hasten._http.contracts import Middleware as DispatchFunction
 from hasten._running.event_loop import on_asyncio
 
 __all__ = ["BaseHTTPMiddleware", "DispatchFunction", "RequestResponseEndpoint"]

@@ -9,7 +9,8 @@ from hasten._http.datastructures import check_header
 from hasten._http.requests import Request
 from hasten._http.responses import PlainTextResponse, Response
 from hasten._http.wire import HeaderList
-from hasten.middleware.headers import HeaderMiddleware, set_header, vary
+from hasten._serve.chain import HeaderMiddleware
+from hasten.middleware.headers import set_header, vary
 
 __all__ = ["CORSMiddleware"]
 

@@ -11,13 +11,13 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from hasten._http.contracts import ASGIApp, Message, Receive, Scope, Send
+from hasten._flow.contracts import ASGIApp, Message, Receive, Scope, Send
 from hasten._http.errors import HTTPException, WebSocketException
 from hasten._http.requests import Request
 from hasten._http.responses import HTMLResponse, PlainTextResponse, Response
 from hasten._http.websockets import WebSocket
 from hasten._http.wire import allows_body
-from hasten.concurrency import run_in_threadpool
+from hasten._running.concurrency import run_in_threadpool
 
 __all__ = ["ExceptionMiddleware", "ServerErrorMiddleware"]
 

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Sequence
 from concurrent.futures import Executor
 from typing import Any
 
-from hasten._http.contracts import CallNext
+from hasten._flow.contracts import CallNext
 from hasten._http.files import FileResponse
 from hasten._http.requests import Request
 from hasten._http.responses import InThreads, Response, StreamingResponse, close_chunks

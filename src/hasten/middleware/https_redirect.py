@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hasten._http.contracts import CallNext
+from hasten._flow.contracts import CallNext
 from hasten._http.hosts import host_port
 from hasten._http.requests import Request
 from hasten._http.responses import RedirectResponse, Response

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Sequence
 
-from hasten._http.contracts import CallNext
+from hasten._flow.contracts import CallNext
 from hasten._http.datastructures import Address
 from hasten._http.hosts import host_port
 from hasten._http.requests import Request

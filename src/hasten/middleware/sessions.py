@@ -15,8 +15,8 @@ import json
 from base64 import b64decode, b64encode
 from typing import Any, Literal
 
+from hasten._flow.contracts import ASGIApp, Message, Receive, Scope, Send
 from hasten._http.connection import _parse_cookies
-from hasten._http.contracts import ASGIApp, Message, Receive, Scope, Send
 from hasten._http.datastructures import MutableHeaders
 from hasten.config import Secret
 

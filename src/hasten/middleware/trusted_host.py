@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hasten._http.contracts import CallNext
+from hasten._flow.contracts import CallNext
 from hasten._http.hosts import host_port
 from hasten._http.requests import Request
 from hasten._http.responses import PlainTextResponse, RedirectResponse, Response

@@ -19,12 +19,13 @@ import msgspec
 from hasten._http.files import FileResponse
 from hasten._http.requests import Request
 from hasten._http.responses import HTMLResponse, Response
+from hasten._serve.routes import BaseRoute
 from hasten.openapi.pages import (
     get_redoc_html,
     get_swagger_ui_html,
     get_swagger_ui_oauth2_redirect_html,
 )
-from hasten.routing import BaseRoute, Router
+from hasten.routing import Router
 
 if TYPE_CHECKING:
     from hasten._settings import Settings

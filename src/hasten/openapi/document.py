@@ -6,16 +6,16 @@ import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from hasten._values.params import unwrap
+from hasten._params.descriptions import unwrap
+from hasten._serve.routes import Route
 from hasten.openapi.operations import openapi_path, operation, security, unique_id_at
 from hasten.openapi.schemas import SchemaHook, Schemas
 from hasten.openapi.v30 import openapi_30
 from hasten.openapi.webhooks import Webhooks
-from hasten.routing import Route
 
 if TYPE_CHECKING:
+    from hasten._serve.routes import BaseRoute
     from hasten.app import Starlette
-    from hasten.routing import BaseRoute
 
 __all__ = ["app_openapi", "get_openapi"]
 

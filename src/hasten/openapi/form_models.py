@@ -14,10 +14,10 @@ import functools
 import typing
 from typing import Any
 
-from hasten._values.models import uses_pydantic
-from hasten._values.param_markers import alias_choices
-from hasten._values.param_models import model_fields
-from hasten._values.params import Parameter
+from hasten._params.descriptions import Parameter
+from hasten._params.grouped import model_fields
+from hasten._params.markers import alias_choices
+from hasten._params.models import uses_pydantic
 from hasten.openapi.schemas import Schemas
 
 __all__ = ["form_model_schemas", "is_form_model", "may_be_absent"]

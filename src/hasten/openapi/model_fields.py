@@ -15,9 +15,10 @@ from typing import Any
 import msgspec
 import msgspec.inspect as mi
 
-from hasten._values.models import is_pydantic_model
-from hasten._values.param_models import model_fields
-from hasten._values.params import MISSING, Parameter
+from hasten._params.descriptions import Parameter
+from hasten._params.grouped import model_fields
+from hasten._params.markers import MISSING
+from hasten._params.models import is_pydantic_model
 
 __all__ = ["ModelField", "documented_fields", "model_of"]
 

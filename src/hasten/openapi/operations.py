@@ -32,15 +32,16 @@ from hasten._http.responses import (
 )
 from hasten._http.sse import EventSourceResponse, ServerSentEvent
 from hasten._http.wire import allows_body
-from hasten._values.endpoints import Endpoint
-from hasten._values.models import to_builtins
-from hasten._values.param_types import is_file_type
-from hasten._values.params import MISSING, Parameter, unwrap
+from hasten._params.descriptions import Parameter, unwrap
+from hasten._params.endpoints import Endpoint
+from hasten._params.markers import MISSING
+from hasten._params.models import to_builtins
+from hasten._params.shapes import is_file_type
+from hasten._serve.routes import Route
 from hasten.openapi.form_models import form_model_schemas, is_form_model, may_be_absent
 from hasten.openapi.meta import constraints_of, said_by
 from hasten.openapi.model_fields import documented_fields, model_of
 from hasten.openapi.schemas import Schemas
-from hasten.routing import Route
 
 __all__ = [
     "HTTP_VALIDATION_ERROR",

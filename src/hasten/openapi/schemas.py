@@ -28,7 +28,7 @@ from typing import Any
 import msgspec
 import msgspec.inspect as mi
 
-from hasten._values.models import uses_pydantic
+from hasten._params.models import uses_pydantic
 from hasten.openapi.formats import add_field_formats, add_formats
 from hasten.openapi.pydantic_schemas import (
     Mode,

@@ -9,6 +9,7 @@ FastAPI's (``hasten.security.http`` for ``fastapi.security.http``, ...), so that
 imports port one for one.
 """
 
+from hasten._params.dependencies import SecurityScopes
 from hasten.security.api_key import APIKeyBase, APIKeyCookie, APIKeyHeader, APIKeyQuery
 from hasten.security.base import SecurityBase, SecurityScheme
 from hasten.security.http import (
@@ -25,7 +26,6 @@ from hasten.security.oauth2 import (
     OAuth2PasswordBearer,
     OAuth2PasswordRequestForm,
     OAuth2PasswordRequestFormStrict,
-    SecurityScopes,
 )
 from hasten.security.open_id_connect_url import OpenIdConnect
 

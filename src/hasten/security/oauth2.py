@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from typing import Annotated, Any
 
 from hasten._http.connection import Connection
-from hasten._values.dependencies import SecurityScopes, reads_now
-from hasten._values.params import Form
+from hasten._params.dependencies import SecurityScopes, reads_now
+from hasten._params.markers import Form
 from hasten.security.base import SecurityScheme
 
 __all__ = [

@@ -14,7 +14,7 @@ from hasten._http.websockets import ABNORMAL
 from hasten.testing.exchange import Message, Pipe, Result, Wire
 
 if TYPE_CHECKING:
-    from hasten._http.contracts import ASGIApp
+    from hasten._flow.contracts import ASGIApp
     from hasten.app import Starlette
 
 __all__ = ["ASGIDriver", "HTTPExchange", "WebSocketChannel"]

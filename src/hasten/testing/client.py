@@ -20,7 +20,7 @@ from hasten.testing.websocket import WebSocketTestSession
 
 if TYPE_CHECKING:
     from hasten._cli.servers import Interface
-    from hasten._http.contracts import ASGIApp
+    from hasten._flow.contracts import ASGIApp
 
 __all__ = ["TestClient"]
 

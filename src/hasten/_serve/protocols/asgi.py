@@ -11,16 +11,16 @@ from collections.abc import AsyncIterator, Awaitable, Generator, Sequence
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
+from hasten._flow.context import UNSERVED
+from hasten._flow.contracts import Message, Receive, Scope, Send
+from hasten._flow.transport import Reading
 from hasten._http.background import run_tasks
 from hasten._http.connection import ASGICallable, Connection
-from hasten._http.context import UNSERVED
-from hasten._http.contracts import Message, Receive, Scope, Send
 from hasten._http.datastructures import Address
 from hasten._http.errors import report_unhandled
 from hasten._http.paths import under_root
 from hasten._http.requests import ClientDisconnected, Request
 from hasten._http.responses import Response, sender
-from hasten._http.transport import Reading
 from hasten._http.websockets import ABNORMAL, NO_STATUS, WebSocket, WebSocketDisconnect
 from hasten._http.websockets import Message as WebSocketMessage
 from hasten._http.wire import BODY_STATUSES, HeaderList, allows_body

@@ -18,9 +18,9 @@ from urllib.parse import quote
 
 from granian.rsgi import ProtocolClosed, ProtocolError
 
-from hasten._http.contracts import Message
+from hasten._flow.contracts import Message
+from hasten._flow.transport import Outbound, StreamWriter
 from hasten._http.datastructures import check_header
-from hasten._http.transport import Outbound, StreamWriter
 from hasten._http.wire import HeaderList
 
 __all__ = ["HTTPBridge", "WebSocketBridge", "asgi_scope"]

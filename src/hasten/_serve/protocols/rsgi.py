@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 from granian.rsgi import ProtocolClosed, ProtocolError
 
-from hasten._http.backpressure import paced
+from hasten._flow.backpressure import paced
+from hasten._flow.context import UNSERVED
 from hasten._http.connection import ASGICallable
-from hasten._http.context import UNSERVED
 from hasten._http.datastructures import Address, Headers
 from hasten._http.errors import HTTPError
 from hasten._http.paths import under_root
@@ -28,7 +28,7 @@ from hasten._http.websockets import (
 from hasten._serve.protocols.bridge import HTTPBridge, WebSocketBridge, asgi_scope
 
 if TYPE_CHECKING:
-    from hasten._http.transport import StreamWriter
+    from hasten._flow.transport import StreamWriter
     from hasten._serve.protocols import Served
 
 __all__ = ["RSGIRequest", "RSGIWebSocket", "serve", "serve_through_asgi"]
@@ -99,7 +99,7 @@ class RSGIRequest(Request):
         await app(asgi_scope(self._scope, root_path), bridge.receive, bridge.send)
 
     def _paced(self, writer: StreamWriter) -> StreamWriter:
-        # Granian's stream channel is unbounded: hasten._http.backpressure holds the stream back.
+        # Granian's stream channel is unbounded: hasten._flow.backpressure holds the stream back.
         return paced(writer, self._scope.client, self._scope.server)
 
     def _peer(self) -> Address | None:

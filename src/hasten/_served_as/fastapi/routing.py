@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from hasten._http.contracts import Handler
+from hasten._flow.contracts import Handler
 from hasten.datastructures import Default, DefaultPlaceholder
 from hasten.encoders import jsonable_encoder
 from hasten.errors import (

@@ -1,17 +1,17 @@
 """OpenTelemetry for each request and WebSocket, through opentelemetry-api only: what FastAPI
-0.165's built-in telemetry makes (``App(telemetry={...})``, ``hasten._ops.telemetry``), on
+0.165's built-in telemetry makes (``App(telemetry={...})``, ``hasten._observing.telemetry``), on
 hasten's one observed request path (``observe.py``).
 
 - **Traces**: a SERVER span per request, named by its route (``GET /items/{id}``; ``WS
   /ws/{room}`` for a WebSocket) with the HTTP semantic conventions' attributes, a child of
   the caller's span where the request carries a trace context (``traceparent``, ``baggage``:
   what the global propagator reads), and current while it is served, on a thread too. Within
-  it, operation spans: ``hasten._values.dependencies`` (reading the values and solving the
+  it, operation spans: ``hasten._params.dependencies`` (reading the values and solving the
   dependencies), ``hasten.endpoint`` (the handler, where it runs), ``hasten.serialization``
   (rendering its result), then ``hasten.background_task`` for each background task.
 - **Metrics**: ``http.server.request.duration`` (a histogram, seconds) and
   ``http.server.active_requests``, by method, scheme, route, status and error type.
-- **Logs**: a request that fails validation (WARN ``hasten._values.validation.failed``) and an
+- **Logs**: a request that fails validation (WARN ``hasten._params.validation.failed``) and an
   exception the app does not handle (ERROR, with the exception).
 
 Each signal is on where its provider is given (``telemetry={"tracer_provider": ...}``) or
@@ -42,7 +42,7 @@ from hasten._http.errors import (
 from hasten._http.hosts import DEFAULT_PORTS, host_port
 from hasten._http.responses import Response
 from hasten._http.websockets import WebSocketDisconnect
-from hasten._ops.observe import Exchange, RouteTag
+from hasten._observing.observe import Exchange, RouteTag
 from hasten._settings import Settings
 
 try:
@@ -51,11 +51,11 @@ try:
 except ImportError as exc:  # pragma: no cover - the dev install has it
     raise ImportError("telemetry needs opentelemetry-api: pip install 'hasten[otel]'") from exc
 
-from hasten._ops.telemetry import DATA_KEY, TelemetryData
+from hasten._observing.telemetry import DATA_KEY, TelemetryData
 
 if TYPE_CHECKING:
+    from hasten._flow.contracts import Invoke, Render
     from hasten._http.connection import Connection
-    from hasten._http.contracts import Invoke, Render
     from hasten._http.requests import Request
     from hasten._http.websockets import WebSocket
 
@@ -301,7 +301,7 @@ class Telemetry:
 
     # The Instrumentation a route is bound with: what it wraps around the route's steps.
     def invoke(self, invoke: Invoke, func: Callable[..., Any]) -> Invoke:
-        """Reading the values and solving the dependencies, in ``hasten._values.dependencies``."""
+        """Reading the values and solving the dependencies, in ``hasten._params.dependencies``."""
 
         async def traced(connection: Any) -> Any:
             observed = current()

@@ -28,8 +28,8 @@ from typing import Any, Final
 
 import msgspec
 
-from hasten._values.models import pydantic_installed
-from hasten._values.params import Parameter
+from hasten._params.descriptions import Parameter
+from hasten._params.models import pydantic_installed
 
 __all__ = [
     "Errors",
@@ -268,7 +268,7 @@ def _validator(parameter: Parameter, loc: Loc, lax: bool) -> Callable[[Any], Any
 def _msgspec_only(parameter: Parameter) -> bool:
     """A type pydantic does not read whole: a Struct, an attrs class or a msgspec.Meta
     constraint anywhere in it."""
-    from hasten._values.models import uses_msgspec
+    from hasten._params.models import uses_msgspec
 
     return uses_msgspec(parameter.annotation)
 

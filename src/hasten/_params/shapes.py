@@ -222,7 +222,7 @@ def is_file_type(annotation: Any) -> bool:
 
 def is_model(annotation: Any) -> bool:
     """A pydantic model (checked without importing pydantic: a model's class has it loaded)."""
-    from hasten._values.models import is_pydantic_model
+    from hasten._params.models import is_pydantic_model
 
     return is_pydantic_model(annotation)
 

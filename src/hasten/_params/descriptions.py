@@ -5,9 +5,9 @@ source, type, default, constraints, ``Annotated`` metadata). The plan that reads
 (``plan.py``), OpenAPI and dependency injection all start from them: one description, so they
 cannot disagree. The markers that say where a value comes from when its type alone does not
 (``Query``, ``Path``, ``Header``, ``Cookie``, ``Body``, ``Form``, ``File``, ``Depends``) are
-in ``param_markers.py`` and importable from here, as FastAPI's are from ``fastapi.params``;
-what a type says of how its value travels is ``param_types.py``, and what registration refuses
-``param_checks.py``.
+in ``markers.py`` (the public ``hasten.params`` imports them from there, as FastAPI's come from
+``fastapi.params``); what a type says of how its value travels is ``shapes.py``, and what
+registration refuses ``checks.py``.
 """
 
 from __future__ import annotations
@@ -29,27 +29,16 @@ from typing import Any, Final, get_args, get_origin
 import msgspec
 
 from hasten._http.background import BackgroundTasks
-from hasten._values.param_checks import check_one_body_kind, check_readable
-from hasten._values.param_markers import (
+from hasten._params.checks import check_one_body_kind, check_readable
+from hasten._params.markers import (
     CLASS_NAMES,
     MISSING,
     REQUEST_SOURCES,
-    Body,
-    Cookie,
     Dependency,
-    Depends,
-    File,
-    Form,
-    Header,
     Marker,
-    MarkerOptions,
-    Param,
-    ParamTypes,
-    Path,
-    Query,
     Source,
 )
-from hasten._values.param_types import (
+from hasten._params.shapes import (
     Shape,
     accepts_none,
     is_json,
@@ -64,23 +53,7 @@ from hasten._values.param_types import (
 )
 
 __all__ = [
-    "MISSING",
-    "REQUEST_SOURCES",
-    "Body",
-    "Cookie",
-    "Dependency",
-    "Depends",
-    "File",
-    "Form",
-    "Header",
-    "Marker",
-    "MarkerOptions",
-    "Param",
-    "ParamTypes",
     "Parameter",
-    "Path",
-    "Query",
-    "Source",
     "defined_at",
     "describe",
     "describe_handler",
@@ -190,7 +163,7 @@ class Parameter:
     def needs_pydantic(self) -> bool:
         """Whether only pydantic can validate it: a pydantic model or type in its
         annotation, pydantic's own metadata, or keywords only pydantic enforces."""
-        from hasten._values.models import uses_pydantic
+        from hasten._params.models import uses_pydantic
 
         if uses_pydantic(self.annotation):
             return True
@@ -526,7 +499,7 @@ def _special_source(annotation: Any) -> Source | None:
     """The parameters hasten fills itself: the connection, background tasks, the response
     to add headers to, the security scopes."""
     from hasten._http.responses import Response
-    from hasten._values.dependencies import SecurityScopes
+    from hasten._params.dependencies import SecurityScopes
 
     if is_request(annotation):
         return "request"

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from hasten._http.errors import HTTPError
 
 if TYPE_CHECKING:
-    from hasten._http.in_flight import InFlight
+    from hasten._flow.in_flight import InFlight
 
 __all__ = ["BodyWait", "Cancellable", "Unswept"]
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from hasten._ops.observe import Exchange, RouteTag
+from hasten._observing.observe import Exchange, RouteTag
 from hasten._settings import AccessLogFormat
 
 __all__ = ["AccessLog"]

@@ -25,10 +25,10 @@ from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
 from hasten._http.connection import background_of
-from hasten._http.decoding import decode_json
 from hasten._http.errors import HTTPError, RequestValidationError
-from hasten._values.cleanup_guard import needs_guard
-from hasten._values.dependencies import (
+from hasten._http.json_in import decode_json
+from hasten._params.cleanup_guard import needs_guard
+from hasten._params.dependencies import (
     ASYNC,
     ASYNC_GEN,
     ON_LOOP,
@@ -42,7 +42,8 @@ from hasten._values.dependencies import (
     read_now,
     with_scopes,
 )
-from hasten._values.extractors import (
+from hasten._params.descriptions import Parameter, describe_handler
+from hasten._params.extractors import (
     UNDEFINED,
     BodyDecoder,
     BodyField,
@@ -53,8 +54,8 @@ from hasten._values.extractors import (
     ScalarReader,
     reader_for,
 )
-from hasten._values.params import Dependency, Parameter, describe_handler
-from hasten._values.solver import (
+from hasten._params.markers import Dependency
+from hasten._params.solver import (
     Quick,
     Solver,
     keyword_call,
@@ -322,7 +323,7 @@ class Plan:
         builder = _Builder(path_types, app, label, threads)
         self._root = builder.root(parameters, self._dependencies)
         # The request's guard, where a dependency needs it and the route allows it (see
-        # hasten._values.cleanup_guard; ``guard`` False: the plan runs where the scope could not
+        # hasten._params.cleanup_guard; ``guard`` False: the plan runs where the scope could not
         # enclose the dependencies' exits, in a task or scope of a route timeout's own, or
         # for a WebSocket).
         self.guarded = guard and builder.needs_guard
@@ -336,7 +337,7 @@ class Plan:
         # The handler itself, when it reads nothing: the serve step calls it without a frame
         # of the plan's (``invoke`` does the same through one).
         self.call: Callable[[], Awaitable[Any]] | None = None
-        # The solver's source, where the plan has no fast form (see hasten._values.solver).
+        # The solver's source, where the plan has no fast form (see hasten._params.solver).
         self.source: str | None = None
         if resuming:
             self.invoke = self._solved(resuming=True)
@@ -344,7 +345,7 @@ class Plan:
             self.invoke = self._fast_form(builder) or self._solved(resuming=False)
 
     def _solved(self, *, resuming: bool) -> Invoke:
-        """The general form: the tree written out as one coroutine (hasten._values.solver),
+        """The general form: the tree written out as one coroutine (hasten._params.solver),
         retired by the app if an override changes (``AppDependencies.use``)."""
         solver = self._solver = written_solver(
             self._root,
@@ -399,7 +400,7 @@ class Plan:
         read = _ValueReading(root.readers, self._label)
         if self._body is None:
             # perf: plain functions handing back the handler's own coroutine, written for
-            # its values (hasten._values.solver), each calling it by keyword.
+            # its values (hasten._params.solver), each calling it by keyword.
             invoke = read.invoke(run)
             only = read.only_quick()
             return invoke if only is None else written_one_value(only, invoke, run, self._label)
@@ -467,7 +468,7 @@ class _ValueReading:
             else:
                 self._quick.append(quick)
         self._label = label
-        # (request) -> (values, errors), written for these values (see hasten._values.solver).
+        # (request) -> (values, errors), written for these values (see hasten._params.solver).
         self.values = written_values(self._quick, self._readers, label)
 
     def invoke(self, run: Run) -> Invoke:

@@ -3,7 +3,7 @@ takes a ``TelemetryConfig``, and ``get_telemetry_data()`` gives an OpenTelemetry
 what the request being served holds (its Request, body, argument values, validation errors).
 
 What is traced, measured and logged for each request is hasten's request telemetry
-(``hasten._ops.tracing``): a SERVER span, operation spans, FastAPI's two metrics and its log
+(``hasten._observing.tracing``): a SERVER span, operation spans, FastAPI's two metrics and its log
 records. Needs opentelemetry-api: ``pip install 'hasten[otel]'``.
 """
 
@@ -15,7 +15,7 @@ try:
     from opentelemetry import context as otel_context
 except ImportError as exc:  # pragma: no cover - the dev install has it
     raise ImportError(
-        "hasten._ops.telemetry needs opentelemetry-api: pip install 'hasten[otel]'"
+        "hasten._observing.telemetry needs opentelemetry-api: pip install 'hasten[otel]'"
     ) from exc
 
 from hasten._settings import TelemetryKeywords

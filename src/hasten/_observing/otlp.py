@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 from opentelemetry import _logs, metrics, trace
 
 from hasten._http.errors import FastAPIError
-from hasten._ops.tracing import configured
+from hasten._observing.tracing import configured
 
 __all__ = ["configure_from_environment", "flush", "shutdown"]
 

@@ -7,8 +7,8 @@ import typing
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
-from hasten._http.encoders import jsonable_encoder
-from hasten._http.encoding import encode_json, encode_untyped, encoder_for
+from hasten._http.json_out import encode_json, encode_untyped, encoder_for
+from hasten._http.jsonable import jsonable_encoder
 from hasten._http.responses import (
     HTMLResponse,
     PlainTextResponse,
@@ -20,7 +20,7 @@ from hasten._http.responses import (
 )
 from hasten._http.sse import EventSourceResponse, ServerSentEvent
 from hasten._http.wire import allows_body
-from hasten._values.models import PydanticResponseModel, ResponseModel
+from hasten._params.models import PydanticResponseModel, ResponseModel
 
 __all__ = ["ClassRenderer", "ModelRenderer", "Renderer", "StreamRenderer", "renderer_for"]
 

@@ -25,7 +25,7 @@ import sys
 import termios
 from collections.abc import Iterator
 
-from hasten._http.transport import StreamWriter
+from hasten._flow.transport import StreamWriter
 
 __all__ = ["AHEAD", "paced"]
 

@@ -13,14 +13,14 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hasten._http.body_wait import BodyWait
-from hasten._http.decoding import prepare_depth_check
+from hasten._flow.body_wait import BodyWait
+from hasten._flow.in_flight import InFlight
 from hasten._http.forms import FormLimits
-from hasten._http.in_flight import InFlight
+from hasten._http.json_in import prepare_depth_check
 from hasten._settings import Settings
 
 if TYPE_CHECKING:
-    from hasten._http.contracts import Instrumentation
+    from hasten._flow.contracts import Instrumentation
 
 __all__ = ["UNSERVED", "ServeContext"]
 
@@ -44,8 +44,9 @@ class ServeContext:
     body_wait: BodyWait
     # The app's thread pool (None: asyncio's default, for a request made outside an app).
     threads: Executor | None
-    # What wraps a route's steps in the request's OpenTelemetry spans (hasten._ops.tracing), when
-    # the app has telemetry on; None: its routes are bound as they are.
+    # What wraps a route's steps in the request's OpenTelemetry spans
+    # (hasten._observing.tracing), when the app has telemetry on; None: its routes are bound
+    # as they are.
     telemetry: Instrumentation | None = None
     # What the app's lifespans yielded (Starlette's lifespan state): each connection's
     # ``state`` starts as a copy of it. Filled once they have entered, at startup.

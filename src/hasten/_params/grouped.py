@@ -20,11 +20,11 @@ import msgspec.inspect as mi
 from hasten._http.datastructures import Headers, QueryParams
 from hasten._http.forms import FormData
 from hasten._http.uploads import UploadFile
-from hasten._values.models import is_pydantic_model
-from hasten._values.param_markers import alias_choices
-from hasten._values.param_types import is_json, is_sequence
-from hasten._values.params import Parameter
-from hasten._values.validation import Errors
+from hasten._params.descriptions import Parameter
+from hasten._params.markers import alias_choices
+from hasten._params.models import is_pydantic_model
+from hasten._params.shapes import is_json, is_sequence
+from hasten._params.validation import Errors
 
 __all__ = ["FlatModel", "ModelField", "model_fields"]
 

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from hasten._http.contracts import Invoke
+from hasten._flow.contracts import Invoke
+from hasten._flow.in_flight import overloaded
 from hasten._http.errors import HTTPError
-from hasten._http.in_flight import overloaded
 from hasten._running.event_loop import until
 
 if TYPE_CHECKING:

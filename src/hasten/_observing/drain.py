@@ -34,7 +34,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from hasten._http.in_flight import InFlight
+from hasten._flow.in_flight import InFlight
 
 __all__ = ["Stopping", "remember_signal_handlers", "stop_on_sigterm"]
 

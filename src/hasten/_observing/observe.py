@@ -24,12 +24,12 @@ from time import perf_counter
 from typing import TYPE_CHECKING, Any, Protocol
 
 from hasten._http.wire import HeaderList
-from hasten._ops.tallies import DURATION_BOUNDS, Tallies
+from hasten._observing.tallies import DURATION_BOUNDS, Tallies
 from hasten._running.threads import ThreadHandoff
 
 if TYPE_CHECKING:
+    from hasten._flow.transport import Outbound, Sent, StreamWriter
     from hasten._http.requests import Request
-    from hasten._http.transport import Outbound, Sent, StreamWriter
 
 __all__ = [
     "UNMATCHED",
@@ -233,9 +233,9 @@ class Sink(Protocol):
 
 
 class Tracer(Protocol):
-    """The request's OpenTelemetry (hasten._ops.tracing): its span, started before the request is
-    routed and named by its route once it is, ended when its response is sent; its metrics
-    and logs."""
+    """The request's OpenTelemetry (hasten._observing.tracing): its span, started before the
+    request is routed and named by its route once it is, ended when its response is sent; its
+    metrics and logs."""
 
     def start(self, method: str, request: Request) -> Any: ...
 

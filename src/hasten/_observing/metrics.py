@@ -5,7 +5,7 @@ handler, status class), ``http_request_duration_seconds``, ``http_requests_inpro
 hasten's own: requests shed with 503 or timed out with 504, event-loop stalls by route, and the
 thread and process pools' queues.
 
-A request only adds to the observer's tallies (hasten._ops.tallies: prometheus-client's metric
+A request only adds to the observer's tallies (hasten._observing.tallies: prometheus-client's metric
 objects take a lock per call, several microseconds a request); what they gained since the last
 flush is added to prometheus-client's metrics when scraped. With several workers
 (``PROMETHEUS_MULTIPROC_DIR``, which ``hasten run --workers N`` sets) each worker also flushes
@@ -20,11 +20,11 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from hasten._http.responses import Response
-from hasten._ops.tallies import DURATION_BOUNDS, Tallies, Tally
+from hasten._observing.tallies import DURATION_BOUNDS, Tallies, Tally
 from hasten._settings import METRICS_DIRECTORY_ENV
 
 if TYPE_CHECKING:
-    from hasten._http.in_flight import InFlight
+    from hasten._flow.in_flight import InFlight
     from hasten._running.pools import Pools
 
 try:
@@ -56,9 +56,9 @@ def check_histogram_internals() -> None:
         or len(cells) != 1 + len(bounds)
     ):
         raise RuntimeError(
-            f"prometheus-client {_version()} changed the Histogram internals hasten._ops.metrics "
-            "adds to (_sum, _buckets, _upper_bounds): install a release that has them (0.20 "
-            "to 0.26 do), or a hasten that knows this one"
+            f"prometheus-client {_version()} changed the Histogram internals "
+            "hasten._observing.metrics adds to (_sum, _buckets, _upper_bounds): install a "
+            "release that has them (0.20 to 0.26 do), or a hasten that knows this one"
         )
 
 

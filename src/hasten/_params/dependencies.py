@@ -32,10 +32,11 @@ from typing import Any, Protocol, TypeVar
 import anyio
 
 from hasten._http.errors import DependencyScopeError
+from hasten._params.descriptions import Parameter, describe, describe_handler
+from hasten._params.markers import REQUEST_SOURCES, Dependency
 from hasten._running.concurrency import DependencyConcurrency
 from hasten._running.pools import WorkerThreads
 from hasten._running.threads import Exit, advance, resume, submit
-from hasten._values.params import REQUEST_SOURCES, Dependency, Parameter, describe, describe_handler
 
 __all__ = [
     "ASYNC",
@@ -298,7 +299,7 @@ def _key(parameter: Parameter) -> tuple[Any, ...]:
 
 
 class Retirable(Protocol):
-    """A plan's solver, as the app retires it (hasten._values.solver.Solver)."""
+    """A plan's solver, as the app retires it (hasten._params.solver.Solver)."""
 
     def retire(self) -> None: ...
 
@@ -327,7 +328,7 @@ class AppDependencies:
     def use(self, overrides: Mapping[Any, Callable[..., Any]]) -> None:
         """Put ``overrides`` in force. A request already in the dependencies of a route goes
         on with them from its next dependency, as in FastAPI, which looks each override up
-        as it reaches it: the solvers made before are retired (hasten._values.solver)."""
+        as it reaches it: the solvers made before are retired (hasten._params.solver)."""
         self.overrides = dict(overrides)
         retired, self._solvers = self._solvers, []
         for solver in retired:

@@ -51,7 +51,7 @@ class Target:
     ``headers``, without a Response object (``render`` would build exactly that Response).
 
     ``websocket``: it serves WebSocket connections (``invoke(websocket)``). ``guarded``: its
-    requests enter a guard around their dependencies (hasten._values.cleanup_guard). ``tag``: how
+    requests enter a guard around their dependencies (hasten._params.cleanup_guard). ``tag``: how
     observation names its requests (a ``RouteTag``), when the app observes them. ``route``:
     the route it serves, where one does (``request.scope["route"]``); ``scope_items``, its
     ``route`` and ``endpoint`` as Starlette's scope holds them.
@@ -106,7 +106,7 @@ class Target:
 
 class Instrumentation(Protocol):
     """What wraps a route's steps in its request's OpenTelemetry spans, when the app has
-    telemetry on (hasten._ops.tracing): bound once, at startup, around each route's own."""
+    telemetry on (hasten._observing.tracing): bound once, at startup, around each route's own."""
 
     def invoke(self, invoke: Invoke, func: Callable[..., Any]) -> Invoke:
         """Reading the request's values and solving the dependencies of handler ``func``."""

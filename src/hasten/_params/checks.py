@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec.inspect as mi
 
-from hasten._values.param_markers import REQUEST_SOURCES
-from hasten._values.param_types import (
+from hasten._params.markers import REQUEST_SOURCES
+from hasten._params.shapes import (
     is_fastapi_scalar,
     is_file_type,
     is_model,
@@ -18,7 +18,7 @@ from hasten._values.param_types import (
 )
 
 if TYPE_CHECKING:
-    from hasten._values.params import Parameter
+    from hasten._params.descriptions import Parameter
 
 __all__ = ["check_one_body_kind", "check_readable"]
 
@@ -148,7 +148,7 @@ _HOLDS = {"path": "one text value", "query": "text values, one or many for a nam
 def _check_pydantic_v2(where: str, parameter: Parameter) -> None:
     """A pydantic v1 model (``pydantic.v1``) cannot be validated: say what to do."""
     from hasten._http.errors import PydanticV1NotSupportedError
-    from hasten._values.models import pydantic_v1_model
+    from hasten._params.models import pydantic_v1_model
 
     model = pydantic_v1_model(parameter.annotation)
     if model is not None:

@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
-from hasten._http.decoding import MalformedJSON, decode_json
 from hasten._http.errors import HTTPError, RequestValidationError
 from hasten._http.forms import FORM_MEDIA_TYPES, FormData
+from hasten._http.json_in import MalformedJSON, decode_json
 from hasten._http.uploads import UploadFile
-from hasten._values.param_models import FlatModel
-from hasten._values.param_types import is_file_type, members
-from hasten._values.params import Parameter
-from hasten._values.validation import (
+from hasten._params.descriptions import Parameter
+from hasten._params.grouped import FlatModel
+from hasten._params.shapes import is_file_type, members
+from hasten._params.validation import (
     Errors,
     Invalid,
     Loc,

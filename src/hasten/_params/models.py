@@ -27,14 +27,14 @@ from typing import Any
 import msgspec
 import msgspec.inspect as mi
 
-from hasten._http.encoding import (
+from hasten._http.errors import ResponseValidationError, validation_error
+from hasten._http.json_out import (
     encode_hook,
     encode_json,
     encode_msgspec,
     may_hold_bytes,
     text_of_bytes,
 )
-from hasten._http.errors import ResponseValidationError, validation_error
 
 __all__ = [
     "ResponseModel",

@@ -17,20 +17,17 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from hasten._http.context import ServeContext
-from hasten._http.contracts import Instrumentation, Invoke, Render, Target
-from hasten._http.encoders import untyped_json
-from hasten._http.encoding import encoder_for
-from hasten._http.overload import ConcurrencyLimit, Deadline
+from hasten._flow.context import ServeContext
+from hasten._flow.contracts import Instrumentation, Invoke, Render, Target
+from hasten._flow.overload import ConcurrencyLimit, Deadline
+from hasten._http.json_out import encoder_for
+from hasten._http.jsonable import untyped_json
 from hasten._http.paths import PathTemplate
 from hasten._http.requests import Request
 from hasten._http.responses import Response
 from hasten._http.uploads import UploadFile
 from hasten._http.wire import BODY_STATUSES
-from hasten._running.pools import Pools, call_in_child, waited
-from hasten._running.threads import handoff
-from hasten._settings import check_body_size, check_form_limits
-from hasten._values.dependencies import (
+from hasten._params.dependencies import (
     ASYNC,
     SYNC,
     AppDependencies,
@@ -38,23 +35,20 @@ from hasten._values.dependencies import (
     collect,
     describe_dependency,
 )
-from hasten._values.models import DumpOptions, IncEx, ResponseModel, response_model_for
-from hasten._values.params import (
-    REQUEST_SOURCES,
-    Dependency,
-    Parameter,
-    describe,
-    describe_handler,
-    unwrap,
-)
-from hasten._values.plan import Plan, Run
-from hasten._values.renderers import (
+from hasten._params.descriptions import Parameter, describe, describe_handler, unwrap
+from hasten._params.markers import REQUEST_SOURCES, Dependency
+from hasten._params.models import DumpOptions, IncEx, ResponseModel, response_model_for
+from hasten._params.plan import Plan, Run
+from hasten._params.renderers import (
     ClassRenderer,
     ModelRenderer,
     Renderer,
     StreamRenderer,
     renderer_for,
 )
+from hasten._running.pools import Pools, call_in_child, waited
+from hasten._running.threads import handoff
+from hasten._settings import check_body_size, check_form_limits
 
 __all__ = ["UNSET", "Endpoint", "Offload", "RouteOptions", "RunsOn", "check_dependencies"]
 
@@ -180,7 +174,7 @@ class Endpoint:
     def _renderer(self, returns: Any, response: ResponseModel | None) -> Renderer:
         options = self.options
         prepare = None if response is None or not _renders_json(returns) else response.prepare
-        # Whether a result may hold bytes read from the request (see hasten._http.encoding).
+        # Whether a result may hold bytes read from the request (see hasten._http.json_out).
         reads_bytes = any(_reads_bytes(parameter) for parameter in self.request_parameters)
         if self.stream_item is not None:
             # An item type not declared at all (no annotation, or a bare ``AsyncIterator``) is

@@ -60,6 +60,15 @@ from anyio.lowlevel import checkpoint_if_cancelled
 
 from hasten._http.connection import cleanup_of, guard_of, unwound
 from hasten._http.errors import RequestValidationError
+from hasten._params.dependencies import ASYNC, ASYNC_GEN, ON_LOOP, SYNC
+from hasten._params.extractors import (
+    QUICK_SOURCES,
+    UNDEFINED,
+    FormField,
+    ModelReader,
+    Reader,
+    ScalarReader,
+)
 from hasten._running.threads import (
     Exit,
     advance,
@@ -68,21 +77,12 @@ from hasten._running.threads import (
     sheltered,
     submit,
 )
-from hasten._values.dependencies import ASYNC, ASYNC_GEN, ON_LOOP, SYNC
-from hasten._values.extractors import (
-    QUICK_SOURCES,
-    UNDEFINED,
-    FormField,
-    ModelReader,
-    Reader,
-    ScalarReader,
-)
 
 if TYPE_CHECKING:
     from hasten._http.connection import Connection
-    from hasten._values.extractors import BodyDecoder, FormDecoder
-    from hasten._values.plan import Node
-    from hasten._values.validation import Errors
+    from hasten._params.extractors import BodyDecoder, FormDecoder
+    from hasten._params.plan import Node
+    from hasten._params.validation import Errors
 
 __all__ = [
     "Quick",
@@ -320,7 +320,7 @@ def written_solver(
     resuming: bool = False,
 ) -> Solver:
     """The solver of ``root``'s tree; ``guarded``: the request's guard is entered before its
-    dependencies (see hasten._values.cleanup_guard); ``replan``: where a request goes on,
+    dependencies (see hasten._params.cleanup_guard); ``replan``: where a request goes on,
     with the solver's locals, once the solver is retired; ``resuming``: a solver that takes
     a request over from a retired one (see ``Solver``)."""
     writer = _Writer(root, resuming)

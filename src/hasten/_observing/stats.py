@@ -19,7 +19,7 @@ from typing import Any
 
 import msgspec
 
-from hasten._ops.tallies import Tallies
+from hasten._observing.tallies import Tallies
 from hasten._settings import STATS_DIRECTORY_ENV
 
 __all__ = ["FLUSH_SECONDS", "RouteCounts"]
