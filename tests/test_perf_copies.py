@@ -16,7 +16,9 @@
   static dict, its last-segment step) against the search alone;
 - the serve step without middleware (``dispatch`` written out, a Target's shortcuts: the
   handler called bare, plain data sent without a Response) against ``dispatch`` under a
-  middleware that passes every request on, through both adapters.
+  middleware that passes every request on, through both adapters; what every serve step
+  writes out alike (the gate, the cleanup, the cut, the observer's end) the same text in
+  each, and the header middleware's step against the chain (test_builtin_middleware.py).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from hasten._http.paths import PathTemplate
 from hasten._params.grouped import FlatModel, _gather, _gather_query
 from hasten._params.validation import _FAST
 from hasten._running.threads import advance
+from hasten._serve import steps
 from hasten._serve.matcher import CompiledRoute, Matcher, _search, _walk_greedy
 from hasten._serve.protocols import asgi, rsgi
 from hasten.background import BackgroundTask, BackgroundTasks
@@ -846,3 +849,20 @@ def test_a_task_run_in_place_runs_as_run_task_runs_it() -> None:
 
     assert asyncio.run(run(in_place=True)) == asyncio.run(run(in_place=False))
     assert len(asyncio.run(run(in_place=True))) == 6
+
+
+def _written_out(step: type[steps.Step]) -> tuple[str, str]:
+    """The parts of a step's ``serve`` every step writes out alike: before its own work (the
+    gate) and after it (the cleanup, the cut, the gate and the observer's end)."""
+    source = inspect.getsource(step.serve)
+    lines = [line.strip() for line in source.splitlines()]
+    body = "\n".join(lines[lines.index("gate = self.gate") :])
+    head, _, rest = body.partition("try:\ntry:\n")
+    tail = rest[rest.index("finally:\n# What the request left") :]
+    return head, tail
+
+
+def test_every_serve_step_writes_out_the_same_gate_and_cleanup() -> None:
+    bare = _written_out(steps.Bare)
+    assert _written_out(steps.Headed) == bare
+    assert _written_out(steps.Chained) == bare

@@ -1,5 +1,6 @@
-"""The one request path (Runtime.serve) through both adapters: what it sends, when it lets go
-of the in-flight slot, and how it answers a handler or middleware that misbehaves."""
+"""The request path (the serve steps, hasten._serve.steps) through both adapters: what it
+sends, when it lets go of the in-flight slot, and how it answers a handler or middleware that
+misbehaves."""
 
 from __future__ import annotations
 

@@ -46,7 +46,7 @@ class Cleanup:
     form: Closing | None  # the request's form: its uploaded files are closed last
     guard: anyio.CancelScope | None
 
-    async def after_response(self) -> Exception | None:  # noqa: C901, PLR0912  # perf: see below
+    async def after_response(self) -> Exception | None:
         """Background tasks, then each generator's code after ``yield`` (last first), then
         the uploaded files are closed, then the guard is left; every failure is logged, none
         raised: the first is returned. Each runs once: what is left after it is nothing to
@@ -64,40 +64,24 @@ class Cleanup:
             if guard is not None:
                 guard.shield = True
                 ended = bool(self.exits)
-            # What a generator's cleanup raised, thrown into those before it, as FastAPI's
-            # exit stack does; the one left is logged, and given to the TestClient (or the
-            # ASGI server), as Starlette's are.
-            failure: Exception | None = None
-            failed = ""
             try:
                 while self.exits:
                     done = self.exits.pop()
                     generator, is_async, name = done
                     try:
-                        if failure is None:
-                            # perf: ``advance(done, self.threads)`` written out, a frame less
-                            # for every request with a yield dependency;
-                            # tests/test_perf_copies.py holds them equal.
-                            await (
-                                generator.__anext__()
-                                if is_async
-                                else finish(self.threads, generator)
-                            )
-                        else:
-                            await advance(done, self.threads, failure)
+                        # perf: ``advance(done, self.threads)`` written out, a frame less for
+                        # every request with a yield dependency; tests/test_perf_copies.py
+                        # holds them equal.
+                        await (
+                            generator.__anext__() if is_async else finish(self.threads, generator)
+                        )
                     except StopAsyncIteration:
-                        failure = None  # it ended: what was thrown into it, it swallowed
                         continue
-                    except Exception as exc:
-                        if exc is not failure:
-                            failure, failed = exc, name
-                        continue
+                    except Exception as exc:  # thrown into the generators before it
+                        first = first or await self._failed(exc, name)
+                        break
                     logger.error("Dependency %s yielded more than once", name)
                     await close_exit(done, self.threads)
-                if failure is not None:
-                    logger.error("The cleanup of dependency %s failed", failed, exc_info=failure)
-                    report_unhandled(failure)
-                    first = first or failure
             finally:
                 try:
                     if self.form is not None:
@@ -107,6 +91,30 @@ class Cleanup:
                     if guard is not None:
                         await self._leave(guard, ended)
         return first
+
+    async def _failed(self, failure: Exception, failed: str) -> Exception | None:
+        """A generator's cleanup (``failed``'s) raised ``failure``: it is thrown into those
+        before it (last first), as FastAPI's exit stack does; one may replace it by raising
+        another, or swallow it (those before that one end as usual). The one left is logged,
+        and returned for the TestClient (or the ASGI server), as Starlette's are."""
+        current: Exception | None = failure
+        while self.exits:
+            done = self.exits.pop()
+            try:
+                await advance(done, self.threads, current)
+            except StopAsyncIteration:
+                current = None  # it ended: what was thrown into it, it swallowed
+                continue
+            except Exception as exc:
+                if exc is not current:
+                    current, failed = exc, done[2]
+                continue
+            logger.error("Dependency %s yielded more than once", done[2])
+            await close_exit(done, self.threads)
+        if current is not None:
+            logger.error("The cleanup of dependency %s failed", failed, exc_info=current)
+            report_unhandled(current)
+        return current
 
     async def _leave(self, guard: anyio.CancelScope, ended: bool) -> None:
         """Leave the guard, its work done. Where generators ``ended`` here, a cancellation

@@ -78,6 +78,9 @@ class Connection:
     # The Response a handler or dependency takes to set headers, cookies or the status on.
     _sub_response: Response | None = None
     _target: Target | None = None  # the route's, once matched
+    # The status its response went out with (0 until one does), noted by the serve step for
+    # observation (hasten._observing.observe).
+    _status = 0
     # The first exception the app did not handle while serving it (a 500, a failed cleanup
     # or background task): the ASGI adapter raises it to the server once the response is
     # sent, as Starlette's ServerErrorMiddleware does (``unhandled``).

@@ -39,7 +39,7 @@ class HeaderMiddleware:
     ``__call__`` is its meaning as any middleware. When every middleware of an app is one of
     these (and none overrides ``__call__``), the serve step calls the two steps itself and
     keeps its fast path: a handler's plain data goes out without a Response object, whose
-    building costs more than the middleware's work (see Runtime.serve).
+    building costs more than the middleware's work (see hasten._serve.steps).
     """
 
     # The methods ``answer`` may answer (None: any): it is not asked about the others.

@@ -1,14 +1,8 @@
-"""Runtime: what an app builds when it starts, and the one request path both adapters call.
-
-The compiled matcher, the pools bound to each endpoint, the middleware chain, the blocking
-monitor, the gate on requests in flight and the serve context depend only on the app, so they
-are decided once. ``serve`` is the request path:
-
-    gate → handle (the middleware chain, whose innermost link is ``dispatch``: match → invoke
-    → render; errors become their responses) → send → after-response cleanup → gate
-
-Without middleware ``serve`` takes ``dispatch``'s steps itself, and a result of one of the
-route's plain types goes to the wire as bytes, without a Response object (see ``Target``).
+"""Runtime: what an app builds when it starts: the compiled matcher, the pools bound to each
+endpoint, the serve step for the app's shape (steps.py: the request path both adapters call),
+the blocking monitor, the gate on requests in flight and the serve context. They depend only on
+the app, so they are decided once. WebSockets are served here, as are the exception handlers'
+responses every step asks for.
 """
 
 from __future__ import annotations
@@ -19,9 +13,8 @@ import inspect
 import logging
 import sys
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from functools import partial
-from time import perf_counter
 from types import CodeType
 from typing import TYPE_CHECKING, Any, cast
 
@@ -30,11 +23,8 @@ import anyio
 from hasten._flow.body_wait import BodyWait
 from hasten._flow.context import ServeContext
 from hasten._flow.in_flight import InFlight
-from hasten._flow.transport import Outbound
-from hasten._http.background import run_tasks
-from hasten._http.connection import guard_of, unhandled
+from hasten._http.connection import unhandled
 from hasten._http.error_responses import ExceptionHandler, ExceptionHandlers, server_error_response
-from hasten._http.error_responses import error_response as error_response_for
 from hasten._http.errors import (
     EndpointContext,
     HTTPError,
@@ -44,7 +34,7 @@ from hasten._http.errors import (
     report_unhandled,
 )
 from hasten._http.requests import Request
-from hasten._http.responses import SEND_WHOLE, Response
+from hasten._http.responses import Response
 from hasten._http.websockets import (
     INTERNAL_ERROR,
     POLICY_VIOLATION,
@@ -52,7 +42,7 @@ from hasten._http.websockets import (
     WebSocketDisconnect,
 )
 from hasten._observing.drain import Stopping, stop_on_sigterm
-from hasten._observing.observe import WHERE, Exchange, Observer, RouteTag, Sink, Tracer, queue_timer
+from hasten._observing.observe import WHERE, Observer, RouteTag, Sink, Tracer, queue_timer
 from hasten._observing.tallies import Tallies
 from hasten._params.dependencies import AppDependencies
 from hasten._params.descriptions import describe_handler, unwrap
@@ -62,17 +52,17 @@ from hasten._running.pools import Pools
 from hasten._running.threads import being_cancelled, shielded
 from hasten._serve import stopping
 from hasten._serve.chain import (
-    NO_HEADER_STEPS,
-    build_chain,
-    finish_response,
     header_steps,
-    not_a_response,
 )
 from hasten._serve.matcher import CompiledRoute, Matcher, RouteConflict
+from hasten._serve.steps import Bare, Chained, Headed, Step
 from hasten._settings import Settings
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
     from hasten._flow.contracts import Middleware, Target
+    from hasten._flow.transport import Outbound
     from hasten._http.connection import Connection
     from hasten._observing.metrics import Metrics
     from hasten._observing.stats import RouteCounts
@@ -148,14 +138,12 @@ class Runtime:
         # Open WebSockets and the tasks serving them: a stop closes them with 1001 (stopping.py).
         self.sockets: dict[WebSocket, asyncio.Task[Any] | anyio.CancelScope | None] = {}
         self.middlewares = tuple(middlewares)
-        # Header middlewares alone (CORS) are run by the serve step's own path, as their two
-        # steps (see HeaderMiddleware); any other middleware, and every one with it, runs as
-        # the chain: the first registered outermost, ``dispatch`` innermost.
-        steps = header_steps(middlewares)
-        self.chained = () if steps is not None else self.middlewares
-        self.handle = build_chain(self.chained, self.dispatch)
-        self.answering, self.answer_methods, self.finishing = steps or NO_HEADER_STEPS
-        self.answers, self.finishes = bool(self.answering), bool(self.finishing)
+        self.step = self._step(self.middlewares)
+        # What the adapters call for each request (see steps.py).
+        self.serve: Callable[[Request, Outbound], Awaitable[None]] = self.step.serve
+        if self.observer is not None:
+            self.observer.step = self.step.serve
+            self.serve = self.observer.serve
         self.monitor: LoopMonitor | None = None
         if settings.block_threshold is not None:
             self.monitor = LoopMonitor(settings.block_threshold, _codes(self.routes, middlewares))
@@ -177,7 +165,28 @@ class Runtime:
         # One reference each, swapped whole: a request in flight matched on the old matcher.
         self.matcher = matcher
         self.match = matcher.match
-        self.static_targets = matcher.static_targets
+        step = getattr(self, "step", None)  # none yet as the app starts
+        if step is not None:
+            step.use(matcher)
+
+    def _step(self, middlewares: tuple[Middleware, ...]) -> Step:
+        """The serve step for the app's shape (see steps.py). Header middlewares alone (CORS)
+        run as their two steps; any other middleware, and every one with it, runs as the
+        chain: the first registered outermost, ``dispatch`` innermost."""
+        if not middlewares:
+            return Bare(self, self.matcher)
+        steps = header_steps(middlewares)
+        if steps is not None:
+            return Headed(self, self.matcher, steps)
+        return Chained(self, self.matcher, middlewares)
+
+    @property
+    def gate(self) -> InFlight:
+        return self.in_flight
+
+    @property
+    def threads(self) -> Executor | None:
+        return self.context.threads
 
     def use_routes(self, routes: Sequence[BaseRoute]) -> None:
         """Serve ``routes`` from the next request on (routes added, or routers included,
@@ -286,209 +295,6 @@ class Runtime:
         if self.route_counts is not None:
             self.route_counts.close()
         self.pools.shutdown()
-
-    async def serve(self, request: Request, outbound: Outbound) -> None:  # noqa: C901, PLR0912, PLR0915
-        """Serve one request: the adapters' only call into the core. Never raises, unless
-        sending itself fails (the server then drops the connection).
-
-        The request is handled (middleware, then ``dispatch``), its response sent to
-        ``outbound``, then what it left for after its response runs; the in-flight slot is
-        held until all of that is done, so that shutdown drains it too.
-        """
-        # perf: one coroutine for the whole step, the rare branches (observation, a refusal,
-        # middleware) included, since each coroutine of ours costs as much as the handler's.
-        observer = self.observer
-        exchange: Exchange | None = None
-        status = 0  # plain data's, sent without an Exchange (observed for the tallies only)
-        if observer is not None:
-            started = perf_counter()
-            if observer.exchanges:
-                outbound = exchange = observer.begin(request, outbound)
-        gate = self.in_flight
-        try:
-            if gate.count >= gate.limit:
-                status = await self._refuse(request, outbound)
-                return
-            gate.count += 1
-            try:
-                if self.chained:
-                    # Where a route's requests enter a guard (hasten._params.cleanup_guard),
-                    # behind middleware every request enters it before the chain, so that it
-                    # encloses whatever scope a middleware holds around ``call_next`` (the
-                    # generators' exits come after the chain). perf: the flag is the
-                    # matcher's: a 30th attribute of the Runtime slowed every
-                    # ``self.x`` here (hello +450 instructions: CPython stopped sharing its keys).
-                    if self.matcher.guarded:
-                        guard_of(request)
-                    # perf: the chain awaited here, not in a coroutine of its own.
-                    try:
-                        response = await self.handle(request)
-                        if not isinstance(response, Response):
-                            not_a_response(response, self.chained)
-                    except Exception as exc:  # from a middleware: dispatch answers its own
-                        response = await self.error_response(request, exc)
-                elif (
-                    self.answers
-                    and request.method in self.answer_methods
-                    and (early := self._answer_early(request)) is not None
-                ):
-                    # A header middleware answered (a CORS preflight) or failed: neither the
-                    # app nor a middleware inside it runs.
-                    if isinstance(early, Response):
-                        response = early
-                    else:
-                        response = await self.error_response(request, early)
-                else:
-                    # perf: ``dispatch`` written out, where no middleware needs a Response:
-                    # the target's shortcuts (see Target) call the handler without a frame
-                    # of ours and send plain data without a Response object; header
-                    # middlewares' steps run here too (see HeaderMiddleware).
-                    # tests/test_perf_copies.py holds this and ``dispatch`` equal.
-                    sent_plain: Target | None = None  # the target whose plain data ``body`` is
-                    try:
-                        # perf: Matcher.match's first step, a parameterless path, without
-                        # its frame; its second step at once where the first finds nothing.
-                        by_method = self.static_targets.get(request.path)
-                        target = None if by_method is None else by_method.get(request.method)
-                        if target is None:
-                            target, request.path_params = self.matcher.match_dynamic(
-                                request.method, request.path
-                            )
-                        request._target = target
-                        call = target.call
-                        result = await (target.invoke(request) if call is None else call())
-                        if (
-                            type(result) in target.plain
-                            and request._sub_response is None
-                            and request.method != "HEAD"
-                        ):
-                            body = target.encode(result)  # type: ignore[misc]
-                            headers = target.headers
-                            if self.finishes:  # perf: a bool (a tuple's truth is a C call)
-                                headers = headers.copy()  # the target's own is shared
-                                for finish in self.finishing:  # header middlewares'
-                                    finish(request, headers)
-                            sent_plain = target
-                        else:
-                            response = target.render(result)
-                            if request._sub_response is not None:
-                                _merge(request._sub_response, response)
-                    except Exception as exc:
-                        response = await self.error_response(request, exc)
-                    if sent_plain is not None:
-                        status = sent_plain.status
-                        sent = outbound.response_bytes(status, headers, body)
-                        if sent is not None:
-                            await sent
-                        if exchange is not None:
-                            observer.sent(request, exchange)  # type: ignore[union-attr]
-                        return
-                    if self.finishes:
-                        try:
-                            finish_response(self.finishing, request, response)
-                        except Exception as exc:  # a middleware's: none finishes its answer
-                            response = await self.error_response(request, exc)
-                if observer is not None and exchange is None:
-                    # A Response's status may change as it is sent (a file's range, a mounted
-                    # app's own): its Exchange notes the one sent.
-                    outbound = exchange = observer.begin(request, outbound)
-                try:
-                    if type(response).send is SEND_WHOLE:
-                        # perf: a whole body sent without the coroutine of Response.send.
-                        sent = response.send_whole(outbound, request)
-                        if sent is not None:
-                            await sent
-                    else:
-                        await response.send(outbound, request)
-                except HTTPError as exc:
-                    # A response that reads the request as it is sent (a file, its range and
-                    # conditional headers) found it malformed, before any byte went out: the
-                    # error path answers. (Past the first byte, sending again fails too.)
-                    response = await self.error_response(request, exc)
-                    await response.send(outbound, request)
-                if exchange is not None:  # observed: what times the response ends here
-                    observer.sent(request, exchange)  # type: ignore[union-attr]  # set with it
-                if response.background is not None:  # Response(background=...)
-                    failed = await run_tasks(response.background, self.context.threads)
-                    if failed is not None:
-                        unhandled(request, failed)
-            finally:
-                # Yield dependencies' exits, background tasks and uploaded files hang on the
-                # requests that have any: for every other request this is one check.
-                try:
-                    if request._cleanup is not None:
-                        cleanup, request._cleanup = request._cleanup, None
-                        done = cleanup.after_response()
-                        # Only a request left by an exception can be a cancelled one: the
-                        # check of the task (1,600 instructions) is made for those alone. A
-                        # guarded one's cleanup shields itself, under its guard (and the
-                        # cancellation it held off may come as it ends).
-                        cancelled = (
-                            sys.exception() is not None
-                            and cleanup.guard is None
-                            and being_cancelled()
-                        )
-                        failed = await (shielded(done) if cancelled else done)
-                        if failed is not None:  # for the ASGI server (Connection._unhandled)
-                            unhandled(request, failed)
-                finally:
-                    gate.count -= 1
-        except asyncio.CancelledError as exc:
-            if not stopping.was_cut(exc):
-                raise
-            await stopping.answer_cut(request, outbound)
-        finally:
-            if observer is not None:
-                observer.end(request, started, status, exchange)
-
-    def _answer_early(self, request: Request) -> Response | Exception | None:
-        """The first header middleware's own answer to ``request``, finished by those outside
-        it (as the chain would), or the exception its ``answer`` raised; None if none answers."""
-        finishing = self.finishing
-        try:
-            for index, middleware in enumerate(self.answering):
-                methods = middleware.answers_methods
-                if methods is not None and request.method not in methods:
-                    continue
-                response = middleware.answer(request)
-                if response is not None:
-                    outer = finishing[len(finishing) - index :]
-                    if outer:
-                        finish_response(outer, request, response)
-                    return response
-        except Exception as exc:
-            return exc
-        return None
-
-    async def _refuse(self, request: Request, outbound: Outbound) -> int:
-        """Send the refusal; its status, for observation (which names it by its route too)."""
-        request._target = self.match(request.method, request.path)[0]
-        refusal = error_response_for(self.in_flight.refuse())
-        await refusal.send(outbound, request)
-        return refusal.status
-
-    async def dispatch(self, request: Request) -> Response:
-        """Route, run the handler, render: the innermost link of the middleware chain.
-
-        Middleware sees a handler's error as the response it becomes on the wire.
-        """
-        try:
-            # perf: the serve step's shortcuts (see Target): a parameterless path looked up
-            # without Matcher.match's frame, a handler that reads nothing called bare.
-            by_method = self.static_targets.get(request.path)
-            target = None if by_method is None else by_method.get(request.method)
-            if target is None:
-                target, request.path_params = self.matcher.match_dynamic(
-                    request.method, request.path
-                )
-            request._target = target
-            call = target.call
-            response = target.render(await (target.invoke(request) if call is None else call()))
-        except Exception as exc:
-            return await self.error_response(request, exc)
-        if request._sub_response is not None:
-            _merge(request._sub_response, response)
-        return response
 
     async def serve_websocket(self, websocket: WebSocket) -> None:
         """Serve one WebSocket connection: match, invoke the handler, close what it left open.
@@ -683,20 +489,6 @@ def endpoint_context(connection: Connection) -> EndpointContext:
     method = "WS" if target.websocket else connection.method
     context["path"] = f"{method} {connection.root_path.rstrip('/')}{route.path}"
     return context
-
-
-def _merge(sub_response: Response, response: Response) -> None:
-    """What a handler set on the Response it took (headers, cookies, a status) goes on the
-    one sent, as FastAPI does; not when it returned a Response of its own."""
-    if response is sub_response:
-        return
-    extra = sub_response.wire_headers
-    if extra:
-        headers = response.headers
-        for name, value in extra:
-            headers.append(name, value)
-    if sub_response.status:
-        response.status = sub_response.status
 
 
 def _codes(routes: Sequence[BaseRoute], middlewares: Sequence[Middleware]) -> dict[CodeType, str]:

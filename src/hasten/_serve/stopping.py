@@ -128,17 +128,19 @@ async def answer_cut(request: Request, outbound: Outbound) -> None:
     refusal = error_response(overloaded("The server is shutting down"))
     with contextlib.suppress(Exception):  # its response had begun
         await refusal.send(outbound, request)
+        request._status = refusal.status
 
 
 def _requests(runtime: Runtime) -> list[tuple[asyncio.Task[Any], Request]]:
     """The tasks serving ``runtime``'s requests, each with its request."""
     if not runtime.on_asyncio:
         return []  # another loop's (trio's) tasks are out of reach
-    serving = type(runtime).serve.__code__
+    step = runtime.step
+    serving = type(step).serve.__code__  # the outermost step's: the Observed one's, if any
     found = []
     for task in asyncio.all_tasks():
         frame = _frame_of(task.get_coro(), serving)
-        if frame is not None and frame.f_locals.get("self") is runtime:
+        if frame is not None and frame.f_locals.get("self") is step:
             found.append((task, frame.f_locals["request"]))
     return found
 

@@ -451,7 +451,7 @@ class ASGIWebSocket(WebSocket):
             await send({"type": "websocket.close", "code": 1000, "reason": ""})
 
 
-async def serve(  # noqa: C901, PLR0912, PLR0915  # perf: one coroutine, see below
+async def serve(
     served: Served,
     scope: Scope,
     receive: Receive,
@@ -477,12 +477,8 @@ async def serve(  # noqa: C901, PLR0912, PLR0915  # perf: one coroutine, see bel
             scope["app"] = served  # as Starlette's: Request(scope).app in a middleware
             await handler(scope, receive, send)
             return
-    kind = scope["type"]
-    if kind != "http":
-        if kind == "websocket":
-            await _serve_websocket(served, scope, receive, send)
-        elif kind == "lifespan":
-            await _serve_lifespan(served, receive, send)
+    if scope["type"] != "http":
+        await _serve_other(served, scope, receive, send)
         return
     path = route_path(scope)
     runtime: Runtime | Response | None = served.runtime
@@ -490,53 +486,74 @@ async def serve(  # noqa: C901, PLR0912, PLR0915  # perf: one coroutine, see bel
         runtime, channel_type = await _start(served, path)
     extensions = scope.get("extensions")
     pathsend = extensions is not None and "http.response.pathsend" in extensions
-    if isinstance(runtime, Response):
-        channel = channel_type(receive, send, pathsend)
-        await runtime.send(
-            channel, ASGIRequest(UNSERVED, served, scope, channel, scope["method"], path)
-        )
-        unhandled = None
-    else:
-        # perf: ``ASGIChannel(receive, send, pathsend, runtime.context.threads)`` and
-        # ``ASGIRequest(runtime.context, served, scope, channel, scope["method"], path)``
-        # with their ``__init__``s written out, as the RSGI adapter makes its request
-        # (each ``__init__`` would run in an interpreter frame of its own).
-        # tests/test_perf_copies.py holds them equal.
-        channel = _new(channel_type)
-        channel._receive = receive
-        channel.send = send
-        channel._pathsend = pathsend
-        channel._threads = runtime.context.threads
-        channel._stream = None
-        channel._responded = False
-        channel._inbox = None
-        channel._listener = None
-        request = _new(ASGIRequest)
-        request.context = runtime.context
-        request.app = served
-        request.method = scope["method"]
-        request.path = path
-        request._scope = scope
-        request._channel = channel
-        await runtime.serve(request, channel)
-        unhandled = request._unhandled
-        if under_middleware:  # what Starlette's router leaves in a middleware's scope
-            # perf: written out, each value made when the route compiled (the app is its
-            # own router): what an ASGI middleware reads after the app (starlette-exporter).
-            scope["router"] = served
-            target = request._target
-            if target is not None and target.scope_items is not None:
-                scope.update(target.scope_items)
-                scope["path_params"] = request.path_params
+    if isinstance(runtime, Response):  # the app failed to start: every request gets its 500
+        await _refuse(served, runtime, scope, channel_type(receive, send, pathsend), path)
+        return
+    # perf: ``ASGIChannel(receive, send, pathsend, runtime.context.threads)`` and
+    # ``ASGIRequest(runtime.context, served, scope, channel, scope["method"], path)``
+    # with their ``__init__``s written out, as the RSGI adapter makes its request
+    # (each ``__init__`` would run in an interpreter frame of its own).
+    # tests/test_perf_copies.py holds them equal.
+    channel = _new(channel_type)
+    channel._receive = receive
+    channel.send = send
+    channel._pathsend = pathsend
+    channel._threads = runtime.context.threads
+    channel._stream = None
+    channel._responded = False
+    channel._inbox = None
+    channel._listener = None
+    request = _new(ASGIRequest)
+    request.context = runtime.context
+    request.app = served
+    request.method = scope["method"]
+    request.path = path
+    request._scope = scope
+    request._channel = channel
+    await runtime.serve(request, channel)
+    if under_middleware:
+        _leave_in_scope(served, request, scope)
     ending = channel.finish()
     if ending is not None:
         await ending
-    if unhandled is not None:
+    if request._unhandled is not None:
         # What the app did not handle (it became a 500, which names nothing outside debug
         # mode, or failed after the response) is raised to the server once the response is
         # sent, as Starlette's ServerErrorMiddleware does: the server, an ASGI middleware
         # around the app or a test transport sees it.
-        raise unhandled
+        raise request._unhandled
+
+
+async def _serve_other(served: Served, scope: Scope, receive: Receive, send: Send) -> None:
+    """A connection that is not HTTP: a WebSocket, or the lifespan."""
+    kind = scope["type"]
+    if kind == "websocket":
+        await _serve_websocket(served, scope, receive, send)
+    elif kind == "lifespan":
+        await _serve_lifespan(served, receive, send)
+
+
+async def _refuse(
+    served: Served, refusal: Response, scope: Scope, channel: ASGIChannel, path: str
+) -> None:
+    """Answer a request with ``refusal``, the app having failed to start."""
+    await refusal.send(
+        channel, ASGIRequest(UNSERVED, served, scope, channel, scope["method"], path)
+    )
+    ending = channel.finish()
+    if ending is not None:
+        await ending
+
+
+def _leave_in_scope(served: Served, request: ASGIRequest, scope: Scope) -> None:
+    """What Starlette's router leaves in a middleware's scope, for an ASGI middleware that
+    reads it after the app (starlette-exporter): each value made when the route compiled
+    (the app is its own router)."""
+    scope["router"] = served
+    target = request._target
+    if target is not None and target.scope_items is not None:
+        scope.update(target.scope_items)
+        scope["path_params"] = request.path_params
 
 
 async def _start(served: Served, path: str) -> tuple[Runtime | Response, type[ASGIChannel]]:
