@@ -67,7 +67,7 @@ class Request(Connection):
         # A protocol adapter's subclass says where the request's parts are (_query_string);
         # a subclass that says neither that nor how it is made is an app's, made as
         # Starlette's: ``GzipRequest(request.scope, request.receive)``.
-        if "_query_string" not in cls.__dict__ and "__init__" not in cls.__dict__:
+        if cls._query_string is Connection._query_string and "__init__" not in cls.__dict__:
             cls.__new__ = _view_of  # type: ignore[assignment]  # set for app subclasses only
             cls.__init__ = _made_as_view  # type: ignore[assignment]
 

@@ -62,10 +62,10 @@ def _peer(scope: Scope) -> Address | None:
     return Address(client[0], int(client[1])) if client else None
 
 
-class ASGIRequest(Request):
-    """A Request read from an ASGI scope; its body comes through an ASGIChannel."""
+class ASGIScope:
+    """What a connection reads of its ASGI scope, for its Request and its WebSocket alike."""
 
-    _channel: ASGIChannel
+    _scope: Scope
 
     def _query_string(self) -> str:
         # A scope made by hand (Starlette's ``Request({"type": "http", ...})``, in tests)
@@ -76,6 +76,18 @@ class ASGIRequest(Request):
     def _raw_headers(self) -> list[tuple[str, str]]:
         return _decoded(self._scope)
 
+    def _peer(self) -> Address | None:
+        return _peer(self._scope)
+
+    def _asgi_scope(self) -> Scope:
+        return self._scope
+
+
+class ASGIRequest(ASGIScope, Request):
+    """A Request read from an ASGI scope; its body comes through an ASGIChannel."""
+
+    _channel: ASGIChannel
+
     async def call_asgi(
         self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]], outbound: Any
     ) -> None:
@@ -84,15 +96,8 @@ class ASGIRequest(Request):
         send = outbound.send if not headers else _adding(outbound.send, headers)
         await app(scope, self._channel.receive, send)
 
-    def _peer(self) -> Address | None:
-        return _peer(self._scope)
-
     def _scheme(self) -> str:
         return str(self._scope.get("scheme", "http"))
-
-    def _asgi_scope(self) -> Scope:
-        scope: Scope = self._scope
-        return scope
 
     def _cut_short(self) -> None:
         self._channel._stream = None  # not ended: the server drops the connection
@@ -356,7 +361,7 @@ class ASGIStreamWriter:
         await self._send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-class ASGIWebSocket(WebSocket):
+class ASGIWebSocket(ASGIScope, WebSocket):
     """A WebSocket over ASGI: ``websocket.*`` messages. A refusal carries its HTTP status
     where the server offers ``websocket.http.response``, else the server answers 403.
 
@@ -366,24 +371,8 @@ class ASGIWebSocket(WebSocket):
     _channel: tuple[Receive, Send]
     _connected = False
 
-    def _query_string(self) -> str:
-        # A scope made by hand (Starlette's ``Request({"type": "http", ...})``, in tests)
-        # may lack it, or hold it as text.
-        query = self._scope.get("query_string", b"")
-        return query if isinstance(query, str) else str(query.decode("latin-1"))
-
-    def _raw_headers(self) -> list[tuple[str, str]]:
-        return _decoded(self._scope)
-
-    def _peer(self) -> Address | None:
-        return _peer(self._scope)
-
     def _scheme(self) -> str:
         return str(self._scope.get("scheme", "ws"))
-
-    def _asgi_scope(self) -> Scope:
-        scope: Scope = self._scope
-        return scope
 
     @property
     def root_path(self) -> str:

@@ -38,13 +38,12 @@ _new = object.__new__
 BROKEN_CHUNKS = "Request body incomplete: its chunked encoding was malformed or cut short"
 
 
-class RSGIRequest(Request):
-    """A Request read from an RSGI scope and protocol object."""
+class RSGIScope:
+    """What a connection reads of Granian's RSGI scope, for its Request and its WebSocket
+    alike."""
 
-    _gone = (ProtocolClosed,)
-    # Granian drops a Content-Length sent with Transfer-Encoding before the app sees it
-    # (tests/hostile/test_granian.py): no request of its has both to refuse.
-    _may_have_both_lengths = False
+    _scope: Any
+    root_path: str
 
     def _query_string(self) -> str:
         query: str = self._scope.query_string
@@ -56,6 +55,21 @@ class RSGIRequest(Request):
 
     def _headers_of(self, items: list[tuple[str, str]]) -> Headers:
         return headers_of(self._scope.headers, items)
+
+    def _peer(self) -> Address | None:
+        return peer(self._scope.client)
+
+    def _asgi_scope(self) -> dict[str, Any]:
+        return asgi_scope(self._scope, self.root_path)
+
+
+class RSGIRequest(RSGIScope, Request):
+    """A Request read from an RSGI scope and protocol object."""
+
+    _gone = (ProtocolClosed,)
+    # Granian drops a Content-Length sent with Transfer-Encoding before the app sees it
+    # (tests/hostile/test_granian.py): no request of its has both to refuse.
+    _may_have_both_lengths = False
 
     def _header(self, name: str) -> str | None:
         if self._headers is not None:  # built already, or rewritten by ProxyHeadersMiddleware
@@ -102,14 +116,8 @@ class RSGIRequest(Request):
         # Granian's stream channel is unbounded: hasten._flow.backpressure holds the stream back.
         return paced(writer, self._scope.client, self._scope.server)
 
-    def _peer(self) -> Address | None:
-        return peer(self._scope.client)
-
     def _scheme(self) -> str:
         return str(self._scope.scheme)
-
-    def _asgi_scope(self) -> dict[str, Any]:
-        return asgi_scope(self._scope, self.root_path)
 
 
 def headers_of(headers: Any, items: list[tuple[str, str]]) -> Headers:
@@ -166,7 +174,7 @@ def peer(client: str) -> Address | None:
     return Address(host.strip("[]"), int(port)) if port.isdigit() else None
 
 
-class RSGIWebSocket(WebSocket):
+class RSGIWebSocket(RSGIScope, WebSocket):
     """A WebSocket over Granian's RSGI protocol.
 
     RSGI's handshake takes neither a subprotocol nor headers, and its close after the
@@ -181,25 +189,8 @@ class RSGIWebSocket(WebSocket):
 
     _transport: Any = None  # Granian's WebSocket transport, from accept until the close
 
-    def _query_string(self) -> str:
-        query: str = self._scope.query_string
-        return query
-
-    def _raw_headers(self) -> list[tuple[str, str]]:
-        items: list[tuple[str, str]] = self._scope.headers.items()
-        return items
-
-    def _headers_of(self, items: list[tuple[str, str]]) -> Headers:
-        return headers_of(self._scope.headers, items)
-
-    def _peer(self) -> Address | None:
-        return peer(self._scope.client)
-
     def _scheme(self) -> str:
         return "wss" if self._scope.scheme == "https" else "ws"
-
-    def _asgi_scope(self) -> dict[str, Any]:
-        return asgi_scope(self._scope, self.root_path)
 
     async def call_asgi(
         self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]], outbound: Any
