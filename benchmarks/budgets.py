@@ -6,7 +6,8 @@ across machines where a count moves (a thread hop's by 5% between two), and it c
 up with the code, as a baseline recorded again after each change did (three times in one
 round, each within 5% of the last: +17% for hello, which nothing named). ``tightened`` only
 ever lowers a budget; a budget is raised by hand, in a commit of its own that names the feature
-and its cost, with its line in benchmarks/RESULTS.md (tests/test_overhead_gate.py holds both).
+and its cost, with its line in benchmarks/RESULTS.md (tests/project/test_overhead_gate.py holds
+both).
 
     {"environment": ..., "budgets": {scenario: ratio}, "instructions_per_request": {...}}
 

@@ -1,17 +1,19 @@
-"""The red-team table: tests/hostile's cases against hasten on each server, and FastAPI.
+"""The red-team table: tests/servers/hostile's cases against hasten on each server, and FastAPI.
 
-Runs every hostile request of ``tests/hostile/cases.py``, then a few scenarios one request
+Runs every hostile request of ``tests/servers/hostile/cases.py``, then a few scenarios one request
 cannot show (thousands of idle connections, slow uploads, a huge JSON body, ``kill -9`` of the
-server), against ``hasten run tests.hostile.app:app`` on Granian RSGI, Granian ASGI and uvicorn
+server), against ``hasten run tests.servers.hostile.app:app`` on Granian RSGI, Granian ASGI and
+uvicorn
 (h11, this venv; and httptools, from .venv-peers, as FastAPI gets it) and against FastAPI on
 uvicorn (``benchmarks/apps/fastapi_hostile.py``, from .venv-peers). Prints the table as
 markdown. Everything runs on 127.0.0.1 and stops by itself::
 
     .venv/bin/python benchmarks/redteam.py > redteam.md
 
-``--surfaces`` prints the second table: ``tests/hostile/surface_cases.py`` and
-``tests/hostile/scenarios.py`` (forms, files, WebSockets, streams, control endpoints,
-middleware, dependencies) against ``tests.hostile.surfaces_app:app`` on the three servers and
+``--surfaces`` prints the second table: ``tests/servers/hostile/surface_cases.py`` and
+``tests/servers/hostile/scenarios.py`` (forms, files, WebSockets, streams, control endpoints,
+middleware, dependencies) against ``tests.servers.hostile.surfaces_app:app`` on the three servers
+and
 against FastAPI's twin, ``benchmarks/apps/fastapi_surfaces.py``, on uvicorn::
 
     .venv/bin/python benchmarks/redteam.py --surfaces > surfaces.md
@@ -46,10 +48,10 @@ sys.path.insert(0, str(ROOT))
 
 import psutil  # noqa: E402
 
-from tests.hostile import scenarios  # noqa: E402
-from tests.hostile.cases import CASES, NORMAL, Case, json_post  # noqa: E402
-from tests.hostile.surface_cases import SURFACE_CASES  # noqa: E402
-from tests.hostile.wire import HOST, exchange  # noqa: E402
+from tests.servers.hostile import scenarios  # noqa: E402
+from tests.servers.hostile.cases import CASES, NORMAL, Case, json_post  # noqa: E402
+from tests.servers.hostile.surface_cases import SURFACE_CASES  # noqa: E402
+from tests.servers.hostile.wire import HOST, exchange  # noqa: E402
 
 # The peers' venv (python benchmarks/suite.py builds it), or another one named in the environment.
 PEERS = (
@@ -58,9 +60,9 @@ PEERS = (
     / "python"
 )
 MAIN = ROOT / ".venv" / "bin" / "python"
-HASTEN = ["-m", "hasten", "run", "tests.hostile.app:app"]
+HASTEN = ["-m", "hasten", "run", "tests.servers.hostile.app:app"]
 FASTAPI = ["-m", "uvicorn", "benchmarks.apps.fastapi_hostile:app", "--no-access-log"]
-SURFACES = ["-m", "hasten", "run", "tests.hostile.surfaces_app:app"]
+SURFACES = ["-m", "hasten", "run", "tests.servers.hostile.surfaces_app:app"]
 # uvicorn's WebSocket limit set to the hasten app's websocket_max_size (64 KiB).
 FASTAPI_SURFACES = [
     "-m",

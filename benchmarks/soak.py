@@ -1,6 +1,6 @@
 """Soak: RSS over 300,000 requests of mixed valid, invalid, 404 and 422 traffic.
 
-Serves ``tests.hostile.app:app`` with ``hasten run`` (Granian RSGI unless told otherwise),
+Serves ``tests.servers.hostile.app:app`` with ``hasten run`` (Granian RSGI unless told otherwise),
 sends the mix from 32 keep-alive connections, and samples the server's RSS (its whole process
 tree) every 10,000 requests. Prints a markdown table and the growth from the first sample
 after warm-up to the last::
@@ -106,7 +106,15 @@ def main() -> None:
     parser.add_argument("--interface", default=None, choices=["rsgi", "asgi"])
     args = parser.parse_args()
     port = free_port()
-    argv = [sys.executable, "-m", "hasten", "run", "tests.hostile.app:app", "--port", str(port)]
+    argv = [
+        sys.executable,
+        "-m",
+        "hasten",
+        "run",
+        "tests.servers.hostile.app:app",
+        "--port",
+        str(port),
+    ]
     argv += ["--server", args.server] + (["--interface", args.interface] if args.interface else [])
     process = subprocess.Popen(
         argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True

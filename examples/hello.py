@@ -22,7 +22,7 @@ async def connect() -> None:
     started.append("connected")
 
 
-# What / links to: a URL for each GET route (tests/test_examples.py holds the two together).
+# What / links to: a URL for each GET route (tests/project/test_examples.py holds the two together).
 TRY = (
     "/hello",
     "/items/3?q=x",

@@ -1,8 +1,11 @@
 """Every behaviour test runs through both protocol adapters: the ``interface`` fixture.
 
-``--part in-process`` runs only the in-process tests (no real server, browser or subprocess:
-what ``scripts/quick`` runs, on both cores), ``--part servers`` only the others, which keep
-their timings one at a time (``scripts/test`` runs both).
+The tests mirror the packages of src/hasten (tests/serve, tests/http, tests/params, ...); the
+ones that start a real server, a browser or ``hasten run`` are marked ``server``: every test
+under tests/servers/, and the few such tests beside their in-process siblings.
+``--part in-process`` runs only the others (what ``scripts/quick`` runs, on both cores),
+``--part servers`` only the marked ones, which keep their timings one at a time
+(``scripts/test`` runs both); ``-m server`` selects them too.
 """
 
 from __future__ import annotations
@@ -19,8 +22,7 @@ from hasten.app import Starlette
 from hasten.testing import TestClient
 
 TESTS = Path(__file__).resolve().parent
-# Where the in-process tests are: these files and folders, less the tests marked ``server``.
-IN_PROCESS = ("test_", "migration/", "openapi/")
+SERVERS = TESTS / "servers"  # the real-server tests, each marked ``server`` as collected
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -32,6 +34,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.is_relative_to(SERVERS):
+            item.add_marker(pytest.mark.server)
     part = config.getoption("--part")
     if part is None:
         return
@@ -46,8 +51,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def _in_process(item: pytest.Item) -> bool:
-    where = item.path.relative_to(TESTS).as_posix()
-    return where.startswith(IN_PROCESS) and item.get_closest_marker("server") is None
+    return item.get_closest_marker("server") is None
 
 
 class ClientFactory(Protocol):

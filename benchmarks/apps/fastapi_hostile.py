@@ -1,4 +1,4 @@
-"""FastAPI's side of the red-team table: ``tests/hostile/app.py``'s routes, as FastAPI's
+"""FastAPI's side of the red-team table: ``tests/servers/hostile/app.py``'s routes, as FastAPI's
 tutorial writes them. Served by ``benchmarks/redteam.py`` on uvicorn, from .venv-peers."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""FastAPI's side of the red-team table's surfaces: ``tests/hostile/surfaces_app.py`` as
+"""FastAPI's side of the red-team table's surfaces: ``tests/servers/hostile/surfaces_app.py`` as
 FastAPI and Starlette write it, with their own middleware and whatever limits they have.
 Served by ``benchmarks/redteam.py --surfaces`` on uvicorn, from .venv-peers.
 
@@ -35,8 +35,8 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.routing import Route
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from tests.hostile.surface_cases import PRECOMPRESSED
-from tests.hostile.surface_state import (
+from tests.servers.hostile.surface_cases import PRECOMPRESSED
+from tests.servers.hostile.surface_state import (
     ALLOWED_HOSTS,
     ALLOWED_ORIGIN,
     CHUNK,

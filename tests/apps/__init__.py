@@ -1,1 +1,1 @@
-"""Apps that ``hasten run`` serves in the lifecycle tests (tests/test_run.py)."""
+"""Apps that ``hasten run`` serves in the lifecycle tests (tests/servers/test_run.py)."""

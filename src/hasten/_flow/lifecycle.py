@@ -70,7 +70,7 @@ class Cleanup:
                     generator, is_async, name = done
                     try:
                         # perf: ``advance(done, self.threads)`` written out, a frame less for
-                        # every request with a yield dependency; tests/test_perf_copies.py
+                        # every request with a yield dependency; tests/project/test_perf_copies.py
                         # holds them equal.
                         await (
                             generator.__anext__() if is_async else finish(self.threads, generator)

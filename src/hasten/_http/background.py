@@ -74,7 +74,7 @@ class BackgroundTasks(BackgroundTask):
 
     def add_task(self, func: Callable[P, Any], *args: P.args, **kwargs: P.kwargs) -> None:
         # perf: ``BackgroundTask(func, *args, **kwargs)`` without its __init__'s frame and
-        # the arguments packed again; tests/test_perf_copies.py holds the two equal.
+        # the arguments packed again; tests/project/test_perf_copies.py holds the two equal.
         task: Any = _new(BackgroundTask)  # its attributes, of this call's types
         task.func, task.args, task.kwargs = func, args, kwargs
         self.tasks.append(task)
@@ -121,7 +121,7 @@ async def run_tasks(tasks: BackgroundTask, threads: Executor | None) -> Exceptio
             ):
                 # perf: ``run_task`` written out for the usual task, an ``async def`` added
                 # with ``add_task``: two coroutines and inspect's unwrapping less
-                # (tests/test_perf_copies.py holds the two equal).
+                # (tests/project/test_perf_copies.py holds the two equal).
                 await func(*task.args, **task.kwargs)
             elif operation is None:
                 await run_task(task, threads)

@@ -284,7 +284,7 @@ class Response:
                 # perf: the common response goes out as built; the server adds Content-Length.
                 return outbound.response_bytes(status, headers, self.body)
             # perf: ``frame``'s usual case (headers changed, by a middleware say, without a
-            # length of their own) without its calls; tests/test_wire.py holds them equal.
+            # length of their own) without its calls; tests/http/test_wire.py holds them equal.
             for name, _ in headers:
                 if name == "content-length":
                     break

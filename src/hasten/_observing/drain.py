@@ -117,7 +117,7 @@ def _loop_handler(loop: asyncio.AbstractEventLoop) -> Handler | None:
 
     asyncio has no public way to read it: its loops keep them in the private
     ``_signal_handlers`` dict of Handles (``_callback``, ``_args``).
-    tests/test_drain.py fails loudly if a Python release moves them.
+    tests/observing/test_drain.py fails loudly if a Python release moves them.
     """
     handlers = getattr(loop, "_signal_handlers", None)
     handle = handlers.get(signal.SIGTERM) if isinstance(handlers, dict) else None

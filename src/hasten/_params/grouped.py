@@ -104,7 +104,7 @@ class FlatModel:
             # of last values is the model's input as it is (one C call for what
             # ``_gather_query`` does name by name, ~8,000 instructions for ten fields).
             # pydantic reads its input field by field, so the order of the names changes
-            # nothing; tests/test_perf_copies.py holds the two equal.
+            # nothing; tests/project/test_perf_copies.py holds the two equal.
             data = found._last.copy()
         elif self._query:
             data = _gather_query(self._fields, found)
@@ -157,7 +157,7 @@ def _gather(fields: list[ModelField], found: Any) -> tuple[dict[str, Any], dict[
 def _gather_query(fields: list[ModelField], query: QueryParams) -> dict[str, Any]:
     """``_gather`` of a query: the same data, read from the query's own dict of last values
     (perf: no isinstance of an ABC nor list of every value per field; about a fifth of the
-    instructions). tests/test_perf_copies.py holds the two equal."""
+    instructions). tests/project/test_perf_copies.py holds the two equal."""
     last = query._last
     data: dict[str, Any] = {}
     taken = set()

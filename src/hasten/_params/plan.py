@@ -15,7 +15,7 @@ With dependencies, the steps are written out for the tree as one coroutine when 
 starts (``_values.solver``). A handler without dependencies gets a fast form of the same steps
 (one that reads only path, query, header and cookie values is called without a coroutine of
 ours; one that reads a single path or query value reads it at once; a JSON body is decoded
-straight into its type). tests/test_perf_copies.py holds each fast form equal to the solver.
+straight into its type). tests/project/test_perf_copies.py holds each fast form equal to the solver.
 """
 
 from __future__ import annotations

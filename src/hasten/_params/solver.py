@@ -17,7 +17,7 @@ the request goes on with a solver written with the overrides in force, which tak
 this one had called (``resume_and_call``: ``Solver``, ``Plan._replan``).
 
 For a handler taking ``user: str = Depends(get_user)``, where ``get_user`` takes
-``token: str = Depends(get_token)`` and ``get_token`` reads a header (tests/test_solver.py
+``token: str = Depends(get_token)`` and ``get_token`` reads a header (tests/params/test_solver.py
 holds this example to what is written; the header is looked up in place, and its reader
 called only when it is missing, for FastAPI's error)::
 
@@ -285,7 +285,7 @@ class _Writer:
             name = self.name("name", slot, node.name)
             self.emit(depth, f"{started} = {func}({arguments})")
             # perf: the first step of ``lifecycle.advance``, the generator's kind known here;
-            # tests/test_dependencies.py runs both kinds, as requests and as function scoped.
+            # tests/params/test_dependencies.py runs both kinds, as requests and as function scoped.
             self.emit(depth, "try:")
             if node.kind == ASYNC_GEN:
                 self.emit(depth + 1, f"{value} = await {started}.__anext__()")

@@ -307,7 +307,7 @@ def _loop_worker() -> Callable[[], None] | None:
     """What makes a new thread an AnyIO worker thread of the running loop (None off a loop).
 
     AnyIO finds its loop from such a thread in a thread-local, which only its own worker
-    threads set: set here the same way (``anyio._core``; tests/test_pools.py holds it)."""
+    threads set: set here the same way (``anyio._core``; tests/running/test_pools.py holds it)."""
     try:
         token = anyio.lowlevel.current_token()
     except RuntimeError:  # made off a running loop (NoEventLoopError): none to call back into

@@ -92,7 +92,7 @@ class Step:
         Middleware sees a handler's error as the response it becomes on the wire."""
         try:
             # perf: Matcher.match's first step, a parameterless path, without its frame; its
-            # second at once where the first finds nothing. tests/test_perf_copies.py holds
+            # second at once where the first finds nothing. tests/project/test_perf_copies.py holds
             # this and the Bare step's copy equal.
             target = self.static_targets.get(request.path, NO_TARGETS).get(request.method)
             if target is None:
@@ -175,7 +175,8 @@ class Bare(Step):
         try:
             try:
                 try:
-                    # perf: ``dispatch`` written out (tests/test_perf_copies.py holds them equal).
+                    # perf: ``dispatch`` written out (tests/project/test_perf_copies.py holds them
+                    # equal).
                     target = self.static_targets.get(request.path, NO_TARGETS).get(request.method)
                     if target is None:
                         target, request.path_params = self.matcher.match_dynamic(
@@ -247,7 +248,8 @@ class Headed(Step):
                 if request.method in self.answer_methods and await self.answered(request, outbound):
                     return
                 try:
-                    # perf: ``dispatch`` written out (tests/test_perf_copies.py holds them equal).
+                    # perf: ``dispatch`` written out (tests/project/test_perf_copies.py holds them
+                    # equal).
                     target = self.static_targets.get(request.path, NO_TARGETS).get(request.method)
                     if target is None:
                         target, request.path_params = self.matcher.match_dynamic(

@@ -89,7 +89,7 @@ class _BearerFlow(OAuth2):
             self._refuse()
             return None
         # perf: ``get_authorization_scheme_param`` written out, a frame less per request;
-        # tests/test_perf_copies.py holds the two equal.
+        # tests/project/test_perf_copies.py holds the two equal.
         scheme, _, token = authorization.partition(" ")
         if scheme.lower() != "bearer":
             self._refuse()

@@ -1,5 +1,5 @@
 """Granian's side of RSGI, in-process: the scope and protocol objects an app gets, as strict
-as Granian's (tests/e2e holds the doubles to the real server)."""
+as Granian's (tests/servers/e2e holds the doubles to the real server)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def _visible(value: str) -> bool:
 class _Headers:
     """Granian's ``RSGIHeaders``: a value that is not visible ASCII is left out of ``items``
     and ``values``, and ``get`` answers None for it, while ``in`` and ``keys`` still see
-    its name (tests/hostile/test_granian.py holds this to Granian)."""
+    its name (tests/servers/hostile/test_granian.py holds this to Granian)."""
 
     def __init__(self, items: list[tuple[str, str]]) -> None:
         self._all = items
@@ -81,7 +81,7 @@ class _Scope:
 class HTTPProto:
     """The RSGI HTTP protocol object, as strict as Granian's: the body is handed over once,
     one response per request, and what the app sends is recorded as it is (Granian's own
-    additions, Content-Length among them, are tested against Granian in tests/e2e)."""
+    additions, Content-Length among them, are tested against Granian in tests/servers/e2e)."""
 
     def __init__(self, chunks: list[bytes], result: Result) -> None:
         self._chunks = chunks

@@ -482,7 +482,7 @@ async def serve(
     # ``ASGIRequest(runtime.context, served, scope, channel, scope["method"], path)``
     # with their ``__init__``s written out, as the RSGI adapter makes its request
     # (each ``__init__`` would run in an interpreter frame of its own).
-    # tests/test_perf_copies.py holds them equal.
+    # tests/project/test_perf_copies.py holds them equal.
     channel = _new(channel_type)
     channel._receive = receive
     channel.send = send

@@ -68,7 +68,7 @@ class RSGIRequest(RSGIScope, Request):
 
     _gone = (ProtocolClosed,)
     # Granian drops a Content-Length sent with Transfer-Encoding before the app sees it
-    # (tests/hostile/test_granian.py): no request of its has both to refuse.
+    # (tests/servers/hostile/test_granian.py): no request of its has both to refuse.
     _may_have_both_lengths = False
 
     def _header(self, name: str) -> str | None:
@@ -133,7 +133,7 @@ def _unreadable(name: str) -> HTTPError:
     # Granian (2.8) hands a header value over only when it is visible ASCII: with any other
     # byte (UTF-8 in a cookie, say), ``get`` answers None and ``items`` leaves it out, as if
     # the client had not sent it. A 400 says so, where the app would otherwise get its
-    # default, or no cookies at all (tests/hostile/test_granian.py notices when it changes).
+    # default, or no cookies at all (tests/servers/hostile/test_granian.py notices when it changes).
     return HTTPError(
         400,
         f"The {name} header holds bytes other than visible ASCII, which Granian's RSGI "
@@ -299,7 +299,7 @@ def serve(served: Served, scope: Any, proto: Any) -> Awaitable[None]:
         # perf: ``RSGIRequest(runtime.context, served, scope, proto, scope.method, path)``
         # with Connection.__init__ written out: making an object of a class with an
         # ``__init__`` runs it in an interpreter frame of its own (about 1,100 instructions).
-        # tests/test_perf_copies.py holds the two equal.
+        # tests/project/test_perf_copies.py holds the two equal.
         request = _new(RSGIRequest)
         request.context = runtime.context
         request.app = served
