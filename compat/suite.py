@@ -15,7 +15,7 @@ from pathlib import Path
 
 __all__ = ["TUTORIAL", "group_of", "is_tutorial", "module_of", "private_modules", "schema_tests"]
 
-TUTORIAL = "tests.project.test_tutorial."
+TUTORIAL = "tests.test_tutorial."
 # The topics of FastAPI's own tests, by the words their module names start with; the first
 # that matches names the group, and a module that matches none is in "other".
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
