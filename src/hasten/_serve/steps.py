@@ -175,8 +175,8 @@ class Bare(Step):
         try:
             try:
                 try:
-                    # perf: ``dispatch`` written out (tests/project/test_perf_copies.py holds them
-                    # equal).
+                    # perf: ``dispatch`` written out; tests/project/test_perf_copies.py holds
+                    # them equal.
                     target = self.static_targets.get(request.path, NO_TARGETS).get(request.method)
                     if target is None:
                         target, request.path_params = self.matcher.match_dynamic(
@@ -191,12 +191,20 @@ class Bare(Step):
                         and request.method != "HEAD"
                     ):
                         body = target.encode(result)  # type: ignore[misc]
-                        request._status = target.status
-                        sent = outbound.response_bytes(target.status, target.headers, body)
+                        status = request._status = target.status
+                        headers = target.headers
+                        response = None
                     else:
-                        sent = self.respond(request, rendered(request, target, result), outbound)
+                        response = rendered(request, target, result)
                 except Exception as exc:
-                    sent = self.respond(request, await self.error_response(request, exc), outbound)
+                    response = await self.error_response(request, exc)
+                # Sent outside the handler's try: a client gone as its response is sent is
+                # no error of the app's.
+                sent = (
+                    outbound.response_bytes(status, headers, body)
+                    if response is None
+                    else self.respond(request, response, outbound)
+                )
                 if sent is not None:
                     await sent
             finally:
@@ -248,8 +256,8 @@ class Headed(Step):
                 if request.method in self.answer_methods and await self.answered(request, outbound):
                     return
                 try:
-                    # perf: ``dispatch`` written out (tests/project/test_perf_copies.py holds them
-                    # equal).
+                    # perf: ``dispatch`` written out; tests/project/test_perf_copies.py holds
+                    # them equal.
                     target = self.static_targets.get(request.path, NO_TARGETS).get(request.method)
                     if target is None:
                         target, request.path_params = self.matcher.match_dynamic(
@@ -264,13 +272,18 @@ class Headed(Step):
                         and request.method != "HEAD"
                     ):
                         body = target.encode(result)  # type: ignore[misc]
-                        request._status = target.status
+                        status = request._status = target.status
                         headers = self.finished_headers(request, target)
-                        sent = outbound.response_bytes(target.status, headers, body)
+                        response = None
                     else:
-                        sent = self.finished(request, rendered(request, target, result), outbound)
+                        response = rendered(request, target, result)
                 except Exception as exc:  # the handler's, or a middleware's finish
-                    sent = self.finished(request, await self.error_response(request, exc), outbound)
+                    response = await self.error_response(request, exc)
+                sent = (
+                    outbound.response_bytes(status, headers, body)
+                    if response is None
+                    else self.finished(request, response, outbound)
+                )
                 if sent is not None:
                     await sent
             finally:
