@@ -1,7 +1,7 @@
 """How ``hasten run`` starts each server: its options become the server's settings, and each
-worker the server starts loads the app tied to ``hasten run`` (see hasten/_lifeline.py).
+worker the server starts loads the app tied to ``hasten run`` (see hasten._running.lifeline).
 
-In-process, with the servers' entry points replaced: tests/running/test_lifeline.py and
+In-process, with the servers' entry points replaced: tests/servers/test_lifeline.py and
 tests/servers/hostile/test_connections.py check the same on real servers."""
 
 from __future__ import annotations

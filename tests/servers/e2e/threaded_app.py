@@ -1,5 +1,5 @@
 """bare_app's app, whose module starts a thread at import that never ends and is not a daemon
-(as some clients' and schedulers' background threads are): ``tests/running/test_lifeline.py`` checks
+(as some clients' and schedulers' background threads are): ``tests/servers/test_lifeline.py`` checks
 that such a thread keeps no worker alive once ``hasten run`` is gone."""
 
 from __future__ import annotations
