@@ -1,11 +1,11 @@
 """Every behaviour test runs through both protocol adapters: the ``interface`` fixture.
 
 The tests mirror the packages of src/hasten (tests/serve, tests/http, tests/params, ...); the
-ones that start a real server, a browser or ``hasten run`` are marked ``server``: every test
-under tests/servers/, and the few such tests beside their in-process siblings.
-``--part in-process`` runs only the others (what ``scripts/quick`` runs, on both cores),
-``--part servers`` only the marked ones, which keep their timings one at a time
-(``scripts/test`` runs both); ``-m server`` selects them too.
+ones that start a real server, a browser or ``hasten run`` are all under tests/servers/, each
+marked ``server`` as collected (one marked elsewhere is refused). ``--part in-process`` runs
+only the others (what ``scripts/quick`` runs, on both cores), ``--part servers`` only the
+marked ones, which keep their timings one at a time (``scripts/test`` runs both); ``-m
+server`` selects them too.
 """
 
 from __future__ import annotations
@@ -37,6 +37,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.path.is_relative_to(SERVERS):
             item.add_marker(pytest.mark.server)
+        elif item.get_closest_marker("server") is not None:
+            raise pytest.UsageError(
+                f"{item.nodeid} needs a real server: its place is tests/servers/"
+            )
     part = config.getoption("--part")
     if part is None:
         return

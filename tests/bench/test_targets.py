@@ -4,21 +4,14 @@ asked for, from a directory of its own."""
 from __future__ import annotations
 
 import re
-import socket
-from pathlib import Path
 
-import httpx
 import pytest
 
 from hasten.bench.targets import (
-    HOST,
     AppTarget,
-    ServerError,
     TargetError,
     UrlTarget,
     distinct_labels,
-    free_port,
-    launched,
     parse_target,
 )
 
@@ -102,38 +95,3 @@ def test_labels_are_made_distinct() -> None:
 
 
 # Serving.
-ROOTED_APP = """
-from hasten import App
-
-app = App()
-
-
-@app.get("/where")
-async def where() -> str:
-    return "rooted"
-"""
-
-
-@pytest.mark.server
-def test_an_app_is_served_on_the_port_asked_for_from_its_root(tmp_path: Path) -> None:
-    (tmp_path / "rooted_app.py").write_text(ROOTED_APP)
-    target = AppTarget("rooted", "rooted_app:app", "granian", "rsgi", 1, root=str(tmp_path))
-    port = free_port()
-
-    with launched(target, ready_timeout=30, port=port) as server:
-        answer = httpx.get(f"http://{HOST}:{port}/where", trust_env=False)
-
-    assert server.port == port
-    assert (answer.status_code, answer.json()) == (200, "rooted")
-
-
-@pytest.mark.server
-def test_a_port_in_use_is_said_before_serving() -> None:
-    with socket.create_server((HOST, 0)) as busy:
-        port = busy.getsockname()[1]
-        target = AppTarget("rooted", "m:app", "granian", "rsgi", 1)
-        with (
-            pytest.raises(ServerError, match=f"rooted: port {port} is in use"),
-            launched(target, 30, port=port),
-        ):
-            pass
