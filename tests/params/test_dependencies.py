@@ -411,6 +411,40 @@ def test_a_failing_cleanup_is_logged_and_the_response_stands(
     assert any("cleanup of dependency" in message and "breaks" in message for message in messages)
 
 
+def test_a_failed_background_task_leaves_no_dependency_unclosed(
+    serve: ClientFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The task fails first, then the inner dependency's cleanup: its failure is still thrown
+    # into the outer one, which ends (closes its resource), and both failures are logged.
+    app = App()
+    seen: list[str] = []
+
+    async def outer() -> AsyncIterator[int]:
+        try:
+            yield 1
+        finally:
+            seen.append("outer closed")
+
+    async def inner(_: int = Depends(outer)) -> AsyncIterator[int]:
+        yield 2
+        raise RuntimeError("inner cleanup broke")
+
+    def task() -> None:
+        raise ValueError("task broke")
+
+    @app.get("/")
+    async def handler(background: BackgroundTasks, value: int = Depends(inner)) -> int:
+        background.add_task(task)
+        return value
+
+    with caplog.at_level(logging.ERROR, logger="hasten.error"):
+        response = serve(app, raise_server_exceptions=False).get("/")
+    assert (response.status_code, response.json()) == (200, 2)
+    assert seen == ["outer closed"]
+    messages = [record.getMessage() for record in caplog.records]
+    assert any("cleanup of dependency" in message and "inner" in message for message in messages)
+
+
 def test_a_dependency_that_does_not_yield_is_a_500(
     serve: ClientFactory, caplog: pytest.LogCaptureFixture
 ) -> None:

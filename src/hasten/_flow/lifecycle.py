@@ -78,7 +78,8 @@ class Cleanup:
                     except StopAsyncIteration:
                         continue
                     except Exception as exc:  # thrown into the generators before it
-                        first = first or await self._failed(exc, name)
+                        failure = await self._failed(exc, name)
+                        first = first or failure
                         break
                     logger.error("Dependency %s yielded more than once", name)
                     await close_exit(done, self.threads)
