@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EVERY_METHOD",
-    "NO_HEADER_STEPS",
     "HeaderMiddleware",
     "HeaderSteps",
     "build_chain",
@@ -85,9 +84,6 @@ class HeaderSteps(NamedTuple):
     answering: tuple[HeaderMiddleware, ...]  # all, outermost first; none if none answers
     answer_methods: frozenset[str]  # the methods any of them may answer
     finishing: tuple[Finish, ...]  # innermost first
-
-
-NO_HEADER_STEPS = HeaderSteps((), frozenset(), ())
 
 
 def header_steps(middlewares: Sequence[object]) -> HeaderSteps | None:

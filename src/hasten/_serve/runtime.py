@@ -59,8 +59,6 @@ from hasten._serve.steps import Bare, Chained, Headed, Step
 from hasten._settings import Settings
 
 if TYPE_CHECKING:
-    from concurrent.futures import Executor
-
     from hasten._flow.contracts import Middleware, Target
     from hasten._flow.transport import Outbound
     from hasten._http.connection import Connection
@@ -179,14 +177,6 @@ class Runtime:
         if steps is not None:
             return Headed(self, self.matcher, steps)
         return Chained(self, self.matcher, middlewares)
-
-    @property
-    def gate(self) -> InFlight:
-        return self.in_flight
-
-    @property
-    def threads(self) -> Executor | None:
-        return self.context.threads
 
     def use_routes(self, routes: Sequence[BaseRoute]) -> None:
         """Serve ``routes`` from the next request on (routes added, or routers included,

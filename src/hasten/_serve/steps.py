@@ -35,8 +35,7 @@ from hasten._serve import stopping
 from hasten._serve.chain import build_chain, finish_response, not_a_response
 
 if TYPE_CHECKING:
-    from concurrent.futures import Executor
-
+    from hasten._flow.context import ServeContext
     from hasten._flow.contracts import Middleware, Target
     from hasten._flow.in_flight import InFlight
     from hasten._flow.transport import Outbound
@@ -56,9 +55,9 @@ class StepParts(Protocol):
     """What a step takes from the app that built it (the Runtime)."""
 
     @property
-    def gate(self) -> InFlight: ...
+    def in_flight(self) -> InFlight: ...
     @property
-    def threads(self) -> Executor | None: ...
+    def context(self) -> ServeContext: ...
     @property
     def observer(self) -> Observer | None: ...
     async def error_response(self, request: Request, exc: Exception) -> Response: ...
@@ -70,9 +69,9 @@ class Step:
     __slots__ = ("error_response", "gate", "matcher", "observer", "static_targets", "threads")
 
     def __init__(self, app: StepParts, matcher: Matcher) -> None:
-        self.gate = app.gate
+        self.gate = app.in_flight
         self.error_response = app.error_response  # the app's exception handlers (Runtime's)
-        self.threads = app.threads  # where a Response's background tasks run
+        self.threads = app.context.threads  # where a Response's background tasks run
         self.observer = app.observer
         self.use(matcher)
 
