@@ -1,13 +1,16 @@
 """Observation: what an app does for each request when metrics, tracing, the access log or
 the live stats are on, chosen once at startup. With all of them off, no request comes here.
 
-The serve step (steps.Observed) notes when it began a request and ends it once the response
-is sent: an Exchange begins with the request and stands in for its Outbound, noting the status
-and bytes of whatever is sent (a file or a mounted app may change a Response's status as it
-goes). At the end the request is counted in the tallies (for the metrics and the live stats, which
-read them when asked), and the access log and the tracer are told the route the request
-matched (the tag on its route's Target, never its raw path), the status, bytes, duration and
-time spent queued for a thread or a worker process (timed only for them).
+The adapters call ``Observer.serve``, which notes when a request began and hands it to the
+app's serve step, which ends it (``end``) once the response is sent, with the status it noted
+on the request. Where the access log or the tracer reads more than that, an Exchange begins
+with the request and stands in for its Outbound, noting the status and bytes of whatever is
+sent; for the tallies alone, an Exchange is made only for a response that decides its status
+as it goes (a file's range, a mounted app). At the end the request is counted in the tallies
+(for the metrics and the live stats, which read them when asked), and the access log and the
+tracer are told the route the request matched (the tag on its route's Target, never its raw
+path), the status, bytes, duration and time spent queued for a thread or a worker process
+(timed only for them).
 """
 
 from __future__ import annotations
