@@ -609,7 +609,17 @@ class App(Starlette):
 _EXCEPTION_MIDDLEWARE_INIT = ExceptionMiddleware.__init__
 
 # A Mount made by hand with routes (Starlette's) serves them with an app of its own.
-Mount.app_of_routes = lambda routes: Starlette(routes=routes)
+Mount.app_of_routes = lambda routes, middleware: Starlette(routes=routes, middleware=middleware)
+
+
+def _app_of_router(router: Router) -> Starlette:
+    app = Starlette(middleware=router.own_middleware, redirect_slashes=router.redirect_slashes)
+    app.include_router(router)
+    return app
+
+
+# A router called as an app (Starlette's Router) serves with an app of its own.
+Router.app_of_router = _app_of_router
 
 
 class _BuiltAtFirstCall:

@@ -16,6 +16,7 @@ from hasten._http.datastructures import (
     MutableHeaders,
     QueryParams,
     State,
+    URLPath,
     parse_query,
 )
 from hasten._http.uploads import UploadFile
@@ -31,6 +32,7 @@ __all__ = [
     "MutableHeaders",
     "QueryParams",
     "State",
+    "URLPath",
     "UploadFile",
     "parse_query",
 ]

@@ -6,10 +6,11 @@ import inspect
 import os
 import warnings
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal, SupportsIndex, TypeVar, Unpack
+from typing import Any, ClassVar, Literal, SupportsIndex, TypeVar, Unpack
 
 from hasten._flow.contracts import ASGIApp, Hook, Receive, Scope, Send
 from hasten._http.connection import MOUNT_PATH
+from hasten._http.datastructures import URLPath
 from hasten._http.errors import FastAPIError
 from hasten._http.paths import PathTemplate
 from hasten._http.requests import Request
@@ -84,17 +85,24 @@ class Router:
     the router, after the app's own.
     """
 
+    # How a router called as an ASGI app serves (hasten.app's Starlette, which sits above).
+    app_of_router: ClassVar[Callable[[Router], ASGIApp] | None] = None
+
     def __init__(
         self,
-        prefix: str = "",
+        prefix: str | Sequence[BaseRoute] = "",
         *,
         route_class: type[Route] | None = None,
         routes: Sequence[BaseRoute] | None = None,
         on_startup: Sequence[Hook] | None = None,
         on_shutdown: Sequence[Hook] | None = None,
         lifespan: Lifespan | None = None,
+        redirect_slashes: bool = True,
+        middleware: Sequence[Any] | None = None,
         **keywords: Unpack[InheritedKeywords],
     ) -> None:
+        if not isinstance(prefix, str):  # Starlette's Router(routes)
+            routes, prefix = prefix, ""
         _check_prefix(prefix, "Router prefix")
         self.prefix = prefix
         # What every route here gets: OpenAPI tags before the route's own, Depends() run
@@ -115,6 +123,31 @@ class Router:
         self._startup_hooks: list[Hook] = list(on_startup or ())
         self._shutdown_hooks: list[Hook] = list(on_shutdown or ())
         self.lifespan = lifespan
+        # How it serves when called as an app of its own (Starlette's Router is one); where
+        # an app includes it, the app's settings and middleware hold.
+        self._own_redirect_slashes = redirect_slashes
+        self._own_middleware = list(middleware or ())
+        self._as_app: ASGIApp | None = None
+
+    @property
+    def redirect_slashes(self) -> bool:
+        """Whether a path that matches with its trailing slash added or removed is redirected
+        there, where this router serves as an app of its own."""
+        return self._own_redirect_slashes
+
+    @property
+    def own_middleware(self) -> list[Any]:
+        """The middleware (``Middleware`` entries) it serves with as an app of its own."""
+        return self._own_middleware
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve these routes as an ASGI app of their own, as Starlette's Router does: with
+        an app made for them on the first call, which includes this router."""
+        app = self._as_app
+        if app is None:
+            assert Router.app_of_router is not None, "hasten.app sets it when it is imported"
+            app = self._as_app = Router.app_of_router(self)
+        await app(scope, receive, send)
 
     @property
     def tags(self) -> tuple[str, ...]:
@@ -283,7 +316,7 @@ class Router:
         if isinstance(app, BaseRoute):
             # A Starlette route is an ASGI app too: served by an app of that one route.
             assert Mount.app_of_routes is not None, "hasten.app sets it when it is imported"
-            app = Mount.app_of_routes([app])
+            app = Mount.app_of_routes([app], ())
         if not (is_native(app) or callable(app)):
             raise TypeError(f"Cannot mount {app!r}: it is neither an ASGI app nor StaticFiles")
         for route in Mount(path, app=app, name=name).both():
@@ -401,19 +434,19 @@ class Router:
 
     include_router = include  # FastAPI's name
 
-    def url_path_for(self, name: str, /, **values: Any) -> str:
+    def url_path_for(self, name: str, /, **values: Any) -> URLPath:
         """The path of the route called ``name`` (see ``Route.name``), its parameters given
         ``values``; NoMatchFound if no route has that name and those parameters."""
         for route in self._named().get(name, ()):
             path = route.url_path(values)
             if path is not None:
-                return path
+                return route.url_path_of(path)
         for route in self.routes:
             if isinstance(route, AppRoute):  # a name of the app it serves
                 path = route.inner_path(name, values)
                 if path is not None:
-                    return path
-        raise NoMatchFound(f"No route named {name!r} takes the parameters {sorted(values)}")
+                    return URLPath(path)
+        raise NoMatchFound(name, values)
 
     def _named(self) -> dict[str, list[BaseRoute]]:
         # Kept until the routes change: url_for asks for it on requests.

@@ -1,6 +1,7 @@
 """More of Starlette's API on hasten, through both adapters: a Mount made by hand (an app, or
-routes of its own), a response class that sends itself (its own ASGI ``__call__``), and the
-exception middleware for code that builds its own ASGI stack."""
+routes of its own), a response class that sends itself (its own ASGI ``__call__``), the
+exception middleware for code that builds its own ASGI stack, and routes as Starlette makes
+them (with middleware of their own, a convertor it registers, routers and routes as apps)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,15 @@ from typing import Any
 
 import pytest
 
-from hasten import App, Request, StaticFiles
+from hasten import App, Request, StaticFiles, WebSocket
+from hasten._served_as.starlette.convertors import Convertor, register_url_convertor
 from hasten.app import Starlette
 from hasten.datastructures import URL
 from hasten.errors import HTTPException
+from hasten.middleware import Middleware
 from hasten.middleware.exceptions import ExceptionMiddleware, ServerErrorMiddleware
-from hasten.responses import PlainTextResponse, Response
-from hasten.routing import Mount, RequestRoute
+from hasten.responses import JSONResponse, PlainTextResponse, Response
+from hasten.routing import Mount, NoMatchFound, RequestRoute, Router, WebSocketSessionRoute
 from hasten.testing import TestClient
 from hasten.types import Receive, Scope, Send
 from tests.conftest import ClientFactory
@@ -143,3 +146,116 @@ def test_an_apps_redirect_slashes_is_its_setting(serve: ClientFactory) -> None:
         return []
 
     assert serve(app).get("/items/").status_code == 404
+
+
+class AddHeader:
+    """A pure ASGI middleware: a header on every HTTP response, the WebSocket accept's too."""
+
+    def __init__(self, app: Any, value: str) -> None:
+        self.app, self.value = app, value
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def sending(message: dict[str, Any]) -> None:
+            if message["type"] in ("http.response.start", "websocket.accept"):
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"], (b"x-added", self.value.encode())]
+            await send(message)
+
+        await self.app(scope, receive, sending)
+
+
+class Hex(Convertor[int]):
+    regex = "0x[0-9a-f]+"
+
+    def convert(self, value: str) -> int:
+        return int(value, 16)
+
+    def to_string(self, value: int) -> str:
+        return hex(value)
+
+
+class EchoSocket:
+    """An ASGI app (no function: Starlette calls a function with the WebSocket)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        websocket = WebSocket(scope, receive=receive, send=send)
+        await websocket.accept()
+        await websocket.send_text(f"hello {websocket.path_params['room']}")
+        await websocket.close()
+
+
+def test_routes_of_starlettes_shape_serve_as_its_do(serve: ClientFactory) -> None:
+    register_url_convertor("hex", Hex())
+
+    def params(request: Request) -> Response:
+        return JSONResponse({k: repr(v) for k, v in request.path_params.items()})
+
+    app = Starlette(
+        routes=[
+            RequestRoute("/colour/{value:hex}", params, name="colour"),
+            RequestRoute("/users/{name}:disable", params, methods=["PUT"]),
+            RequestRoute("/guarded", params, middleware=[Middleware(AddHeader, "route")]),
+            WebSocketSessionRoute("/rooms/{room}", EchoSocket(), name="room"),
+            Mount(
+                "/api",
+                routes=[RequestRoute("/", params)],
+                middleware=[Middleware(AddHeader, "mount")],
+            ),
+        ]
+    )
+    client = serve(app)
+    response = client.get("/colour/0xff")
+    assert (response.status_code, response.json()) == (200, {"value": "255"})
+    assert client.get("/colour/ff").status_code == 404
+    response = client.put("/users/ada:disable")
+    assert (response.status_code, response.json()) == (200, {"name": "'ada'"})
+    response = client.get("/guarded")
+    assert (response.status_code, response.headers["x-added"]) == (200, "route")
+    response = client.get("/api/")
+    assert (response.status_code, response.headers["x-added"]) == (200, "mount")
+    with client.websocket_connect("/rooms/blue") as websocket:
+        assert websocket.receive_text() == "hello blue"
+    assert app.url_path_for("colour", value=255) == "/colour/0xff"
+    url = app.url_path_for("room", room="blue").make_absolute_url("https://example.org/base/")
+    assert url == "wss://example.org/base/rooms/blue"
+
+
+def test_a_router_and_a_route_are_asgi_apps() -> None:
+    def hello(request: Request) -> Response:
+        return PlainTextResponse(f"hello {request.path_params.get('name', '')}")
+
+    router = Router([RequestRoute("/", hello), RequestRoute("/{name}", hello)])
+    with TestClient(router) as client:
+        response = client.get("/ada")
+        assert (response.status_code, response.text) == (200, "hello ada")
+        response = client.get("/a/b")
+        assert (response.status_code, response.text) == (404, "Not Found")
+    route = RequestRoute("/only/{name}", hello)
+    with TestClient(route) as client:
+        response = client.get("/only/ada")
+        assert (response.status_code, response.text) == (200, "hello ada")
+        assert client.get("/other").status_code == 404
+
+
+def test_routes_read_and_fail_as_starlettes() -> None:
+    def hello(request: Request) -> Response:
+        return PlainTextResponse("hello")
+
+    assert (
+        repr(RequestRoute("/a", hello)) == "Route(path='/a', name='hello', methods=['GET', 'HEAD'])"
+    )
+    assert (
+        repr(WebSocketSessionRoute("/ws", EchoSocket()))
+        == "WebSocketRoute(path='/ws', name='EchoSocket')"
+    )
+    router = Router([RequestRoute("/users/{name}", hello, name="user")])
+    with pytest.raises(NoMatchFound, match=r'^No route exists for name "user" and params "id"\.$'):
+        router.url_path_for("user", id="1")
+    with pytest.raises(
+        AssertionError, match="cannot be 'a/b'"
+    ):  # Starlette's error, a ValueError too
+        router.url_path_for("user", name="a/b")
+    assert (
+        router.url_path_for("user", name="ada").make_absolute_url("http://h")
+        == "http://h/users/ada"
+    )

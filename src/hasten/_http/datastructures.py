@@ -20,6 +20,7 @@ __all__ = [
     "MutableHeaders",
     "QueryParams",
     "State",
+    "URLPath",
     "parse_query",
 ]
 
@@ -515,6 +516,35 @@ class URL(str):
         for key in [keys] if isinstance(keys, str) else keys:
             query.pop(key, None)
         return self.replace(query=urlencode(query.multi_items()))
+
+
+class URLPath(str):
+    """A route's path, as ``url_path_for`` gives it (Starlette's): a string, which
+    ``make_absolute_url`` puts under a base URL."""
+
+    __slots__ = ("host", "protocol")
+
+    def __new__(cls, path: str, protocol: str = "", host: str = "") -> URLPath:
+        # A backslash and a leading "//" encoded: a browser would read them as another host.
+        path = path.replace("\\", "%5C")
+        if path.startswith("//"):
+            path = "/%2F" + path[2:]
+        return super().__new__(cls, path)
+
+    def __init__(self, path: str, protocol: str = "", host: str = "") -> None:
+        self.protocol = protocol  # "http" or "websocket": the scheme follows the base's
+        self.host = host
+
+    def make_absolute_url(self, base_url: str) -> URL:
+        """This path under ``base_url`` (its scheme and host, its path as a prefix)."""
+        base = URL(base_url)
+        scheme = base.scheme
+        if self.protocol == "http":
+            scheme = "https" if base.is_secure else "http"
+        elif self.protocol == "websocket":
+            scheme = "wss" if base.is_secure else "ws"
+        netloc = self.host or base.netloc
+        return URL(urlunsplit((scheme, netloc, base.path.rstrip("/") + self, "", "")))
 
 
 class State:

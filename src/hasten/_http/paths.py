@@ -12,9 +12,11 @@ from urllib.parse import quote
 __all__ = [
     "CONVERTERS",
     "NO_MATCH",
+    "BadPathValue",
     "Converter",
     "Param",
     "PathTemplate",
+    "add_converter",
     "encode_path",
     "under_root",
 ]
@@ -37,9 +39,17 @@ def under_root(path: str, root: str) -> str:
     return path
 
 
+class BadPathValue(ValueError, AssertionError):
+    """A value a path parameter cannot take (``url_path_for``): a ValueError, and the
+    AssertionError Starlette's convertors raise."""
+
+
 _EXPRESSION = "{$"  # an OpenAPI runtime expression's start: {$url}, {$request.body.id}
 _FLOAT = re.compile(r"[0-9]+(\.[0-9]+)?")
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+# Its dashes may be left out (as Starlette's convertor, which FastAPI's routes use).
+_UUID = re.compile(
+    r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}"
+)
 
 
 def _to_int(segment: str) -> Any:
@@ -64,32 +74,74 @@ class Converter:
     """Turns one path segment into a value, or NO_MATCH (and the router tries the next route).
 
     ``str`` (any non-empty segment) and ``path`` (the rest of the path) have no function: the
-    matcher takes them itself.
+    matcher takes them itself. ``to_string`` writes a value back into a path (``url_path_for``).
     """
 
     name: str
     python_type: type[Any]
     convert: Callable[[str], Any] | None
     priority: int  # lower is tried first: the most specific converter wins an overlap
+    to_string: Callable[[Any], str] = str
 
 
 CONVERTERS: Final[dict[str, Converter]] = {
     "int": Converter("int", int, _to_int, 0),
     "float": Converter("float", float, _to_float, 1),
     "uuid": Converter("uuid", uuid.UUID, _to_uuid, 2),
-    "str": Converter("str", str, None, 3),
-    "path": Converter("path", str, None, 4),  # the rest of the path, slashes included
+    "str": Converter("str", str, None, 4),
+    "path": Converter("path", str, None, 5),  # the rest of the path, slashes included
 }
+
+
+def add_converter(
+    name: str, pattern: str, convert: Callable[[str], Any], to_string: Callable[[Any], str]
+) -> None:
+    """Routes added from now on may say ``{param:name}``: a segment that ``pattern`` matches
+    whole becomes ``convert(segment)`` (Starlette's ``register_url_convertor``). It is tried
+    after the built-in typed converters, before ``str``."""
+    regex = re.compile(pattern)
+
+    def convert_matching(segment: str) -> Any:
+        return convert(segment) if regex.fullmatch(segment) else NO_MATCH
+
+    CONVERTERS[name] = Converter(name, object, convert_matching, 3, to_string)
+    # str and path stay last: whatever another converter does not take.
+    for last in ("str", "path"):
+        CONVERTERS[last] = CONVERTERS.pop(last)
+
 
 _PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?::([A-Za-z_]+))?\}")
 
 
 @dataclass(frozen=True, slots=True)
 class Param:
-    """A ``{name}`` or ``{name:converter}`` segment (``{name}`` converts as ``str``)."""
+    """A ``{name}`` or ``{name:converter}`` segment (``{name}`` converts as ``str``), or a
+    parameter with text around it in its segment (``{name}.json``, ``v({n:int})``)."""
 
     name: str
     converter: Converter
+    prefix: str = ""
+    suffix: str = ""
+
+    @property
+    def affixed(self) -> bool:
+        return bool(self.prefix or self.suffix)
+
+    def convert(self, segment: str) -> Any:
+        """The segment's value for this parameter, or NO_MATCH."""
+        prefix, suffix = self.prefix, self.suffix
+        end = len(segment) - len(suffix)
+        if end <= len(prefix) or not segment.startswith(prefix) or not segment.endswith(suffix):
+            return NO_MATCH
+        inner = segment[len(prefix) : end]
+        convert = self.converter.convert
+        return inner if convert is None else convert(inner)
+
+    def format(self, value: Any) -> str:
+        text = self.converter.to_string(value)
+        if self.converter.name != "path" and ("/" in text or not text):
+            raise BadPathValue(f"Path parameter {self.name!r} cannot be {text!r}")
+        return self.prefix + text + self.suffix
 
 
 Segment = str | Param
@@ -169,8 +221,7 @@ class PathTemplate:
                 if part != segment:
                     return None
                 continue
-            convert = segment.converter.convert
-            value = part if convert is None else convert(part)
+            value = segment.convert(part)
             if value is NO_MATCH or value == "":
                 return None
             values[segment.name] = value
@@ -188,10 +239,7 @@ class PathTemplate:
             if isinstance(segment, str):
                 parts.append(segment)
                 continue
-            value = str(values[segment.name])
-            if segment.converter.name != "path" and ("/" in value or not value):
-                raise ValueError(f"Path parameter {segment.name!r} cannot be {value!r}")
-            parts.append(value)
+            parts.append(segment.format(values[segment.name]))
         return "/".join(parts)
 
     def with_prefix(self, prefix: str) -> PathTemplate:
@@ -204,19 +252,21 @@ class PathTemplate:
 
 
 def _parse_param(path: str, raw: str) -> Param:
-    found = _PARAM.fullmatch(raw)
-    if found is None:
+    found = list(_PARAM.finditer(raw))
+    prefix = raw[: found[0].start()] if found else ""
+    suffix = raw[found[0].end() :] if found else ""
+    if len(found) != 1 or "{" in prefix + suffix or "}" in prefix + suffix:
         raise ValueError(
-            f"Route path {path!r}: segment {raw!r} must be a whole parameter such as "
-            "'{name}' or '{name:int}'"
+            f"Route path {path!r}: segment {raw!r} must hold one parameter such as "
+            "'{name}', '{name:int}' or '{name}.json'"
         )
-    name, converter_name = found.group(1), found.group(2)
-    if converter_name is None:
-        return Param(name, CONVERTERS["str"])
+    name, converter_name = found[0].group(1), found[0].group(2) or "str"
     converter = CONVERTERS.get(converter_name)
     if converter is None:
         known = ", ".join(CONVERTERS)
         raise ValueError(
             f"Route path {path!r}: unknown converter {converter_name!r} (known: {known})"
         )
-    return Param(name, converter)
+    if converter.name == "path" and (prefix or suffix):
+        raise ValueError(f"Route path {path!r}: a ':path' parameter takes its segments whole")
+    return Param(name, converter, prefix, suffix)

@@ -71,8 +71,11 @@ class WebSocket(Connection):
 
     def _origin_allowed(self) -> bool:
         """Whether ``websocket_allowed_origins`` lets this handshake's Origin in (a client
-        that sends none is not a browser: no other site's page can have opened it)."""
-        allowed = self.app.settings.websocket_allowed_origins
+        that sends none is not a browser: no other site's page can have opened it). Over an
+        ASGI scope no hasten app serves (Starlette's ``WebSocket(scope, receive, send)`` in an
+        app of its own), no app's setting holds."""
+        settings = getattr(self.app, "settings", None)
+        allowed = getattr(settings, "websocket_allowed_origins", None)
         if allowed is None:
             return True
         origin = self._header("origin")

@@ -52,6 +52,10 @@ class Host(AppRoute):
     # The router's hosts, in order, this one among them: what its requests are tried on.
     group: list[Host] = field(default_factory=list, compare=False, repr=False)
 
+    def __repr__(self) -> str:
+        name = self.compiled.options.name or ""
+        return f"{type(self).__name__}(host={self.host!r}, name={name!r}, app={self.app!r})"
+
     def __init__(self, *args: Any, host: str = "", group: list[Host] | None = None, **kwargs: Any):
         if args and isinstance(args[0], str):  # Starlette's form: (host, app, name=None)
             host, app, name = _by_hand(*args, **kwargs)

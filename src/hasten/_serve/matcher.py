@@ -47,7 +47,9 @@ class _Node:
     priority (int, float, uuid), any non-empty segment (str), then the rest of the path."""
 
     static: dict[str, _Node] = field(default_factory=dict)
-    params: list[tuple[int, Callable[[str], Any], _Node]] = field(default_factory=list)
+    # Each parameter child by its order (with text around it first: ``{name}.json``, then
+    # typed ones by their converter's priority), its function and its node.
+    params: list[tuple[tuple[Any, ...], Callable[[str], Any], _Node]] = field(default_factory=list)
     # perf: ``{name}`` (str) is the usual parameter: its own child, so no converter is called.
     any_segment: _Node | None = None
     catch_all: _Node | None = None
@@ -62,16 +64,24 @@ class _Node:
             if self.catch_all is None:
                 self.catch_all = _Node()
             return self.catch_all
-        if converter.name == "str":
+        if converter.name == "str" and not segment.affixed:
             if self.any_segment is None:
                 self.any_segment = _Node()
             return self.any_segment
-        for priority, _, node in self.params:
-            if priority == converter.priority:
+        order = (
+            not segment.affixed,
+            converter.priority,
+            converter.name,
+            segment.prefix,
+            segment.suffix,
+        )
+        for known, _, node in self.params:
+            if known == order:
                 return node
-        assert converter.convert is not None
+        convert = segment.convert if segment.affixed else converter.convert
+        assert convert is not None
         node = _Node()
-        self.params.append((converter.priority, converter.convert, node))
+        self.params.append((order, convert, node))
         self.params.sort(key=lambda entry: entry[0])
         return node
 

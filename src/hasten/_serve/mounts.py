@@ -39,7 +39,9 @@ __all__ = [
     "MountEndpoint",
     "MountResponse",
     "Mountable",
+    "given_path_params",
     "is_native",
+    "serve_websocket",
     "with_path_params",
 ]
 
@@ -148,7 +150,7 @@ def _prefix(connection: Connection) -> str:
     return path if rest is None else path[: len(path) - len(rest) - 1]
 
 
-def _given(mounted: ASGIApp, connection: Connection) -> ASGIApp:
+def given_path_params(mounted: ASGIApp, connection: Connection) -> ASGIApp:
     """``mounted``, given the values of its prefix's parameters (``/tenants/{tenant}``) in
     its scope's ``path_params``, as Starlette's Mount gives them."""
     values = {name: value for name, value in connection.path_params.items() if name != MOUNT_PATH}
@@ -237,7 +239,7 @@ def _asgi(
 ) -> Callable[[Connection], Awaitable[Any]]:
     async def forward(connection: Connection) -> Any:
         root_path = connection.root_path + _prefix(connection)
-        mounted_here = _given(mounted, connection)
+        mounted_here = given_path_params(mounted, connection)
         if limited is not None and isinstance(connection, Request):
             # Held to the mount's limit: a Content-Length over it is a 413 now, a body a
             # middleware read already too; one without is counted as the app reads it.
@@ -245,13 +247,18 @@ def _asgi(
             connection._allowed_length()
             mounted_here = _held_to(mounted_here, limited.body_limit)
         if isinstance(connection, WebSocket):
-            token = mounting.set(connection)
-            try:
-                await connection.call_asgi(mounted_here, root_path, [], None)
-            finally:
-                mounting.reset(token)
-            connection.connection_state = "closed"  # the mounted app ended it
+            await serve_websocket(connection, mounted_here, root_path)
             return None
         return MountResponse(mounted_here, root_path)
 
     return forward
+
+
+async def serve_websocket(connection: WebSocket, app: ASGIApp, root_path: str) -> None:
+    """``app`` serves the WebSocket connection over ASGI, and ends it."""
+    token = mounting.set(connection)
+    try:
+        await connection.call_asgi(app, root_path, [], None)
+    finally:
+        mounting.reset(token)
+    connection.connection_state = "closed"  # the app ended it

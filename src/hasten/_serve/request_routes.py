@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import inspect
 import typing
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,9 +22,9 @@ from hasten._http.paths import PathTemplate
 from hasten._http.requests import Request
 from hasten._http.websockets import WebSocket
 from hasten._params.endpoints import Endpoint, RouteOptions
-from hasten._serve.mounts import MountResponse
+from hasten._serve.mounts import MountResponse, given_path_params, serve_websocket
 from hasten._serve.registration import registering
-from hasten._serve.routes import HTTP_METHODS, WEBSOCKET, BaseRoute
+from hasten._serve.routes import HTTP_METHODS, WEBSOCKET, BaseRoute, Mount
 
 __all__ = [
     "RequestRoute",
@@ -76,6 +76,13 @@ class RequestRoute(_GivenEndpointRoute):
     def _parts(*args: Any, **kwargs: Any) -> Parts:
         return request_route_parts(*args, **kwargs)
 
+    def __repr__(self) -> str:
+        # Starlette's: Route(path='/', name='home', methods=['GET', 'HEAD']); an ASGI app's
+        # route, which answers every method itself, lists none.
+        methods = [] if self.methods >= HTTP_METHODS else sorted(_with_head(self.methods))
+        name = "Route" if type(self) is RequestRoute else type(self).__name__
+        return f"{name}(path={self.path!r}, name={self.name!r}, methods={methods!r})"
+
 
 @dataclass(frozen=True, slots=True, init=False)
 class WebSocketSessionRoute(_GivenEndpointRoute):
@@ -86,6 +93,10 @@ class WebSocketSessionRoute(_GivenEndpointRoute):
     def _parts(*args: Any, **kwargs: Any) -> Parts:
         return websocket_route_parts(*args, **kwargs)
 
+    def __repr__(self) -> str:
+        name = "WebSocketRoute" if type(self) is WebSocketSessionRoute else type(self).__name__
+        return f"{name}(path={self.path!r}, name={self.name!r})"
+
 
 def request_route_parts(
     path: str,
@@ -94,11 +105,16 @@ def request_route_parts(
     methods: Iterable[str] | None = None,
     name: str | None = None,
     include_in_schema: bool = True,
+    middleware: Sequence[Any] | None = None,
     prefix: str = "",
 ) -> Parts:
     """A RequestRoute's parts: its path, methods, compiled handler and endpoint."""
     template = PathTemplate.parse(path)
-    if _is_function(endpoint):
+    if middleware:  # Starlette's route middleware: the route served by an app that has it
+        wanted = frozenset(method.upper() for method in methods or ("GET",))
+        inner = RequestRoute(path, endpoint, methods=methods, name=name)
+        handler = _serving(_app_of([inner], middleware))
+    elif _is_function(endpoint):
         wanted = frozenset(method.upper() for method in methods or ("GET",))
         called_for = RequestRoute.called_for
         called = None if called_for is None else called_for(endpoint)
@@ -114,17 +130,26 @@ def request_route_parts(
 
 
 def websocket_route_parts(
-    path: str, endpoint: Any, *, name: str | None = None, prefix: str = ""
+    path: str,
+    endpoint: Any,
+    *,
+    name: str | None = None,
+    middleware: Sequence[Any] | None = None,
+    prefix: str = "",
 ) -> Parts:
     """A WebSocketSessionRoute's parts."""
     template = PathTemplate.parse(path)
-    # A WebSocketEndpoint class serves a connection hasten has; another ASGI app is mounted.
+    # A WebSocketEndpoint class serves a connection hasten has; another ASGI app is given
+    # the connection over ASGI, as is an app that has the route's middleware.
     serve_session = getattr(endpoint, "serve_session", None)
-    if serve_session is None and not _is_function(endpoint):
-        raise TypeError(
-            f"WebSocket route {path!r}: {endpoint!r} is no function; hasten serves a WebSocket "
-            "route's ASGI app only through a mount (Router.mount)"
-        )
+    served = endpoint
+    if middleware:
+        served = _app_of([WebSocketSessionRoute(path, endpoint, name=name)], middleware)
+    if middleware or (serve_session is None and not _is_function(endpoint)):
+
+        async def serve_session(websocket: WebSocket) -> None:
+            app = given_path_params(served, websocket)
+            await serve_websocket(websocket, app, websocket.root_path)
 
     async def session(websocket: WebSocket) -> None:
         await (endpoint(websocket) if serve_session is None else serve_session(websocket))
@@ -134,6 +159,15 @@ def websocket_route_parts(
     with registering(endpoint, f"WEBSOCKET {path}"):
         compiled = Endpoint(session, template.with_prefix(prefix), options)
     return template, frozenset({WEBSOCKET}), compiled, endpoint
+
+
+def _with_head(methods: frozenset[str]) -> frozenset[str]:
+    return methods | {"HEAD"} if "GET" in methods else methods
+
+
+def _app_of(routes: Sequence[BaseRoute], middleware: Sequence[Any]) -> Any:
+    assert Mount.app_of_routes is not None, "hasten.app sets it when it is imported"
+    return Mount.app_of_routes(routes, middleware)
 
 
 def endpoint_name(endpoint: Any) -> str:
@@ -175,7 +209,7 @@ def _serving(app: Any) -> Callable[..., Any]:
     """A handler whose response is ``app`` serving the connection (ASGI)."""
 
     async def handler(request: Request) -> Any:
-        return MountResponse(app, "")
+        return MountResponse(given_path_params(app, request), "")
 
     return _named_after(handler, app)
 

@@ -16,8 +16,9 @@ from enum import Enum
 from typing import Any, Self, TypedDict, Unpack
 
 from hasten._flow.context import ServeContext
-from hasten._flow.contracts import Handler, Target
+from hasten._flow.contracts import Handler, Receive, Scope, Send, Target
 from hasten._http.connection import MOUNT_PATH
+from hasten._http.datastructures import URLPath
 from hasten._http.errors import one_status
 from hasten._http.paths import PathTemplate, under_root
 from hasten._http.requests import Request
@@ -73,6 +74,9 @@ _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 
 class NoMatchFound(LookupError):
     """``url_path_for``: no route has that name and those parameters (Starlette's name)."""
+
+    def __init__(self, name: str, values: Mapping[str, Any]) -> None:
+        super().__init__(f'No route exists for name "{name}" and params "{", ".join(values)}".')
 
 
 class OptionKeywords(TypedDict, total=False):
@@ -299,13 +303,18 @@ class BaseRoute:
             return None
         return self.template.format(values)
 
-    def url_path_for(self, name: str, /, **values: Any) -> str:
+    def url_path_for(self, name: str, /, **values: Any) -> URLPath:
         """This route's path, if it is called ``name`` and takes ``values``; else
         NoMatchFound (Starlette's)."""
         path = self.url_path(values) if name == self.name else None
         if path is None:
-            raise NoMatchFound(f"No route named {name!r} takes the parameters {sorted(values)}")
-        return path
+            raise NoMatchFound(name, values)
+        return self.url_path_of(path)
+
+    def url_path_of(self, path: str) -> URLPath:
+        """``path``, one of this route's, as ``url_path_for`` gives it: a WebSocket route's
+        URL is ``ws://`` or ``wss://`` under a base URL."""
+        return URLPath(path, "websocket" if WEBSOCKET in self.methods else "http")
 
     def matches(self, scope: Mapping[str, Any]) -> tuple[Match, dict[str, Any]]:
         """Whether a connection's ``scope`` (its ``type``, ``path`` and ``method``) is this
@@ -322,6 +331,12 @@ class BaseRoute:
         if websocket or method in self.methods or (method == "HEAD" and "GET" in self.methods):
             return Match.FULL, found
         return Match.PARTIAL, found
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve a connection as an ASGI app of this one route (Starlette's routes are apps):
+        an app is made for it on each call, so it is for tests and tools, not for serving."""
+        assert Mount.app_of_routes is not None, "hasten.app sets it when it is imported"
+        await Mount.app_of_routes([self], ())(scope, receive, send)
 
     def with_prefix(self, prefix: str, inherited: Inherited = Inherited()) -> Self:
         """This route under ``prefix``, with what the routers it is included through give it."""
@@ -536,6 +551,14 @@ class AppRoute(BaseRoute):
     """A route that hands its connections to another app (a Mount's, a Host's): the app,
     its routes, and the names of its routes reached through this one's."""
 
+    def __repr__(self) -> str:
+        # Starlette's: Mount(path='/app', name='', app=...).
+        name = self.compiled.options.name or ""
+        return f"{type(self).__name__}(path={self.path!r}, name={name!r}, app={self.app!r})"
+
+    def url_path_of(self, path: str) -> URLPath:
+        return URLPath(path)  # whichever the app's route is, its URL's scheme is the base's
+
     @property
     def app(self) -> Any:
         """The app served (Starlette's name)."""
@@ -584,8 +607,11 @@ class Mount(AppRoute):
     ``routes=[...]``, where the router adds the route for the paths under it.
     """
 
-    # How routes given by hand become an app (hasten.app's Starlette, which sits above).
-    app_of_routes: typing.ClassVar[Callable[[Sequence[BaseRoute]], Any] | None] = None
+    # How routes given by hand become an app, with the middleware (``Middleware`` entries)
+    # given with them (hasten.app's Starlette, which sits above).
+    app_of_routes: typing.ClassVar[Callable[[Sequence[BaseRoute], Sequence[Any]], Any] | None] = (
+        None
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if (args and isinstance(args[0], str)) or "path" in kwargs:
@@ -644,12 +670,14 @@ def _mount_by_hand(
     app: Any = None,
     routes: Sequence[BaseRoute] | None = None,
     name: str | None = None,
+    *,
+    middleware: Sequence[Any] | None = None,
 ) -> tuple[PathTemplate, frozenset[str], MountEndpoint]:
     if (app is None) == (routes is None):
         raise TypeError(f"Mount({path!r}) takes an app or routes, one of them")
-    if app is None:
+    if app is None or middleware:
         assert Mount.app_of_routes is not None, "hasten.app sets it when it is imported"
-        app = Mount.app_of_routes(routes or ())
+        app = Mount.app_of_routes(routes or [Mount("/", app=app)], middleware or ())
     methods: frozenset[str] = (
         frozenset(app.methods) if is_native(app) else HTTP_METHODS | {WEBSOCKET}
     )
