@@ -11,6 +11,7 @@ import pytest
 
 from hasten import App, Request, StaticFiles, WebSocket
 from hasten._served_as.starlette.convertors import Convertor, register_url_convertor
+from hasten._served_as.starlette.middleware.gzip import GZipMiddleware as StarletteGZip
 from hasten.app import Starlette
 from hasten.datastructures import URL
 from hasten.errors import HTTPException
@@ -259,3 +260,31 @@ def test_routes_read_and_fail_as_starlettes() -> None:
         router.url_path_for("user", name="ada").make_absolute_url("http://h")
         == "http://h/users/ada"
     )
+
+
+def test_starlettes_gzip_middleware_wraps_an_asgi_app() -> None:
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        size = int(scope["path"].strip("/"))
+        headers = [(b"content-type", b"text/plain"), (b"content-length", b"%d" % size)]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": b"x" * size})
+
+    client = TestClient(StarletteGZip(app, minimum_size=100))  # no lifespan: not entered
+    response = client.get("/1000", headers={"accept-encoding": "gzip"})
+    assert (response.status_code, response.content) == (200, b"x" * 1000)
+    assert response.headers["content-encoding"] == "gzip"
+    assert response.headers["vary"] == "Accept-Encoding"
+    assert int(response.headers["content-length"]) < 100  # the compressed length
+    response = client.get("/1000", headers={"accept-encoding": "identity"})
+    assert (response.content, response.headers["vary"]) == (b"x" * 1000, "Accept-Encoding")
+    assert "content-encoding" not in response.headers
+    response = client.get("/10", headers={"accept-encoding": "gzip"})
+    assert (response.content, response.headers.get("content-encoding")) == (b"x" * 10, None)
+
+
+def test_a_lifespan_that_fails_without_answering_fails_the_client_at_once() -> None:
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        raise LookupError(scope["type"])
+
+    with pytest.raises(LookupError, match="lifespan"), TestClient(app):
+        pass

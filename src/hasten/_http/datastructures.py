@@ -4,10 +4,14 @@ data structures Starlette's and FastAPI's modules of that name hold (``UploadFil
 
 from __future__ import annotations
 
+import contextlib
 import typing
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from typing import Any, NamedTuple, Self, TypeVar, overload
 from urllib.parse import SplitResult, unquote_plus, urlencode, urlsplit, urlunsplit
+
+from hasten._http.errors import HTTPError
+from hasten._http.hosts import host_port, origin_of
 
 __all__ = [
     "URL",
@@ -165,13 +169,21 @@ class MutableHeaders(Headers):
             check_header(name, value)
         name = name.lower()
         items = self._items
-        # perf: the usual header is new; ``_remove``'s frame only for one that is not.
+        # perf: the usual header is new; ``_replace``'s frame only for one that is not.
         for item in items:
             if item[0] == name:
-                self._remove(name)
+                self._replace(name, value)
                 break
-        items.append((name, value))
+        else:
+            items.append((name, value))
         self._lookup = None
+
+    def _replace(self, name: str, value: str) -> None:
+        """``value`` in place of ``name``'s first, its others dropped (as Starlette's)."""
+        items = self._items
+        first = next(index for index, item in enumerate(items) if item[0] == name)
+        self._remove(name)
+        items.insert(first, (name, value))
 
     def __delitem__(self, name: str) -> None:
         name = name.lower()
@@ -456,9 +468,34 @@ class QueryParams(ImmutableMultiDict[str]):
 
 
 class URL(str):
-    """A URL: the string itself, with its parts by Starlette's names (``url.path``)."""
+    """A URL: the string itself, with its parts by Starlette's names (``url.path``).
+
+    ``URL("https://example.org/a")``; as Starlette's, also ``URL(scope=scope)`` (the URL an
+    ASGI scope was asked for) and ``URL(scheme="https", netloc="example.org", path="/a")``.
+    """
 
     __slots__ = ()
+
+    def __new__(
+        cls, url: str = "", scope: Mapping[str, Any] | None = None, **components: str
+    ) -> URL:
+        if scope is not None:
+            if url or components:
+                raise ValueError("A URL is made of a string, a scope or components: one of them")
+            url = _url_of_scope(scope)
+        elif components:
+            if url:
+                raise ValueError("A URL is made of a string, a scope or components: one of them")
+            url = urlunsplit(SplitResult("", "", "", "", "")._replace(**components))
+        return super().__new__(cls, url)
+
+    def __repr__(self) -> str:
+        url = str.__str__(self)
+        if self.password:  # not shown where the URL is logged
+            parts = self._parts()
+            hidden = parts.netloc.replace(f":{parts.password}@", ":********@", 1)
+            url = urlunsplit(parts._replace(netloc=hidden))
+        return f"{type(self).__name__}({url!r})"
 
     def _parts(self) -> SplitResult:
         return urlsplit(self)
@@ -480,6 +517,14 @@ class URL(str):
         return self._parts().port
 
     @property
+    def username(self) -> str | None:
+        return self._parts().username
+
+    @property
+    def password(self) -> str | None:
+        return self._parts().password
+
+    @property
     def path(self) -> str:
         return self._parts().path
 
@@ -491,10 +536,19 @@ class URL(str):
     def fragment(self) -> str:
         return self._parts().fragment
 
-    def replace(self, **parts: str) -> URL:  # type: ignore[override]
+    def replace(self, **parts: Any) -> URL:  # type: ignore[override]
         """This URL with some of its parts (``scheme``, ``netloc``, ``path``, ``query``,
-        ``fragment``) replaced: ``request.url.replace(path="/login")``, as Starlette's."""
-        return URL(urlunsplit(self._parts()._replace(**parts)))
+        ``fragment``; or the netloc's ``username``, ``password``, ``hostname``, ``port``)
+        replaced: ``request.url.replace(path="/login")``, as Starlette's."""
+        current = self._parts()
+        if parts.keys() & {"username", "password", "hostname", "port"}:
+            parts["netloc"] = _netloc(
+                parts.pop("username", current.username),
+                parts.pop("password", current.password),
+                parts.pop("hostname", current.hostname) or "",
+                parts.pop("port", current.port),
+            )
+        return URL(urlunsplit(current._replace(**parts)))
 
     @property
     def is_secure(self) -> bool:
@@ -516,6 +570,36 @@ class URL(str):
         for key in [keys] if isinstance(keys, str) else keys:
             query.pop(key, None)
         return self.replace(query=urlencode(query.multi_items()))
+
+
+def _netloc(username: str | None, password: str | None, host: str, port: int | None) -> str:
+    if ":" in host and not host.startswith("["):  # an IPv6 address
+        host = f"[{host}]"
+    netloc = host if port is None else f"{host}:{port}"
+    if username is None:
+        return netloc
+    return f"{username}{'' if password is None else ':' + password}@{netloc}"
+
+
+def _url_of_scope(scope: Mapping[str, Any]) -> str:
+    """The URL an ASGI scope was asked for: its Host header's authority where that is one,
+    else its server's address; its path encoded so that no part of it reads as another."""
+    scheme: str = scope.get("scheme", "http")
+    path: str = scope["path"].replace("?", "%3F").replace("#", "%23").replace("\\", "%5C")
+    query = scope.get("query_string", b"").decode("latin-1")
+    host = next((value for key, value in scope["headers"] if key == b"host"), None)
+    netloc = None
+    if host is not None:
+        with contextlib.suppress(HTTPError):  # not a host and port: the server's address
+            netloc = "".join(host_port(host.decode("latin-1")))
+            netloc = host.decode("latin-1")
+    if netloc is None and scope.get("server") is not None:
+        netloc = origin_of(scheme, None, scope["server"]).partition("://")[2]
+    if netloc is None:
+        if path.startswith("//"):  # with no host, "//" would start an authority
+            path = "/%2F" + path[2:]
+        return f"{path}?{query}" if query else path
+    return str(urlunsplit((scheme, netloc, path, query, "")))
 
 
 class URLPath(str):

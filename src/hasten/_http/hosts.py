@@ -87,14 +87,17 @@ def _check_port(port: str, header: str) -> None:
             if character in _HOST_CHARACTERS or character == ":":
                 raise _invalid(header, "its port is not a number")
             raise _invalid(header, f"{character!r} may not appear in a host or port")
-    # The length first: int() refuses more than 4,300 digits.
-    if len(port) > len(str(_LARGEST_PORT)) or int(port) > _LARGEST_PORT:
+    # The length first: int() refuses more than 4,300 digits. Zeros in front are allowed
+    # (RFC 3986's port is any run of digits; Starlette takes "000080" as 80).
+    digits = port.lstrip("0")
+    if len(digits) > len(str(_LARGEST_PORT)) or int(digits or "0") > _LARGEST_PORT:
         raise _invalid(header, f"its port is past {_LARGEST_PORT}")
 
 
 def _ip_literal(literal: str) -> bool:
     """An IPv6 address (without a zone: RFC 3986 has none), or RFC 3986's IPvFuture."""
-    if literal[:1] in ("v", "V"):
+    # RFC 3986 takes "V" too, but Python's urlsplit does not: no URL could be made of it.
+    if literal[:1] == "v":
         version, dot, rest = literal[1:].partition(".")
         return (
             bool(version and dot and rest)

@@ -71,8 +71,7 @@ class UploadFile:
 
     def __repr__(self) -> str:
         return (
-            f"UploadFile(filename={self.filename!r}, size={self.size!r}, "
-            f"content_type={self.content_type!r})"
+            f"UploadFile(filename={self.filename!r}, size={self.size!r}, headers={self.headers!r})"
         )
 
     # As FastAPI's: a field of a pydantic model may be an UploadFile (a form model's file).

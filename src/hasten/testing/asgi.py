@@ -133,7 +133,13 @@ class _Lifespan:
 
     async def phase(self, phase: str) -> None:
         await self._to_app.put({"type": f"lifespan.{phase}"})
-        message = await self._from_app.get()
+        answer = asyncio.ensure_future(self._from_app.get())
+        await asyncio.wait((answer, self.task), return_when=asyncio.FIRST_COMPLETED)
+        if not answer.done():  # the app returned, or raised, without answering
+            answer.cancel()
+            await self.task
+            raise RuntimeError(f"The app's lifespan ended without answering lifespan.{phase}")
+        message = answer.result()
         if message["type"] != f"lifespan.{phase}.complete":
             await self.task
             if self._failures:
