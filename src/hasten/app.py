@@ -51,6 +51,7 @@ from hasten.middleware import Middleware as MiddlewareEntry
 from hasten.middleware.base import BaseHTTPMiddleware
 from hasten.middleware.exceptions import ExceptionMiddleware
 from hasten.routing import Router
+from hasten.staticfiles import StaticFiles
 
 if TYPE_CHECKING:
     from hasten.openapi.webhooks import Webhooks
@@ -620,6 +621,8 @@ def _app_of_router(router: Router) -> Starlette:
 
 # A router called as an app (Starlette's Router) serves with an app of its own.
 Router.app_of_router = _app_of_router
+# So does a StaticFiles called as an app, mounted at "/" in it.
+StaticFiles.app_of_files = lambda files: Starlette(routes=[Mount("/", app=files)])
 
 
 class _BuiltAtFirstCall:

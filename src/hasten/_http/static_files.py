@@ -11,16 +11,17 @@ from __future__ import annotations
 import importlib.util
 import os
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import ClassVar
 
+from hasten._flow.contracts import ASGIApp, Receive, Scope, Send
+from hasten._http.errors import HTTPError
 from hasten._http.files import FileResponse
 from hasten._http.paths import encode_path
 from hasten._http.requests import Request
 from hasten._http.responses import RedirectResponse, Response
 
 __all__ = ["StaticFiles"]
-
-_NOT_FOUND_BODY = b'{"detail":"Not Found"}'
 
 
 class StaticFiles:
@@ -34,6 +35,10 @@ class StaticFiles:
     """
 
     methods = frozenset({"GET", "HEAD"})
+    # How it serves when called as an ASGI app of its own: mounted at "/" in an app made
+    # for it (hasten.app sets it, as it sits above).
+    app_of_files: ClassVar[Callable[[StaticFiles], ASGIApp] | None] = None
+    _as_app: ASGIApp | None = None
 
     def __init__(
         self,
@@ -62,6 +67,15 @@ class StaticFiles:
 
     def __repr__(self) -> str:
         return f"StaticFiles({self.directory!r})"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve as an ASGI app of its own, as Starlette's StaticFiles is one (mounted, it is
+        served without ASGI)."""
+        app = self._as_app
+        if app is None:
+            assert StaticFiles.app_of_files is not None, "hasten.app sets it when imported"
+            app = self._as_app = StaticFiles.app_of_files(self)
+        await app(scope, receive, send)
 
     async def respond(self, request: Request, path: str) -> Response:
         """The response for ``path``, the part of the request's path after the mount."""
@@ -151,11 +165,12 @@ class StaticFiles:
         location = request.url_with_path(encode_path(request.path) + "/")
         return RedirectResponse(location, status=307)
 
-    def _not_found(self) -> Response:
+    def _not_found(self) -> FileResponse:
         page = self.page("404.html") if self.html else None
         if page is not None:
             return self.file(*page, status=404)
-        return Response(_NOT_FOUND_BODY, 404, media_type="application/json")
+        # The app's answer to a 404 (its handler's, if it has one), as Starlette's raises it.
+        raise HTTPError(404, "Not Found")
 
 
 def _package_folder(package: str | tuple[str, str]) -> str:
