@@ -288,3 +288,23 @@ def test_a_lifespan_that_fails_without_answering_fails_the_client_at_once() -> N
 
     with pytest.raises(LookupError, match="lifespan"), TestClient(app):
         pass
+
+
+def test_static_files_are_an_app_and_a_missing_one_is_the_apps_404(
+    serve: ClientFactory, tmp_path: Any
+) -> None:
+    (tmp_path / "a.txt").write_text("a")
+    files = StaticFiles(directory=tmp_path)
+    alone = TestClient(files)
+    assert (alone.get("/a.txt").status_code, alone.get("/a.txt").text) == (200, "a")
+    assert (alone.get("/b.txt").status_code, alone.get("/b.txt").text) == (404, "Not Found")
+
+    app = App()
+    app.mount("/static", files)
+
+    @app.exception_handler(404)
+    async def not_here(request: Request, exc: Exception) -> Response:
+        return PlainTextResponse(f"no {request.url.path}", status_code=404)
+
+    response = serve(app).get("/static/b.txt")
+    assert (response.status_code, response.text) == (404, "no /static/b.txt")
