@@ -34,6 +34,7 @@ from hasten._http.errors import (
     WebSocketException,
 )
 from hasten._http.responses import Response
+from hasten._http.static_files import StaticFiles
 from hasten._params.dependencies import DependencyOverrides
 from hasten._running import concurrency
 from hasten._running.event_loop import clock, on_asyncio
@@ -51,7 +52,6 @@ from hasten.middleware import Middleware as MiddlewareEntry
 from hasten.middleware.base import BaseHTTPMiddleware
 from hasten.middleware.exceptions import ExceptionMiddleware
 from hasten.routing import Router
-from hasten.staticfiles import StaticFiles
 
 if TYPE_CHECKING:
     from hasten.openapi.webhooks import Webhooks
@@ -475,8 +475,12 @@ class Starlette(Router):
         """The hasten apps mounted here, each once: they start after this app's startup hooks
         and lifespan, and stop before them (Starlette never starts a mounted app's lifespan;
         a hasten app would otherwise start at its first request and never stop)."""
-        endpoints = (route.compiled for route in self.routes)
-        mounted = (item.mounted for item in endpoints if isinstance(item, MountEndpoint))
+        endpoints = [route.compiled for route in self.routes]
+        # A route that serves an app over ASGI (one with Starlette's middleware=) names it.
+        mounted = [
+            item.mounted if isinstance(item, MountEndpoint) else getattr(item.func, "serves", None)
+            for item in endpoints
+        ]
         return list({id(app): app for app in mounted if isinstance(app, Starlette)}.values())
 
     async def shutdown(self) -> None:

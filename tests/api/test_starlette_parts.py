@@ -262,7 +262,7 @@ def test_routes_read_and_fail_as_starlettes() -> None:
     )
 
 
-def test_starlettes_gzip_middleware_wraps_an_asgi_app() -> None:
+def test_starlettes_gzip_middleware_wraps_an_asgi_app(request: pytest.FixtureRequest) -> None:
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         size = int(scope["path"].strip("/"))
         headers = [(b"content-type", b"text/plain"), (b"content-length", b"%d" % size)]
@@ -270,6 +270,7 @@ def test_starlettes_gzip_middleware_wraps_an_asgi_app() -> None:
         await send({"type": "http.response.body", "body": b"x" * size})
 
     client = TestClient(StarletteGZip(app, minimum_size=100))  # no lifespan: not entered
+    request.addfinalizer(client.close)
     response = client.get("/1000", headers={"accept-encoding": "gzip"})
     assert (response.status_code, response.content) == (200, b"x" * 1000)
     assert response.headers["content-encoding"] == "gzip"
@@ -295,9 +296,11 @@ def test_static_files_are_an_app_and_a_missing_one_is_the_apps_404(
 ) -> None:
     (tmp_path / "a.txt").write_text("a")
     files = StaticFiles(directory=tmp_path)
-    alone = TestClient(files)
-    assert (alone.get("/a.txt").status_code, alone.get("/a.txt").text) == (200, "a")
-    assert (alone.get("/b.txt").status_code, alone.get("/b.txt").text) == (404, "Not Found")
+    with TestClient(files) as alone:
+        response = alone.get("/a.txt")
+        assert (response.status_code, response.text) == (200, "a")
+        response = alone.get("/b.txt")
+        assert (response.status_code, response.text) == (404, "Not Found")
 
     app = App()
     app.mount("/static", files)

@@ -155,6 +155,7 @@ def websocket_route_parts(
         await (endpoint(websocket) if serve_session is None else serve_session(websocket))
 
     _named_after(session, endpoint)
+    session.serves = served  # type: ignore[attr-defined]  # as _serving's handler
     options = RouteOptions(name=name or endpoint_name(endpoint), include_in_schema=False)
     with registering(endpoint, f"WEBSOCKET {path}"):
         compiled = Endpoint(session, template.with_prefix(prefix), options)
@@ -211,6 +212,7 @@ def _serving(app: Any) -> Callable[..., Any]:
     async def handler(request: Request) -> Any:
         return MountResponse(given_path_params(app, request), "")
 
+    handler.serves = app  # type: ignore[attr-defined]  # started and stopped with the app's
     return _named_after(handler, app)
 
 

@@ -72,6 +72,11 @@ WEBSOCKET = "WEBSOCKET"
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 
 
+# The app a route called as an ASGI app serves through, by the route's id (with the route,
+# so that the id stays its): a frozen route has no room for it.
+_APPS_OF_ROUTES: dict[int, tuple[Any, Any]] = {}
+
+
 class NoMatchFound(LookupError):
     """``url_path_for``: no route has that name and those parameters (Starlette's name)."""
 
@@ -333,10 +338,13 @@ class BaseRoute:
         return Match.PARTIAL, found
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Serve a connection as an ASGI app of this one route (Starlette's routes are apps):
-        an app is made for it on each call, so it is for tests and tools, not for serving."""
-        assert Mount.app_of_routes is not None, "hasten.app sets it when it is imported"
-        await Mount.app_of_routes([self], ())(scope, receive, send)
+        """Serve a connection as an ASGI app of this one route (Starlette's routes are apps),
+        made for it on the first call and kept (as the route is: it holds no app)."""
+        kept = _APPS_OF_ROUTES.get(id(self))
+        if kept is None or kept[0] is not self:
+            assert Mount.app_of_routes is not None, "hasten.app sets it when it is imported"
+            kept = _APPS_OF_ROUTES[id(self)] = (self, Mount.app_of_routes([self], ()))
+        await kept[1](scope, receive, send)
 
     def with_prefix(self, prefix: str, inherited: Inherited = Inherited()) -> Self:
         """This route under ``prefix``, with what the routers it is included through give it."""
