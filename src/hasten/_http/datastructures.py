@@ -11,7 +11,7 @@ from typing import Any, NamedTuple, Self, TypeVar, overload
 from urllib.parse import SplitResult, unquote_plus, urlencode, urlsplit, urlunsplit
 
 from hasten._http.errors import HTTPError
-from hasten._http.hosts import host_port, origin_of
+from hasten._http.hosts import authority, host_port
 
 __all__ = [
     "URL",
@@ -573,12 +573,15 @@ class URL(str):
 
 
 def _netloc(username: str | None, password: str | None, host: str, port: int | None) -> str:
-    if ":" in host and not host.startswith("["):  # an IPv6 address
-        host = f"[{host}]"
-    netloc = host if port is None else f"{host}:{port}"
+    netloc = authority(host, port)
     if username is None:
         return netloc
     return f"{username}{'' if password is None else ':' + password}@{netloc}"
+
+
+def _not_an_authority(path: str) -> str:
+    """``path``, its start never read as a host: a leading ``//`` encoded."""
+    return "/%2F" + path[2:] if path.startswith("//") else path
 
 
 def _url_of_scope(scope: Mapping[str, Any]) -> str:
@@ -591,13 +594,13 @@ def _url_of_scope(scope: Mapping[str, Any]) -> str:
     netloc = None
     if host is not None:
         with contextlib.suppress(HTTPError):  # not a host and port: the server's address
-            netloc = "".join(host_port(host.decode("latin-1")))
+            host_port(host.decode("latin-1"))
             netloc = host.decode("latin-1")
-    if netloc is None and scope.get("server") is not None:
-        netloc = origin_of(scheme, None, scope["server"]).partition("://")[2]
+    server = scope.get("server")
+    if netloc is None and server is not None and server[1] is not None:  # not a Unix socket
+        netloc = authority(server[0], server[1], scheme)
     if netloc is None:
-        if path.startswith("//"):  # with no host, "//" would start an authority
-            path = "/%2F" + path[2:]
+        path = _not_an_authority(path)
         return f"{path}?{query}" if query else path
     return str(urlunsplit((scheme, netloc, path, query, "")))
 
@@ -609,11 +612,8 @@ class URLPath(str):
     __slots__ = ("host", "protocol")
 
     def __new__(cls, path: str, protocol: str = "", host: str = "") -> URLPath:
-        # A backslash and a leading "//" encoded: a browser would read them as another host.
-        path = path.replace("\\", "%5C")
-        if path.startswith("//"):
-            path = "/%2F" + path[2:]
-        return super().__new__(cls, path)
+        # A backslash encoded, as a leading "//": a browser would read them as another host.
+        return super().__new__(cls, _not_an_authority(path.replace("\\", "%5C")))
 
     def __init__(self, path: str, protocol: str = "", host: str = "") -> None:
         self.protocol = protocol  # "http" or "websocket": the scheme follows the base's

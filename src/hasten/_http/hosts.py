@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from hasten._http.errors import HTTPError
 
-__all__ = ["DEFAULT_PORTS", "HostPort", "host_port", "origin_of"]
+__all__ = ["DEFAULT_PORTS", "HostPort", "authority", "host_port", "origin_of"]
 
 # RFC 3986's reg-name (an IPv4 address is one too): unreserved, sub-delims, and "%" when two
 # hex digits follow it.
@@ -65,11 +65,17 @@ def origin_of(scheme: str, host: str | None, server: Sequence[Any] | None) -> st
     if server is None or server[1] is None:
         raise HTTPError(400, "The request has no Host header")
     address, port = server
-    if ":" in address:
-        address = f"[{address}]"
-    if port == DEFAULT_PORTS.get(scheme):
-        return f"{scheme}://{address}"
-    return f"{scheme}://{address}:{port}"
+    return f"{scheme}://{authority(address, port, scheme)}"
+
+
+def authority(host: str, port: int | None, scheme: str = "") -> str:
+    """``host[:port]`` for a URL: an IPv6 address in brackets, no port where there is none or
+    it is ``scheme``'s default."""
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    if port is None or port == DEFAULT_PORTS.get(scheme):
+        return host
+    return f"{host}:{port}"
 
 
 def _check_host(host: str, header: str) -> None:
