@@ -126,7 +126,8 @@ class Router:
         # How it serves when called as an app of its own (Starlette's Router is one); where
         # an app includes it, the app's settings and middleware hold.
         self._own_redirect_slashes = redirect_slashes
-        self._own_middleware = list(middleware or ())
+        # The middleware (``Middleware`` entries) it serves with as an app of its own.
+        self.own_middleware = list(middleware or ())
         self._as_app: ASGIApp | None = None
 
     @property
@@ -134,11 +135,6 @@ class Router:
         """Whether a path that matches with its trailing slash added or removed is redirected
         there, where this router serves as an app of its own."""
         return self._own_redirect_slashes
-
-    @property
-    def own_middleware(self) -> list[Any]:
-        """The middleware (``Middleware`` entries) it serves with as an app of its own."""
-        return self._own_middleware
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve these routes as an ASGI app of their own, as Starlette's Router does: with

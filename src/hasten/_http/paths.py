@@ -105,9 +105,6 @@ def add_converter(
         return convert(segment) if regex.fullmatch(segment) else NO_MATCH
 
     CONVERTERS[name] = Converter(name, object, convert_matching, 3, to_string)
-    # str and path stay last: whatever another converter does not take.
-    for last in ("str", "path"):
-        CONVERTERS[last] = CONVERTERS.pop(last)
 
 
 _PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?::([A-Za-z_]+))?\}")
@@ -263,7 +260,7 @@ def _parse_param(path: str, raw: str) -> Param:
     name, converter_name = found[0].group(1), found[0].group(2) or "str"
     converter = CONVERTERS.get(converter_name)
     if converter is None:
-        known = ", ".join(CONVERTERS)
+        known = ", ".join(sorted(CONVERTERS, key=lambda known: CONVERTERS[known].priority))
         raise ValueError(
             f"Route path {path!r}: unknown converter {converter_name!r} (known: {known})"
         )
