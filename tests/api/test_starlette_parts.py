@@ -196,6 +196,11 @@ def test_routes_of_starlettes_shape_serve_as_its_do(serve: ClientFactory) -> Non
             RequestRoute("/colour/{value:hex}", params, name="colour"),
             RequestRoute("/users/{name}:disable", params, methods=["PUT"]),
             RequestRoute("/guarded", params, middleware=[Middleware(AddHeader, "route")]),
+            RequestRoute(
+                "/guarded-app",
+                PlainTextResponse("an app"),
+                middleware=[Middleware(AddHeader, "app")],
+            ),
             WebSocketSessionRoute("/rooms/{room}", EchoSocket(), name="room"),
             Mount(
                 "/api",
@@ -214,6 +219,13 @@ def test_routes_of_starlettes_shape_serve_as_its_do(serve: ClientFactory) -> Non
     assert (response.status_code, response.headers["x-added"]) == (200, "route")
     response = client.get("/api/")
     assert (response.status_code, response.headers["x-added"]) == (200, "mount")
+    # An ASGI app's route answers every method, with middleware too.
+    response = client.post("/guarded-app")
+    assert (response.status_code, response.text, response.headers["x-added"]) == (
+        200,
+        "an app",
+        "app",
+    )
     with client.websocket_connect("/rooms/blue") as websocket:
         assert websocket.receive_text() == "hello blue"
     assert app.url_path_for("colour", value=255) == "/colour/0xff"

@@ -110,17 +110,21 @@ def request_route_parts(
 ) -> Parts:
     """A RequestRoute's parts: its path, methods, compiled handler and endpoint."""
     template = PathTemplate.parse(path)
-    if middleware:  # Starlette's route middleware: the route served by an app that has it
+    function = _is_function(endpoint)
+    # A function serves the methods given (GET by default); an ASGI app answers every method
+    # itself (an HTTPEndpoint says 405).
+    if function:
         wanted = frozenset(method.upper() for method in methods or ("GET",))
+    else:
+        wanted = frozenset(methods or HTTP_METHODS)
+    if middleware:  # Starlette's route middleware: the route served by an app that has it
         inner = RequestRoute(path, endpoint, methods=methods, name=name)
         handler = _serving(_app_of([inner], middleware))
-    elif _is_function(endpoint):
-        wanted = frozenset(method.upper() for method in methods or ("GET",))
+    elif function:
         called_for = RequestRoute.called_for
         called = None if called_for is None else called_for(endpoint)
         handler = _named_after(_calling(called or endpoint), endpoint)
-    else:  # an ASGI app: it answers every method itself (an HTTPEndpoint says 405)
-        wanted = frozenset(methods or HTTP_METHODS)
+    else:
         handler = _serving(endpoint)
     options = RouteOptions(name=name or endpoint_name(endpoint), include_in_schema=False)
     del include_in_schema  # Starlette's schemas only: no route of Starlette's is in OpenAPI
@@ -142,13 +146,16 @@ def websocket_route_parts(
     # A WebSocketEndpoint class serves a connection hasten has; another ASGI app is given
     # the connection over ASGI, as is an app that has the route's middleware.
     serve_session = getattr(endpoint, "serve_session", None)
-    served = endpoint
+    served = None  # the ASGI app the connection is given to, where it is given to one
     if middleware:
         served = _app_of([WebSocketSessionRoute(path, endpoint, name=name)], middleware)
-    if middleware or (serve_session is None and not _is_function(endpoint)):
+    elif serve_session is None and not _is_function(endpoint):
+        served = endpoint
+    if served is not None:
+        asgi_app = served
 
         async def serve_session(websocket: WebSocket) -> None:
-            app = given_path_params(served, websocket)
+            app = given_path_params(asgi_app, websocket)
             await serve_websocket(websocket, app, websocket.root_path)
 
     async def session(websocket: WebSocket) -> None:
