@@ -293,6 +293,8 @@ def test_starlettes_gzip_middleware_wraps_an_asgi_app(request: pytest.FixtureReq
     assert "content-encoding" not in response.headers
     response = client.get("/10", headers={"accept-encoding": "gzip"})
     assert (response.content, response.headers.get("content-encoding")) == (b"x" * 10, None)
+    response = client.get("/1000", headers={"accept-encoding": "gzip;q=0, identity"})
+    assert (response.content, response.headers.get("content-encoding")) == (b"x" * 1000, None)
 
 
 def test_a_lifespan_that_fails_without_answering_fails_the_client_at_once() -> None:

@@ -4,7 +4,8 @@ Starlette's class wraps an ASGI app (``GZipMiddleware(app, minimum_size=...)``),
 hasten's own ``GZipMiddleware`` (``hasten.middleware``, ``fastapi.middleware.gzip``) does not:
 it runs in hasten's chain, on hasten's responses, without ASGI. Code that imports Starlette's
 gets this one, with Starlette's behaviour (what it leaves alone, ``Vary`` for a client that
-did not ask for gzip); under RSGI an app that adds it serves over the ASGI bridge."""
+did not ask for gzip) but for ``Accept-Encoding``'s weights, read as hasten reads them. Under
+RSGI an app that adds it serves over the ASGI bridge."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 
 from hasten.concurrency import run_in_threadpool
 from hasten.datastructures import Headers, MutableHeaders
+from hasten.middleware.gzip import accepts_gzip
 from hasten.middleware.headers import add_vary
 from hasten.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -69,7 +71,9 @@ class GZipMiddleware:
             await self.app(scope, receive, send)
             return
         responder: IdentityResponder
-        if "gzip" in Headers(scope=scope).get("accept-encoding", ""):
+        # Weights read as hasten's own middleware reads them: not for "gzip;q=0" (Starlette
+        # compresses for any value that holds the word, which such a client cannot read).
+        if accepts_gzip(Headers(scope=scope).get("accept-encoding", "")):
             responder = GZipResponder(
                 self.app,
                 self.minimum_size,
