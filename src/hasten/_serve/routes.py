@@ -72,11 +72,6 @@ WEBSOCKET = "WEBSOCKET"
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 
 
-# The app a route called as an ASGI app serves through, by the route's id (with the route,
-# so that the id stays its): a frozen route has no room for it.
-_APPS_OF_ROUTES: dict[int, tuple[Any, Any]] = {}
-
-
 class NoMatchFound(LookupError):
     """``url_path_for``: no route has that name and those parameters (Starlette's name)."""
 
@@ -282,6 +277,8 @@ class BaseRoute:
     dependencies: tuple[Dependency, ...] = ()
     # Set on the copy ``compile`` makes for one app: what ``get_route_handler`` wraps.
     target: Target | None = field(default=None, compare=False, repr=False)
+    # The app it serves through when called as an ASGI app itself (``__call__``).
+    _as_app: Any = field(default=None, init=False, compare=False, repr=False)
     # Tried only where no other route serves the path (see CompiledRoute.low_priority).
     low_priority: typing.ClassVar[bool] = False
 
@@ -339,12 +336,13 @@ class BaseRoute:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve a connection as an ASGI app of this one route (Starlette's routes are apps),
-        made for it on the first call and kept (as the route is: it holds no app)."""
-        kept = _APPS_OF_ROUTES.get(id(self))
-        if kept is None or kept[0] is not self:
+        made for it on the first call and kept."""
+        app = self._as_app
+        if app is None:
             assert Mount.app_of_routes is not None, "hasten.app sets it when it is imported"
-            kept = _APPS_OF_ROUTES[id(self)] = (self, Mount.app_of_routes([self], ()))
-        await kept[1](scope, receive, send)
+            app = Mount.app_of_routes([self], ())
+            object.__setattr__(self, "_as_app", app)  # frozen, but made once as a cache
+        await app(scope, receive, send)
 
     def with_prefix(self, prefix: str, inherited: Inherited = Inherited()) -> Self:
         """This route under ``prefix``, with what the routers it is included through give it."""
