@@ -22,7 +22,13 @@ from starlette.websockets import WebSocket as StarletteWebSocket
 from hasten import App, Request, Router, StaticFiles, WebSocket, WebSocketDisconnect
 from hasten.testing import WebSocketDenialResponse
 from tests.conftest import ClientFactory
-from tests.servers.e2e.mounted_app import STARTED, STOPPED, lifecycle_app, mounting_apps
+from tests.servers.e2e.mounted_app import (
+    STARTED,
+    STOPPED,
+    lifecycle_app,
+    mounting_apps,
+    routing_apps,
+)
 
 
 @pytest.fixture
@@ -477,6 +483,18 @@ def test_a_mounted_hasten_app_starts_and_stops_with_the_app(serve: ClientFactory
         assert client.get("/events").json() == STARTED  # before the first request to it
         assert client.get("/inner/events").json() == STARTED
         assert client.get("/again/events").json() == STARTED
+    assert events == STARTED + STOPPED
+    assert not inner.started
+
+
+def test_an_app_a_route_serves_through_its_middleware_starts_and_stops_with_the_app(
+    serve: ClientFactory,
+) -> None:
+    outer, inner, events = routing_apps()
+    with serve(outer) as client:
+        response = client.get("/routed")
+        assert (response.status_code, response.headers["x-routed"]) == (200, "yes")
+        assert response.json() == {"events": STARTED, "ticker alive": True}
     assert events == STARTED + STOPPED
     assert not inner.started
 

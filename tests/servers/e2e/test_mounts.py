@@ -1,6 +1,7 @@
 """Mounted ASGI apps and ASGI middleware on real servers: a Starlette and a FastAPI app
 under a prefix, an app wrapped in Starlette's GZipMiddleware (under Granian RSGI, through
-the RSGI -> ASGI bridge), and a hasten app mounted in another, started and stopped with it."""
+the RSGI -> ASGI bridge), and a hasten app mounted in another (or served by a route with
+middleware of its own), started and stopped with it."""
 
 from __future__ import annotations
 
@@ -98,4 +99,23 @@ def test_a_mounted_hasten_app_starts_and_stops_with_the_app(tmp_path: Path, kind
         for path in ("/events", "/inner/events", "/again/events"):
             response = client.get(path)
             assert (response.status_code, response.json()) == (200, STARTED)
+    assert record.read_text().splitlines() == STARTED + STOPPED
+
+
+@pytest.mark.parametrize("kind", ["hasten-run", "hasten-run-asgi", "hasten-run-uvicorn"])
+def test_an_app_a_route_serves_through_its_middleware_starts_and_stops_with_the_app(
+    tmp_path: Path, kind: str
+) -> None:
+    record = tmp_path / "events"
+    served = run_server(
+        kind,
+        tmp_path / "server.log",
+        env={EVENTS_ENV: str(record)},
+        target="tests.servers.e2e.mounted_app:routed",
+        ready="/events",
+    )
+    with served as running, local_client(running.base_url) as client:
+        response = client.get("/routed")
+        assert (response.status_code, response.headers["x-routed"]) == (200, "yes")
+        assert response.json() == {"events": STARTED, "ticker alive": True}
     assert record.read_text().splitlines() == STARTED + STOPPED
