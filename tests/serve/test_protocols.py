@@ -12,7 +12,7 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 
 from hasten import App, FileResponse, Request, Response
-from hasten._serve.protocols.asgi import ASGIChannel
+from hasten._serve.protocols.asgi import FILE_CHUNK_SIZE, ASGIChannel
 from hasten.testing import TestClient
 from hasten.testing.asgi import HTTPExchange
 from hasten.testing.exchange import Result
@@ -262,6 +262,36 @@ def test_the_asgi_channel_sends_a_file_range() -> None:
         asyncio.run(range_of(handle.name))
     assert sent == [
         {"type": "http.response.start", "status": 206, "headers": [(b"content-range", b"x")]},
-        {"type": "http.response.body", "body": b"234", "more_body": True},
-        {"type": "http.response.body", "body": b"", "more_body": False},
+        {"type": "http.response.body", "body": b"234", "more_body": False},
     ]
+
+
+@pytest.mark.parametrize("size", [0, 5, FILE_CHUNK_SIZE, FILE_CHUNK_SIZE + 3])
+def test_the_asgi_channels_last_chunk_of_a_file_says_it_is_the_last(
+    size: int, tmp_path: Any
+) -> None:
+    # Not an empty message after it: a client with the whole body sends its next request at
+    # once, and uvicorn starts a request that came before the response ended from within the
+    # task of the one before, in its context (sentry-sdk then saw the last request's URL).
+    path = tmp_path / "data.bin"
+    path.write_bytes(b"x" * size)
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    async def receive() -> Any:
+        raise AssertionError("not called")
+
+    async def whole() -> None:
+        await ASGIChannel(receive, send).response_file(200, [], str(path))
+
+    asyncio.run(whole())
+    bodies = [(len(m["body"]), m["more_body"]) for m in sent[1:]]
+    expected = {
+        0: [(0, False)],
+        5: [(5, False)],
+        FILE_CHUNK_SIZE: [(FILE_CHUNK_SIZE, False)],
+        FILE_CHUNK_SIZE + 3: [(FILE_CHUNK_SIZE, True), (3, False)],
+    }
+    assert bodies == expected[size]

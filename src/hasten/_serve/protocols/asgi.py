@@ -256,15 +256,19 @@ class ASGIChannel:
         writer = ASGIStreamWriter(self.send, status, headers)
         with open(file, "rb") as handle:  # reads go to the thread pool below
             handle.seek(start)
-            left = None if end is None else end - start
-            while left is None or left > 0:
-                size = FILE_CHUNK_SIZE if left is None else min(FILE_CHUNK_SIZE, left)
-                chunk = await submit(self._threads, handle.read, size)
-                if not chunk:
+            left = (os.fstat(handle.fileno()).st_size if end is None else end) - start
+            # The last chunk says it is the last: a client that has the whole body may send
+            # its next request at once, and uvicorn starts the task for a request that came
+            # before the response ended from within this one, in this request's context.
+            while left > 0:
+                chunk = await submit(self._threads, handle.read, min(FILE_CHUNK_SIZE, left))
+                if not chunk:  # the file shrank since its headers were made
                     break
+                left -= len(chunk)
+                if left <= 0:
+                    await writer.send_bytes(chunk, last=True)
+                    return
                 await writer.send_bytes(chunk)
-                if left is not None:
-                    left -= len(chunk)
         await writer.close()
 
     def finish(self) -> Awaitable[None] | None:
@@ -350,10 +354,10 @@ class ASGIStreamWriter:
             }
         )
 
-    async def send_bytes(self, data: bytes) -> None:
+    async def send_bytes(self, data: bytes, last: bool = False) -> None:
         if not self._started:
             await self._start()
-        await self._send({"type": "http.response.body", "body": data, "more_body": True})
+        await self._send({"type": "http.response.body", "body": data, "more_body": not last})
 
     async def close(self) -> None:
         if not self._started:
