@@ -23,7 +23,7 @@ DEFAULT_PROCESS_THREADS = 4
 DEFAULT_MAX_IN_FLIGHT = 1000
 DEFAULT_SHUTDOWN_TIMEOUT = 30.0
 DEFAULT_BLOCK_THRESHOLD = 0.1
-DEFAULT_MAX_FORM_PARTS = 1000
+DEFAULT_MAX_FORM_PARTS = 2000  # form_limits' 1,000 fields and 1,000 files
 DEFAULT_MAX_FORM_FIELD_SIZE = 1_048_576
 DEFAULT_MAX_FILE_SIZE = 104_857_600
 DEFAULT_FORM_SPOOL_SIZE = 1_048_576
@@ -243,8 +243,9 @@ class Settings:
         default=None,
         metadata={
             "help": "FastAPI's form limits, over the settings above: max_fields and max_files "
-            "(each kind of part, within max_form_parts), max_part_size (max_form_field_size). "
-            "A router or a route may give its own, key by key."
+            "(each kind of part, 1000 by default as in Starlette, within max_form_parts), "
+            "max_part_size (max_form_field_size); over one is a 400 in Starlette's words. A "
+            "router or a route may give its own, key by key."
         },
     )
     form_spool_size: int = field(

@@ -5,16 +5,23 @@ them (with middleware of their own, a convertor it registers, routers and routes
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 
 from hasten import App, Request, StaticFiles, WebSocket
 from hasten._served_as.starlette.convertors import Convertor, register_url_convertor
+from hasten._served_as.starlette.formparsers import (
+    FormMessage,
+    FormParser,
+    MultiPartException,
+    MultiPartParser,
+)
 from hasten._served_as.starlette.middleware.gzip import GZipMiddleware as StarletteGZip
 from hasten.app import Starlette
-from hasten.datastructures import URL
-from hasten.errors import HTTPException
+from hasten.datastructures import URL, Headers, UploadFile
+from hasten.errors import HTTPException, StarletteDeprecationWarning
 from hasten.middleware import Middleware
 from hasten.middleware.exceptions import ExceptionMiddleware, ServerErrorMiddleware
 from hasten.responses import JSONResponse, PlainTextResponse, Response
@@ -325,3 +332,45 @@ def test_static_files_are_an_app_and_a_missing_one_is_the_apps_404(
 
     response = serve(app).get("/static/b.txt")
     assert (response.status_code, response.text) == (404, "no /static/b.txt")
+
+
+async def _chunks(*chunks: bytes) -> Any:
+    for chunk in chunks:
+        yield chunk
+
+
+def test_starlettes_form_parsers_parse_a_stream_within_their_limits() -> None:
+    asyncio.run(_parse_forms())
+
+
+async def _parse_forms() -> None:
+    urlencoded = Headers({"content-type": "application/x-www-form-urlencoded"})
+    form = await FormParser(urlencoded, _chunks(b"a=1&", b"b=%C3%A9")).parse()
+    assert form.multi_items() == [("a", "1"), ("b", "é")]
+    with pytest.raises(MultiPartException) as raised:
+        await FormParser(urlencoded, _chunks(b"a=1&b=2"), max_fields=1).parse()
+    assert (raised.value.status, str(raised.value)) == (
+        400,
+        "Too many fields. Maximum number of fields is 1.",
+    )
+    body = (
+        b'--B\r\nContent-Disposition: form-data; name="f"; filename="a.txt"\r\n\r\nabc\r\n'
+        b'--B\r\nContent-Disposition: form-data; name="t"\r\n\r\n\xe9\r\n--B--\r\n'
+    )
+    multipart = Headers({"content-type": "multipart/form-data; boundary=B; charset=latin-1"})
+    form = await MultiPartParser(multipart, _chunks(body[:30], body[30:])).parse()
+    upload = form["f"]
+    assert isinstance(upload, UploadFile)
+    assert (upload.filename, await upload.read(), form["t"]) == ("a.txt", b"abc", "é")
+    await form.close()
+    with pytest.raises(
+        MultiPartException, match=r"^Too many files\. Maximum number of files is 0\.$"
+    ):
+        await MultiPartParser(multipart, _chunks(body), max_files=0).parse()
+    with pytest.raises(MultiPartException, match=r"^Missing boundary in multipart\.$"):
+        await MultiPartParser(Headers({"content-type": "multipart/form-data"}), _chunks()).parse()
+
+
+def test_starlettes_form_message_warns_that_it_is_deprecated() -> None:
+    with pytest.warns(StarletteDeprecationWarning, match="`FormMessage` is deprecated"):
+        assert FormMessage(1) is FormMessage.FIELD_START

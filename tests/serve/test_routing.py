@@ -845,7 +845,7 @@ def test_a_route_made_by_hand(serve: ClientFactory) -> None:
     response = client.post("/under/4/one", data={"text": "a", "more": "b"})
     assert (response.status_code, response.json()) == (
         400,
-        {"detail": "The form has more than 1 fields (form_limits max_fields)"},
+        {"detail": "Too many fields. Maximum number of fields is 1."},
     )
 
 

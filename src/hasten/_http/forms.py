@@ -1,16 +1,18 @@
 """Forms: urlencoded and multipart bodies, parsed as they stream in, within the app's limits.
 
 Multipart is parsed by ``multipart`` (defnull's streaming parser: sans-io, strict limits, and
-about 3x faster than python-multipart on fields). Every limit is a setting and every refusal
-names it: ``max_body_size`` for the whole body, ``max_form_parts``, ``max_form_field_size``
-for a field that is not a file, ``max_file_size`` for a file; uploads stay in memory up to
-``form_spool_size`` and move to a temporary file (unnamed on disk) past it. A form over one of
-FastAPI's limits (``form_limits``: fields, files, a field's size) is a 400, as FastAPI answers
-it; over one of hasten's own (parts, a file's size, the body's) a 413.
+about 3x faster than python-multipart on fields). Every limit is a setting: ``max_body_size``
+for the whole body, ``max_form_parts``, ``max_form_field_size`` for a field that is not a
+file, ``max_file_size`` for a file; uploads stay in memory up to ``form_spool_size`` and move
+to a temporary file (unnamed on disk) past it. A form over one of Starlette's and FastAPI's
+limits (``form_limits``: 1,000 fields, 1,000 files, a field's size) or a malformed one is a
+``MultiPartException``, a 400 in Starlette's words; over one of hasten's own (parts, a file's
+size, the body's) a 413 that names its setting.
 """
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
@@ -22,7 +24,15 @@ from hasten._http.datastructures import Headers, ImmutableMultiDict, parse_query
 from hasten._http.errors import HTTPError
 from hasten._http.uploads import UploadFile, spooled_file
 
-__all__ = ["FORM_MEDIA_TYPES", "FormData", "FormLimits", "read_form"]
+__all__ = [
+    "FORM_MEDIA_TYPES",
+    "FormData",
+    "FormLimits",
+    "MultiPartException",
+    "multipart_form",
+    "read_form",
+    "urlencoded_form",
+]
 
 
 class FormSource(Protocol):
@@ -36,6 +46,7 @@ class FormSource(Protocol):
 
 
 FORM_MEDIA_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+DEFAULT_MAX_FIELDS = DEFAULT_MAX_FILES = 1000  # Starlette's, so FastAPI's
 FormValue = str | UploadFile
 
 
@@ -56,6 +67,18 @@ class FormData(ImmutableMultiDict[FormValue]):
                 await value.close()
 
 
+class MultiPartException(HTTPError):
+    """A malformed form, or one over a limit of Starlette's (``starlette.formparsers``'
+    exception, by its name): a 400 whose text is ``message``."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(400, message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
 async def read_form(request: FormSource, limits: FormLimits) -> FormData:
     """The request's form, urlencoded or multipart; none without a body; any other body is
     a 415."""
@@ -63,10 +86,9 @@ async def read_form(request: FormSource, limits: FormLimits) -> FormData:
     media_type, _, options = header.partition(";")
     media_type = media_type.strip().lower()
     if media_type == "application/x-www-form-urlencoded":
-        return _urlencoded(await request.body(), limits)
+        return urlencoded_form(await request.body(), limits)
     if media_type == "multipart/form-data":
-        boundary = _boundary(options)
-        return await _multipart(request, boundary, limits)
+        return await multipart_form(options, request.stream(), limits)
     if not media_type and not await request.body():
         return FormData([])  # no body at all (a GET): an empty form, as Starlette's
     raise HTTPError(
@@ -76,63 +98,85 @@ async def read_form(request: FormSource, limits: FormLimits) -> FormData:
     )
 
 
-def _boundary(options: str) -> str:
+def _multipart_options(options: str) -> tuple[str, str]:
+    """The body's boundary, and the charset its parts' text is in where a part does not say
+    (its own ``charset``, else UTF-8; one Python does not know is read as latin-1)."""
+    boundary = None
+    charset = "utf-8"
     for option in options.split(";"):
         name, _, value = option.partition("=")
-        if name.strip().lower() == "boundary":
-            value = value.strip().strip('"')
-            if value:
-                return value
-    raise HTTPError(400, "Malformed multipart body: the Content-Type has no boundary")
+        name = name.strip().lower()
+        value = value.strip().strip('"')
+        if name == "boundary" and value:
+            boundary = value
+        elif name == "charset" and value:
+            charset = _known_charset(value)
+    if boundary is None:
+        raise MultiPartException("Missing boundary in multipart.")
+    return boundary, charset
 
 
-def _urlencoded(body: bytes, limits: FormLimits) -> FormData:
+def _known_charset(name: str) -> str:
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return "latin-1"
+
+
+def urlencoded_form(body: bytes, limits: FormLimits) -> FormData:
+    """An urlencoded body's form."""
     try:
         text = body.decode()
     except UnicodeDecodeError:
         raise HTTPError(400, "Malformed form body: not UTF-8") from None
     pairs = parse_query(text)
+    if len(pairs) > limits.max_fields:
+        raise _too_many("fields", limits.max_fields)
     if len(pairs) > limits.max_parts:
         raise _too_many_parts(limits)
-    if limits.max_fields is not None and len(pairs) > limits.max_fields:
-        raise _too_many("fields", limits.max_fields)
     limit = limits.max_field_size
     for name, value in pairs:
-        if len(value) > limit:
-            raise _field_too_large(name, limits)
+        if len(name) + len(value) > limit:
+            raise MultiPartException(f"Field exceeded maximum size of {_size(limit)}.")
     return FormData(list(pairs))
+
+
+def _size(limit: int) -> str:
+    """A limit as Starlette says it (``10KB``), or in bytes where that is not exact."""
+    return f"{limit // 1024}KB" if limit % 1024 == 0 else f"{limit} bytes"
 
 
 def _too_many_parts(limits: FormLimits) -> HTTPError:
     return HTTPError(413, f"The form has more than {limits.max_parts} parts (max_form_parts)")
 
 
-def _too_many(kind: str, limit: int) -> HTTPError:
-    return HTTPError(400, f"The form has more than {limit} {kind} (form_limits max_{kind})")
+def _too_many(kind: str, limit: int) -> MultiPartException:
+    return MultiPartException(f"Too many {kind}. Maximum number of {kind} is {limit}.")
 
 
-def _field_too_large(name: str, limits: FormLimits) -> HTTPError:
-    return HTTPError(
-        400,
-        f"Form field {name!r} exceeds {limits.max_field_size} bytes (max_form_field_size)",
-    )
+def _field_too_large(limits: FormLimits) -> MultiPartException:
+    return MultiPartException(f"Part exceeded maximum size of {_size(limits.max_field_size)}.")
 
 
 def _file_too_large(name: str, limits: FormLimits) -> HTTPError:
     return HTTPError(413, f"File {name!r} exceeds {limits.max_file_size} bytes (max_file_size)")
 
 
-async def _multipart(request: FormSource, boundary: str, limits: FormLimits) -> FormData:
+async def multipart_form(
+    options: str, chunks: AsyncIterator[bytes], limits: FormLimits
+) -> FormData:
+    """A multipart body's form, parsed as its ``chunks`` come; ``options``: what follows
+    the media type in its Content-Type (the boundary, a charset)."""
+    boundary, charset = _multipart_options(options)
     # Part headers are read as latin-1, which takes any byte: a name or filename is then
     # decoded as UTF-8 where it is that, else kept as latin-1 (Starlette's rule), so that a
-    # client's non-UTF-8 filename is taken, not refused.
-    parser = multipart.PushMultipartParser(
-        boundary, max_segment_count=limits.max_parts, header_charset="latin-1"
-    )
+    # client's non-UTF-8 filename is taken, not refused. Parts are counted by _Part, which
+    # knows a file from a field.
+    parser = multipart.PushMultipartParser(boundary, header_charset="latin-1")
     pairs: list[tuple[str, FormValue]] = []
-    part = _Part(limits)
+    part = _Part(limits, charset)
     try:
-        await _parse(request, parser, part, pairs, limits)
+        await _parse(chunks, parser, part, pairs)
     except BaseException:
         await FormData(pairs).close()
         part.discard()
@@ -141,15 +185,11 @@ async def _multipart(request: FormSource, boundary: str, limits: FormLimits) -> 
 
 
 async def _parse(
-    request: FormSource,
-    parser: Any,
-    part: _Part,
-    pairs: list[tuple[str, FormValue]],
-    limits: FormLimits,
+    chunks: AsyncIterator[bytes], parser: Any, part: _Part, pairs: list[tuple[str, FormValue]]
 ) -> None:
     try:
         empty = True
-        async for chunk in request.stream():
+        async for chunk in chunks:
             empty = empty and not chunk
             for event in parser.parse(chunk):
                 part.take(event, pairs)
@@ -157,14 +197,9 @@ async def _parse(
             return
         for event in parser.parse(b""):
             part.take(event, pairs)
-    except multipart.ParserLimitReached as exc:
-        # The parser counts parts as they start: with max_parts of them finished, the limit
-        # reached is theirs (its message's words are not relied on).
-        if part.finished >= limits.max_parts:
-            raise _too_many_parts(limits) from None
-        raise HTTPError(413, f"Malformed multipart body: {_reason(exc)}") from None
-    except multipart.MultipartError as exc:
-        raise HTTPError(400, f"Malformed multipart body: {_reason(exc)}") from None
+    except multipart.MultipartError as exc:  # its limits on a part's headers among them
+        # Starlette's words, and the parser's reason after them (Starlette gives none).
+        raise MultiPartException(f"Invalid multipart data: {_reason(exc)}") from None
 
 
 def _reason(exc: multipart.MultipartError) -> str:
@@ -188,20 +223,16 @@ class _Part:
     """The part being received: a field's bytes (held to ``max_form_field_size``) or a
     file's (spooled, held to ``max_file_size``)."""
 
-    __slots__ = ("_chunks", "_counts", "_file", "_limits", "_received", "_segment")
+    __slots__ = ("_charset", "_chunks", "_counts", "_file", "_limits", "_received", "_segment")
 
-    def __init__(self, limits: FormLimits) -> None:
+    def __init__(self, limits: FormLimits, charset: str) -> None:
         self._limits = limits
+        self._charset = charset  # the body's, for a field whose part names none
         self._counts = {"fields": 0, "files": 0}  # for form_limits' max_fields, max_files
         self._segment: Any = None
         self._chunks: list[bytes] = []
         self._file: UploadFile | None = None
         self._received = 0
-
-    @property
-    def finished(self) -> int:
-        """How many parts have been received whole."""
-        return self._counts["fields"] + self._counts["files"]
 
     def take(self, event: Any, pairs: list[tuple[str, FormValue]]) -> None:
         if isinstance(event, multipart.MultipartSegment):
@@ -216,12 +247,23 @@ class _Part:
                 self._file.file.write(event)
             else:
                 if self._received > self._limits.max_field_size:
-                    raise _field_too_large(self._segment.name, self._limits)
+                    raise _field_too_large(self._limits)
                 self._chunks.append(event)
 
     def _start(self, segment: Any) -> None:
         if not segment.name:
-            raise HTTPError(400, "Malformed multipart body: a part has no name")
+            raise MultiPartException(
+                'The Content-Disposition header field "name" must be provided.'
+            )
+        # Counted as it starts, files apart from fields (Starlette's order of refusals),
+        # then against hasten's bound on both.
+        kind = "files" if segment.filename is not None else "fields"
+        count = self._counts[kind] = self._counts[kind] + 1
+        limit: int = getattr(self._limits, f"max_{kind}")
+        if count > limit:
+            raise _too_many(kind, limit)
+        if self._counts["fields"] + self._counts["files"] > self._limits.max_parts:
+            raise _too_many_parts(self._limits)
         segment.name = _text(segment.name)
         if segment.filename is not None:
             segment.filename = _text(segment.filename)
@@ -237,7 +279,7 @@ class _Part:
         if declared is not None and declared.isdigit() and int(declared) > limit:
             if segment.filename is not None:
                 raise _file_too_large(segment.filename, self._limits)
-            raise _field_too_large(segment.name, self._limits)
+            raise _field_too_large(self._limits)
         if segment.filename is not None:
             headers = Headers([(name.lower(), value) for name, value in segment.headerlist])
             self._file = UploadFile(
@@ -251,11 +293,6 @@ class _Part:
 
     def _finish(self, pairs: list[tuple[str, FormValue]]) -> None:
         segment = self._segment
-        kind = "files" if self._file is not None else "fields"
-        self._counts[kind] += 1
-        limit = getattr(self._limits, f"max_{kind}")
-        if limit is not None and self._counts[kind] > limit:
-            raise _too_many(kind, limit)
         if self._file is not None:
             self._file.size = self._received
             self._file.file.seek(0)
@@ -264,11 +301,9 @@ class _Part:
             return
         data = b"".join(self._chunks)
         try:
-            text = data.decode(segment.charset or "utf-8")
+            text = data.decode(segment.charset or self._charset)
         except (UnicodeDecodeError, LookupError):
-            raise HTTPError(
-                400, f"Malformed multipart body: field {segment.name!r} is not text"
-            ) from None
+            text = data.decode("latin-1")  # any bytes, kept: Starlette's rule
         pairs.append((segment.name, text))
 
     def discard(self) -> None:
@@ -287,12 +322,15 @@ class FormLimits:
     max_field_size: int
     max_file_size: int
     spool_size: int
-    max_fields: int | None = None
-    max_files: int | None = None
+    max_fields: int = DEFAULT_MAX_FIELDS
+    max_files: int = DEFAULT_MAX_FILES
 
     def given(self, limits: Mapping[str, Any]) -> FormLimits:
-        """These limits with FastAPI's ``form_limits`` keys over them."""
+        """These limits with FastAPI's ``form_limits`` keys over them. Given both
+        ``max_fields`` and ``max_files``, a form may have as many parts as they add up to."""
         changes = {key: value for key, value in limits.items() if key != "max_part_size"}
         if "max_part_size" in limits:
             changes["max_field_size"] = limits["max_part_size"]
+        if "max_fields" in changes and "max_files" in changes:
+            changes["max_parts"] = max(self.max_parts, changes["max_fields"] + changes["max_files"])
         return dataclasses.replace(self, **changes) if changes else self

@@ -193,6 +193,12 @@ class Request(Connection):
                 cleanup_of(self).form = form
         return self._form
 
+    async def close(self) -> None:
+        """Close the files of the form read, now (Starlette's; they are closed once the
+        response is sent in any case)."""
+        if self._form is not None:
+            await self._form.close()
+
     async def json(self) -> Any:
         """The body decoded as JSON; malformed JSON, or JSON nested past ``max_json_depth``,
         is a 400."""

@@ -70,7 +70,7 @@ def test_bad_forms_get_their_answer_on_the_wire(di_server: str) -> None:
         stream_ended = "Unexpected end of multipart stream (parser closed)"
         assert (response.status_code, response.json()) == (
             400,
-            {"detail": f"Malformed multipart body: {stream_ended}"},
+            {"detail": f"Invalid multipart data: {stream_ended}"},
         )
         # As in FastAPI, a JSON body to a form route is an empty form: every field missing.
         response = client.post("/form", json={"a": 1})

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from hasten import App, FileResponse, Form, Header, Request, Response, UploadFile
 from hasten._http.connection import _parse_cookies
 from hasten._http.files import _preconditions, _single_range, _timestamp
-from hasten._http.forms import _boundary
+from hasten._http.forms import _multipart_options
 from hasten.datastructures import Headers
 from hasten.errors import HTTPError
 from hasten.middleware import GZipMiddleware, ProxyHeadersMiddleware
@@ -149,7 +149,7 @@ def test_a_boundary_is_found_or_refused_with_a_400(media_type: str) -> None:
     _, _, options = media_type.partition(";")
     found: str | int
     try:
-        found = _boundary(options)
+        found, _ = _multipart_options(options)
     except HTTPError as exc:
         found = exc.status
     assert found == 400 if isinstance(found, int) else found
