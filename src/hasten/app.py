@@ -613,8 +613,17 @@ class App(Starlette):
 # What ``_exception_handler_table`` tells apart from a replacement.
 _EXCEPTION_MIDDLEWARE_INIT = ExceptionMiddleware.__init__
 
+
 # A Mount made by hand with routes (Starlette's) serves them with an app of its own.
-Mount.app_of_routes = lambda routes, middleware: Starlette(routes=routes, middleware=middleware)
+def _app_of_routes(
+    routes: Sequence[BaseRoute], middleware: Sequence[Any], max_body_size: int | None
+) -> Starlette:
+    if max_body_size is None:  # the app's own default, not no limit
+        return Starlette(routes=routes, middleware=middleware)
+    return Starlette(routes=routes, middleware=middleware, max_body_size=max_body_size)
+
+
+Mount.app_of_routes = _app_of_routes
 
 
 def _app_of_router(router: Router) -> Starlette:

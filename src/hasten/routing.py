@@ -312,7 +312,7 @@ class Router:
         if isinstance(app, BaseRoute):
             # A Starlette route is an ASGI app too: served by an app of that one route.
             assert Mount.app_of_routes is not None, "hasten.app sets it when it is imported"
-            app = Mount.app_of_routes([app], ())
+            app = Mount.app_of_routes([app], (), None)
         if not (is_native(app) or callable(app)):
             raise TypeError(f"Cannot mount {app!r}: it is neither an ASGI app nor StaticFiles")
         for route in Mount(path, app=app, name=name).both():

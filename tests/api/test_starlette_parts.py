@@ -18,6 +18,10 @@ from hasten._served_as.starlette.formparsers import (
     MultiPartException,
     MultiPartParser,
 )
+from hasten._served_as.starlette.middleware.body_limit import (
+    MAX_BODY_SIZE_SCOPE_KEY,
+    RequestBodyLimitMiddleware,
+)
 from hasten._served_as.starlette.middleware.gzip import GZipMiddleware as StarletteGZip
 from hasten.app import Starlette
 from hasten.datastructures import URL, Headers, UploadFile
@@ -374,3 +378,55 @@ async def _parse_forms() -> None:
 def test_starlettes_form_message_warns_that_it_is_deprecated() -> None:
     with pytest.warns(StarletteDeprecationWarning, match="`FormMessage` is deprecated"):
         assert FormMessage(1) is FormMessage.FIELD_START
+
+
+async def _echo(request: Request) -> Response:
+    return Response(await request.body())
+
+
+def test_a_route_and_a_mount_given_by_hand_hold_their_own_body_limit(
+    serve: ClientFactory,
+) -> None:
+    app = Starlette(
+        routes=[
+            RequestRoute("/small", _echo, methods=["POST"]),
+            RequestRoute("/route", _echo, methods=["POST"], max_body_size=10),
+            Mount("/mount", routes=[RequestRoute("/", _echo, methods=["POST"])], max_body_size=10),
+            RequestRoute("/lower", _echo, methods=["POST"], max_body_size=2),
+        ],
+        max_body_size=5,
+    )
+    client = serve(app)
+    too_large = "Request body of 8 bytes exceeds the limit of 5 bytes"
+    answers = [client.post(path, content=b"12345678") for path in ("/small", "/route", "/mount/")]
+    assert [(r.status_code, r.text) for r in answers] == [
+        (413, too_large),
+        (200, "12345678"),
+        (200, "12345678"),
+    ]
+    response = client.post("/lower", content=b"123")
+    assert (response.status_code, response.text) == (
+        413,
+        "Request body of 3 bytes exceeds the limit of 2 bytes",
+    )
+    with pytest.raises(ValueError, match="max_body_size"):
+        RequestRoute("/", _echo, max_body_size=-1)
+
+
+def test_starlettes_body_limit_middleware_counts_what_the_app_receives() -> None:
+    seen: list[Any] = []
+
+    async def endpoint(request: Request) -> Response:
+        seen.append(request.scope[MAX_BODY_SIZE_SCOPE_KEY])
+        return Response(await request.body())
+
+    inner = Starlette(routes=[RequestRoute("/", endpoint, methods=["POST"])])
+    with TestClient(RequestBodyLimitMiddleware(inner, max_body_size=5)) as client:
+        response = client.post("/", content=b"12345")
+        assert (response.status_code, response.text, seen) == (200, "12345", [5])
+        # Read past the limit with no length declared: the app's handler answers.
+        response = client.post("/", content=iter([b"123", b"456"]))
+        assert (response.status_code, response.text) == (413, "Content Too Large")
+        # Declared past it: refused before the app is called.
+        response = client.post("/", content=b"123456")
+        assert (response.status_code, response.text, len(seen)) == (413, "Content Too Large", 2)

@@ -25,6 +25,7 @@ from hasten._params.endpoints import Endpoint, RouteOptions
 from hasten._serve.mounts import MountResponse, given_path_params, serve_websocket
 from hasten._serve.registration import registering
 from hasten._serve.routes import HTTP_METHODS, WEBSOCKET, BaseRoute, Mount
+from hasten._settings import check_body_size
 
 __all__ = [
     "RequestRoute",
@@ -106,6 +107,7 @@ def request_route_parts(
     name: str | None = None,
     include_in_schema: bool = True,
     middleware: Sequence[Any] | None = None,
+    max_body_size: int | None = None,
     prefix: str = "",
 ) -> Parts:
     """A RequestRoute's parts: its path, methods, compiled handler and endpoint."""
@@ -126,7 +128,11 @@ def request_route_parts(
         handler = _named_after(_calling(called or endpoint), endpoint)
     else:
         handler = _serving(endpoint)
-    options = RouteOptions(name=name or endpoint_name(endpoint), include_in_schema=False)
+    options = RouteOptions(
+        name=name or endpoint_name(endpoint),
+        include_in_schema=False,
+        max_body_size=check_body_size(max_body_size, f"Route({path!r})"),
+    )
     del include_in_schema  # Starlette's schemas only: no route of Starlette's is in OpenAPI
     with registering(endpoint, f"{'|'.join(sorted(wanted))} {path}"):
         compiled = Endpoint(handler, template.with_prefix(prefix), options)
@@ -175,7 +181,7 @@ def _with_head(methods: frozenset[str]) -> frozenset[str]:
 
 def _app_of(routes: Sequence[BaseRoute], middleware: Sequence[Any]) -> Any:
     assert Mount.app_of_routes is not None, "hasten.app sets it when it is imported"
-    return Mount.app_of_routes(routes, middleware)
+    return Mount.app_of_routes(routes, middleware, None)
 
 
 def endpoint_name(endpoint: Any) -> str:

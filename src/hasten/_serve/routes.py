@@ -340,7 +340,7 @@ class BaseRoute:
         app = self._as_app
         if app is None:
             assert Mount.app_of_routes is not None, "hasten.app sets it when it is imported"
-            app = Mount.app_of_routes([self], ())
+            app = Mount.app_of_routes([self], (), None)
             object.__setattr__(self, "_as_app", app)  # frozen, but made once as a cache
         await app(scope, receive, send)
 
@@ -614,10 +614,10 @@ class Mount(AppRoute):
     """
 
     # How routes given by hand become an app, with the middleware (``Middleware`` entries)
-    # given with them (hasten.app's Starlette, which sits above).
-    app_of_routes: typing.ClassVar[Callable[[Sequence[BaseRoute], Sequence[Any]], Any] | None] = (
-        None
-    )
+    # and body limit given with them (hasten.app's Starlette, which sits above).
+    app_of_routes: typing.ClassVar[
+        Callable[[Sequence[BaseRoute], Sequence[Any], int | None], Any] | None
+    ] = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if (args and isinstance(args[0], str)) or "path" in kwargs:
@@ -678,12 +678,14 @@ def _mount_by_hand(
     name: str | None = None,
     *,
     middleware: Sequence[Any] | None = None,
+    max_body_size: int | None = None,
 ) -> tuple[PathTemplate, frozenset[str], MountEndpoint]:
     if (app is None) == (routes is None):
         raise TypeError(f"Mount({path!r}) takes an app or routes, one of them")
-    if app is None or middleware:
+    check_body_size(max_body_size, f"Mount({path!r})")
+    if app is None or middleware or max_body_size is not None:
         assert Mount.app_of_routes is not None, "hasten.app sets it when it is imported"
-        app = Mount.app_of_routes(routes or [Mount("/", app=app)], middleware or ())
+        app = Mount.app_of_routes(routes or [Mount("/", app=app)], middleware or (), max_body_size)
     methods: frozenset[str] = (
         frozenset(app.methods) if is_native(app) else HTTP_METHODS | {WEBSOCKET}
     )
