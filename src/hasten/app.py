@@ -95,8 +95,9 @@ class Starlette(Router):
     ``__rsgi_init__``, or the first request) everything is compiled and frozen.
     """
 
-    # The settings this class's apps have unless given: Starlette has no OpenAPI document.
-    _default_settings: ClassVar[Mapping[str, Any]] = {"openapi_url": None}
+    # The settings this class's apps have unless given: Starlette has no OpenAPI document,
+    # nor telemetry of its own (FastAPI's; Starlette's is a middleware one adds).
+    _default_settings: ClassVar[Mapping[str, Any]] = {"openapi_url": None, "tracing": False}
     # How its errors answer unless the app's own handlers say: Starlette's in plain text.
     _default_exception_handlers: ClassVar[Mapping[type[BaseException] | int, Any]] = {
         HTTPError: plain_text_error_response

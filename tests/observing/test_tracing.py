@@ -491,3 +491,44 @@ def test_a_configuration_it_cannot_honour_is_logged_and_the_app_starts(
         assert client.get("/").status_code == 404
     [record] = [r for r in caplog.records if "Automatic telemetry" in r.getMessage()]
     assert "http/protobuf only" in record.getMessage()
+
+
+def test_starlettes_middleware_makes_one_span_named_by_the_route_a_starlette_app_none(
+    recorded: Recorded,
+) -> None:
+    from hasten._served_as.starlette.middleware.opentelemetry import OpenTelemetryMiddleware
+    from hasten.app import Starlette
+    from hasten.middleware import Middleware
+    from hasten.responses import PlainTextResponse
+    from hasten.routing import RequestRoute
+
+    async def user(request: Any) -> PlainTextResponse:
+        return PlainTextResponse(request.path_params["name"])
+
+    tracer = recorded.config["tracer_provider"]
+    app = Starlette(
+        routes=[RequestRoute("/users/{name:str}", user)],
+        middleware=[
+            Middleware(OpenTelemetryMiddleware, tracer_provider=tracer),
+            Middleware(OpenTelemetryMiddleware, tracer_provider=tracer),  # still one span
+        ],
+        telemetry=recorded.config,  # the app's own telemetry: off, as Starlette has none
+    )
+    with TestClient(app) as client:
+        response = client.get("/users/ada?x=1", headers={"user-agent": "probe"})
+    assert (response.status_code, response.text) == (200, "ada")
+    (span,) = recorded.spans.get_finished_spans()
+    assert (span.name, span.kind) == ("GET /users/{name}", trace.SpanKind.SERVER)
+    assert dict(span.attributes or {}) == {
+        "http.request.method": "GET",
+        "url.path": "/users/ada",
+        "url.scheme": "http",
+        "url.query": "x=1",
+        "server.address": "testserver",
+        "server.port": 80,
+        "network.protocol.version": "1.1",
+        "client.address": "testclient",
+        "user_agent.original": "probe",
+        "http.response.status_code": 200,
+        "http.route": "/users/{name}",
+    }

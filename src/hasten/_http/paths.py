@@ -186,6 +186,12 @@ class PathTemplate:
         return all(isinstance(segment, str) for segment in self.segments)
 
     @property
+    def path_format(self) -> str:
+        """The path with each parameter as ``{name}``, its converter left out (Starlette's
+        ``route.path_format``: what telemetry names a route by)."""
+        return _PARAM.sub(r"{\1}", self.path)
+
+    @property
     def params(self) -> tuple[Param, ...]:
         return tuple(segment for segment in self.segments if isinstance(segment, Param))
 

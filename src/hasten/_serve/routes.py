@@ -287,6 +287,11 @@ class BaseRoute:
         return self.template.path
 
     @property
+    def path_format(self) -> str:
+        """The path with each parameter as ``{name}`` (Starlette's)."""
+        return self.template.path_format
+
+    @property
     def name(self) -> str:
         """What ``url_for`` calls the route: its ``name=``, else its handler's name."""
         name = self.compiled.options.name
