@@ -430,3 +430,22 @@ def test_starlettes_body_limit_middleware_counts_what_the_app_receives() -> None
         # Declared past it: refused before the app is called.
         response = client.post("/", content=b"123456")
         assert (response.status_code, response.text, len(seen)) == (413, "Content Too Large", 2)
+
+
+def test_a_scope_and_a_response_start_without_headers_are_read_as_having_none() -> None:
+    # ASGI makes both optional: a request built by hand, and an app that starts its
+    # response without them (the test client is as lenient as the servers).
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request({"type": "http", "method": "POST", "path": "/"}, receive)
+        body = await request.body()
+        await send({"type": "http.response.start", "status": 200})
+        await send(
+            {"type": "http.response.body", "body": body + b"|" + str(len(request.headers)).encode()}
+        )
+
+    response = TestClient(app).post("/", content=b"abc")  # no lifespan: a bare app
+    assert (response.status_code, response.content, response.headers.multi_items()) == (
+        200,
+        b"abc|0",
+        [],
+    )

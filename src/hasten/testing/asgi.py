@@ -54,7 +54,7 @@ class HTTPExchange:
             self.result.status = message["status"]
             self.result.headers = [
                 (name.decode("latin-1"), value.decode("latin-1"))
-                for name, value in message["headers"]
+                for name, value in message.get("headers", ())
             ]
         elif kind == "http.response.body":
             if not self.result.responded:

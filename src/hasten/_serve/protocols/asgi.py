@@ -53,7 +53,10 @@ def route_path(scope: Scope) -> str:
 
 
 def _decoded(scope: Scope) -> list[tuple[str, str]]:
-    return [(name.decode("latin-1"), value.decode("latin-1")) for name, value in scope["headers"]]
+    return [
+        (name.decode("latin-1"), value.decode("latin-1"))
+        for name, value in scope.get("headers", ())
+    ]
 
 
 def _peer(scope: Scope) -> Address | None:
