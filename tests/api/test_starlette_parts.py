@@ -449,3 +449,35 @@ def test_a_scope_and_a_response_start_without_headers_are_read_as_having_none() 
         b"abc|0",
         [],
     )
+
+
+def test_early_hints_and_push_go_out_where_the_server_offers_them() -> None:
+    sent: list[Any] = []
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    async def hint(extensions: dict[str, Any]) -> None:
+        headers = [(b"accept", b"text/css"), (b"cookie", b"a=1")]
+        scope = {"type": "http", "headers": headers, "extensions": extensions}
+        request = Request(scope, send=send)
+        await request.send_early_hints("</a.css>; rel=preload", "</b.js>; rel=modulepreload")
+        await request.send_push_promise("/a.css")
+
+    asyncio.run(hint({}))
+    assert sent == []  # offered by none: nothing sent
+    asyncio.run(hint({"http.response.early_hint": {}, "http.response.push": {}}))
+    assert sent == [
+        {
+            "type": "http.response.early_hint",
+            "links": [b"</a.css>; rel=preload", b"</b.js>; rel=modulepreload"],
+        },
+        # The request's headers a pushed request takes; not its cookie.
+        {"type": "http.response.push", "path": "/a.css", "headers": [(b"accept", b"text/css")]},
+    ]
+    with pytest.raises(RuntimeError, match="Send channel has not been made available"):
+        asyncio.run(
+            Request(
+                {"type": "http", "extensions": {"http.response.early_hint": {}}}
+            ).send_early_hints("<x>")
+        )

@@ -193,6 +193,14 @@ class Request(Connection):
                 cleanup_of(self).form = form
         return self._form
 
+    async def send_push_promise(self, path: str) -> None:
+        """Push ``path`` to the client where the server offers it (an ASGI server's
+        ``http.response.push``); RSGI offers no push: nothing."""
+
+    async def send_early_hints(self, link: str, /, *links: str) -> None:
+        """A 103 Early Hints response with these ``Link`` values where the server offers it
+        (an ASGI server's ``http.response.early_hint``); RSGI offers none: nothing."""
+
     async def close(self) -> None:
         """Close the files of the form read, now (Starlette's; they are closed once the
         response is sent in any case)."""

@@ -209,6 +209,7 @@ class ASGIDriver:
     async def send(self, wire: Wire, result: Result) -> None:
         scope = self._scope("http", wire)
         scope["method"] = wire.method
+        scope["extensions"] = {}  # none offered: no push, no early hints, no pathsend
         exchange = HTTPExchange(wire.chunks, result)
         await self.app(scope, exchange.receive, exchange.send)  # type: ignore[arg-type]
         if not exchange.complete:

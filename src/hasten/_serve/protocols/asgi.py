@@ -109,6 +109,30 @@ class ASGIRequest(ASGIScope, Request):
     def root_path(self) -> str:
         return str(self._scope.get("root_path", ""))
 
+    async def send_push_promise(self, path: str) -> None:
+        """Push ``path`` to the client (HTTP/2), where the server offers it (ASGI's
+        ``http.response.push``); else nothing."""
+        if "http.response.push" in self._scope.get("extensions", {}):
+            headers = [
+                (name.encode("latin-1"), value.encode("latin-1"))
+                for name in _PUSHED_HEADERS
+                for value in self.headers.getlist(name)
+            ]
+            await self._channel.send(
+                {"type": "http.response.push", "path": path, "headers": headers}
+            )
+
+    async def send_early_hints(self, link: str, /, *links: str) -> None:
+        """A 103 Early Hints response with these ``Link`` values, where the server offers it
+        (ASGI's ``http.response.early_hint``); else nothing."""
+        if "http.response.early_hint" in self._scope.get("extensions", {}):
+            raw = [value.encode("latin-1") for value in (link, *links)]
+            await self._channel.send({"type": "http.response.early_hint", "links": raw})
+
+
+# The request's headers a pushed request takes (ASGI's http.response.push).
+_PUSHED_HEADERS = ("accept", "accept-encoding", "accept-language", "cache-control", "user-agent")
+
 
 def _encoded(headers: Sequence[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
     return [(name.encode("latin-1"), value.encode("latin-1")) for name, value in headers]
