@@ -60,6 +60,22 @@ def test_state_for_the_app_and_for_each_request(serve: ClientFactory) -> None:
     assert serve(app).get("/").json() == ["hi", "ada", True]
 
 
+def test_state_is_read_by_key_too_and_keeps_the_dict_it_is_given() -> None:
+    values: dict[str, Any] = {"a": 1}
+    state = State(values, b=2)
+    state["c"] = 3
+    state.d = 4
+    del state["a"]
+    assert (values, state["b"], list(state), len(state)) == (
+        {"b": 2, "c": 3, "d": 4},
+        2,
+        ["b", "c", "d"],
+        3,
+    )
+    with pytest.raises(KeyError):
+        state["a"]
+
+
 def test_state_names_a_missing_attribute() -> None:
     state = State(a=1)
     assert state.a == 1

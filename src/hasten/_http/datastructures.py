@@ -632,10 +632,29 @@ class URLPath(str):
 
 
 class State:
-    """Attributes set freely: ``app.state.db = pool``, ``request.state.user = user``."""
+    """Attributes set freely: ``app.state.db = pool``, ``request.state.user = user``; also
+    read and set by key (``state["db"]``), as Starlette's. ``State(values)`` keeps that very
+    dict, so that what is set on it is set there."""
 
-    def __init__(self, **values: Any) -> None:
-        self.__dict__.update(values)
+    def __init__(self, values: dict[str, Any] | None = None, /, **more: Any) -> None:
+        if values is not None:
+            self.__dict__ = values
+        self.__dict__.update(more)
+
+    def __getitem__(self, name: str) -> Any:
+        return self.__dict__[name]
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        self.__dict__[name] = value
+
+    def __delitem__(self, name: str) -> None:
+        del self.__dict__[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.__dict__)
+
+    def __len__(self) -> int:
+        return len(self.__dict__)
 
     def __getattr__(self, name: str) -> Any:
         raise AttributeError(f"State has no attribute {name!r}; set it first")

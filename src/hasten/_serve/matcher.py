@@ -90,7 +90,8 @@ def _not_allowed(methods: Iterable[str]) -> Target:
     allow = ", ".join(sorted(methods))
 
     async def method_not_allowed(request: Request) -> Any:
-        raise HTTPError(405, f"Method {request.method} not allowed", {"allow": allow})
+        # Starlette's and FastAPI's words; Allow says what the path takes.
+        raise HTTPError(405, "Method Not Allowed", {"allow": allow})
 
     return Target("method not allowed", method_not_allowed, _RENDER_AS_IS)
 

@@ -127,7 +127,7 @@ EXPECTED: dict[str, Answer | dict[str, Answer]] = {
     "static: a folder symlinked out": (404, NOT_FOUND),
     "static: ..%2f": (404, NOT_FOUND),
     "static: %00": (404, NOT_FOUND),
-    "static: POST": (405, b'{"detail":"Method POST not allowed"}'),
+    "static: POST": (405, b'{"detail":"Method Not Allowed"}'),
     "upgrade: from another site's page": (403, b""),
     "upgrade: no Sec-WebSocket-Key": granian_or_uvicorn(
         (400, b'No "Sec-WebSocket-Key" header'),
@@ -148,7 +148,7 @@ EXPECTED: dict[str, Answer | dict[str, Answer]] = {
     "stats: the token in the query string": (401, NO_TOKEN),
     "stats: another bearer token": (403, b'{"detail":"The token is not the stats token"}'),
     "stats: the token as Basic credentials": (401, NO_TOKEN),
-    "metrics: an invented method": (405, b'{"detail":"Method BREW not allowed"}'),
+    "metrics: an invented method": (405, b'{"detail":"Method Not Allowed"}'),
     "Host with a port": (200, HELLO),
     "Host with a trailing dot": (400, BAD_HOST),
     "Host of another site": (400, BAD_HOST),
