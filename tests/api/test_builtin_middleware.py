@@ -27,6 +27,7 @@ from hasten.middleware import (
     TrustedHostMiddleware,
 )
 from hasten.middleware.headers import HeaderMiddleware
+from hasten.testing import TestClient
 from hasten.types import CallNext
 from tests.conftest import ClientFactory
 
@@ -802,3 +803,44 @@ def test_https_redirect_refuses_a_malformed_host(serve: ClientFactory) -> None:
     client = serve(app_with(HTTPSRedirectMiddleware), follow_redirects=False)
     response = client.get("/hello", headers={"host": "example.com:@evil.com"})
     assert (response.status_code, response.json()) == (400, USER_INFORMATION)
+
+
+def test_cors_adds_origin_to_every_vary_line_the_response_has(serve: ClientFactory) -> None:
+    app = App()
+    app.add_middleware(CORSMiddleware, allow_origins=["*"])
+
+    @app.get("/")
+    async def page() -> Response:
+        response = PlainTextResponse("page", headers={"Vary": "Accept-Encoding"})
+        response.headers.append("Vary", "Accept-Language")
+        return response
+
+    response = serve(app).get("/", headers={"Origin": "https://a.example"})
+    assert (response.status_code, response.headers.get_list("vary")) == (
+        200,
+        ["Accept-Encoding, Accept-Language, Origin"],
+    )
+
+
+def test_the_chains_middleware_wrap_an_asgi_app_as_starlettes_do() -> None:
+    # Starlette's way to put a middleware around a whole app, errors and mounts included.
+    inner = App()
+
+    @inner.get("/hello")
+    async def hello() -> str:
+        return "hi"
+
+    cors: Any = CORSMiddleware  # typed for add_middleware's options, not this call
+    wrapped = cors(inner, allow_origins=["https://a.example"])
+    redirecting = HTTPSRedirectMiddleware(app=inner)
+    with TestClient(wrapped) as client:
+        response = client.get("/hello", headers={"Origin": "https://a.example"})
+        assert (response.status_code, response.json()) == (200, "hi")
+        assert response.headers["access-control-allow-origin"] == "https://a.example"
+    with TestClient(redirecting) as client:
+        response = client.get("/hello", follow_redirects=False)
+        assert (response.status_code, response.headers["location"]) == (
+            307,
+            "https://testserver/hello",
+        )
+    assert isinstance(CORSMiddleware(allow_origins=["*"]), CORSMiddleware)  # as before

@@ -27,6 +27,7 @@ from hasten.app import Starlette
 from hasten.datastructures import URL, Headers, UploadFile
 from hasten.errors import HTTPException, StarletteDeprecationWarning
 from hasten.middleware import Middleware
+from hasten.middleware.base import BaseHTTPMiddleware
 from hasten.middleware.exceptions import ExceptionMiddleware, ServerErrorMiddleware
 from hasten.responses import JSONResponse, PlainTextResponse, Response
 from hasten.routing import Mount, NoMatchFound, RequestRoute, Router, WebSocketSessionRoute
@@ -481,3 +482,20 @@ def test_early_hints_and_push_go_out_where_the_server_offers_them() -> None:
                 {"type": "http", "extensions": {"http.response.early_hint": {}}}
             ).send_early_hints("<x>")
         )
+
+
+def test_base_http_middleware_wraps_an_asgi_app_as_starlettes_does() -> None:
+    async def inner(scope: Scope, receive: Receive, send: Send) -> None:
+        await PlainTextResponse("inner")(scope, receive, send)
+
+    async def stamp(request: Request, call_next: Any) -> Response:
+        response: Response = await call_next(request)
+        response.headers["x-stamped"] = "yes"
+        return response
+
+    response = TestClient(BaseHTTPMiddleware(inner, dispatch=stamp)).get("/any/path")
+    assert (response.status_code, response.text, response.headers["x-stamped"]) == (
+        200,
+        "inner",
+        "yes",
+    )

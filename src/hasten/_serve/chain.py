@@ -10,6 +10,7 @@ from types import FunctionType, MethodType
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, TypeVar, cast
 
 from hasten._params.descriptions import describe_handler
+from hasten._serve.routes import Mount
 
 if TYPE_CHECKING:
     from hasten._flow.contracts import CallNext, Handler
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EVERY_METHOD",
+    "ChainMiddleware",
     "HeaderMiddleware",
     "HeaderSteps",
     "build_chain",
@@ -31,7 +33,29 @@ __all__ = [
 ]
 
 
-class HeaderMiddleware:
+class ChainMiddleware:
+    """A middleware class of hasten's chain (``async (request, call_next) -> Response``),
+    added with ``app.add_middleware(Cls, **options)``. Called as Starlette's middleware is
+    called to wrap an ASGI app, ``Cls(app, **options)``, it gives that app served through
+    it instead: an app of one mount at ``/``, with this middleware (the wrapped app started
+    and stopped with it)."""
+
+    __slots__ = ()
+
+    def __new__(cls, *args: Any, **options: Any) -> Any:
+        if "app" in options or (args and callable(args[0])):
+            app = options.pop("app") if "app" in options else args[0]
+            rest = args if "app" in options else args[1:]
+            return _served_through(app, (cls, rest, options))
+        return super().__new__(cls)
+
+
+def _served_through(app: Any, middleware: tuple[type, tuple[Any, ...], dict[str, Any]]) -> Any:
+    assert Mount.app_of_routes is not None, "hasten.app sets it when it is imported"
+    return Mount.app_of_routes([Mount("/", app=app)], [middleware], None)
+
+
+class HeaderMiddleware(ChainMiddleware):
     """A middleware that may answer a request itself before the app does (``answer``) and
     otherwise only changes the headers of the app's response (``finish``), as CORS does.
 

@@ -12,6 +12,7 @@ from hasten._flow.contracts import CallNext
 from hasten._flow.contracts import Middleware as DispatchFunction
 from hasten._http.background import BackgroundTask
 from hasten._running.event_loop import on_asyncio
+from hasten._serve.routes import Mount
 
 __all__ = ["BaseHTTPMiddleware", "DispatchFunction", "RequestResponseEndpoint"]
 
@@ -27,12 +28,22 @@ class BaseHTTPMiddleware:
 
     def __init__(self, app: Any, dispatch: DispatchFunction | None = None) -> None:
         self.app = app
-        self.dispatch_func: DispatchFunction = _tasks_in_context(
-            self.dispatch if dispatch is None else dispatch
-        )
+        self._dispatch = self.dispatch if dispatch is None else dispatch
+        self.dispatch_func: DispatchFunction = _tasks_in_context(self._dispatch)
+        self._served: Any = None
 
     async def dispatch(self, request: Any, call_next: RequestResponseEndpoint) -> Any:
         raise NotImplementedError(f"{type(self).__name__} has no dispatch() of its own")
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Starlette's use of the class as an ASGI app around ``app``
+        (``BaseHTTPMiddleware(app, dispatch=...)``): ``app`` served through ``dispatch``, by
+        an app of one mount at ``/`` made at the first call."""
+        if self._served is None:
+            assert Mount.app_of_routes is not None, "hasten.app sets it when it is imported"
+            entry = (BaseHTTPMiddleware, (), {"dispatch": self._dispatch})
+            self._served = Mount.app_of_routes([Mount("/", app=self.app)], [entry], None)
+        await self._served(scope, receive, send)
 
 
 def _tasks_in_context(dispatch: DispatchFunction) -> DispatchFunction:

@@ -13,7 +13,7 @@ from hasten._http.requests import Request
 from hasten._http.responses import InThreads, Response, StreamingResponse, close_chunks
 from hasten._http.wire import allows_body
 from hasten._running.threads import submit
-from hasten._serve.chain import keeps_its_call
+from hasten._serve.chain import ChainMiddleware, keeps_its_call
 from hasten._serve.mounts import MountResponse
 from hasten.middleware.headers import add_vary
 
@@ -47,7 +47,7 @@ COMPRESSED_TYPES = (
 
 
 @keeps_its_call
-class GZipMiddleware:
+class GZipMiddleware(ChainMiddleware):
     """Compress responses of ``minimum_size`` bytes or more (streams always) for clients that
     send ``Accept-Encoding: gzip``, with ``Vary: Accept-Encoding``.
 

@@ -31,13 +31,15 @@ def set_header(headers: HeaderList, name: str, value: str) -> None:
 
 
 def vary(headers: HeaderList, name: str) -> None:
-    """Add ``name`` to the ``Vary`` of a header list (once), in place."""
-    for key, current in headers:
-        if key == "vary":  # the first Vary found, as Headers.get finds it
-            if name.lower() not in {item.strip().lower() for item in current.split(",")}:
-                set_header(headers, "vary", f"{current}, {name}")
-            return
-    headers.append(("vary", name))
+    """Add ``name`` to the ``Vary`` of a header list (once), in place. Several Vary lines
+    are one list (RFC 9110, 5.3): they become one line, none of their names lost."""
+    values = [value for key, value in headers if key == "vary"]
+    if not values:
+        headers.append(("vary", name))
+        return
+    names = {item.strip().lower() for value in values for item in value.split(",")}
+    if name.lower() not in names and "*" not in names:
+        set_header(headers, "vary", ", ".join([*values, name]))
 
 
 def add_vary(headers: MutableHeaders, name: str) -> None:

@@ -6,15 +6,15 @@ from hasten._flow.contracts import CallNext
 from hasten._http.hosts import host_port
 from hasten._http.requests import Request
 from hasten._http.responses import RedirectResponse, Response
-from hasten._serve.chain import keeps_its_call
+from hasten._serve.chain import ChainMiddleware, keeps_its_call
 
 __all__ = ["HTTPSRedirectMiddleware"]
 
-_DEFAULT_PORTS = ("", "80", "443")
+_DEFAULT_PORTS = (None, 80, 443)  # by value: ":000080" is port 80
 
 
 @keeps_its_call
-class HTTPSRedirectMiddleware:
+class HTTPSRedirectMiddleware(ChainMiddleware):
     """Answer a request that came over ``http`` with a 307 to the same URL over ``https``
     (a default port dropped), as Starlette's. Behind a proxy that ends TLS, add
     ``ProxyHeadersMiddleware`` before it, so that the scheme is the client's."""
@@ -24,5 +24,5 @@ class HTTPSRedirectMiddleware:
             return await call_next(request)
         url = request.url  # a malformed Host is a 400 here
         host, port = host_port(url.netloc)
-        netloc = host if port in _DEFAULT_PORTS else url.netloc
+        netloc = host if (int(port) if port else None) in _DEFAULT_PORTS else url.netloc
         return RedirectResponse(url.replace(scheme="https", netloc=netloc), status=307)

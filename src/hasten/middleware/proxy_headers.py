@@ -10,7 +10,7 @@ from hasten._http.datastructures import Address
 from hasten._http.hosts import host_port
 from hasten._http.requests import Request
 from hasten._http.responses import Response
-from hasten._serve.chain import keeps_its_call
+from hasten._serve.chain import ChainMiddleware, keeps_its_call
 
 __all__ = ["ProxyHeadersMiddleware"]
 
@@ -18,7 +18,7 @@ Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 @keeps_its_call
-class ProxyHeadersMiddleware:
+class ProxyHeadersMiddleware(ChainMiddleware):
     """Take ``X-Forwarded-For``, ``X-Forwarded-Proto`` and ``X-Forwarded-Host`` from a
     request that came through a trusted proxy, as uvicorn's middleware of that name does.
 

@@ -8,13 +8,13 @@ from hasten._flow.contracts import CallNext
 from hasten._http.hosts import host_port
 from hasten._http.requests import Request
 from hasten._http.responses import PlainTextResponse, RedirectResponse, Response
-from hasten._serve.chain import keeps_its_call
+from hasten._serve.chain import ChainMiddleware, keeps_its_call
 
 __all__ = ["TrustedHostMiddleware"]
 
 
 @keeps_its_call
-class TrustedHostMiddleware:
+class TrustedHostMiddleware(ChainMiddleware):
     """Answer 400 to a request whose ``Host`` is not in ``allowed_hosts`` (``example.com``,
     ``*.example.com`` for its subdomains, ``*`` for any), which guards against Host header
     attacks. With ``www_redirect``, a request to ``example.com`` when only
