@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from typing import Any, ClassVar, Literal
 
 from hasten._flow.contracts import Receive, Scope, Send
 from hasten._http.errors import HTTPException
 from hasten._http.requests import Request
 from hasten._http.responses import PlainTextResponse, Response
-from hasten._http.websockets import WebSocket, WebSocketDisconnect
+from hasten._http.websockets import WebSocket
 from hasten._running.concurrency import run_in_threadpool
 from hasten.status import WS_1003_UNSUPPORTED_DATA
 
@@ -89,32 +89,39 @@ class WebSocketEndpoint:
         close_code = 1000
         try:
             while True:
-                data = await self.decode(websocket, await websocket.receive())
-                await self.on_receive(websocket, data)
-        except WebSocketDisconnect as disconnect:
-            close_code = disconnect.code
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    close_code = message.get("code") or 1000
+                    break
+                await self.on_receive(websocket, await self.decode(websocket, message))
         except Exception:
             close_code = 1011
             raise
         finally:
             await self.on_disconnect(websocket, close_code)
 
-    async def decode(self, websocket: WebSocket, message: str | bytes) -> Any:
-        """``message`` as ``encoding`` asks: a message of the other kind closes the
+    async def decode(self, websocket: WebSocket, message: Mapping[str, Any]) -> Any:
+        """A ``websocket.receive`` message's data as ``encoding`` asks (None: its text or
+        bytes, as they came); a message of the other kind, or JSON that is not, closes the
         connection with 1003."""
-        if self.encoding == "text" and not isinstance(message, str):
-            await websocket.close(code=WS_1003_UNSUPPORTED_DATA)
-            raise RuntimeError("Expected text websocket messages, but got bytes")
-        if self.encoding == "bytes" and not isinstance(message, bytes):
-            await websocket.close(code=WS_1003_UNSUPPORTED_DATA)
-            raise RuntimeError("Expected bytes websocket messages, but got text")
+        text, data = message.get("text"), message.get("bytes")
+        if self.encoding == "text":
+            if text is None:
+                await websocket.close(code=WS_1003_UNSUPPORTED_DATA)
+                raise RuntimeError("Expected text websocket messages, but got bytes")
+            return text
+        if self.encoding == "bytes":
+            if data is None:
+                await websocket.close(code=WS_1003_UNSUPPORTED_DATA)
+                raise RuntimeError("Expected bytes websocket messages, but got text")
+            return data
         if self.encoding == "json":
             try:
-                return json.loads(message)
-            except json.JSONDecodeError:
+                return json.loads(text if text is not None else data or b"")
+            except (json.JSONDecodeError, UnicodeDecodeError):
                 await websocket.close(code=WS_1003_UNSUPPORTED_DATA)
                 raise RuntimeError("Malformed JSON data received.") from None
-        return message
+        return text if text is not None else data
 
     async def on_connect(self, websocket: WebSocket) -> None:
         """Override to handle an incoming connection; this one accepts it."""

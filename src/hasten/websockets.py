@@ -3,6 +3,7 @@
 The public names; the code is in ``hasten._http.websockets``."""
 
 from hasten._http.websockets import (
+    ConnectionState,
     WebSocket,
     WebSocketDisconnect,
     WebSocketDisconnected,
@@ -10,6 +11,7 @@ from hasten._http.websockets import (
 )
 
 __all__ = [
+    "ConnectionState",
     "WebSocket",
     "WebSocketDisconnect",
     "WebSocketDisconnected",

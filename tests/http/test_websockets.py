@@ -22,6 +22,7 @@ from hasten import (
 from hasten._cli.servers import Interface
 from hasten._serve.protocols import rsgi
 from hasten.testing import TestClient, WebSocketDenialResponse, WebSocketTestSession
+from hasten.websockets import WebSocketState
 from tests.conftest import ClientFactory
 
 
@@ -323,6 +324,8 @@ def test_accept_checks_the_offer_and_the_state(serve: ClientFactory) -> None:
     async def strict(websocket: WebSocket) -> None:
         with pytest.raises(ValueError, match="not offered"):
             await websocket.accept(subprotocol="nope")
+        # Before accept(): the handshake's message (Starlette's), then nothing to receive.
+        assert await websocket.receive() == {"type": "websocket.connect"}
         with pytest.raises(RuntimeError, match="accept it"):
             await websocket.receive()
         await websocket.accept()
@@ -568,4 +571,76 @@ def test_what_rsgi_cannot_send_is_said_once(
                 "said once",
             ),
         ]
+    )
+
+
+def test_starlettes_message_api_receive_send_and_states(serve: ClientFactory) -> None:
+    app = App()
+    seen: list[Any] = []
+
+    @app.websocket("/raw")
+    async def raw(websocket: WebSocket) -> None:
+        seen.append(websocket.client_state)
+        seen.append(await websocket.receive())
+        await websocket.send({"type": "websocket.accept"})
+        seen.append(websocket.application_state)
+        seen.append(await websocket.receive())
+        seen.append(await websocket.receive())
+        await websocket.send({"type": "websocket.send", "text": "text back"})
+        await websocket.send({"type": "websocket.send", "bytes": b"bytes back"})
+        with pytest.raises(RuntimeError, match="should be"):
+            await websocket.send_json({}, mode="other")  # type: ignore[arg-type]
+        seen.append(await websocket.receive_json(mode="binary"))
+        seen.append(await websocket.receive())
+        seen.append(websocket.client_state)
+
+    client = serve(app)
+    with client.websocket_connect("/raw") as ws:
+        ws.send_text("hi")
+        ws.send_bytes(b"\x00")
+        assert (ws.receive_text(), ws.receive_bytes()) == ("text back", b"bytes back")
+        ws.send_bytes(b'{"a": 1}')
+        ws.close(4001)
+    assert seen == [
+        WebSocketState.CONNECTING,
+        {"type": "websocket.connect"},
+        WebSocketState.CONNECTED,
+        {"type": "websocket.receive", "text": "hi"},
+        {"type": "websocket.receive", "bytes": b"\x00"},
+        {"a": 1},
+        # RSGI carries no close code.
+        {
+            "type": "websocket.disconnect",
+            "code": 4001 if client.interface == "asgi" else 1005,
+            "reason": "",
+        },
+        WebSocketState.DISCONNECTED,
+    ]
+
+
+def test_a_denial_response_sent_as_asgi_messages() -> None:
+    # ASGI's websocket.http.response (RSGI sends the status alone: test_refusals above).
+    app = App()
+
+    @app.websocket("/denied")
+    async def denied(websocket: WebSocket) -> None:
+        assert await websocket.receive() == {"type": "websocket.connect"}
+        start = {
+            "type": "websocket.http.response.start",
+            "status": 404,
+            "headers": [(b"x-why", b"gone")],
+        }
+        await websocket.send(start)
+        await websocket.send(
+            {"type": "websocket.http.response.body", "body": b"not ", "more_body": True}
+        )
+        await websocket.send({"type": "websocket.http.response.body", "body": b"here"})
+
+    client = TestClient(app, interface="asgi")
+    with pytest.raises(WebSocketDenialResponse) as denial, client.websocket_connect("/denied"):
+        pass
+    assert (denial.value.status_code, denial.value.content, denial.value.headers["x-why"]) == (
+        404,
+        b"not here",
+        "gone",
     )

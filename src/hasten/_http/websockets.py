@@ -9,7 +9,8 @@ message is accepted, received, sent and closed.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
+import enum
+from collections.abc import AsyncIterator, Awaitable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 import anyio
@@ -20,10 +21,39 @@ from hasten._http.connection import Connection
 if TYPE_CHECKING:
     from hasten._http.responses import Response
 
-__all__ = ["WebSocket", "WebSocketDisconnect", "WebSocketDisconnected", "WebSocketState"]
+__all__ = [
+    "ConnectionState",
+    "WebSocket",
+    "WebSocketDisconnect",
+    "WebSocketDisconnected",
+    "WebSocketState",
+]
 
-WebSocketState = Literal["connecting", "connected", "closed"]
+ConnectionState = Literal["connecting", "connected", "closed"]
 Message = str | bytes
+
+
+class WebSocketState(enum.Enum):
+    """Starlette's states of a WebSocket (``websocket.client_state``,
+    ``websocket.application_state``); hasten's own is ``websocket.connection_state``."""
+
+    CONNECTING = 0
+    CONNECTED = 1
+    DISCONNECTED = 2
+    RESPONSE = 3
+
+
+_STATES = {
+    "connecting": WebSocketState.CONNECTING,
+    "connected": WebSocketState.CONNECTED,
+    "closed": WebSocketState.DISCONNECTED,
+}
+_CONNECTION_STATES: dict[WebSocketState, ConnectionState] = {
+    WebSocketState.CONNECTING: "connecting",
+    WebSocketState.CONNECTED: "connected",
+    WebSocketState.DISCONNECTED: "closed",
+    WebSocketState.RESPONSE: "closed",
+}
 
 # RFC 6455 §7.4.1 close codes hasten sends.
 NORMAL = 1000
@@ -67,7 +97,22 @@ class WebSocket(Connection):
     ``websocket_idle_timeout`` with 1001.
     """
 
-    connection_state: WebSocketState = "connecting"
+    connection_state: ConnectionState = "connecting"
+    # Starlette's receive() gives the handshake's "websocket.connect" once, before accept().
+    _connect_given = False
+    # A denial response sent as ASGI messages (send()): its status, headers, body so far.
+    _denial: tuple[int, list[tuple[str, str]], bytearray] | None = None
+
+    @property
+    def client_state(self) -> WebSocketState:
+        """The connection's state, in Starlette's terms."""
+        return _STATES[self.connection_state]
+
+    @client_state.setter
+    def client_state(self, state: WebSocketState) -> None:
+        self.connection_state = _CONNECTION_STATES[state]
+
+    application_state = client_state
 
     def _origin_allowed(self) -> bool:
         """Whether ``websocket_allowed_origins`` lets this handshake's Origin in (a client
@@ -84,6 +129,9 @@ class WebSocket(Connection):
     # The protocol adapters implement these.
     async def _accept(self, subprotocol: str | None, headers: list[tuple[str, str]]) -> None:
         raise NotImplementedError
+
+    async def _connect(self) -> None:
+        """Take the server's opening of the handshake, where it sends one (ASGI)."""
 
     async def _receive(self) -> Message:
         """The next message; raises WebSocketDisconnect when the client closed."""
@@ -112,7 +160,9 @@ class WebSocket(Connection):
         return [item.strip() for value in offered for item in value.split(",") if item.strip()]
 
     async def accept(
-        self, subprotocol: str | None = None, headers: Mapping[str, str] | None = None
+        self,
+        subprotocol: str | None = None,
+        headers: Mapping[str, str] | Iterable[tuple[str | bytes, str | bytes]] | None = None,
     ) -> None:
         """Complete the handshake, choosing ``subprotocol`` (one the client offered) and
         adding ``headers`` to the 101 response (ASGI only: Granian's RSGI cannot send either).
@@ -130,12 +180,31 @@ class WebSocket(Connection):
         if not self._origin_allowed():
             await self.refuse(403)
             raise WebSocketDisconnect(POLICY_VIOLATION, "origin not allowed")
-        items = [(name.lower(), value) for name, value in (headers or {}).items()]
-        await self._accept(subprotocol, items)
+        await self._accept(subprotocol, _header_items(headers))
         self.connection_state = "connected"
 
-    async def receive(self) -> Message:
-        """The next message, text (str) or binary (bytes)."""
+    async def receive(self) -> dict[str, Any]:
+        """The next ASGI message, as Starlette's: ``{"type": "websocket.connect"}`` once
+        before ``accept()``, then ``{"type": "websocket.receive", "text": ...}`` (or
+        ``"bytes"``), and ``{"type": "websocket.disconnect", "code": ...}`` when the client
+        has gone (not raised, as ``receive_text`` and the others raise it)."""
+        if self.connection_state == "connecting" and not self._connect_given:
+            await self._connect()
+            self._connect_given = True
+            return {"type": "websocket.connect"}
+        if self.connection_state == "closed":
+            raise WebSocketDisconnected(
+                'Cannot call "receive" once a disconnect message has been received.'
+            )
+        try:
+            data = await self._receive_data()
+        except WebSocketDisconnect as gone:
+            return {"type": "websocket.disconnect", "code": gone.code, "reason": gone.reason}
+        kind = "text" if isinstance(data, str) else "bytes"
+        return {"type": "websocket.receive", kind: data}
+
+    async def _receive_data(self) -> Message:
+        """The next message's text (str) or bytes."""
         if self.connection_state != "connected":
             raise WebSocketDisconnected(
                 f"Cannot receive on a WebSocket that is {self.connection_state}: accept it"
@@ -160,20 +229,28 @@ class WebSocket(Connection):
         return message
 
     async def receive_text(self) -> str:
-        message = await self.receive()
+        message = await self._receive_data()
         if not isinstance(message, str):
             await self._fail(UNSUPPORTED_DATA, "expected a text message")
         return message
 
     async def receive_bytes(self) -> bytes:
-        message = await self.receive()
+        message = await self._receive_data()
         if not isinstance(message, bytes):
             await self._fail(UNSUPPORTED_DATA, "expected a binary message")
         return message
 
-    async def receive_json(self) -> Any:
-        """The next message (text or binary) decoded as JSON; invalid JSON closes with 1007."""
-        message = await self.receive()
+    async def receive_json(self, mode: Literal["text", "binary"] | None = None) -> Any:
+        """The next message decoded as JSON: a text or a binary one, or the one ``mode``
+        says (Starlette's keyword); invalid JSON closes with 1007."""
+        if mode is None:
+            message: Message = await self._receive_data()
+        elif mode == "text":
+            message = await self.receive_text()
+        elif mode == "binary":
+            message = await self.receive_bytes()
+        else:
+            raise RuntimeError('The "mode" argument should be "text" or "binary".')
         try:
             return _json_decode(message)
         except msgspec.DecodeError:
@@ -183,7 +260,7 @@ class WebSocket(Connection):
     # methods, save a coroutine per message each (benchmarks/streams.py --only websocket).
     async def iter_text(self) -> AsyncIterator[str]:
         """Text messages until the client closes."""
-        receive = self.receive
+        receive = self._receive_data
         try:
             while True:
                 message = await receive()
@@ -195,7 +272,7 @@ class WebSocket(Connection):
 
     async def iter_bytes(self) -> AsyncIterator[bytes]:
         """Binary messages until the client closes."""
-        receive = self.receive
+        receive = self._receive_data
         try:
             while True:
                 message = await receive()
@@ -227,8 +304,37 @@ class WebSocket(Connection):
 
     def send_json(self, data: Any, mode: Literal["text", "binary"] = "text") -> Awaitable[None]:
         """``data`` encoded as JSON (msgspec), in a text message or a binary one."""
+        if mode not in ("text", "binary"):
+            raise RuntimeError('The "mode" argument should be "text" or "binary".')
         encoded = _json_encode(data)
         return self.send_text(encoded.decode()) if mode == "text" else self.send_bytes(encoded)
+
+    async def send(self, message: Mapping[str, Any]) -> None:
+        """Send an ASGI message, as Starlette's: ``websocket.accept``, ``websocket.send``,
+        ``websocket.close``, or a denial response's ``websocket.http.response.start`` and
+        ``.body`` messages before accepting."""
+        kind = message.get("type")
+        if kind == "websocket.accept":
+            await self.accept(message.get("subprotocol"), message.get("headers"))
+        elif kind == "websocket.send":
+            text, data = message.get("text"), message.get("bytes")
+            await (self.send_text(text) if text is not None else self.send_bytes(data or b""))
+        elif kind == "websocket.close":
+            await self.close(message.get("code", NORMAL), message.get("reason") or "")
+        elif kind == "websocket.http.response.start" and self._denial is None:
+            if self.connection_state != "connecting":
+                raise RuntimeError(f"Cannot deny a WebSocket that is {self.connection_state}")
+            self._denial = (message["status"], _header_items(message.get("headers")), bytearray())
+        elif kind == "websocket.http.response.body" and self._denial is not None:
+            status, headers, body = self._denial
+            body += message.get("body", b"")
+            if not message.get("more_body", False):
+                self.connection_state = "closed"
+                await self._refuse(status, headers, bytes(body))
+        else:
+            raise RuntimeError(
+                f"Unexpected ASGI message {kind!r} on a WebSocket that is {self.connection_state}"
+            )
 
     def _not_connected(self) -> NoReturn:
         raise WebSocketDisconnected(f"Cannot send on a WebSocket that is {self.connection_state}")
@@ -271,3 +377,16 @@ class WebSocket(Connection):
 def _origin(value: str) -> str:
     """An origin as compared: case-insensitive, without a trailing slash."""
     return value.strip().rstrip("/").lower()
+
+
+def _header_items(
+    headers: Mapping[str, str] | Iterable[tuple[str | bytes, str | bytes]] | None,
+) -> list[tuple[str, str]]:
+    """Headers given as a mapping or as (name, value) pairs, bytes (ASGI's) or text:
+    lower-case names and text values."""
+    pairs = headers.items() if isinstance(headers, Mapping) else headers or ()
+    return [(_text(name).lower(), _text(value)) for name, value in pairs]
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode("latin-1") if isinstance(value, bytes) else value
