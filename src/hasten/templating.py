@@ -21,6 +21,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from hasten._http.debug import rendered_templates
 from hasten._http.responses import HTMLResponse, Response
 
 try:
@@ -57,6 +58,14 @@ class TemplateResponse(HTMLResponse):
         Response.__init__(self, body, status, headers, media_type, status_code=status_code)
         self.template = template
         self.context = context
+        seen = rendered_templates.get()
+        if seen is not None:  # a TestClient's request: response.template, .context
+            seen.append((template, context))
+
+
+class _DirectoryOrEnv(TypeError, AssertionError):
+    """Jinja2Templates given neither or both: a TypeError, and the AssertionError Starlette
+    raises, for code that catches that."""
 
 
 @jinja2.pass_context
@@ -84,7 +93,9 @@ class Jinja2Templates:
         auto_reload: bool = False,
     ) -> None:
         if (directory is None) == (env is None):
-            raise TypeError("Jinja2Templates takes either directory= or env=, not both")
+            raise _DirectoryOrEnv(
+                "Jinja2Templates: either 'directory' or 'env' arguments must be passed, not both"
+            )
         if env is None:
             env = jinja2.Environment(
                 loader=jinja2.FileSystemLoader(directory),  # type: ignore[arg-type]

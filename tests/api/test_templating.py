@@ -59,6 +59,11 @@ def test_template_response_puts_the_request_in_the_context(
     assert response.status_code == 201
     assert response.headers["x-a"] == "1"
     assert response.text == "/who &lt;ada&gt;"
+    # The test client's response tells the template and its context, as Starlette's.
+    assert response.template.name == "who.html"  # type: ignore[attr-defined]
+    context = response.context  # type: ignore[attr-defined]
+    assert (sorted(context), context["user"]) == (["request", "user"], "<ada>")
+    assert not hasattr(serve(app).get("/nothing"), "template")  # a 404: no template
 
 
 def test_the_response_keeps_template_and_context() -> None:
@@ -115,9 +120,9 @@ def test_auto_reload_reads_a_changed_file_again(folder: Path) -> None:
 
 
 def test_directory_or_env_exactly() -> None:
-    with pytest.raises(TypeError, match="either directory= or env="):
+    with pytest.raises(TypeError, match="either 'directory' or 'env' arguments must be passed"):
         Jinja2Templates()
-    with pytest.raises(TypeError, match="either directory= or env="):
+    with pytest.raises(TypeError, match="either 'directory' or 'env' arguments must be passed"):
         Jinja2Templates(directory=".", env=jinja2.Environment())
 
 

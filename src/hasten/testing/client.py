@@ -42,12 +42,15 @@ class _Transport(httpx.BaseTransport):
             raise failures[0]
         # As the app sent it: a HEAD response's body is the app's to empty, and a stream
         # (not content=) keeps httpx from adding a Content-Length the app did not send.
-        return httpx.Response(
+        response = httpx.Response(
             result.status,
             headers=result.headers,
             stream=httpx.ByteStream(result.body),
             request=request,
         )
+        if result.templates:  # Starlette's: the template and context of the page sent
+            response.template, response.context = result.templates[-1]  # type: ignore[attr-defined]
+        return response
 
 
 @functools.cache  # said once per process

@@ -47,6 +47,7 @@ class Result:
         self.status = 500
         self.headers: list[tuple[str, str]] = []
         self.body = b""
+        self.templates: list[tuple[Any, Any]] = []  # each TemplateResponse's, as made
 
 
 class Pipe:

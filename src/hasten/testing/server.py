@@ -14,6 +14,7 @@ import asyncio
 import weakref
 from typing import TYPE_CHECKING, Protocol
 
+from hasten._http.debug import rendered_templates
 from hasten._http.errors import unhandled_exceptions
 from hasten.testing.exchange import Pipe, Result, Wire
 from hasten.testing.loop import LoopThread
@@ -76,6 +77,7 @@ class Serving:
         failures: list[BaseException] = []
         unhandled_exceptions.set(failures)  # this request's task only
         result = Result()
+        rendered_templates.set(result.templates)
         try:
             await self.driver.send(wire, result)
         except Exception as exc:
