@@ -49,7 +49,6 @@ ALIASES = {
     "fastapi.testclient": "hasten.testing",
     "fastapi.types": "hasten.types",
     "starlette.config": "hasten.config",
-    "starlette.status": "hasten.status",
 }
 
 

@@ -493,7 +493,8 @@ def test_base_http_middleware_wraps_an_asgi_app_as_starlettes_does() -> None:
         response.headers["x-stamped"] = "yes"
         return response
 
-    response = TestClient(BaseHTTPMiddleware(inner, dispatch=stamp)).get("/any/path")
+    with TestClient(BaseHTTPMiddleware(inner, dispatch=stamp)) as client:
+        response = client.get("/any/path")
     assert (response.status_code, response.text, response.headers["x-stamped"]) == (
         200,
         "inner",

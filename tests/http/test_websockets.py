@@ -636,8 +636,11 @@ def test_a_denial_response_sent_as_asgi_messages() -> None:
         )
         await websocket.send({"type": "websocket.http.response.body", "body": b"here"})
 
-    client = TestClient(app, interface="asgi")
-    with pytest.raises(WebSocketDenialResponse) as denial, client.websocket_connect("/denied"):
+    with (
+        TestClient(app, interface="asgi") as client,
+        pytest.raises(WebSocketDenialResponse) as denial,
+        client.websocket_connect("/denied"),
+    ):
         pass
     assert (denial.value.status_code, denial.value.content, denial.value.headers["x-why"]) == (
         404,

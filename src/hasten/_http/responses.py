@@ -247,10 +247,21 @@ class Response:
         secure: bool = False,
         httponly: bool = False,
         samesite: Literal["lax", "strict", "none"] | None = "lax",
+        partitioned: bool = False,
     ) -> None:
-        """Tell the client to forget cookie ``key`` (expired now, empty)."""
+        """Tell the client to forget cookie ``key`` (expired now, empty); a partitioned
+        cookie (CHIPS) is forgotten by a ``Partitioned`` one."""
         self.set_cookie(
-            key, "", 0, 0, path, domain, secure=secure, httponly=httponly, samesite=samesite
+            key,
+            "",
+            0,
+            0,
+            path,
+            domain,
+            secure=secure,
+            httponly=httponly,
+            samesite=samesite,
+            partitioned=partitioned,
         )
 
     async def send(self, outbound: Outbound, request: Request) -> None:

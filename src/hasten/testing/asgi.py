@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
@@ -161,7 +162,7 @@ class ASGIDriver:
     request may name the path with the prefix or without."""
 
     def __init__(self, app: Starlette | ASGIApp, root_path: str) -> None:
-        self.app = app
+        self.app = app if _speaks_asgi3(app) else _asgi2_served(app)
         self.root_path = root_path
         self._lifespan: _Lifespan | None = None
 
@@ -227,3 +228,19 @@ class ASGIDriver:
         scope["extensions"] = {"websocket.http.response": {}}
         channel = WebSocketChannel(pipe)
         await self.app(scope, channel.receive, channel.send)  # type: ignore[arg-type]
+
+
+def _speaks_asgi3(app: Any) -> bool:
+    """Whether ``app`` is an ASGI 3 app, by uvicorn's rule: a class with ``__await__``, a
+    coroutine function, or an object whose ``__call__`` is one; else it is ASGI 2's
+    ``app(scope)`` giving an ``instance(receive, send)``."""
+    if inspect.isclass(app):
+        return hasattr(app, "__await__")
+    return inspect.iscoroutinefunction(app) or inspect.iscoroutinefunction(type(app).__call__)
+
+
+def _asgi2_served(app: Any) -> ASGIApp:
+    async def asgi3(scope: Any, receive: Any, send: Any) -> None:
+        await app(scope)(receive, send)
+
+    return asgi3
