@@ -500,3 +500,44 @@ def test_base_http_middleware_wraps_an_asgi_app_as_starlettes_does() -> None:
         "inner",
         "yes",
     )
+
+
+def test_starlettes_deprecated_names_warn_and_still_answer() -> None:
+    import hasten._served_as.starlette.status as starlette_status
+    from hasten._served_as.starlette.concurrency import run_until_first_complete
+
+    with pytest.warns(
+        StarletteDeprecationWarning, match=r"Use 'HTTP_422_UNPROCESSABLE_CONTENT' instead\.$"
+    ):
+        assert starlette_status.HTTP_422_UNPROCESSABLE_ENTITY == 422
+    with pytest.raises(
+        AttributeError, match=r"^module 'starlette\.status' has no attribute 'HTTP_999'$"
+    ):
+        starlette_status.HTTP_999  # noqa: B018
+    finished: list[str] = []
+
+    async def quick() -> None:
+        finished.append("quick")
+
+    async def slow(delay: float) -> None:
+        await asyncio.sleep(delay)
+        finished.append("slow")
+
+    async def race() -> None:
+        await run_until_first_complete((quick, {}), (slow, {"delay": 5}))
+
+    with pytest.warns(StarletteDeprecationWarning, match="run_until_first_complete"):
+        asyncio.run(race())
+    assert finished == ["quick"]  # the slow one cancelled
+
+
+def test_the_test_client_serves_an_asgi2_app() -> None:
+    def app(scope: Scope) -> Any:
+        async def instance(receive: Receive, send: Send) -> None:
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": scope["path"].encode()})
+
+        return instance
+
+    response = TestClient(app).get("/asgi2")  # type: ignore[arg-type]  # ASGI 2
+    assert (response.status_code, response.text) == (200, "/asgi2")
