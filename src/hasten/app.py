@@ -34,7 +34,6 @@ from hasten._http.errors import (
     WebSocketException,
 )
 from hasten._http.responses import Response
-from hasten._http.static_files import StaticFiles
 from hasten._params.dependencies import DependencyOverrides
 from hasten._running import concurrency
 from hasten._running.event_loop import clock, on_asyncio
@@ -635,8 +634,6 @@ def _app_of_router(router: Router) -> Starlette:
 
 # A router called as an app (Starlette's Router) serves with an app of its own.
 Router.app_of_router = _app_of_router
-# So does a StaticFiles called as an app, mounted at "/" in it.
-StaticFiles.app_of_files = lambda files: Starlette(routes=[Mount("/", app=files)])
 
 
 class _BuiltAtFirstCall:

@@ -541,3 +541,23 @@ def test_the_test_client_serves_an_asgi2_app() -> None:
 
     response = TestClient(app).get("/asgi2")  # type: ignore[arg-type]  # ASGI 2
     assert (response.status_code, response.text) == (200, "/asgi2")
+
+
+def test_static_files_starlette_parts_and_a_late_directory_check(tmp_path: Any) -> None:
+    (tmp_path / "a.txt").write_text("a")
+    files = StaticFiles(directory=tmp_path)
+    assert files.get_path({"path": "/static/a.txt", "root_path": "/static"}) == "/a.txt"
+    full, info = files.lookup_path("a.txt")
+    assert (full, info is not None and info.st_size) == (str(tmp_path / "a.txt"), 1)
+    for outside in ("/../a.txt", "../etc/passwd", "\\\\server\\share", "/no/such"):
+        assert files.lookup_path(outside) == ("", None)
+    missing = StaticFiles(directory=tmp_path / "gone", check_dir=False)
+    with TestClient(missing) as client, pytest.raises(RuntimeError, match="does not exist"):
+        client.get("/a.txt")
+    a_file = StaticFiles(directory=tmp_path / "a.txt", check_dir=False)
+    with TestClient(a_file) as client, pytest.raises(RuntimeError, match="is not a directory"):
+        client.get("/a.txt")
+    assert not files.config_checked
+    with TestClient(files) as client:
+        assert client.get("/a.txt").text == "a"
+    assert files.config_checked

@@ -11,15 +11,15 @@ from __future__ import annotations
 import importlib.util
 import os
 import stat
-from collections.abc import Callable, Mapping, Sequence
-from typing import ClassVar
+from collections.abc import Mapping, Sequence
 
-from hasten._flow.contracts import ASGIApp, Receive, Scope, Send
+from hasten._flow.contracts import Receive, Scope, Send
+from hasten._http.datastructures import URL
 from hasten._http.errors import HTTPError
 from hasten._http.files import FileResponse
-from hasten._http.paths import encode_path
+from hasten._http.paths import encode_path, under_root
 from hasten._http.requests import Request
-from hasten._http.responses import RedirectResponse, Response
+from hasten._http.responses import PlainTextResponse, RedirectResponse, Response
 
 __all__ = ["StaticFiles"]
 
@@ -35,10 +35,9 @@ class StaticFiles:
     """
 
     methods = frozenset({"GET", "HEAD"})
-    # How it serves when called as an ASGI app of its own: mounted at "/" in an app made
-    # for it (hasten.app sets it, as it sits above).
-    app_of_files: ClassVar[Callable[[StaticFiles], ASGIApp] | None] = None
-    _as_app: ASGIApp | None = None
+    # Whether the directory was found to be one, at the first request (made at once unless
+    # check_dir=False).
+    config_checked = False
 
     def __init__(
         self,
@@ -62,6 +61,7 @@ class StaticFiles:
         self.html = html
         self.follow_symlinks = follow_symlinks or follow_symlink
         self.headers = dict(headers or {})
+        self._given = None if directory is None else os.fspath(directory)
         if check_dir and directory is not None and not os.path.isdir(self.directory):
             raise RuntimeError(f"StaticFiles directory {os.fspath(directory)!r} does not exist")
 
@@ -69,16 +69,28 @@ class StaticFiles:
         return f"StaticFiles({self.directory!r})"
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Serve as an ASGI app of its own, as Starlette's StaticFiles is one (mounted, it is
-        served without ASGI)."""
-        app = self._as_app
-        if app is None:
-            assert StaticFiles.app_of_files is not None, "hasten.app sets it when imported"
-            app = self._as_app = StaticFiles.app_of_files(self)
-        await app(scope, receive, send)
+        """Serve as an ASGI app of its own, as Starlette's StaticFiles is one (mounted in an
+        app, it is served without ASGI: ``respond``). A file that is not there is a plain
+        404, where Starlette's raises it to the server, which makes it a 500."""
+        if scope["type"] == "lifespan":  # nothing to start: the server is told so
+            while (await receive())["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        if scope["type"] != "http":
+            raise RuntimeError(f"StaticFiles serves HTTP, not {scope['type']!r}")
+        if not self.config_checked:
+            await self.check_config()
+        try:
+            response = await self.get_response(self.get_path(scope), scope)
+        except HTTPError as refused:
+            response = PlainTextResponse(str(refused.detail), refused.status, refused.headers)
+        await response(scope, receive, send)
 
     async def respond(self, request: Request, path: str) -> Response:
         """The response for ``path``, the part of the request's path after the mount."""
+        if not self.config_checked:
+            await self.check_config()
         found = self.resource(path)
         if found is None:
             return self._not_found()
@@ -87,13 +99,50 @@ class StaticFiles:
             return self.to_directory(request)
         return self.file(file, info)
 
+    async def check_config(self) -> None:
+        """Check that the directory is one (Starlette's; once, at the first request, where
+        ``check_dir=False`` left it until then)."""
+        if self._given is not None:
+            try:
+                info = os.stat(self.directory)
+            except FileNotFoundError:
+                raise RuntimeError(
+                    f"StaticFiles directory '{self._given}' does not exist."
+                ) from None
+            if not stat.S_ISDIR(info.st_mode):
+                raise RuntimeError(f"StaticFiles path '{self._given}' is not a directory.")
+        self.config_checked = True
+
+    def get_path(self, scope: Scope) -> str:
+        """The path looked for: the request's, under the path the files are served at."""
+        return under_root(scope["path"], scope.get("root_path", ""))
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        """The response for ``path`` to a request over ``scope`` (Starlette's): a file, a
+        directory's index (redirected to with a slash), or the 404 raised."""
+        if scope["method"] not in self.methods:
+            raise HTTPError(405, headers={"allow": "GET, HEAD"})
+        found = self.resource(path)
+        if found is None:
+            return self._not_found()
+        file, info, index = found
+        if index and not scope["path"].endswith("/"):
+            url = URL(scope=scope)
+            return RedirectResponse(url.replace(path=url.path + "/"), status=307)
+        return self.file(file, info)
+
+    def lookup_path(self, path: str) -> tuple[str, os.stat_result | None]:
+        """The file or directory ``path`` names under the directories, and its stat; ``("",
+        None)`` where there is none, or where the path would leave them (Starlette's)."""
+        found = self._find(path)
+        return ("", None) if found is None else found
+
     def resource(self, path: str) -> tuple[str, os.stat_result, bool] | None:
         """The file ``path`` names under the directory (with ``html``, a directory's
         ``index.html``), its stat, and whether it is such an index; None when there is none."""
-        found = self._find(path)
-        if found is None:
+        file, info = self.lookup_path(path)
+        if info is None:
             return None
-        file, info = found
         if stat.S_ISREG(info.st_mode):
             return file, info, False
         if self.html and stat.S_ISDIR(info.st_mode):
@@ -104,10 +153,10 @@ class StaticFiles:
 
     def page(self, path: str) -> tuple[str, os.stat_result] | None:
         """The regular file ``path`` names under the directory, and its stat, if there is one."""
-        found = self._find(path)
-        if found is None or not stat.S_ISREG(found[1].st_mode):
+        file, info = self.lookup_path(path)
+        if info is None or not stat.S_ISREG(info.st_mode):
             return None
-        return found
+        return file, info
 
     def file(self, path: str, info: os.stat_result, status: int = 200) -> FileResponse:
         """A file found under the directory, as this StaticFiles sends it."""
