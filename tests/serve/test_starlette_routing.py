@@ -214,6 +214,14 @@ def test_hosts_serve_their_apps_by_the_host_header(serve: ClientFactory) -> None
         (200, "site {'sub': 'www', 'user_id': '5'} http://www.example.org/users/1"),
         (404, "Not Found"),
     ]
+    # A host is matched in any case, whatever the ports of the pattern and of the request;
+    # a Host header that is not a host (a port not in digits) matches none.
+    ported = Starlette(routes=[Host("Port.Example.org:3600", api)])
+    answers = [
+        serve(ported).get("/users/2", headers={"host": host})
+        for host in ("port.example.ORG:5600", "port.example.org", "port.example.org:evil")
+    ]
+    assert [r.status_code for r in answers] == [200, 200, 404]
     # A route of the app's own still wins; a name reaches through a host's.
     health = client.get("/health", headers={"host": "api.example.org"})
     assert (health.status_code, health.text) == (200, "up")

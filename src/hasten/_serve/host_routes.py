@@ -3,9 +3,9 @@
 ``Host("api.example.com", app=api)``, or ``Host("{tenant}.example.com", app=site)`` whose
 parameters the app finds in its scope's ``path_params``. Like a frontend, a router's hosts
 are tried where no other route of the app serves the path, in the order registered: the
-first whose name matches the request's ``Host`` (its port left out) gets the request, with
-its path as it came; none, a 404. The app is served over ASGI, as a mount's is. WebSocket
-connections do not reach a host's app (a mount's do).
+first whose name matches the request's ``Host`` (in any case, the ports of both left out)
+gets the request, with its path as it came; none, a 404. The app is served over ASGI, as a
+mount's is. WebSocket connections do not reach a host's app (a mount's do).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any
 
 from hasten._flow.contracts import Target
 from hasten._http.errors import HTTPError
+from hasten._http.hosts import host_port
 from hasten._http.paths import PathTemplate
 from hasten._http.requests import Request
 from hasten._serve.mounts import MountEndpoint, MountResponse, with_path_params
@@ -27,6 +28,8 @@ __all__ = ["Host"]
 
 # The longest name DNS allows (RFC 1035), with room for a trailing dot.
 _LONGEST_NAME = 254
+# A port at the end of a host pattern.
+_PORT = re.compile(r":[0-9]+$")
 # A host pattern's parameter, with Starlette's converters.
 _PARAMETER = re.compile(r"{([a-zA-Z_][a-zA-Z0-9_]*)(?::([a-zA-Z_][a-zA-Z0-9_]*))?}")
 _CONVERTERS: dict[str, tuple[str, Callable[[str], Any]]] = {
@@ -89,7 +92,8 @@ class Host(AppRoute):
         if scope.get("type") not in ("http", "websocket"):
             return Match.NONE, {}
         raw = dict(scope.get("headers", ())).get(b"host", b"")
-        values = self.host_values(raw.decode("latin-1").split(":")[0])
+        hostname = _hostname(raw.decode("latin-1"))
+        values = None if hostname is None else self.host_values(hostname)
         if values is None:
             return Match.NONE, {}
         path_params = {**scope.get("path_params", {}), **values}
@@ -111,9 +115,9 @@ class Host(AppRoute):
         group = self.group
 
         async def to_host(request: Request) -> MountResponse:
-            hostname = (request.headers.get("host") or "").split(":")[0]
+            hostname = _hostname(request.headers.get("host") or "")
             for host in group:
-                values = host.host_values(hostname)
+                values = None if hostname is None else host.host_values(hostname)
                 if values is not None:
                     app = with_path_params(host.app, values)
                     return MountResponse(app, request.root_path)
@@ -122,6 +126,21 @@ class Host(AppRoute):
         target = Target(bound.name, to_host, bound.render)
         target.guarded = bound.guarded
         return target
+
+
+def _hostname(header: str) -> str | None:
+    """The host a Host header names, its port left out (a host is matched whatever port
+    the client wrote, as in Starlette); None where the header is not a host, with digits
+    for a port if it has one."""
+    colon = header.find(":", header.rfind("]") + 1)  # the port's: after an IPv6 literal
+    host, port = (header, "") if colon < 0 else (header[:colon], header[colon + 1 :])
+    if port and not (port.isascii() and port.isdigit()):
+        return None
+    try:
+        host_port(host)
+    except HTTPError:
+        return None
+    return host
 
 
 def _by_hand(host: str, app: Any, name: str | None = None) -> tuple[str, Any, str | None]:
@@ -145,6 +164,7 @@ def _pattern(host: str) -> tuple[re.Pattern[str], dict[str, Callable[[str], Any]
             regex, converters[name] = _CONVERTERS[kind]
             expression += re.escape(host[start : found.start()]) + f"(?P<{name}>{regex})"
             start = found.end()
-        expression += re.escape(host[start:])
-        made = _patterns[host] = (re.compile(expression), converters)
+        # A port in the pattern is left out, as the request's is; names match in any case.
+        expression += re.escape(_PORT.sub("", host[start:]))
+        made = _patterns[host] = (re.compile(expression, re.IGNORECASE), converters)
     return made
