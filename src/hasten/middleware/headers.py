@@ -33,8 +33,16 @@ def set_header(headers: HeaderList, name: str, value: str) -> None:
 def vary(headers: HeaderList, name: str) -> None:
     """Add ``name`` to the ``Vary`` of a header list (once), in place. Several Vary lines
     are one list (RFC 9110, 5.3): they become one line, none of their names lost."""
-    values = [value for key, value in headers if key == "vary"]
-    if not values:
+    # perf: a loop, not a comprehension (a frame of its own on Python 3.11); the usual
+    # response has no Vary yet, and gets one in this one pass.
+    values: list[str] | None = None
+    for key, value in headers:
+        if key == "vary":
+            if values is None:
+                values = [value]
+            else:
+                values.append(value)
+    if values is None:
         headers.append(("vary", name))
         return
     names = {item.strip().lower() for value in values for item in value.split(",")}
