@@ -542,6 +542,18 @@ def test_the_test_client_serves_an_asgi2_app() -> None:
     response = TestClient(app).get("/asgi2")  # type: ignore[arg-type]  # ASGI 2
     assert (response.status_code, response.text) == (200, "/asgi2")
 
+    class PicksItsCall:  # as sentry-sdk's middleware: its call a slot, set when it is made
+        __slots__ = ("__call__",)
+
+        def __init__(self) -> None:
+            self.__call__ = self.asgi3
+
+        async def asgi3(self, scope: Scope, receive: Receive, send: Send) -> None:
+            await app(scope)(receive, send)
+
+    response = TestClient(PicksItsCall()).get("/three")
+    assert (response.status_code, response.text) == (200, "/three")
+
 
 def test_static_files_starlette_parts_and_a_late_directory_check(tmp_path: Any) -> None:
     (tmp_path / "a.txt").write_text("a")

@@ -236,7 +236,10 @@ def _speaks_asgi3(app: Any) -> bool:
     ``app(scope)`` giving an ``instance(receive, send)``."""
     if inspect.isclass(app):
         return hasattr(app, "__await__")
-    return inspect.iscoroutinefunction(app) or inspect.iscoroutinefunction(type(app).__call__)
+    # The object's own __call__, as uvicorn reads it: an instance may set its own
+    # (sentry-sdk's middleware picks its ASGI 2 or 3 call when it is made).
+    call = app.__call__
+    return inspect.iscoroutinefunction(app) or inspect.iscoroutinefunction(call)
 
 
 def _asgi2_served(app: Any) -> ASGIApp:
