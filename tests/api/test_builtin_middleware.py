@@ -844,3 +844,13 @@ def test_the_chains_middleware_wrap_an_asgi_app_as_starlettes_do() -> None:
             "https://testserver/hello",
         )
     assert isinstance(CORSMiddleware(allow_origins=["*"]), CORSMiddleware)  # as before
+
+
+def test_https_redirect_reads_a_port_of_any_length(serve: ClientFactory) -> None:
+    client = serve(app_with(HTTPSRedirectMiddleware), follow_redirects=False)
+    host = "example.com:" + "0" * 5000 + "80"  # port 80, past int()'s 4,300 digits
+    response = client.get("/hello", headers={"host": host})
+    assert (response.status_code, response.headers["location"]) == (
+        307,
+        "https://example.com/hello",
+    )

@@ -26,6 +26,7 @@ from hasten._served_as.starlette.middleware.gzip import GZipMiddleware as Starle
 from hasten.app import Starlette
 from hasten.datastructures import URL, Headers, UploadFile
 from hasten.errors import HTTPException, StarletteDeprecationWarning
+from hasten.middleware import GZipMiddleware as GZipMiddlewareOfHasten
 from hasten.middleware import Middleware
 from hasten.middleware.base import BaseHTTPMiddleware
 from hasten.middleware.exceptions import ExceptionMiddleware, ServerErrorMiddleware
@@ -573,3 +574,36 @@ def test_static_files_starlette_parts_and_a_late_directory_check(tmp_path: Any) 
     with TestClient(files) as client:
         assert client.get("/a.txt").text == "a"
     assert files.config_checked
+
+
+def test_a_static_files_subclass_answers_through_its_get_response_when_mounted(
+    serve: ClientFactory, tmp_path: Any
+) -> None:
+    (tmp_path / "index.html").write_text("app")
+
+    class SinglePageApp(StaticFiles):  # as Starlette's users write one
+        async def get_response(self, path: str, scope: Any) -> Response:
+            try:
+                return await super().get_response(path, scope)
+            except HTTPException as missing:
+                if missing.status_code != 404:
+                    raise
+                return await super().get_response("index.html", scope)
+
+    app = App()
+    app.mount("/spa", SinglePageApp(directory=tmp_path))
+    response = serve(app).get("/spa/some/client/route")
+    assert (response.status_code, response.text) == (200, "app")
+
+
+def test_a_middleware_given_an_app_by_keyword_keeps_its_other_options() -> None:
+    async def inner(scope: Scope, receive: Receive, send: Send) -> None:
+        await PlainTextResponse("x" * 600)(scope, receive, send)
+
+    gzip: Any = GZipMiddlewareOfHasten
+    wrapped = gzip(1000, app=inner)  # minimum_size=1000: 600 bytes stay plain
+    with TestClient(wrapped) as client:
+        response = client.get("/", headers={"accept-encoding": "gzip"})
+    assert (response.status_code, response.headers.get("content-encoding")) == (200, None)
+    # A callback given first is an option, not an app to wrap.
+    assert isinstance(gzip(lambda request: None), GZipMiddlewareOfHasten)

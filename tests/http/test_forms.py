@@ -267,6 +267,10 @@ def test_a_fields_text_is_read_in_its_charset_else_the_bodys_else_as_latin1(
         "/values", content=multipart(field("x", "é").replace(b"\xc3\xa9", b"\xe9")), headers=latin
     )
     assert (response.status_code, response.json()) == (200, ["é"])
+    # A codec that fails with its own UnicodeError (not a decoding one) falls back too.
+    puny = {"content-type": f"multipart/form-data; boundary={BOUNDARY}; charset=punycode"}
+    response = client.post("/values", content=multipart(field("x", "abc-9999999")), headers=puny)
+    assert (response.status_code, response.json()) == (200, ["abc-9999999"])
 
 
 def test_hastens_bound_on_parts_is_a_413_and_form_limits_given_both_lift_it(

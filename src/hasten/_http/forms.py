@@ -302,7 +302,7 @@ class _Part:
         data = b"".join(self._chunks)
         try:
             text = data.decode(segment.charset or self._charset)
-        except (UnicodeDecodeError, LookupError):
+        except (UnicodeError, LookupError):  # punycode's errors are UnicodeError's own
             text = data.decode("latin-1")  # any bytes, kept: Starlette's rule
         pairs.append((segment.name, text))
 

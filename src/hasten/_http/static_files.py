@@ -12,6 +12,7 @@ import importlib.util
 import os
 import stat
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from hasten._flow.contracts import Receive, Scope, Send
 from hasten._http.datastructures import URL
@@ -35,8 +36,8 @@ class StaticFiles:
     """
 
     methods = frozenset({"GET", "HEAD"})
-    # Whether the directory was found to be one, at the first request (made at once unless
-    # check_dir=False).
+    # Whether the directory was found to be one, at the first request (where check_dir=False
+    # left it until then; with check_dir, it was checked when made, and is once more then).
     config_checked = False
 
     def __init__(
@@ -62,6 +63,7 @@ class StaticFiles:
         self.follow_symlinks = follow_symlinks or follow_symlink
         self.headers = dict(headers or {})
         self._given = None if directory is None else os.fspath(directory)
+        self._own_response = type(self).get_response is not StaticFiles.get_response
         if check_dir and directory is not None and not os.path.isdir(self.directory):
             raise RuntimeError(f"StaticFiles directory {os.fspath(directory)!r} does not exist")
 
@@ -91,6 +93,10 @@ class StaticFiles:
         """The response for ``path``, the part of the request's path after the mount."""
         if not self.config_checked:
             await self.check_config()
+        if self._own_response:
+            # A subclass's get_response (a single-page app's index for any missing file,
+            # as Starlette's docs write one) answers mounted too.
+            return await self.get_response(path, request.scope)
         found = self.resource(path)
         if found is None:
             return self._not_found()
@@ -117,7 +123,7 @@ class StaticFiles:
         """The path looked for: the request's, under the path the files are served at."""
         return under_root(scope["path"], scope.get("root_path", ""))
 
-    async def get_response(self, path: str, scope: Scope) -> Response:
+    async def get_response(self, path: str, scope: Mapping[str, Any]) -> Response:
         """The response for ``path`` to a request over ``scope`` (Starlette's): a file, a
         directory's index (redirected to with a slash), or the 404 raised."""
         if scope["method"] not in self.methods:

@@ -189,8 +189,12 @@ class WebSocket(Connection):
         ``"bytes"``), and ``{"type": "websocket.disconnect", "code": ...}`` when the client
         has gone (not raised, as ``receive_text`` and the others raise it)."""
         if self.connection_state == "connecting" and not self._connect_given:
-            await self._connect()
             self._connect_given = True
+            try:
+                await self._connect()
+            except WebSocketDisconnect as gone:  # the client left during the handshake
+                self.connection_state = "closed"
+                return {"type": "websocket.disconnect", "code": gone.code, "reason": gone.reason}
             return {"type": "websocket.connect"}
         if self.connection_state == "closed":
             raise WebSocketDisconnected(
@@ -325,11 +329,16 @@ class WebSocket(Connection):
             if self.connection_state != "connecting":
                 raise RuntimeError(f"Cannot deny a WebSocket that is {self.connection_state}")
             self._denial = (message["status"], _header_items(message.get("headers")), bytearray())
-        elif kind == "websocket.http.response.body" and self._denial is not None:
+        elif (
+            kind == "websocket.http.response.body"
+            and self._denial is not None
+            and self.connection_state == "connecting"
+        ):
             status, headers, body = self._denial
             body += message.get("body", b"")
             if not message.get("more_body", False):
                 self.connection_state = "closed"
+                self._denial = None
                 await self._refuse(status, headers, bytes(body))
         else:
             raise RuntimeError(

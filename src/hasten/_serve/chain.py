@@ -43,11 +43,27 @@ class ChainMiddleware:
     __slots__ = ()
 
     def __new__(cls, *args: Any, **options: Any) -> Any:
-        if "app" in options or (args and callable(args[0])):
-            app = options.pop("app") if "app" in options else args[0]
-            rest = args if "app" in options else args[1:]
-            return _served_through(app, (cls, rest, options))
+        if "app" in options:
+            return _served_through(options.pop("app"), (cls, args, options))
+        if args and _is_asgi_app(args[0]):
+            return _served_through(args[0], (cls, args[1:], options))
         return super().__new__(cls)
+
+
+def _is_asgi_app(candidate: Any) -> bool:
+    """Whether ``candidate`` is an ASGI app (``async (scope, receive, send)``), not an
+    option a middleware takes first, such as a callback."""
+    if not callable(candidate):
+        return False
+    plain = inspect.isfunction(candidate) or inspect.ismethod(candidate)
+    call = candidate if plain else candidate.__call__
+    if not inspect.iscoroutinefunction(call):
+        return False
+    try:
+        inspect.signature(call).bind(None, None, None)  # (scope, receive, send)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _served_through(app: Any, middleware: tuple[type, tuple[Any, ...], dict[str, Any]]) -> Any:

@@ -26,11 +26,13 @@ class BaseHTTPMiddleware:
     ``Timing(app, header="X-Time")`` once and runs its ``dispatch`` for every request, in
     the order of the other middleware (``app`` is the hasten App it is added to)."""
 
+    # The app that serves ``app`` through ``dispatch`` when called over ASGI, made then.
+    _served: Any = None
+
     def __init__(self, app: Any, dispatch: DispatchFunction | None = None) -> None:
         self.app = app
         self._dispatch = self.dispatch if dispatch is None else dispatch
         self.dispatch_func: DispatchFunction = _tasks_in_context(self._dispatch)
-        self._served: Any = None
 
     async def dispatch(self, request: Any, call_next: RequestResponseEndpoint) -> Any:
         raise NotImplementedError(f"{type(self).__name__} has no dispatch() of its own")

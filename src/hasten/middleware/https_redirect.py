@@ -24,5 +24,10 @@ class HTTPSRedirectMiddleware(ChainMiddleware):
             return await call_next(request)
         url = request.url  # a malformed Host is a 400 here
         host, port = host_port(url.netloc)
-        netloc = host if (int(port) if port else None) in _DEFAULT_PORTS else url.netloc
+        # (zeros dropped first: a port of 5,000 digits, zeros in front, is past int()'s limit)
+        netloc = (
+            host
+            if (int(port.lstrip("0") or "0") if port else None) in _DEFAULT_PORTS
+            else url.netloc
+        )
         return RedirectResponse(url.replace(scheme="https", netloc=netloc), status=307)
