@@ -30,6 +30,7 @@ __all__ = [
     "header_steps",
     "keeps_its_call",
     "not_a_response",
+    "served_through",
 ]
 
 
@@ -44,9 +45,9 @@ class ChainMiddleware:
 
     def __new__(cls, *args: Any, **options: Any) -> Any:
         if "app" in options:
-            return _served_through(options.pop("app"), (cls, args, options))
+            return served_through(options.pop("app"), (cls, args, options))
         if args and _is_asgi_app(args[0]):
-            return _served_through(args[0], (cls, args[1:], options))
+            return served_through(args[0], (cls, args[1:], options))
         return super().__new__(cls)
 
 
@@ -66,7 +67,9 @@ def _is_asgi_app(candidate: Any) -> bool:
     return True
 
 
-def _served_through(app: Any, middleware: tuple[type, tuple[Any, ...], dict[str, Any]]) -> Any:
+def served_through(app: Any, middleware: tuple[type, tuple[Any, ...], dict[str, Any]]) -> Any:
+    """``app`` (any ASGI app) served through one middleware entry (its class, arguments and
+    keywords): an app of one mount at ``/`` with that middleware."""
     assert Mount.app_of_routes is not None, "hasten.app sets it when it is imported"
     return Mount.app_of_routes([Mount("/", app=app)], [middleware], None)
 

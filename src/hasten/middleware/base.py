@@ -12,7 +12,7 @@ from hasten._flow.contracts import CallNext
 from hasten._flow.contracts import Middleware as DispatchFunction
 from hasten._http.background import BackgroundTask
 from hasten._running.event_loop import on_asyncio
-from hasten._serve.routes import Mount
+from hasten._serve.chain import served_through
 
 __all__ = ["BaseHTTPMiddleware", "DispatchFunction", "RequestResponseEndpoint"]
 
@@ -42,9 +42,8 @@ class BaseHTTPMiddleware:
         (``BaseHTTPMiddleware(app, dispatch=...)``): ``app`` served through ``dispatch``, by
         an app of one mount at ``/`` made at the first call."""
         if self._served is None:
-            assert Mount.app_of_routes is not None, "hasten.app sets it when it is imported"
             entry = (BaseHTTPMiddleware, (), {"dispatch": self._dispatch})
-            self._served = Mount.app_of_routes([Mount("/", app=self.app)], [entry], None)
+            self._served = served_through(self.app, entry)
         await self._served(scope, receive, send)
 
 

@@ -10,7 +10,7 @@ from hasten._serve.chain import ChainMiddleware, keeps_its_call
 
 __all__ = ["HTTPSRedirectMiddleware"]
 
-_DEFAULT_PORTS = (None, 80, 443)  # by value: ":000080" is port 80
+_DEFAULT_PORTS = ("80", "443")  # by value, zeros in front left out: ":000080" is 80
 
 
 @keeps_its_call
@@ -24,10 +24,6 @@ class HTTPSRedirectMiddleware(ChainMiddleware):
             return await call_next(request)
         url = request.url  # a malformed Host is a 400 here
         host, port = host_port(url.netloc)
-        # (zeros dropped first: a port of 5,000 digits, zeros in front, is past int()'s limit)
-        netloc = (
-            host
-            if (int(port.lstrip("0") or "0") if port else None) in _DEFAULT_PORTS
-            else url.netloc
-        )
+        # Compared as text: a port of 5,000 digits, zeros in front, is past int()'s limit.
+        netloc = host if not port or port.lstrip("0") in _DEFAULT_PORTS else url.netloc
         return RedirectResponse(url.replace(scheme="https", netloc=netloc), status=307)

@@ -113,11 +113,10 @@ class ASGIRequest(ASGIScope, Request):
         """Push ``path`` to the client (HTTP/2), where the server offers it (ASGI's
         ``http.response.push``); else nothing."""
         if "http.response.push" in self._scope.get("extensions", {}):
-            headers = [
-                (name.encode("latin-1"), value.encode("latin-1"))
-                for name in _PUSHED_HEADERS
-                for value in self.headers.getlist(name)
+            pushed = [
+                (name, value) for name in _PUSHED_HEADERS for value in self.headers.getlist(name)
             ]
+            headers = _encoded(pushed)
             await self._channel.send(
                 {"type": "http.response.push", "path": path, "headers": headers}
             )
