@@ -607,3 +607,21 @@ def test_a_middleware_given_an_app_by_keyword_keeps_its_other_options() -> None:
     assert (response.status_code, response.headers.get("content-encoding")) == (200, None)
     # A callback given first is an option, not an app to wrap.
     assert isinstance(gzip(lambda request: None), GZipMiddlewareOfHasten)
+
+
+def test_starlettes_body_limit_refuses_a_declared_length_of_any_length() -> None:
+    sent: list[Any] = []
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        raise AssertionError("not called: refused by its declared length")
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    async def receive() -> Any:
+        raise AssertionError("not read")
+
+    limited = RequestBodyLimitMiddleware(app, max_body_size=5)
+    length = b"9" * 5000  # past int()'s 4,300 digits
+    asyncio.run(limited({"type": "http", "headers": [(b"content-length", length)]}, receive, send))
+    assert [message.get("status") for message in sent] == [413, None]

@@ -74,12 +74,19 @@ class RequestBodyLimitMiddleware:
                 scope[MAX_BODY_SIZE_SCOPE_KEY] = previous
 
 
+# A declared length of more digits than this is past any limit (and past int()'s, at 4,300).
+_LONGEST_LENGTH = 18
+
+
 def _content_length(scope: Scope) -> int | None:
     """The declared length, if it is a number (a client's other words are not trusted: the
     bytes received are counted all the same)."""
     for name, value in scope.get("headers", ()):
         if name.lower() == b"content-length":
-            return int(value) if value.isdigit() else None
+            if not value.isdigit():
+                return None
+            digits = value.lstrip(b"0")
+            return int(digits or b"0") if len(digits) <= _LONGEST_LENGTH else 10**_LONGEST_LENGTH
     return None
 
 
