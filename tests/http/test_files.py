@@ -10,7 +10,8 @@ from email.utils import formatdate
 import pytest
 
 from hasten import App, FileResponse
-from hasten._http.files import _single_range, content_disposition
+from hasten._http.files import content_disposition
+from hasten._http.ranges import MalformedRange, requested_spans
 from hasten.testing import TestClient
 from tests.conftest import ClientFactory
 
@@ -125,7 +126,15 @@ def test_a_single_range_gives_206(client: TestClient, header: str, start: int, e
 
 
 @pytest.mark.parametrize(
-    "header", ["bytes=1024-", "bytes=2000-3000", "bytes=-0", "bytes=" + "9" * 5000 + "-"]
+    "header",
+    [
+        "bytes=1024-",
+        "bytes=2000-3000",
+        "bytes=-0",
+        "bytes=" + "9" * 5000 + "-",
+        "bytes=" + "9" * 5000 + "-5",
+        "bytes=0-1, 1024-1030",
+    ],
 )
 def test_an_unsatisfiable_range_gives_416(client: TestClient, header: str) -> None:
     response = client.get("/file", headers={"range": header})
@@ -134,27 +143,85 @@ def test_an_unsatisfiable_range_gives_416(client: TestClient, header: str) -> No
 
 
 @pytest.mark.parametrize(
-    "header",
+    ("header", "detail"),
     [
-        "bytes=0-1,5-6",
-        "bytes=9-3",
-        "items=0-1",
-        "bytes=a-b",
-        "bytes=-",
-        "bytes",
-        "bytes=" + "9" * 5000 + "-" + "9" * 4999,  # last before first, both past any file
-        "bytes=" + "9" * 5000 + "-5",
+        ("bytes=9-3", "Range header: start must be less than end"),
+        ("items=0-1", "Only support bytes range"),
+        ("bytes=a-b", "Range header: range must be requested"),
+        ("bytes=-", "Range header: range must be requested"),
+        ("bytes", "Malformed range header."),
+        ("bytes=5", "Range header: range must be requested"),
+        ("bytes=7-" + "0" * 5000 + "3", "Range header: start must be less than end"),
     ],
 )
-def test_several_or_malformed_ranges_give_the_whole_file(client: TestClient, header: str) -> None:
+def test_a_malformed_range_is_a_400_in_starlettes_words(
+    client: TestClient, header: str, detail: str
+) -> None:
     response = client.get("/file", headers={"range": header})
+    assert (response.status_code, response.text) == (400, detail)
+
+
+def test_too_many_ranges_give_the_whole_file(client: TestClient) -> None:
+    at_most = ",".join(f"{n}-{n}" for n in range(0, 200, 2))
+    assert client.get("/file", headers={"range": f"bytes={at_most}"}).status_code == 206
+    too_many = at_most + ",300-300"
+    response = client.get("/file", headers={"range": f"bytes={too_many}"})
     assert (response.status_code, response.content) == (200, BODY)
+
+
+def test_several_ranges_give_a_multipart_body(client: TestClient) -> None:
+    response = client.get("/file", headers={"range": "bytes=100-109, 0-4, 3-7"})
+    assert response.status_code == 206
+    media_type, _, boundary = response.headers["content-type"].partition("; boundary=")
+    assert media_type == "multipart/byteranges"
+    assert "content-range" not in response.headers
+    head = f"--{boundary}\r\nContent-Type: application/octet-stream\r\n"
+    expected = (
+        f"{head}Content-Range: bytes 0-7/1024\r\n\r\n".encode()
+        + BODY[0:8]
+        + b"\r\n"
+        + f"{head}Content-Range: bytes 100-109/1024\r\n\r\n".encode()
+        + BODY[100:110]
+        + b"\r\n"
+        + f"--{boundary}--".encode()
+    )
+    assert response.content == expected
+    assert response.headers["content-length"] == str(len(expected))
+    head_response = client.head("/file", headers={"range": "bytes=100-109, 0-4"})
+    assert head_response.status_code == 206
+    assert head_response.content == b""
+    assert int(head_response.headers["content-length"]) == len(expected) - 3
+
+
+def test_overlapping_ranges_merge_into_one(client: TestClient) -> None:
+    response = client.get("/file", headers={"range": "bytes=0-500,100-600"})
+    assert (response.status_code, response.content) == (206, BODY[:601])
+    assert response.headers["content-range"] == "bytes 0-600/1024"
+
+
+def test_a_file_shorter_than_its_status_fails_its_multipart_body(
+    serve: ClientFactory, data_file: pathlib.Path
+) -> None:
+    app = App()
+    info = data_file.stat()
+
+    @app.get("/shrunk")
+    async def shrunk() -> FileResponse:
+        data_file.write_bytes(BODY[:10])
+        return FileResponse(data_file, stat_result=info)
+
+    with (
+        serve(app) as client,
+        pytest.raises(RuntimeError, match=f"File at path {data_file} is shorter than expected"),
+    ):
+        client.get("/shrunk", headers={"range": "bytes=0-1,500-501"})
 
 
 def test_digits_of_other_scripts_are_not_positions() -> None:
     # str.isdigit takes them, int() does not ('\u00b2' is a superscript 2): ignored.
-    assert _single_range("bytes=\u00b2-", 1024) is None
-    assert _single_range("bytes=0-\u0663", 1024) is None  # an Arabic-Indic 3
+    with pytest.raises(MalformedRange):
+        requested_spans("bytes=\u00b2-", 1024)
+    assert requested_spans("bytes=0-\u0663, 5-6", 1024) == [(5, 7)]  # an Arabic-Indic 3
 
 
 def test_a_range_header_beyond_ascii_is_ignored_or_a_400_under_rsgi(
@@ -172,7 +239,10 @@ def test_a_range_header_beyond_ascii_is_ignored_or_a_400_under_rsgi(
             },
         )
     else:
-        assert (response.status_code, response.content) == (200, BODY)
+        assert (response.status_code, response.text) == (
+            400,
+            "Range header: range must be requested",
+        )
 
 
 def test_if_range(client: TestClient) -> None:
@@ -186,9 +256,10 @@ def test_if_range(client: TestClient) -> None:
         assert (response.status_code, response.content) == (200, BODY), stale
 
 
-def test_head_and_other_methods_ignore_range(client: TestClient) -> None:
+def test_head_answers_a_range_and_other_methods_ignore_it(client: TestClient) -> None:
     head = client.head("/file", headers={"range": "bytes=0-1"})
-    assert (head.status_code, head.headers["content-length"]) == (200, "1024")
+    assert (head.status_code, head.headers["content-length"]) == (206, "2")
+    assert (head.headers["content-range"], head.content) == ("bytes 0-1/1024", b"")
     post = client.post("/file", headers={"range": "bytes=0-1", "if-none-match": "*"})
     assert (post.status_code, post.content) == (200, BODY)
 
@@ -217,3 +288,33 @@ def test_content_disposition_quotes_and_kinds() -> None:
     assert content_disposition("attachment", 'say "hi"\\.txt') == (
         'attachment; filename="say \\"hi\\"\\\\.txt"'
     )
+
+
+def test_a_weak_etag_never_allows_a_range(serve: ClientFactory, data_file: pathlib.Path) -> None:
+    app = App()
+
+    @app.get("/weak")
+    async def weak() -> FileResponse:
+        return FileResponse(data_file, headers={"etag": 'W/"v1"'})
+
+    with serve(app) as client:
+        response = client.get("/weak", headers={"range": "bytes=0-1", "if-range": 'W/"v1"'})
+    assert (response.status_code, response.content) == (200, BODY)
+
+
+@pytest.mark.parametrize(
+    ("name", "error"), [("missing.txt", "does not exist"), ("", "is not a file")]
+)
+def test_a_path_that_is_no_file_is_a_500_naming_it(
+    serve: ClientFactory, tmp_path: pathlib.Path, name: str, error: str
+) -> None:
+    app = App()
+    path = tmp_path / name
+
+    @app.get("/file")
+    async def file() -> FileResponse:
+        return FileResponse(path)
+
+    with serve(app) as client, pytest.raises(RuntimeError) as raised:
+        client.get("/file")
+    assert str(raised.value) == f"File at path {path} {error}."

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import mimetypes
 import os
+import stat
 from collections.abc import Mapping
 from email.utils import formatdate, parsedate_to_datetime
 from typing import TYPE_CHECKING
@@ -19,7 +20,8 @@ from urllib.parse import quote
 
 from hasten._flow.transport import Outbound, Sent
 from hasten._http.background import BackgroundTask
-from hasten._http.responses import Response
+from hasten._http.ranges import ByteRanges, MalformedRange, Spans, Unsatisfiable, requested_spans
+from hasten._http.responses import PlainTextResponse, Response, StreamingResponse
 from hasten._http.wire import HeaderList, allows_body, frame
 from hasten._running.threads import submit
 
@@ -36,12 +38,17 @@ class FileResponse(Response):
     Sends ``ETag``, ``Last-Modified`` and ``Accept-Ranges: bytes``, and answers the request's
     ``If-None-Match`` / ``If-Modified-Since`` with 304, ``If-Match`` / ``If-Unmodified-Since``
     with 412, and a single ``Range`` with 206 (``If-Range`` respected; 416 when nothing of the
-    file is in it). Several ranges in one request are answered with the whole file (200), as
-    RFC 9110 allows. ``filename`` adds a ``Content-Disposition`` (RFC 6266, with RFC 5987
+    file is in it). Several ranges in one request are answered with ``multipart/byteranges``
+    (overlapping ones merged; more than 100 get the whole file), a malformed Range with 400,
+    as Starlette answers them. ``filename`` adds a ``Content-Disposition`` (RFC 6266, with RFC 5987
     encoding for names that are not ASCII).
     """
 
     __slots__ = ("path", "stat_result")
+
+    # How much of the file hasten reads at a time where it reads it itself (the parts of a
+    # multi-range body); a subclass may set its own.
+    chunk_size = 64 * 1024
 
     def __init__(  # noqa: PLR0917 - Starlette's signature, positional arguments included
         self,
@@ -71,32 +78,75 @@ class FileResponse(Response):
 
     async def send(self, outbound: Outbound, request: Request) -> None:
         # The file's status comes from the disk: asked on a thread, not on the event loop.
-        stat = self.stat_result or await submit(request.context.threads, os.stat, self.path)
-        sent = self._hand_over(outbound, request, stat)
+        info = self.stat_result or await submit(request.context.threads, _regular_file, self.path)
+        headers = self.wire_headers.copy()
+        etag = _add_validators(headers, info)
+        spans = None
+        method = request.method.upper()  # as Starlette reads it: a scope may say "get"
+        if self.status == 200 and method in ("GET", "HEAD"):
+            try:
+                decided = _decide(request.headers, etag, int(info.st_mtime), info.st_size)
+            except MalformedRange as error:
+                await PlainTextResponse(str(error), 400).send(outbound, request)
+                return
+            except Unsatisfiable:
+                decided = 416
+                headers.append(("content-range", f"bytes */{info.st_size}"))
+            if isinstance(decided, int):
+                sent = outbound.response_bytes(decided, frame(decided, headers, 0), b"")
+                if sent is not None:
+                    await sent
+                return
+            spans = decided
+        if spans is not None and len(spans) > 1:
+            await self._send_parts(outbound, request, headers, spans, info.st_size)
+            return
+        sent = self._hand_over(outbound, method == "HEAD", headers, info.st_size, spans)
         if sent is not None:
             await sent
 
-    def _hand_over(self, outbound: Outbound, request: Request, stat: os.stat_result) -> Sent:
-        size = stat.st_size
+    def _hand_over(
+        self, outbound: Outbound, head: bool, headers: HeaderList, size: int, spans: Spans | None
+    ) -> Sent:
+        """The whole file, or one span of it (206)."""
+        if spans is not None:
+            start, end = spans[0]
+            headers.append(("content-range", f"bytes {start}-{end - 1}/{size}"))
+            headers = frame(206, headers, end - start)
+            if head:
+                return outbound.response_bytes(206, headers, b"")
+            return outbound.response_file_range(206, headers, self.path, start, end)
         status = self.status
-        method = request.method
-        head = method == "HEAD"
-        headers = self.wire_headers.copy()
-        etag = _add_validators(headers, stat)
-        if status == 200 and method in ("GET", "HEAD"):
-            decided = _decide(request.headers, etag, int(stat.st_mtime), size, head)
-            if decided is not None:
-                status, extra, span = decided
-                headers.extend(extra)
-                if span is not None:
-                    start, end = span
-                    headers = frame(status, headers, end - start)
-                    return outbound.response_file_range(status, headers, self.path, start, end)
-                return outbound.response_bytes(status, frame(status, headers, 0), b"")
         headers = frame(status, headers, size)
         if head or not allows_body(status) or size == 0:
             return outbound.response_bytes(status, headers, b"")
         return outbound.response_file(status, headers, self.path)
+
+    async def _send_parts(
+        self, outbound: Outbound, request: Request, headers: HeaderList, spans: Spans, size: int
+    ) -> None:
+        """Several spans: one ``multipart/byteranges`` body of known length, read on the
+        thread pool ``chunk_size`` bytes at a time, stopped when the client leaves."""
+        kept = [item for item in headers if item[0] != "content-type"]
+        content_type = next(
+            (value for name, value in headers if name == "content-type"), "application/octet-stream"
+        )
+        parts = ByteRanges(self.path, spans, size, content_type)
+        stream = StreamingResponse(parts.chunks(self.chunk_size), 206)
+        headers = [*kept, ("content-type", parts.media_type)]
+        stream.wire_headers = frame(206, headers, parts.length)
+        await stream.send(outbound, request)
+
+
+def _regular_file(path: str) -> os.stat_result:
+    """The status of the file at ``path``; a RuntimeError (a 500) when there is none."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise RuntimeError(f"File at path {path} does not exist.") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise RuntimeError(f"File at path {path} is not a file.")
+    return info
 
 
 @functools.lru_cache(maxsize=1024)
@@ -124,42 +174,34 @@ def http_date(seconds: int) -> str:
     return formatdate(seconds, usegmt=True)
 
 
-def _add_validators(headers: HeaderList, stat: os.stat_result) -> str:
+def _add_validators(headers: HeaderList, info: os.stat_result) -> str:
     """Add Accept-Ranges, ETag and Last-Modified where the headers lack them; the ETag."""
     present = {name for name, _ in headers}
     if "accept-ranges" not in present:
         headers.append(("accept-ranges", "bytes"))
     if "last-modified" not in present:
-        headers.append(("last-modified", http_date(int(stat.st_mtime))))
+        headers.append(("last-modified", http_date(int(info.st_mtime))))
     if "etag" in present:
         for name, value in headers:
             if name == "etag":
                 return value
     # The ETag of nginx: modification time and size, in hex; strong, as both identify a version.
-    etag = f'"{stat.st_mtime_ns // 1000:x}-{stat.st_size:x}"'
+    etag = f'"{info.st_mtime_ns // 1000:x}-{info.st_size:x}"'
     headers.append(("etag", etag))
     return etag
 
 
-Decision = tuple[int, HeaderList, tuple[int, int] | None]
-
-
-def _decide(asked: Headers, etag: str, mtime: int, size: int, head: bool) -> Decision | None:
+def _decide(asked: Headers, etag: str, mtime: int, size: int) -> int | Spans | None:
     """What the request's conditional and range headers make of a 200 to a GET or HEAD (RFC
-    9110 §13.2.2): (status, extra headers, byte span to send), or None for the whole file."""
+    9110 §13.2.2): a status to answer with no body (304, 412), the spans to send, or None
+    for the whole file. Raises ``MalformedRange`` (400) and ``Unsatisfiable`` (416)."""
     status = _preconditions(asked, etag, mtime)
     if status is not None:
-        return status, [], None
+        return status
     wanted = asked.get("range")
-    if wanted is None or head or not _if_range_holds(asked.get("if-range"), etag, mtime):
+    if wanted is None or not _if_range_holds(asked.get("if-range"), etag, mtime):
         return None
-    span = _single_range(wanted, size)
-    if span is None:
-        return None  # malformed, or several ranges: the whole file
-    if span == (0, 0):
-        return 416, [("content-range", f"bytes */{size}")], None
-    start, end = span
-    return 206, [("content-range", f"bytes {start}-{end - 1}/{size}")], span
+    return requested_spans(wanted, size) or None
 
 
 def _preconditions(asked: Headers, etag: str, mtime: int) -> int | None:
@@ -209,51 +251,8 @@ def _if_range_holds(if_range: str | None, etag: str, mtime: int) -> bool:
     if if_range is None:
         return True
     if_range = if_range.strip()
-    if if_range.startswith(('"', "W/")):
-        return if_range == etag  # strong comparison only
+    if if_range.startswith("W/"):
+        return False  # a weak validator never allows a range (strong comparison only)
+    if if_range.startswith('"'):
+        return if_range == etag
     return _timestamp(if_range) == mtime
-
-
-def _single_range(header: str, size: int) -> tuple[int, int] | None:
-    """The span [start, end) of a single ``bytes=`` range; (0, 0) when it is unsatisfiable;
-    None when the header is malformed or asks for several ranges (then it is ignored)."""
-    unit, _, spec = header.partition("=")
-    if unit.strip().lower() != "bytes" or "," in spec:
-        return None
-    first, dash, last = spec.strip().partition("-")
-    if not dash or not _is_position(first) or not _is_position(last):
-        return None
-    if first == "":
-        if last == "":
-            return None
-        length = _position(last)
-        if length == 0 or size == 0:
-            return 0, 0
-        return max(size - length, 0), size
-    if last and _before(last, first):
-        return None  # last-pos before first-pos: invalid, ignored
-    start = _position(first)
-    if start >= size:
-        return 0, 0
-    return start, min(_position(last) + 1, size) if last else size
-
-
-# A byte position past any file: what a position of more than 18 digits stands for, so that
-# a 5,000-digit one costs no int() (which refuses strings past 4,300 digits).
-_PAST_ANY_FILE = 10**18
-
-
-def _is_position(text: str) -> bool:
-    """Empty, or ASCII digits only (``str.isdigit`` takes other scripts' digits too)."""
-    return text == "" or (text.isascii() and text.isdigit())
-
-
-def _position(digits: str) -> int:
-    significant = digits.lstrip("0")
-    return int(significant or "0") if len(significant) <= 18 else _PAST_ANY_FILE
-
-
-def _before(digits: str, other: str) -> bool:
-    """Whether the number ``digits`` is less than ``other`` (both any length, unconverted)."""
-    left, right = digits.lstrip("0"), other.lstrip("0")
-    return (len(left), left) < (len(right), right)

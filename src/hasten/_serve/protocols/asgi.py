@@ -248,7 +248,7 @@ class ASGIChannel:
         if add_length:
             encoded.append((b"content-length", str(len(body)).encode()))
         await self.send({"type": "http.response.start", "status": status, "headers": encoded})
-        await self.send({"type": "http.response.body", "body": body})
+        await self.send({"type": "http.response.body", "body": body, "more_body": False})
 
     async def _start(self, status: int, headers: HeaderList) -> None:
         await self.send(
@@ -360,18 +360,23 @@ class _WholeBody:
 
 
 class ASGIStreamWriter:
-    """A streamed ASGI body: the response starts with the first chunk, or at the end."""
+    """A streamed ASGI body: the response starts with the first chunk, or at the end. With a
+    Content-Length, the chunk that completes it is the last message (as a file's is)."""
 
-    __slots__ = ("_headers", "_send", "_started", "_status")
+    __slots__ = ("_ended", "_headers", "_left", "_send", "_started", "_status")
 
     def __init__(self, send: Send, status: int, headers: HeaderList) -> None:
         self._send = send
         self._status = status
         self._headers = headers
-        self._started = False
+        self._started = self._ended = False
+        self._left: int | None = None
 
     async def _start(self) -> None:
         self._started = True
+        for name, value in self._headers:
+            if name == "content-length" and value.isascii() and value.isdigit():
+                self._left = int(value) if len(value) < 19 else None
         await self._send(
             {
                 "type": "http.response.start",
@@ -383,12 +388,20 @@ class ASGIStreamWriter:
     async def send_bytes(self, data: bytes, last: bool = False) -> None:
         if not self._started:
             await self._start()
+        elif self._ended and not data:
+            return  # an empty chunk after the declared length: nothing to send
+        if self._left is not None:
+            self._left -= len(data)
+            last = last or self._left <= 0
+        self._ended = last
         await self._send({"type": "http.response.body", "body": data, "more_body": not last})
 
     async def close(self) -> None:
         if not self._started:
             await self._start()
-        await self._send({"type": "http.response.body", "body": b"", "more_body": False})
+        if not self._ended:
+            self._ended = True
+            await self._send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 class ASGIWebSocket(ASGIScope, WebSocket):
