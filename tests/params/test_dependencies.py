@@ -485,7 +485,7 @@ def test_sync_yield_dependencies_do_not_hold_a_thread_across_the_handler() -> No
     for interface in interfaces:
         threads.clear()
         with TestClient(app, interface=interface) as client:
-            assert client.get("/", timeout=5).json() == "resource"
+            assert client.get("/").json() == "resource"
         assert len(threads) == 3
         assert all(name.startswith("hasten-thread") for name in threads)
 

@@ -12,9 +12,10 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 
 from hasten import App, FileResponse, Request, Response
+from hasten._http.errors import StarletteDeprecationWarning
 from hasten._serve.protocols.asgi import FILE_CHUNK_SIZE, ASGIChannel
 from hasten.testing import TestClient
-from hasten.testing.asgi import HTTPExchange
+from hasten.testing.asgi import ASGIMisuse, HTTPExchange
 from hasten.testing.exchange import Result
 from hasten.testing.rsgi import HTTPProto
 from hasten.types import Receive, Scope, Send
@@ -157,9 +158,25 @@ def test_an_app_that_does_not_answer_gets_an_empty_500_from_the_rsgi_double() ->
                 {"type": "http.response.body", "body": b""},
                 {"type": "http.response.body", "body": b""},
             ],
-            "after the response completed",
+            "after response completed",
         ),
         ([{"type": "http.response.push"}], "Unexpected ASGI message 'http.response.push'"),
+        ([{"type": "http.response.trailers"}], "without declaring trailers"),
+        (
+            [
+                {"type": "http.response.start", "status": 200, "trailers": True},
+                {"type": "http.response.trailers"},
+            ],
+            "before body completed",
+        ),
+        (
+            [
+                {"type": "http.response.start", "status": 200, "trailers": True},
+                {"type": "http.response.body"},
+                {"type": "http.response.body"},
+            ],
+            "after body completed",
+        ),
     ],
 )
 def test_the_asgi_double_refuses_messages_out_of_order(
@@ -171,7 +188,7 @@ def test_the_asgi_double_refuses_messages_out_of_order(
         for message in messages:
             await exchange.send(message)
 
-    with pytest.raises(RuntimeError, match=error):
+    with pytest.raises(ASGIMisuse, match=error):
         asyncio.run(send_all())
 
 
@@ -200,6 +217,29 @@ def test_an_asgi_app_that_does_not_complete_its_response_fails_the_test_client()
         app.asgi = half  # after startup, which builds the app's own
         with pytest.raises(RuntimeError, match="returned without completing its response"):
             client.get("/")
+
+
+def test_the_asgi_double_hands_over_trailers_and_debug_info_as_starlettes_client() -> None:
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            for _ in ("startup", "shutdown"):
+                await send({"type": (await receive())["type"] + ".complete"})
+            return
+        assert scope["extensions"] == {"http.response.debug": {}, "http.response.trailers": {}}
+        await send({"type": "http.response.start", "status": 200, "trailers": True})
+        await send({"type": "http.response.debug", "info": {"template": "a.html", "context": {}}})
+        await send({"type": "http.response.body", "body": b"hi"})
+        await send(
+            {"type": "http.response.trailers", "headers": [(b"x-a", b"1")], "more_trailers": True}
+        )
+        await send({"type": "http.response.trailers", "headers": [(b"x-b", b"2")]})
+
+    with TestClient(app) as client:
+        response = client.get("/")
+    assert (response.status_code, response.content) == (200, b"hi")
+    assert response.extensions["http.response.trailers"] == [(b"x-a", b"1"), (b"x-b", b"2")]
+    assert "x-a" not in response.headers
+    assert (response.template, response.context) == ("a.html", {})  # type: ignore[attr-defined]
 
 
 def test_who_adds_the_content_length(interface: str) -> None:
@@ -295,3 +335,16 @@ def test_the_asgi_channels_last_chunk_of_a_file_says_it_is_the_last(
         FILE_CHUNK_SIZE + 3: [(FILE_CHUNK_SIZE, True), (3, False)],
     }
     assert bodies == expected[size]
+
+
+def test_a_timeout_given_to_the_test_client_warns_as_starlettes() -> None:
+    app = App()
+
+    @app.get("/")
+    async def hello() -> str:
+        return "hi"
+
+    with TestClient(app) as client:
+        with pytest.warns(StarletteDeprecationWarning, match="served in-process"):
+            response = client.get("/", timeout=1)
+        assert (response.status_code, response.json()) == (200, "hi")

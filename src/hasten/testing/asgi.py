@@ -18,13 +18,19 @@ if TYPE_CHECKING:
     from hasten._flow.contracts import ASGIApp
     from hasten.app import Starlette
 
-__all__ = ["ASGIDriver", "HTTPExchange", "WebSocketChannel"]
+__all__ = ["ASGIDriver", "ASGIMisuse", "HTTPExchange", "WebSocketChannel"]
+
+
+class ASGIMisuse(RuntimeError, AssertionError):
+    """An app broke the ASGI protocol: a RuntimeError, as uvicorn raises it, and an
+    AssertionError, as Starlette's test client raises it."""
 
 
 class HTTPExchange:
     """One request's ``receive`` and ``send``, as strict as uvicorn's: the body comes once,
     then ``receive`` waits until the response is complete (as for a client that stays);
-    messages out of order are an error."""
+    messages out of order are an error. It offers Starlette's test client's extensions:
+    ``http.response.trailers`` (after a start that declares them) and ``http.response.debug``."""
 
     def __init__(self, chunks: list[bytes], result: Result) -> None:
         self._incoming = iter(
@@ -35,7 +41,7 @@ class HTTPExchange:
         )
         self._done = asyncio.Event()
         self.result = result
-        self.complete = False
+        self.body_complete = self.complete = False
 
     async def receive(self) -> Message:
         message = next(self._incoming, None)
@@ -47,25 +53,60 @@ class HTTPExchange:
     async def send(self, message: Message) -> None:
         kind = message["type"]
         if self.complete:
-            raise RuntimeError(f"Unexpected ASGI message {kind!r} after the response completed")
+            raise ASGIMisuse(f"Unexpected ASGI message {kind!r} after response completed")
         if kind == "http.response.start":
-            if self.result.responded:
-                raise RuntimeError("Unexpected ASGI message 'http.response.start' sent twice")
-            self.result.responded = True
-            self.result.status = message["status"]
-            self.result.headers = [
-                (name.decode("latin-1"), value.decode("latin-1"))
-                for name, value in message.get("headers", ())
-            ]
+            self._start(message)
         elif kind == "http.response.body":
-            if not self.result.responded:
-                raise RuntimeError("Unexpected ASGI message 'http.response.body' before start")
-            self.result.body += message.get("body", b"")
-            if not message.get("more_body", False):
-                self.complete = True
-                self._done.set()
+            self._take_body(message)
+        elif kind == "http.response.trailers":
+            self._take_trailers(message)
+        elif kind == "http.response.debug":
+            self.result.debug = message["info"]
         else:
-            raise RuntimeError(f"Unexpected ASGI message {kind!r}")
+            raise ASGIMisuse(f"Unexpected ASGI message {kind!r}")
+
+    def _start(self, message: Message) -> None:
+        result = self.result
+        if result.responded:
+            raise ASGIMisuse("Unexpected ASGI message 'http.response.start' sent twice")
+        result.responded = True
+        result.status = message["status"]
+        result.headers = [
+            (name.decode("latin-1"), value.decode("latin-1"))
+            for name, value in message.get("headers", ())
+        ]
+        if message.get("trailers", False):
+            result.trailers = []
+
+    def _take_body(self, message: Message) -> None:
+        result = self.result
+        if not result.responded:
+            raise ASGIMisuse("Unexpected ASGI message 'http.response.body' before start")
+        if self.body_complete:
+            raise ASGIMisuse("Unexpected ASGI message 'http.response.body' after body completed")
+        result.body += message.get("body", b"")
+        if not message.get("more_body", False):
+            self.body_complete = True
+            if result.trailers is None:
+                self._complete()
+
+    def _take_trailers(self, message: Message) -> None:
+        trailers = self.result.trailers
+        if trailers is None:
+            raise ASGIMisuse(
+                "Unexpected ASGI message 'http.response.trailers' without declaring trailers"
+            )
+        if not self.body_complete:
+            raise ASGIMisuse(
+                "Unexpected ASGI message 'http.response.trailers' before body completed"
+            )
+        trailers.extend(message.get("headers", ()))
+        if not message.get("more_trailers", False):
+            self._complete()
+
+    def _complete(self) -> None:
+        self.complete = True
+        self._done.set()
 
 
 # What an app may send on a WebSocket in each state, as uvicorn checks it.
@@ -210,11 +251,18 @@ class ASGIDriver:
     async def send(self, wire: Wire, result: Result) -> None:
         scope = self._scope("http", wire)
         scope["method"] = wire.method
-        scope["extensions"] = {}  # none offered: no push, no early hints, no pathsend
+        # Starlette's test client's: no push, no early hints, no pathsend.
+        scope["extensions"] = {"http.response.debug": {}, "http.response.trailers": {}}
         exchange = HTTPExchange(wire.chunks, result)
         await self.app(scope, exchange.receive, exchange.send)  # type: ignore[arg-type]
-        if not exchange.complete:
-            raise RuntimeError("The app returned without completing its response")
+        # Trailers left unfinished end the response as it is, as in Starlette's test client.
+        if not exchange.body_complete:
+            raise ASGIMisuse(
+                "TestClient did not receive any response: the app returned without "
+                "completing its response"
+                if not result.responded
+                else "The app returned without completing its response"
+            )
 
     async def websocket(self, wire: Wire, pipe: Pipe) -> None:
         scope = self._scope("websocket", wire)

@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import warnings
 import weakref
 from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
 
+from hasten._http.errors import StarletteDeprecationWarning
 from hasten.app import Starlette
 from hasten.testing.asgi import ASGIDriver
 from hasten.testing.exchange import Pipe, Wire
@@ -50,6 +52,14 @@ class _Transport(httpx.BaseTransport):
         )
         if result.templates:  # Starlette's: the template and context of the page sent
             response.template, response.context = result.templates[-1]  # type: ignore[attr-defined]
+        if result.trailers is not None:
+            response.extensions["http.response.trailers"] = result.trailers
+        if result.debug is not None:
+            response.extensions["http.response.debug"] = debug = result.debug
+            if "template" in debug:
+                response.template = debug["template"]  # type: ignore[attr-defined]
+            if "context" in debug:
+                response.context = debug["context"]  # type: ignore[attr-defined]
         return response
 
 
@@ -142,6 +152,27 @@ class TestClient(httpx.Client):
         # Unclosed and unreachable, the client still stops the app it started.
         self._release = weakref.finalize(self, self._server.release)
         self._release.atexit = False
+
+    def request(
+        self,
+        method: str,
+        url: httpx._types.URLTypes,
+        *,
+        timeout: httpx._types.TimeoutTypes | httpx._client.UseClientDefault = (
+            httpx.USE_CLIENT_DEFAULT
+        ),
+        **kwargs: Any,
+    ) -> httpx.Response:
+        """httpx's ``request``; a ``timeout`` warns, as in Starlette: the app is served
+        in-process, where only the client's own limit on a request (60 s) applies."""
+        if timeout is not httpx.USE_CLIENT_DEFAULT:
+            warnings.warn(
+                "You should not use the 'timeout' argument with the TestClient: the app is "
+                "served in-process, where it does not apply",
+                StarletteDeprecationWarning,
+                stacklevel=2,
+            )
+        return super().request(method, url, timeout=timeout, **kwargs)
 
     def start(self) -> None:
         """Start the app now rather than on the first request."""

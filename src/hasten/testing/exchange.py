@@ -48,6 +48,8 @@ class Result:
         self.headers: list[tuple[str, str]] = []
         self.body = b""
         self.templates: list[tuple[Any, Any]] = []  # each TemplateResponse's, as made
+        self.trailers: list[tuple[bytes, bytes]] | None = None  # when the start declares them
+        self.debug: dict[str, Any] | None = None  # an http.response.debug message's info
 
 
 class Pipe:
