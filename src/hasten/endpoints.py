@@ -27,7 +27,7 @@ from hasten.status import WS_1003_UNSUPPORTED_DATA
 
 __all__ = ["HTTPEndpoint", "WebSocketEndpoint"]
 
-_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "QUERY")
 
 
 class HTTPEndpoint:
@@ -37,16 +37,24 @@ class HTTPEndpoint:
     def __init__(self, scope: Scope, receive: Receive, send: Send) -> None:
         assert scope["type"] == "http"
         self.scope, self.receive, self.send = scope, receive, send
-        self._allowed_methods = [m for m in _METHODS if getattr(self, m.lower(), None)]
+        # HEAD is answered by ``get`` where there is no ``head``.
+        self._allowed_methods = [
+            m
+            for m in _METHODS
+            if getattr(self, m.lower(), None) or (m == "HEAD" and getattr(self, "get", None))
+        ]
 
     def __await__(self) -> Generator[Any, None, None]:
         return self.dispatch().__await__()
 
     async def dispatch(self) -> None:
-        request = Request(self.scope, receive=self.receive)
+        request = Request(self.scope, receive=self.receive, send=self.send)
         method = request.method.lower()
         name = "get" if method == "head" and not hasattr(self, "head") else method
-        handler = getattr(self, name, self.method_not_allowed)
+        # Only a method's own name: ``_do_delete`` or ``dispatch`` is no HTTP method.
+        known = request.method in _METHODS
+        handler = getattr(self, name, None) if known else None
+        handler = handler or self.method_not_allowed
         if inspect.iscoroutinefunction(handler):
             response = await handler(request)
         else:

@@ -55,7 +55,30 @@ def test_an_http_endpoint_answers_each_method_by_name(serve: ClientFactory) -> N
         (200, b""),
     ]
     refused = client.delete("/users")
-    assert (refused.status_code, refused.headers["allow"]) == (405, "GET, POST")  # Starlette's
+    assert (refused.status_code, refused.headers["allow"]) == (405, "GET, HEAD, POST")
+
+
+class Search(HTTPEndpoint):
+    async def query(self, request: Request) -> Response:
+        return PlainTextResponse(f"searched for {(await request.body()).decode()}")
+
+    async def _purge(self, request: Request) -> Response:
+        raise AssertionError("a helper is no HTTP method")  # pragma: no cover
+
+
+def test_an_http_endpoint_answers_query_and_no_other_name(serve: ClientFactory) -> None:
+    app = App()
+    app.add_route("/search", Search)
+    client = serve(app)
+    found = client.request("QUERY", "/search", content=b"hasten")
+    assert (found.status_code, found.text) == (200, "searched for hasten")
+    for method in ("_PURGE", "PROPFIND"):
+        refused = client.request(method, "/search")
+        assert (refused.status_code, refused.text, refused.headers["allow"]) == (
+            405,
+            '{"detail":"Method Not Allowed"}',
+            "QUERY",
+        )
 
 
 def test_a_websocket_endpoint_gets_each_message_decoded(

@@ -72,6 +72,15 @@ def test_request_attributes(serve: ClientFactory) -> None:
     }
 
 
+def test_cookies_are_read_as_starlette_reads_them(serve: ClientFactory) -> None:
+    # A quoted value is unquoted by Python's rules (what set_cookie writes for a comma); a
+    # pair without "=" is the empty name's, as browsers send it.
+    cookie = 'greeting="Hello\\054 cookies!"; unnamed; a=b; "; c = d ; ;'
+    response = serve(make_app()).get("/echo/x", headers={"Cookie": cookie})
+    expected = {"greeting": "Hello, cookies!", "": '"', "a": "b", "c": "d"}
+    assert response.json()["cookies"] == expected
+
+
 def test_request_without_body_or_query(serve: ClientFactory) -> None:
     body = serve(make_app()).get("/echo/x").json()
     assert body["body"] == ""

@@ -753,7 +753,8 @@ def test_shutdown_waits_for_background_tasks_and_cleanups() -> None:
         scope = {"type": "http", "method": "GET", "path": "/", "query_string": b"", "headers": []}
         request = asyncio.ensure_future(app(scope, receive, send))
         await asyncio.sleep(0.05)
-        assert sent[-1] == {"type": "http.response.body", "body": b'"ok"', "more_body": False}  # the client has it
+        # The client has it.
+        assert sent[-1] == {"type": "http.response.body", "body": b'"ok"', "more_body": False}
         assert app.stats()["in_flight"] == 1  # while the cleanup still runs
         await app.shutdown()
         assert done == ["cleanup"]

@@ -513,3 +513,27 @@ def test_a_mounted_app_that_fails_to_start_stops_those_started(serve: ClientFact
     with pytest.raises(RuntimeError, match="cannot start"), serve(outer):
         pass
     assert events == [*STARTED, "inner lifespan exits", "inner stops", "outer lifespan exits"]
+
+
+def test_a_mounted_asgi_app_answers_any_method_and_sees_the_app(serve: ClientFactory) -> None:
+    seen: list[tuple[str, bool]] = []
+
+    async def dav(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        seen.append((scope["method"], scope["app"] is app))
+        await send({"type": "http.response.start", "status": 207, "headers": []})
+        await send({"type": "http.response.body", "body": scope["method"].encode()})
+
+    app = App()
+    app.mount("/dav", dav)
+
+    @app.get("/items")
+    async def items() -> list[int]:
+        return []
+
+    client = serve(app)
+    answered = client.request("PROPFIND", "/dav/folder")
+    assert (answered.status_code, answered.content) == (207, b"PROPFIND")
+    assert seen == [("PROPFIND", True)]
+    # A hasten route still refuses a method it does not serve, naming only its own.
+    refused = client.request("PROPFIND", "/items")
+    assert (refused.status_code, refused.headers["allow"]) == (405, "GET, HEAD")

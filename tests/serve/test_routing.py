@@ -349,7 +349,7 @@ def test_routes_added_to_an_included_router_after_start_are_served(
     [
         ("items", "must start with '/'"),
         ("/items/{id:bogus}", "unknown converter 'bogus'"),
-        ("/items/{id}/{id}", "names parameter 'id' twice"),
+        ("/items/{id}/{id}", "Duplicated param name id at path /items/{id}/{id}"),
         ("/files/{a:path}/{b:path}", "has more than one ':path' parameter"),
         ("/files/{a}-{b}", "must hold one parameter"),
         ("/files/{name}}", "must hold one parameter"),

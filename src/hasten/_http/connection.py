@@ -13,6 +13,7 @@ from collections.abc import (
     ValuesView,
 )
 from contextvars import ContextVar
+from http.cookies import _unquote  # what Starlette reads cookies with
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, overload
 
@@ -375,13 +376,18 @@ def _parameters(query_string: str) -> int:
 
 
 def _parse_cookies(headers: list[str]) -> dict[str, str]:
+    """The cookies of Cookie headers, read as browsers send them and Starlette reads them:
+    a pair without ``=`` is a value of the empty name, a quoted value is unquoted by Python's
+    rules (``"Hello\\054 you"`` is ``Hello, you``, as ``set_cookie`` quotes it)."""
     cookies: dict[str, str] = {}
     for header in headers:
         for part in header.split(";"):
             name, sep, value = part.partition("=")
-            name = name.strip()
-            if sep and name:
-                cookies[name] = value.strip().strip('"')
+            if not sep:
+                name, value = "", name
+            name, value = name.strip(), value.strip()
+            if name or value:
+                cookies[name] = _unquote(value)
     return cookies
 
 

@@ -164,14 +164,15 @@ class PathTemplate:
             raise ValueError(f"Route path {path!r} must start with '/' (or be '' under a prefix)")
         segments: list[Segment] = []
         names: set[str] = set()
+        twice: list[str] = []
         raw_segments = path.split("/")[0 if callback else 1 :]
         for raw in raw_segments:
             if ("{" not in raw and "}" not in raw) or raw.startswith(_EXPRESSION):
                 segments.append(raw)
                 continue
             param = _parse_param(path, raw)
-            if param.name in names:
-                raise ValueError(f"Route path {path!r} names parameter {param.name!r} twice")
+            if param.name in names and param.name not in twice:
+                twice.append(param.name)
             if param.converter.name == "path" and any(
                 isinstance(done, Param) and done.converter.name == "path" for done in segments
             ):
@@ -179,6 +180,12 @@ class PathTemplate:
                 raise ValueError(f"Route path {path!r} has more than one ':path' parameter")
             names.add(param.name)
             segments.append(param)
+        if twice:
+            plural = "s" if len(twice) > 1 else ""
+            raise ValueError(
+                f"Duplicated param name{plural} {', '.join(twice)} at path {path}: a route "
+                "path names each parameter once"
+            )
         return cls(path, tuple(segments))
 
     @property

@@ -22,7 +22,7 @@ from hasten._http.hosts import host_port
 from hasten._http.paths import PathTemplate
 from hasten._http.requests import Request
 from hasten._serve.mounts import MountEndpoint, MountResponse, with_path_params
-from hasten._serve.routes import HTTP_METHODS, AppRoute, BaseRoute, Match
+from hasten._serve.routes import ASGI_METHODS, AppRoute, BaseRoute, Match
 
 __all__ = ["Host"]
 
@@ -62,7 +62,7 @@ class Host(AppRoute):
     def __init__(self, *args: Any, host: str = "", group: list[Host] | None = None, **kwargs: Any):
         if args and isinstance(args[0], str):  # Starlette's form: (host, app, name=None)
             host, app, name = _by_hand(*args, **kwargs)
-            args, kwargs = (PathTemplate.parse("/"), HTTP_METHODS, MountEndpoint(app, name)), {}
+            args, kwargs = (PathTemplate.parse("/"), ASGI_METHODS, MountEndpoint(app, name)), {}
         BaseRoute.__init__(self, *args, **kwargs)
         _pattern(host)  # a pattern it cannot read is an error now
         object.__setattr__(self, "host", host)

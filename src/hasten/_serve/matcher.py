@@ -14,7 +14,7 @@ from hasten._http.requests import Request
 from hasten._http.responses import RedirectResponse
 from hasten._params.renderers import Renderer
 
-__all__ = ["FALLBACK_PATH", "CompiledRoute", "Matcher", "RouteConflict"]
+__all__ = ["ANY_METHOD", "FALLBACK_PATH", "CompiledRoute", "Matcher", "RouteConflict"]
 
 # The path parameter a low-priority route (a frontend) gets: the path under its prefix.
 FALLBACK_PATH = "frontend_path"
@@ -22,6 +22,9 @@ FALLBACK_PATH = "frontend_path"
 _Entry = tuple[Target, tuple[str, ...]]  # the target and its path parameters' names
 _RENDER_AS_IS = Renderer(200).render
 _WEBSOCKET = frozenset({"WEBSOCKET"})
+# What a route that answers any method is registered under (an ASGI app's, which answers
+# each method itself): tried only after the method asked has no route at the path.
+ANY_METHOD = "*"
 
 
 class RouteConflict(ValueError):
@@ -211,6 +214,10 @@ class Matcher:
         # Off the hot path: only requests that match no route come here. A WebSocket route
         # does not make its path known to HTTP (404, as in Starlette), nor HTTP ones to it.
         allowed = self.allowed_methods(path) - _WEBSOCKET
+        if ANY_METHOD in allowed:
+            if method not in (ANY_METHOD, "WEBSOCKET"):
+                return self.match(ANY_METHOD, path)  # an ASGI app's route: it answers
+            allowed -= {ANY_METHOD}
         if allowed:
             target = self._not_allowed.get(allowed)
             if target is None:

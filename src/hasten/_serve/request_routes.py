@@ -24,7 +24,7 @@ from hasten._http.websockets import WebSocket
 from hasten._params.endpoints import Endpoint, RouteOptions
 from hasten._serve.mounts import MountResponse, given_path_params, serve_websocket
 from hasten._serve.registration import registering
-from hasten._serve.routes import HTTP_METHODS, WEBSOCKET, BaseRoute, Mount
+from hasten._serve.routes import ASGI_METHODS, HTTP_METHODS, WEBSOCKET, BaseRoute, Mount
 from hasten._settings import check_body_size
 
 __all__ = [
@@ -118,7 +118,7 @@ def request_route_parts(
     if function:
         wanted = frozenset(method.upper() for method in methods or ("GET",))
     else:
-        wanted = frozenset(methods or HTTP_METHODS)
+        wanted = frozenset(methods or ASGI_METHODS)
     if middleware:  # Starlette's route middleware: the route served by an app that has it
         inner = RequestRoute(path, endpoint, methods=methods, name=name)
         handler = _serving(_app_of([inner], middleware))

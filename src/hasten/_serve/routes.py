@@ -30,7 +30,7 @@ from hasten._params.markers import Dependency
 from hasten._params.models import IncEx
 from hasten._params.renderers import Renderer
 from hasten._running.pools import Pools
-from hasten._serve.matcher import CompiledRoute
+from hasten._serve.matcher import ANY_METHOD, CompiledRoute
 from hasten._serve.mounts import MountEndpoint, is_native
 from hasten._serve.registration import (
     check_connection_types,
@@ -40,6 +40,8 @@ from hasten._serve.registration import (
 from hasten._settings import FormLimitsKeywords, check_body_size, check_form_limits
 
 __all__ = [
+    "ANY_METHOD",
+    "ASGI_METHODS",
     "HTTP_METHODS",
     "WEBSOCKET",
     "APIRoute",
@@ -66,6 +68,8 @@ __all__ = [
 # a dict, is the state every request starts with); an (async) generator function is one too.
 Lifespan = Callable[[Any], Any]
 HTTP_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"})
+# An ASGI app's route answers any other method too (QUERY, WebDAV's PROPFIND), as in Starlette.
+ASGI_METHODS = HTTP_METHODS | {ANY_METHOD}
 # What a WebSocket route is registered under, beside the HTTP methods: one matcher serves both.
 WEBSOCKET = "WEBSOCKET"
 # An HTTP method as a request line carries it (RFC 9110 §5.6.2's token).
@@ -335,7 +339,12 @@ class BaseRoute:
         values = {**scope.get("path_params", {}), **values}
         found = {"endpoint": self.compiled.func, "path_params": values, "route": self}
         method = scope.get("method", "GET")
-        if websocket or method in self.methods or (method == "HEAD" and "GET" in self.methods):
+        if (
+            websocket
+            or method in self.methods
+            or (method == "HEAD" and "GET" in self.methods)
+            or ANY_METHOD in self.methods
+        ):
             return Match.FULL, found
         return Match.PARTIAL, found
 
@@ -629,6 +638,11 @@ class Mount(AppRoute):
             args, kwargs = _mount_by_hand(*args, **kwargs), {}
         BaseRoute.__init__(self, *args, **kwargs)
 
+    def __repr__(self) -> str:
+        # Starlette's: Mount(path='/api', name='api', app=...); a Mount without a name has ''.
+        name = self.compiled.options.name or ""
+        return f"{type(self).__name__}(path={self.path!r}, name={name!r}, app={self.app!r})"
+
     @property
     def path(self) -> str:
         """The prefix, as Starlette's ``mount.path``: ``Mount("/")``'s is ``""``, so that the
@@ -692,7 +706,7 @@ def _mount_by_hand(
         assert Mount.app_of_routes is not None, "hasten.app sets it when it is imported"
         app = Mount.app_of_routes(routes or [Mount("/", app=app)], middleware or (), max_body_size)
     methods: frozenset[str] = (
-        frozenset(app.methods) if is_native(app) else HTTP_METHODS | {WEBSOCKET}
+        frozenset(app.methods) if is_native(app) else ASGI_METHODS | {WEBSOCKET}
     )
     return PathTemplate.parse(path), methods, MountEndpoint(app, name)
 

@@ -96,6 +96,7 @@ class ASGIRequest(ASGIScope, Request):
     ) -> None:
         scope = dict(self._scope)
         scope["root_path"] = root_path
+        scope["app"] = self.app  # as in Starlette: the app that mounts it
         send = outbound.send if not headers else _adding(outbound.send, headers)
         await app(scope, self._channel.receive, send)
 
@@ -426,6 +427,7 @@ class ASGIWebSocket(ASGIScope, WebSocket):
     ) -> None:
         scope = dict(self._scope)
         scope["root_path"] = root_path
+        scope["app"] = self.app  # as in Starlette: the app that mounts it
         receive, send = self._channel
         await app(scope, receive, send)
 

@@ -110,7 +110,9 @@ class RSGIRequest(RSGIScope, Request):
         self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]], outbound: Any
     ) -> None:
         bridge = HTTPBridge(self._channel, outbound, headers, self._paced)
-        await app(asgi_scope(self._scope, root_path), bridge.receive, bridge.send)
+        scope = asgi_scope(self._scope, root_path)
+        scope["app"] = self.app  # as in Starlette: the app that mounts it
+        await app(scope, bridge.receive, bridge.send)
 
     def _paced(self, writer: StreamWriter) -> StreamWriter:
         # Granian's stream channel is unbounded: hasten._flow.backpressure holds the stream back.
@@ -196,8 +198,10 @@ class RSGIWebSocket(RSGIScope, WebSocket):
         self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]], outbound: Any
     ) -> None:
         bridge = WebSocketBridge(self._channel)
+        scope = asgi_scope(self._scope, root_path)
+        scope["app"] = self.app  # as in Starlette: the app that mounts it
         try:
-            await app(asgi_scope(self._scope, root_path), bridge.receive, bridge.send)
+            await app(scope, bridge.receive, bridge.send)
         finally:
             bridge.release()
 
