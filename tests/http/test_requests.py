@@ -88,3 +88,9 @@ def test_request_without_body_or_query(serve: ClientFactory) -> None:
     assert body["cookies"] == {}
     assert body["content_type"] == ""
     assert body["url"] == "http://testserver/echo/x"
+
+
+def test_a_request_made_by_hand_outside_an_app_maps_its_scope_as_given() -> None:
+    scope = {"type": "http", "method": "POST", "path": "/abc/"}
+    assert dict(Request(scope)) == scope
+    assert len(Request(scope)) == 3

@@ -11,10 +11,12 @@ import pytest
 from hasten import (
     App,
     Depends,
+    FileResponse,
     Header,
     HTTPError,
     Query,
     Request,
+    StreamingResponse,
     WebSocket,
     WebSocketDisconnect,
     WebSocketException,
@@ -647,3 +649,64 @@ def test_a_denial_response_sent_as_asgi_messages() -> None:
         b"not here",
         "gone",
     )
+
+
+def _by_hand(handle: Any) -> Any:
+    """A raw ASGI app that makes its WebSocket by hand, as Starlette's docs show."""
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await handle(WebSocket(scope, receive=receive, send=send))
+
+    return app
+
+
+def test_a_websocket_made_by_hand_closes_before_accept_with_its_code() -> None:
+    async def handle(websocket: WebSocket) -> None:
+        assert await websocket.receive() == {"type": "websocket.connect"}
+        await websocket.close(1001)
+
+    with pytest.raises(WebSocketDisconnect) as closed:
+        TestClient(_by_hand(handle)).websocket_connect("/")
+    assert closed.value.code == 1001
+
+
+@pytest.mark.parametrize("kind", ["stream", "file"])
+def test_a_denial_response_sends_a_streamed_or_file_body(kind: str, tmp_path: Any) -> None:
+    (tmp_path / "denied.txt").write_bytes(b"not you")
+
+    async def chunks() -> AsyncIterator[str]:
+        yield "not "
+        yield "you"
+
+    async def handle(websocket: WebSocket) -> None:
+        response = (
+            StreamingResponse(chunks(), status_code=403)
+            if kind == "stream"
+            else FileResponse(tmp_path / "denied.txt", status_code=403)
+        )
+        await websocket.send_denial_response(response)
+
+    with pytest.raises(WebSocketDenialResponse) as denied:
+        TestClient(_by_hand(handle)).websocket_connect("/")
+    assert (denied.value.status_code, denied.value.content) == (403, b"not you")
+
+
+def test_a_message_of_the_wrong_type_is_an_error_to_receive() -> None:
+    failures: list[str] = []
+
+    async def handle(websocket: WebSocket) -> None:
+        await websocket.accept()
+        try:
+            await websocket.receive_text()
+        except RuntimeError as error:
+            failures.append(str(error))
+            await websocket.close()
+
+    with TestClient(_by_hand(handle)).websocket_connect("/") as session:
+        session.send({"type": "websocket.connect"})
+        with pytest.raises(WebSocketDisconnect):
+            session.receive_text()
+    assert failures == [
+        'Expected ASGI message "websocket.receive" or "websocket.disconnect", but got '
+        "'websocket.connect'"
+    ]

@@ -31,6 +31,9 @@ class ConnectionScope(Mapping[str, Any]):
         if self._items is None:
             connection = self.connection
             served = connection._asgi_scope()
+            if connection.app is None:  # Starlette's Request(scope) outside an app: as given
+                self._items = dict(served)
+                return self._items
             self._items = {
                 **served,
                 "root_path": connection.root_path,

@@ -17,6 +17,8 @@ import anyio
 import msgspec
 
 from hasten._http.connection import Connection
+from hasten._http.files import FileResponse
+from hasten._http.responses import StreamingResponse
 
 if TYPE_CHECKING:
     from hasten._http.responses import Response
@@ -152,6 +154,10 @@ class WebSocket(Connection):
         """Refuse the handshake: with HTTP ``status`` (and ``headers`` and ``body``) where the
         server allows it, else 403."""
         raise NotImplementedError
+
+    async def _close_unaccepted(self, code: int, reason: str) -> None:
+        """``close()`` before ``accept()``: the handshake refused (403)."""
+        await self._refuse(403)
 
     @property
     def subprotocols(self) -> list[str]:
@@ -354,7 +360,7 @@ class WebSocket(Connection):
             return
         if self.connection_state == "connecting":
             self.connection_state = "closed"
-            await self._refuse(403)
+            await self._close_unaccepted(code, reason)
             return
         self.connection_state = "closed"
         await self._close(code, reason)
@@ -373,7 +379,7 @@ class WebSocket(Connection):
         if self.connection_state != "connecting":
             raise RuntimeError(f"Cannot deny a WebSocket that is {self.connection_state}")
         self.connection_state = "closed"
-        await self._refuse(response.status, response.wire_headers, getattr(response, "body", b""))
+        await self._refuse(response.status, response.wire_headers, await _whole_body(response))
 
     async def _fail(self, code: int, reason: str) -> NoReturn:
         await self.close(code, reason)
@@ -399,3 +405,14 @@ def _header_items(
 
 def _text(value: str | bytes) -> str:
     return value.decode("latin-1") if isinstance(value, bytes) else value
+
+
+async def _whole_body(response: Response) -> bytes:
+    """A denial response's body, whole: a stream's chunks or a file's bytes read first (a
+    denial goes out in one message)."""
+    if isinstance(response, StreamingResponse):
+        chunks = [c.encode() if isinstance(c, str) else c async for c in response.body_iterator]
+        return b"".join(chunks)
+    if isinstance(response, FileResponse):
+        return await anyio.Path(response.path).read_bytes()
+    return bytes(response.body)

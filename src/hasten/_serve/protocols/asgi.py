@@ -414,6 +414,7 @@ class ASGIWebSocket(ASGIScope, WebSocket):
 
     _channel: tuple[Receive, Send]
     _connected = False
+    _made_by_hand = False  # by an ASGI app of its own (``connection_over``), not by a route
 
     def _scheme(self) -> str:
         return str(self._scope.get("scheme", "ws"))
@@ -447,9 +448,15 @@ class ASGIWebSocket(ASGIScope, WebSocket):
 
     async def _receive(self) -> WebSocketMessage:
         message = await self._channel[0]()
-        if message["type"] == "websocket.receive":
+        kind = message["type"]
+        if kind == "websocket.receive":
             text: str | None = message.get("text")
             return text if text is not None else bytes(message["bytes"])
+        if kind != "websocket.disconnect":
+            raise RuntimeError(
+                'Expected ASGI message "websocket.receive" or "websocket.disconnect", '
+                f"but got {kind!r}"
+            )
         raise WebSocketDisconnect(message.get("code", NO_STATUS), message.get("reason") or "")
 
     # perf: plain methods handing back _send's coroutine, one coroutine per message.
@@ -467,6 +474,14 @@ class ASGIWebSocket(ASGIScope, WebSocket):
             raise WebSocketDisconnect(ABNORMAL) from None
 
     async def _close(self, code: int, reason: str) -> None:
+        await self._channel[1]({"type": "websocket.close", "code": code, "reason": reason})
+
+    async def _close_unaccepted(self, code: int, reason: str) -> None:
+        if not self._made_by_hand:
+            await self._refuse(403)
+            return
+        # Starlette's WebSocket(scope, receive, send): the close message itself, as there
+        # (a server answers it with a 403; Starlette's test client raises its code).
         await self._channel[1]({"type": "websocket.close", "code": code, "reason": reason})
 
     async def _refuse(
@@ -677,6 +692,7 @@ def connection_over(
     connection: ASGIRequest | ASGIWebSocket
     if scope["type"] == "websocket":
         connection = ASGIWebSocket(context, served, scope, pair, "GET", path)
+        connection._made_by_hand = True
     else:
         channel = ASGIChannel(*pair, threads=context.threads)
         connection = ASGIRequest(context, served, scope, channel, scope.get("method", "GET"), path)
