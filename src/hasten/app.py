@@ -308,6 +308,17 @@ class Starlette(Router):
             )
 
     @property
+    def debug(self) -> bool:
+        """Whether a 500 shows its exception and traceback (Starlette's and FastAPI's
+        ``app.debug``; the ``debug`` setting)."""
+        return self.settings.debug
+
+    @debug.setter
+    def debug(self, value: bool) -> None:
+        self._check_open("change debug")
+        self.settings = dataclasses.replace(self.settings, debug=value)
+
+    @property
     def redirect_slashes(self) -> bool:
         """Whether a path that differs by a trailing slash is redirected (Starlette's router
         attribute; the ``redirect_slashes`` setting)."""

@@ -162,6 +162,23 @@ def test_an_apps_redirect_slashes_is_its_setting(serve: ClientFactory) -> None:
     assert serve(app).get("/items/").status_code == 404
 
 
+def test_an_apps_debug_is_its_setting(serve: ClientFactory) -> None:
+    app = App()
+    app.debug = True
+
+    @app.get("/boom")
+    async def boom() -> None:
+        raise RuntimeError("kaboom")
+
+    assert (app.debug, app.settings.debug) == (True, True)
+    with serve(app, raise_server_exceptions=False) as client:
+        response = client.get("/boom")
+    assert response.status_code == 500
+    assert "RuntimeError: kaboom" in response.text
+    with pytest.raises(RuntimeError, match="Cannot change debug: the app has started"):
+        app.debug = False
+
+
 class AddHeader:
     """A pure ASGI middleware: a header on every HTTP response, the WebSocket accept's too."""
 
