@@ -754,7 +754,7 @@ def test_shutdown_waits_for_background_tasks_and_cleanups() -> None:
         request = asyncio.ensure_future(app(scope, receive, send))
         await asyncio.sleep(0.05)
         # The client has it.
-        assert sent[-1] == {"type": "http.response.body", "body": b'"ok"', "more_body": False}
+        assert sent[-1] == {"type": "http.response.body", "body": b'"ok"'}
         assert app.stats()["in_flight"] == 1  # while the cleanup still runs
         await app.shutdown()
         assert done == ["cleanup"]

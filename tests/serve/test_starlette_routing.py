@@ -96,6 +96,38 @@ def test_an_asgi_middleware_finds_the_route_in_its_scope(serve: ClientFactory) -
     ]
 
 
+def test_an_asgi_middleware_finds_the_route_of_a_mounted_app(serve: ClientFactory) -> None:
+    # As Starlette's router leaves it: the innermost route that matched, the path it was
+    # matched under as root_path; a mounted ASGI app that is no hasten app leaves its mount.
+    def user(request: Request) -> Response:
+        return PlainTextResponse("user")
+
+    async def raw(scope: Scope, receive: Receive, send: Send) -> None:
+        await PlainTextResponse("raw")(scope, receive, send)
+
+    inner = Router([RequestRoute("/users/{name}", user)])
+    app = Starlette(routes=[Mount("/api", app=inner), Mount("/raw", app=raw)])
+    seen: list[tuple[Any, ...]] = []
+
+    class Sees:
+        def __init__(self, app: ASGIApp) -> None:
+            self.app = app
+
+        async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+            await self.app(scope, receive, send)
+            if scope["type"] == "http":
+                route = scope["route"]
+                seen.append((type(route).__name__, route.path, scope.get("root_path")))
+
+    app.add_middleware(Sees)
+    client = serve(app)
+    assert [client.get(path).text for path in ("/api/users/ada", "/raw/x")] == ["user", "raw"]
+    assert seen == [
+        ("RequestRoute", "/users/{name}", "/api"),
+        ("Mount", "/raw/{mount_path:path}", ""),
+    ]
+
+
 def test_a_routers_routes_may_be_replaced(serve: ClientFactory) -> None:
     app = Starlette(routes=[RequestRoute("/old", named)])
     app.router.routes = [

@@ -25,6 +25,7 @@ from hasten._http.websockets import ABNORMAL, NO_STATUS, WebSocket, WebSocketDis
 from hasten._http.websockets import Message as WebSocketMessage
 from hasten._http.wire import BODY_STATUSES, HeaderList, allows_body
 from hasten._running.threads import submit
+from hasten._serve.routes import Mount
 
 if TYPE_CHECKING:
     from hasten._serve.protocols import Served
@@ -99,6 +100,11 @@ class ASGIRequest(ASGIScope, Request):
         scope["app"] = self.app  # as in Starlette: the app that mounts it
         send = outbound.send if not headers else _adding(outbound.send, headers)
         await app(scope, self._channel.receive, send)
+        if "route" in scope:  # a hasten app's route matched: what Starlette's router leaves
+            outer = self._scope
+            for key in _LEFT_BY_ROUTER:
+                if key in scope:
+                    outer[key] = scope[key]
 
     def _scheme(self) -> str:
         return str(self._scope.get("scheme", "http"))
@@ -249,7 +255,7 @@ class ASGIChannel:
         if add_length:
             encoded.append((b"content-length", str(len(body)).encode()))
         await self.send({"type": "http.response.start", "status": status, "headers": encoded})
-        await self.send({"type": "http.response.body", "body": body, "more_body": False})
+        await self.send({"type": "http.response.body", "body": body})
 
     async def _start(self, status: int, headers: HeaderList) -> None:
         await self.send(
@@ -560,7 +566,9 @@ async def serve(
     request._scope = scope
     request._channel = channel
     await runtime.serve(request, channel)
-    if under_middleware:
+    # Under ASGI middleware, or mounted (the app that mounts it named in the scope; a
+    # server's scope names none).
+    if under_middleware or "app" in scope:
         _leave_in_scope(served, request, scope)
     ending = channel.finish()
     if ending is not None:
@@ -594,15 +602,22 @@ async def _refuse(
         await ending
 
 
+# What a route that matched leaves in its scope, for an ASGI middleware around its app.
+_LEFT_BY_ROUTER = ("route", "endpoint", "path_params", "root_path")
+
+
 def _leave_in_scope(served: Served, request: ASGIRequest, scope: Scope) -> None:
     """What Starlette's router leaves in a middleware's scope, for an ASGI middleware that
     reads it after the app (starlette-exporter): each value made when the route compiled
     (the app is its own router)."""
-    scope["router"] = served
+    scope.setdefault("router", served)  # the outermost app's, as Starlette's routers leave it
     target = request._target
-    if target is not None and target.scope_items is not None:
-        scope.update(target.scope_items)
-        scope["path_params"] = request.path_params
+    if target is None or target.scope_items is None:
+        return
+    if "route" in scope and isinstance(target.scope_items["route"], Mount):
+        return  # the app mounted there matched a route of its own, and left it
+    scope.update(target.scope_items)
+    scope["path_params"] = request.path_params
 
 
 async def _start(served: Served, path: str) -> tuple[Runtime | Response, type[ASGIChannel]]:

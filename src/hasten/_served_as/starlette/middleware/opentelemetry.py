@@ -21,6 +21,7 @@ except ImportError:  # pragma: no cover - an optional dependency
         "starlette.middleware.opentelemetry needs the opentelemetry-api package"
     ) from None
 
+from hasten._http.connection import MOUNT_PATH
 from hasten._served_as.starlette import __version__
 from hasten.datastructures import URL
 from hasten.routing import Mount
@@ -137,8 +138,9 @@ def _route_template(scope: Scope) -> str | None:
     """The matched route's template under the path the app is mounted at; a mount's own
     path where nothing under it matched; None where no route says."""
     route = scope.get("route")
-    if isinstance(route, Mount):
-        return scope.get("root_path") or "/"
+    if isinstance(route, Mount):  # its prefix, whichever of its two routes matched
+        prefix = route.path.removesuffix(f"/{{{MOUNT_PATH}:path}}")
+        return scope.get("root_path", "").rstrip("/") + prefix or "/"
     template = getattr(route, "path_format", None)
     if not isinstance(template, str):
         return None
