@@ -96,6 +96,10 @@ def test_multi_dicts_take_starlettes_forms() -> None:
     assert QueryParams(b"x=%20y") == QueryParams({"x": " y"})
     assert (str(QueryParams("a=1&a=2")), QueryParams() == QueryParams({})) == ("a=1&a=2", True)
     assert QueryParams("a=1") != "a=1"
+    # Keys in any order, each key's values in theirs (a form's two files in another order
+    # are another form).
+    assert QueryParams("a=1&b=3&a=2") == QueryParams("b=3&a=1&a=2")
+    assert QueryParams("a=1&a=2") != QueryParams("a=2&a=1")
     changing = MultiDict([("a", "1"), ("a", "2")], b="3")
     changing["a"] = "9"
     changing.append("c", "4")

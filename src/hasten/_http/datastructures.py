@@ -373,12 +373,17 @@ class ImmutableMultiDict(Mapping[str, V]):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ImmutableMultiDict):
             return False
-        return sorted(self._pairs, key=repr) == sorted(other._pairs, key=repr)
+        # As Starlette's: the same values for each key, in the same order; keys in any order.
+        return sorted(self._pairs, key=_key) == sorted(other._pairs, key=_key)
 
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._pairs!r})"
+
+
+def _key(pair: tuple[str, Any]) -> str:
+    return pair[0]
 
 
 def _pairs_of(given: Any) -> Iterable[tuple[str, Any]]:

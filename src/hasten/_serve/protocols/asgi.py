@@ -281,7 +281,9 @@ class ASGIChannel:
 
     async def _path_send(self, status: int, headers: HeaderList, file: str) -> None:
         await self._start(status, headers)
-        await self.send({"type": "http.response.pathsend", "path": os.path.abspath(file)})
+        # abspath asks the process's directory (a system call) only for a relative path.
+        path = file if os.path.isabs(file) else os.path.abspath(file)
+        await self.send({"type": "http.response.pathsend", "path": path})
 
     async def _send_file(
         self, status: int, headers: HeaderList, file: str, start: int, end: int | None
