@@ -218,6 +218,33 @@ def test_a_module_hasten_does_not_serve_is_named() -> None:
     ), done.stderr
 
 
+def test_a_wsgi_app_mounts_as_fastapis_older_docs_show() -> None:
+    # fastapi.middleware.wsgi, as FastAPI's docs showed it before they moved to a2wsgi's own
+    # import: a2wsgi's WSGIMiddleware on hasten.
+    done = run(
+        """
+        import hasten.as_fastapi
+        from fastapi import FastAPI
+        from fastapi.middleware.wsgi import WSGIMiddleware
+        from fastapi.testclient import TestClient
+        from starlette.middleware import wsgi
+        import a2wsgi
+
+        def flask_like(environ, start_response):
+            body = f"Hello {environ['QUERY_STRING']} at {environ['PATH_INFO']}".encode()
+            start_response("200 OK", [("Content-Type", "text/plain")])
+            return [body]
+
+        assert WSGIMiddleware is wsgi.WSGIMiddleware is a2wsgi.WSGIMiddleware
+        app = FastAPI()
+        app.mount("/v1", WSGIMiddleware(flask_like))
+        response = TestClient(app).get("/v1/hi?name=ada")
+        print(response.status_code, response.text)
+        """
+    )
+    assert done.stdout == "200 Hello name=ada at /hi\n", done.stderr
+
+
 def test_the_switch_refuses_to_come_on_after_the_real_fastapi() -> None:
     done = run(
         """
