@@ -170,6 +170,10 @@ class SimpleUser(BaseUser):
     def display_name(self) -> str:
         return self.username
 
+    @property
+    def identity(self) -> str:
+        return self.username
+
 
 class UnauthenticatedUser(BaseUser):
     """Who makes a request no credentials came with."""
@@ -180,4 +184,8 @@ class UnauthenticatedUser(BaseUser):
 
     @property
     def display_name(self) -> str:
+        return ""
+
+    @property
+    def identity(self) -> str:
         return ""

@@ -9,13 +9,14 @@ from typing import Any
 
 import pytest
 
-from hasten import App, Request
+from hasten import App, Request, WebSocket
 from hasten.authentication import (
     AuthCredentials,
     AuthenticationBackend,
     AuthenticationError,
     BaseUser,
     SimpleUser,
+    UnauthenticatedUser,
     requires,
 )
 from hasten.middleware import Middleware
@@ -93,6 +94,24 @@ def test_the_backends_user_reaches_the_endpoint(serve: ClientFactory) -> None:
         answers[3].headers["location"]
         == "http://testserver/login?next=http%3A%2F%2Ftestserver%2Fpage"
     )
+
+
+def test_users_name_their_identity_as_starlettes() -> None:
+    assert (SimpleUser("ada").identity, UnauthenticatedUser().identity) == ("ada", "")
+
+
+def test_a_websocket_is_opened_with_httpx_auth(serve: ClientFactory) -> None:
+    made = App()
+
+    @made.websocket("/ws")
+    async def ws(websocket: WebSocket) -> None:
+        await websocket.accept()
+        await websocket.send_text(websocket.headers.get("authorization", "none"))
+        await websocket.close()
+
+    client = serve(made)
+    with client.websocket_connect("/ws", auth=("ada", "pw")) as session:
+        assert session.receive_text() == "Basic YWRhOnB3"
 
 
 def test_the_session_lives_in_a_signed_cookie(serve: ClientFactory) -> None:

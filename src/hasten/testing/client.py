@@ -186,9 +186,10 @@ class TestClient(httpx.Client):
     def websocket_connect(
         self, url: str, subprotocols: list[str] | None = None, **kwargs: Any
     ) -> WebSocketTestSession:
-        """Open a WebSocket to ``url`` (``headers=``, ``params=``, ``cookies=`` as for a
-        request). A refusal raises ``WebSocketDenialResponse`` (an HTTP response), a close
-        before the handshake ``WebSocketDisconnect``."""
+        """Open a WebSocket to ``url`` (``headers=``, ``params=``, ``cookies=``, ``auth=`` as
+        for a request). A refusal raises ``WebSocketDenialResponse`` (an HTTP response), a
+        close before the handshake ``WebSocketDisconnect``."""
+        auth = kwargs.pop("auth", None)
         headers = httpx.Headers(kwargs.pop("headers", None))
         headers.setdefault("connection", "upgrade")
         headers.setdefault("sec-websocket-key", "testserver==")
@@ -197,6 +198,8 @@ class TestClient(httpx.Client):
             headers.setdefault("sec-websocket-protocol", ", ".join(subprotocols))
         ws_url = httpx.URL("ws://testserver").join(url)
         request = self.build_request("GET", ws_url, headers=headers, **kwargs)
+        if auth is not None:  # the request as the first step of httpx's auth flow sends it
+            request = next(self._build_request_auth(request, auth).auth_flow(request))
         wire = Wire(request, self._client_address)
         pipe = Pipe()
         failures: list[BaseException] = []
