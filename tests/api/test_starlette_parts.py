@@ -114,6 +114,17 @@ def test_the_exception_middleware_answers_around_any_asgi_app() -> None:
     assert (boom.status_code, boom.content) == (500, b"Internal Server Error")
 
 
+def test_a_debug_500_is_a_page_for_a_browser_and_text_for_others() -> None:
+    client = TestClient(ServerErrorMiddleware(failing, debug=True), raise_server_exceptions=False)
+    text = client.get("/boom")
+    page = client.get("/boom", headers={"accept": "text/html, */*"})
+    assert (text.status_code, text.headers["content-type"]) == (500, "text/plain; charset=utf-8")
+    assert text.text.startswith("Traceback (most recent call last):")
+    assert text.text.endswith("RuntimeError: boom\n")
+    assert (page.status_code, page.headers["content-type"]) == (500, "text/html; charset=utf-8")
+    assert page.text.startswith("<html><body><h1>500 Server Error</h1><pre>Traceback")
+
+
 def _tea(request: Request, exc: Any) -> Response:
     return PlainTextResponse(f"tea: {exc.detail}", status_code=exc.status_code)
 

@@ -113,19 +113,24 @@ class ServerErrorMiddleware:
         except Exception as exc:
             if not started:
                 if self.debug:
-                    await self.debug_response(exc)(scope, receive, send)
+                    request = Request(scope, receive=receive)
+                    await self.debug_response(request, exc)(scope, receive, send)
                 elif self.handler is not None:
                     await _answer(self.handler, exc, scope, receive, send)
                 else:
-                    await self.error_response(exc)(scope, receive, send)
+                    request = Request(scope, receive=receive)
+                    await self.error_response(request, exc)(scope, receive, send)
             raise
 
-    def error_response(self, exc: Exception) -> Response:
+    def error_response(self, request: Request, exc: Exception) -> Response:
         return PlainTextResponse("Internal Server Error", status_code=500)
 
-    def debug_response(self, exc: Exception) -> Response:
-        trace = html.escape("".join(traceback.format_exception(exc)))
-        page = f"<html><body><h1>500 Server Error</h1><pre>{trace}</pre></body></html>"
+    def debug_response(self, request: Request, exc: Exception) -> Response:
+        """The traceback: a page for a browser (its Accept names HTML), else plain text."""
+        trace = "".join(traceback.format_exception(exc))
+        if "text/html" not in request.headers.get("accept", ""):
+            return PlainTextResponse(trace, status_code=500)
+        page = f"<html><body><h1>500 Server Error</h1><pre>{html.escape(trace)}</pre></body></html>"
         return HTMLResponse(page, status_code=500)
 
 
