@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from hasten import App, Request
 from tests.conftest import ClientFactory
 
@@ -94,3 +96,9 @@ def test_a_request_made_by_hand_outside_an_app_maps_its_scope_as_given() -> None
     scope = {"type": "http", "method": "POST", "path": "/abc/"}
     assert dict(Request(scope)) == scope
     assert len(Request(scope)) == 3
+
+
+def test_url_for_outside_any_app_says_so() -> None:
+    request = Request({"type": "http", "method": "GET", "path": "/", "headers": []})
+    with pytest.raises(RuntimeError, match="can only be used inside a Starlette application"):
+        request.url_for("index")

@@ -349,6 +349,11 @@ class Connection:
         given (``Router.url_path_for``). In a mounted app, a name its app lacks is looked up
         from the app it is mounted in, as Starlette's routes from the outermost router
         (``url_for("admin:statics", path=...)``)."""
+        if self.app is None:  # Starlette's Request(scope) in an ASGI app no app serves
+            raise RuntimeError(
+                "The `url_for` method can only be used inside a Starlette application or "
+                "with a router."
+            )
         try:
             path = self.app.url_path_for(name, **path_params)
         except LookupError:
