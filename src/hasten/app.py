@@ -40,6 +40,7 @@ from hasten._running.event_loop import clock, on_asyncio
 from hasten._running.monitor import BlockStats
 from hasten._running.threads import submit
 from hasten._serve import stopping
+from hasten._serve.matcher import ANY_METHOD
 from hasten._serve.mounts import MountEndpoint
 from hasten._serve.protocols import asgi, rsgi
 from hasten._serve.request_routes import RequestRoute
@@ -303,8 +304,8 @@ class Starlette(Router):
     def _check_open(self, action: str) -> None:
         if self._frozen:
             raise RuntimeError(
-                f"Cannot {action}: the app has started and its middleware and exception "
-                "handlers are compiled. Add them before the app starts."
+                f"Cannot {action}: the app has started and its middleware, exception "
+                "handlers and settings are compiled. Change them before the app starts."
             )
 
     @property
@@ -588,7 +589,7 @@ class Starlette(Router):
         blocked = self._block_stats()
         return [
             RouteInfo(
-                tuple(sorted(route.methods)),
+                tuple(sorted(route.methods - {ANY_METHOD})),  # "*": the matcher's own word
                 route.path,
                 route.compiled.name,
                 route.compiled.runs_on,

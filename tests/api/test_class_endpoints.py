@@ -93,3 +93,11 @@ def test_a_websocket_endpoint_gets_each_message_decoded(
         websocket.close(code=1001)
     # Granian's RSGI hands no close code over (1005, "none given"); ASGI does.
     assert closes == [1005 if interface == "rsgi" else 1001]
+
+
+def test_an_endpoints_methods_are_read_in_any_case(serve: ClientFactory) -> None:
+    app = App()
+    app.add_route("/users", Users, methods=["get"])
+    client = serve(app)
+    assert client.get("/users").status_code == 200
+    assert client.post("/users").status_code == 405  # not given: the route refuses it

@@ -537,3 +537,6 @@ def test_a_mounted_asgi_app_answers_any_method_and_sees_the_app(serve: ClientFac
     # A hasten route still refuses a method it does not serve, naming only its own.
     refused = client.request("PROPFIND", "/items")
     assert (refused.status_code, refused.headers["allow"]) == (405, "GET, HEAD")
+    assert [info.methods for info in app.describe_routes() if info.path.startswith("/dav")] == [
+        ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "TRACE", "WEBSOCKET")
+    ] * 2

@@ -105,7 +105,10 @@ def test_an_asgi_middleware_finds_the_route_of_a_mounted_app(serve: ClientFactor
     async def raw(scope: Scope, receive: Receive, send: Send) -> None:
         await PlainTextResponse("raw")(scope, receive, send)
 
-    inner = Router([RequestRoute("/users/{name}", user)])
+    def boom(request: Request) -> Response:
+        raise RuntimeError("boom")
+
+    inner = Router([RequestRoute("/users/{name}", user), RequestRoute("/boom", boom)])
     app = Starlette(routes=[Mount("/api", app=inner), Mount("/raw", app=raw)])
     seen: list[tuple[Any, ...]] = []
 
@@ -114,17 +117,25 @@ def test_an_asgi_middleware_finds_the_route_of_a_mounted_app(serve: ClientFactor
             self.app = app
 
         async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-            await self.app(scope, receive, send)
-            if scope["type"] == "http":
-                route = scope["route"]
-                seen.append((type(route).__name__, route.path, scope.get("root_path")))
+            try:
+                await self.app(scope, receive, send)
+            finally:
+                if scope["type"] == "http":
+                    route = scope["route"]
+                    seen.append((type(route).__name__, route.path, scope.get("root_path")))
 
     app.add_middleware(Sees)
-    client = serve(app)
-    assert [client.get(path).text for path in ("/api/users/ada", "/raw/x")] == ["user", "raw"]
+    client = serve(app, raise_server_exceptions=False)
+    answers = [client.get(path) for path in ("/api/users/ada", "/raw/x", "/api/boom")]
+    assert [(r.status_code, r.text) for r in answers] == [
+        (200, "user"),
+        (200, "raw"),
+        (500, "Internal Server Error"),
+    ]
     assert seen == [
         ("RequestRoute", "/users/{name}", "/api"),
         ("Mount", "/raw/{mount_path:path}", ""),
+        ("RequestRoute", "/boom", "/api"),  # a failing route's too, for its error metrics
     ]
 
 

@@ -20,7 +20,14 @@ from urllib.parse import quote
 
 from hasten._flow.transport import Outbound, Sent
 from hasten._http.background import BackgroundTask
-from hasten._http.ranges import ByteRanges, MalformedRange, Spans, Unsatisfiable, requested_spans
+from hasten._http.ranges import (
+    MAX_RANGES,
+    ByteRanges,
+    MalformedRange,
+    Spans,
+    Unsatisfiable,
+    requested_spans,
+)
 from hasten._http.responses import PlainTextResponse, Response, StreamingResponse
 from hasten._http.wire import HeaderList, allows_body, frame
 from hasten._running.threads import submit
@@ -39,16 +46,19 @@ class FileResponse(Response):
     ``If-None-Match`` / ``If-Modified-Since`` with 304, ``If-Match`` / ``If-Unmodified-Since``
     with 412, and a single ``Range`` with 206 (``If-Range`` respected; 416 when nothing of the
     file is in it). Several ranges in one request are answered with ``multipart/byteranges``
-    (overlapping ones merged; more than 100 get the whole file), a malformed Range with 400,
-    as Starlette answers them. ``filename`` adds a ``Content-Disposition`` (RFC 6266, with RFC 5987
-    encoding for names that are not ASCII).
+    (overlapping ones merged; more than ``max_ranges``, or covering more than half the file,
+    get the whole file), a malformed Range with 400, as Starlette answers them; another unit
+    than bytes is ignored (RFC 9110). ``filename`` adds a ``Content-Disposition`` (RFC
+    6266, with RFC 5987 encoding for names that are not ASCII).
     """
 
     __slots__ = ("path", "stat_result")
 
     # How much of the file hasten reads at a time where it reads it itself (the parts of a
-    # multi-range body); a subclass may set its own.
+    # multi-range body), and how many ranges one request may ask (more: the whole file); a
+    # subclass may set its own, as Starlette's.
     chunk_size = 64 * 1024
+    max_ranges = MAX_RANGES
 
     def __init__(  # noqa: PLR0917 - Starlette's signature, positional arguments included
         self,
@@ -85,7 +95,9 @@ class FileResponse(Response):
         method = request.method.upper()  # as Starlette reads it: a scope may say "get"
         if self.status == 200 and method in ("GET", "HEAD"):
             try:
-                decided = _decide(request.headers, etag, int(info.st_mtime), info.st_size)
+                decided = _decide(
+                    request.headers, etag, int(info.st_mtime), info.st_size, self.max_ranges
+                )
             except MalformedRange as error:
                 await PlainTextResponse(str(error), 400).send(outbound, request)
                 return
@@ -191,7 +203,9 @@ def _add_validators(headers: HeaderList, info: os.stat_result) -> str:
     return etag
 
 
-def _decide(asked: Headers, etag: str, mtime: int, size: int) -> int | Spans | None:
+def _decide(
+    asked: Headers, etag: str, mtime: int, size: int, max_ranges: int
+) -> int | Spans | None:
     """What the request's conditional and range headers make of a 200 to a GET or HEAD (RFC
     9110 §13.2.2): a status to answer with no body (304, 412), the spans to send, or None
     for the whole file. Raises ``MalformedRange`` (400) and ``Unsatisfiable`` (416)."""
@@ -201,7 +215,7 @@ def _decide(asked: Headers, etag: str, mtime: int, size: int) -> int | Spans | N
     wanted = asked.get("range")
     if wanted is None or not _if_range_holds(asked.get("if-range"), etag, mtime):
         return None
-    return requested_spans(wanted, size) or None
+    return requested_spans(wanted, size, max_ranges) or None
 
 
 def _preconditions(asked: Headers, etag: str, mtime: int) -> int | None:

@@ -1,11 +1,14 @@
 """Byte ranges of a file (RFC 9110 §14): the ``Range`` header read as Starlette reads it, and
 several ranges sent as one ``multipart/byteranges`` body.
 
-What a FastAPI app answers is kept: a header that is not ``bytes=``, that names no range or
-a range ending before it starts is a 400 with Starlette's words; a range starting past the
-file is a 416; more than ``MAX_RANGES`` ranges, or positions that are not numbers, are
-ignored. Overlapping ranges are merged, so a body is never more than the file and one part
-header per range.
+What a FastAPI app answers is kept: a header without ``=``, or that names no range or a
+range ending before it starts, is a 400 with Starlette's words; ranges that all start past
+the file are a 416; positions that are not numbers are ignored. Where RFC 9110 says more, it
+is followed: a unit other than bytes is ignored (§14.2: a server MUST), and so is a range
+past the file among others that are not (§14.1.1). More than ``MAX_RANGES`` ranges, or
+several that cover more than half the file, get the whole file: a client cannot make hasten
+read most of a large file through Python where the server would send it itself. Overlapping
+ranges are merged, so a body is never more than the file and one part header per range.
 """
 
 from __future__ import annotations
@@ -36,20 +39,19 @@ class Unsatisfiable(ValueError):
     """A range that starts past the end of the file: a 416."""
 
 
-def requested_spans(header: str, size: int) -> Spans:
+def requested_spans(header: str, size: int, max_ranges: int = MAX_RANGES) -> Spans:
     """The spans ``header`` asks of a file of ``size`` bytes, sorted and merged when there
-    are several; empty when there are too many to honour (then the whole file is sent)."""
+    are several; empty when the Range is to be ignored (then the whole file is sent)."""
     unit, equals, spec = header.partition("=")
     if not equals:
         raise MalformedRange("Malformed range header.")
-    if unit.strip().lower() != "bytes":
-        raise MalformedRange("Only support bytes range")
-    if spec.count(",") >= MAX_RANGES:
+    if unit.strip().lower() != "bytes" or spec.count(",") >= max_ranges:
         return []
     spans = [span for part in spec.split(",") if (span := _span(part, size)) is not None]
     if not spans:
         raise MalformedRange("Range header: range must be requested")
-    if any(start >= size for start, _ in spans):
+    spans = [span for span in spans if span[0] < size]
+    if not spans:
         raise Unsatisfiable
     if any(start >= end for start, end in spans):
         raise MalformedRange("Range header: start must be less than end")
@@ -63,6 +65,8 @@ def requested_spans(header: str, size: int) -> Spans:
             merged[-1] = (last_start, max(last_end, end))
         else:
             merged.append((start, end))
+    if len(merged) > 1 and sum(end - start for start, end in merged) > size // 2:
+        return []
     return merged
 
 

@@ -379,7 +379,13 @@ class WebSocket(Connection):
         if self.connection_state != "connecting":
             raise RuntimeError(f"Cannot deny a WebSocket that is {self.connection_state}")
         self.connection_state = "closed"
-        await self._refuse(response.status, response.wire_headers, await _whole_body(response))
+        await self._deny(response)
+
+    async def _deny(self, response: Response) -> None:
+        """Send the denial: its status, headers and body, as far as the server takes them (a
+        stream's or a file's body only where the adapter sends it in parts)."""
+        body = b"" if isinstance(response, (StreamingResponse, FileResponse)) else response.body
+        await self._refuse(response.status, response.wire_headers, bytes(body))
 
     async def _fail(self, code: int, reason: str) -> NoReturn:
         await self.close(code, reason)
@@ -405,14 +411,3 @@ def _header_items(
 
 def _text(value: str | bytes) -> str:
     return value.decode("latin-1") if isinstance(value, bytes) else value
-
-
-async def _whole_body(response: Response) -> bytes:
-    """A denial response's body, whole: a stream's chunks or a file's bytes read first (a
-    denial goes out in one message)."""
-    if isinstance(response, StreamingResponse):
-        chunks = [c.encode() if isinstance(c, str) else c async for c in response.body_iterator]
-        return b"".join(chunks)
-    if isinstance(response, FileResponse):
-        return await anyio.Path(response.path).read_bytes()
-    return bytes(response.body)

@@ -118,7 +118,7 @@ def request_route_parts(
     if function:
         wanted = frozenset(method.upper() for method in methods or ("GET",))
     else:
-        wanted = frozenset(methods or ASGI_METHODS)
+        wanted = frozenset(m.upper() for m in methods) if methods else ASGI_METHODS
     if middleware:  # Starlette's route middleware: the route served by an app that has it
         inner = RequestRoute(path, endpoint, methods=methods, name=name)
         handler = _serving(_app_of([inner], middleware))

@@ -189,7 +189,7 @@ class TestClient(httpx.Client):
         """Open a WebSocket to ``url`` (``headers=``, ``params=``, ``cookies=``, ``auth=`` as
         for a request). A refusal raises ``WebSocketDenialResponse`` (an HTTP response), a
         close before the handshake ``WebSocketDisconnect``."""
-        auth = kwargs.pop("auth", None)
+        auth = kwargs.pop("auth", httpx.USE_CLIENT_DEFAULT)
         headers = httpx.Headers(kwargs.pop("headers", None))
         headers.setdefault("connection", "upgrade")
         headers.setdefault("sec-websocket-key", "testserver==")
@@ -198,8 +198,9 @@ class TestClient(httpx.Client):
             headers.setdefault("sec-websocket-protocol", ", ".join(subprotocols))
         ws_url = httpx.URL("ws://testserver").join(url)
         request = self.build_request("GET", ws_url, headers=headers, **kwargs)
-        if auth is not None:  # the request as the first step of httpx's auth flow sends it
-            request = next(self._build_request_auth(request, auth).auth_flow(request))
+        # The request as the first step of httpx's auth flow sends it (the client's own auth
+        # where none is given).
+        request = next(self._build_request_auth(request, auth).auth_flow(request))
         wire = Wire(request, self._client_address)
         pipe = Pipe()
         failures: list[BaseException] = []

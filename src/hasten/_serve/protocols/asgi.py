@@ -18,14 +18,14 @@ from hasten._http.background import run_tasks
 from hasten._http.connection import ASGICallable, Connection
 from hasten._http.datastructures import Address
 from hasten._http.errors import report_unhandled
+from hasten._http.files import FileResponse
 from hasten._http.paths import under_root
 from hasten._http.requests import ClientDisconnected, Request
-from hasten._http.responses import Response, sender
+from hasten._http.responses import Response, StreamingResponse, close_chunks, sender
 from hasten._http.websockets import ABNORMAL, NO_STATUS, WebSocket, WebSocketDisconnect
 from hasten._http.websockets import Message as WebSocketMessage
 from hasten._http.wire import BODY_STATUSES, HeaderList, allows_body
 from hasten._running.threads import submit
-from hasten._serve.routes import Mount
 
 if TYPE_CHECKING:
     from hasten._serve.protocols import Served
@@ -91,6 +91,9 @@ class ASGIRequest(ASGIScope, Request):
     """A Request read from an ASGI scope; its body comes through an ASGIChannel."""
 
     _channel: ASGIChannel
+    # Whether the app mounted at its route left a route of its own in the scope (then this
+    # request's app leaves that one to an ASGI middleware around it).
+    _route_left = False
 
     async def call_asgi(
         self, app: ASGICallable, root_path: str, headers: list[tuple[str, str]], outbound: Any
@@ -99,12 +102,16 @@ class ASGIRequest(ASGIScope, Request):
         scope["root_path"] = root_path
         scope["app"] = self.app  # as in Starlette: the app that mounts it
         send = outbound.send if not headers else _adding(outbound.send, headers)
-        await app(scope, self._channel.receive, send)
-        if "route" in scope:  # a hasten app's route matched: what Starlette's router leaves
-            outer = self._scope
-            for key in _LEFT_BY_ROUTER:
-                if key in scope:
-                    outer[key] = scope[key]
+        before = scope.get("route")
+        try:
+            await app(scope, self._channel.receive, send)
+        finally:
+            if scope.get("route") is not before:  # the mounted app's route matched
+                outer = self._scope
+                for key in _LEFT_BY_ROUTER:
+                    if key in scope:
+                        outer[key] = scope[key]
+                self._route_left = True
 
     def _scheme(self) -> str:
         return str(self._scope.get("scheme", "http"))
@@ -369,23 +376,18 @@ class _WholeBody:
 
 
 class ASGIStreamWriter:
-    """A streamed ASGI body: the response starts with the first chunk, or at the end. With a
-    Content-Length, the chunk that completes it is the last message (as a file's is)."""
+    """A streamed ASGI body: the response starts with the first chunk, or at the end."""
 
-    __slots__ = ("_ended", "_headers", "_left", "_send", "_started", "_status")
+    __slots__ = ("_headers", "_send", "_started", "_status")
 
     def __init__(self, send: Send, status: int, headers: HeaderList) -> None:
         self._send = send
         self._status = status
         self._headers = headers
-        self._started = self._ended = False
-        self._left: int | None = None
+        self._started = False
 
     async def _start(self) -> None:
         self._started = True
-        for name, value in self._headers:
-            if name == "content-length" and value.isascii() and value.isdigit():
-                self._left = int(value) if len(value) < 19 else None
         await self._send(
             {
                 "type": "http.response.start",
@@ -397,20 +399,12 @@ class ASGIStreamWriter:
     async def send_bytes(self, data: bytes, last: bool = False) -> None:
         if not self._started:
             await self._start()
-        elif self._ended and not data:
-            return  # an empty chunk after the declared length: nothing to send
-        if self._left is not None:
-            self._left -= len(data)
-            last = last or self._left <= 0
-        self._ended = last
         await self._send({"type": "http.response.body", "body": data, "more_body": not last})
 
     async def close(self) -> None:
         if not self._started:
             await self._start()
-        if not self._ended:
-            self._ended = True
-            await self._send({"type": "http.response.body", "body": b"", "more_body": False})
+        await self._send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 class ASGIWebSocket(ASGIScope, WebSocket):
@@ -492,6 +486,32 @@ class ASGIWebSocket(ASGIScope, WebSocket):
         # (a server answers it with a 403; Starlette's test client raises its code).
         await self._channel[1]({"type": "websocket.close", "code": code, "reason": reason})
 
+    async def _deny(self, response: Response) -> None:
+        if not isinstance(response, (StreamingResponse, FileResponse)) or (
+            "websocket.http.response" not in self._scope.get("extensions", {})
+        ):
+            await WebSocket._deny(self, response)
+            return
+        # A stream's or a file's body goes out as it is read, in parts: never whole in memory.
+        await self._connect()
+        send = self._channel[1]
+        start = {"type": "websocket.http.response.start", "status": response.status}
+        await send({**start, "headers": _encoded(response.wire_headers)})
+        chunks = (
+            response.body_iterator
+            if isinstance(response, StreamingResponse)
+            else _file_chunks(response.path, self.context.threads)
+        )
+        try:
+            async for chunk in chunks:
+                data = chunk.encode() if isinstance(chunk, str) else bytes(chunk)
+                await send(
+                    {"type": "websocket.http.response.body", "body": data, "more_body": True}
+                )
+        finally:
+            await close_chunks(chunks)
+        await send({"type": "websocket.http.response.body", "body": b""})
+
     async def _refuse(
         self, status: int, headers: Sequence[tuple[str, str]] = (), body: bytes = b""
     ) -> None:
@@ -567,11 +587,13 @@ async def serve(
     request.path = path
     request._scope = scope
     request._channel = channel
-    await runtime.serve(request, channel)
-    # Under ASGI middleware, or mounted (the app that mounts it named in the scope; a
-    # server's scope names none).
-    if under_middleware or "app" in scope:
-        _leave_in_scope(served, request, scope)
+    try:
+        await runtime.serve(request, channel)
+    finally:
+        # Under ASGI middleware, or mounted (the app that mounts it named in the scope; a
+        # server's scope names none): what matched, even when the app failed.
+        if under_middleware or "app" in scope:
+            _leave_in_scope(served, request, scope)
     ending = channel.finish()
     if ending is not None:
         await ending
@@ -612,12 +634,10 @@ def _leave_in_scope(served: Served, request: ASGIRequest, scope: Scope) -> None:
     """What Starlette's router leaves in a middleware's scope, for an ASGI middleware that
     reads it after the app (starlette-exporter): each value made when the route compiled
     (the app is its own router)."""
-    scope.setdefault("router", served)  # the outermost app's, as Starlette's routers leave it
+    scope.setdefault("router", served)  # as Starlette's routers: where none is set yet
     target = request._target
-    if target is None or target.scope_items is None:
+    if target is None or target.scope_items is None or request._route_left:
         return
-    if "route" in scope and isinstance(target.scope_items["route"], Mount):
-        return  # the app mounted there matched a route of its own, and left it
     scope.update(target.scope_items)
     scope["path_params"] = request.path_params
 
@@ -680,6 +700,13 @@ async def _serve_lifespan(served: Served, receive: Receive, send: Send) -> None:
         await send({"type": f"{kind}.complete"})
         if kind == "lifespan.shutdown":
             return
+
+
+async def _file_chunks(path: str, threads: Any) -> AsyncIterator[bytes]:
+    """A file's bytes, read on the thread pool ``FILE_CHUNK_SIZE`` at a time."""
+    with open(path, "rb") as handle:
+        while chunk := await submit(threads, handle.read, FILE_CHUNK_SIZE):
+            yield chunk
 
 
 async def _nothing_received() -> Message:
