@@ -26,9 +26,11 @@ from hasten import (
     WebSocketDisconnect,
 )
 from hasten._cli.servers import Interface
-from hasten.responses import RedirectResponse
+from hasten.responses import RedirectResponse, StreamingResponse
+from hasten.sse import EventSourceResponse
 from hasten.testing import TestClient, WebSocketDenialResponse, WebSocketTestSession
 from hasten.testing import client as testing_client
+from hasten.types import Receive, Scope, Send
 from tests.conftest import ClientFactory
 
 
@@ -425,3 +427,109 @@ def test_an_app_without_websocket_routes_is_served_over_rsgi() -> None:
     client = TestClient(app)
     assert (client.interface, client.get("/hello").json()) == ("rsgi", "hello")
     client.close()
+
+
+# Streamed responses: the test reads them as a client over a socket does.
+def endless_app(events: dict[str, threading.Event]) -> App:
+    app = App()
+
+    @app.get("/events")
+    async def feed() -> EventSourceResponse:
+        async def ticks() -> AsyncIterator[str]:
+            number = 0
+            try:
+                while True:
+                    number += 1
+                    if number == 3:
+                        events["third"].set()  # the app has gone past what was read
+                    yield str(number)
+            finally:
+                events["left"].set()
+
+        return EventSourceResponse(ticks(), ping=None)
+
+    @app.get("/late-failure")
+    async def late_failure() -> StreamingResponse:
+        async def body() -> AsyncIterator[bytes]:
+            yield b"part"
+            raise Broken("failed after the head")
+
+        return StreamingResponse(body())
+
+    return app
+
+
+def test_an_endless_stream_is_read_in_part_and_left(serve: ClientFactory) -> None:
+    events = {"third": threading.Event(), "left": threading.Event()}
+    client = serve(endless_app(events))
+    with client.stream("GET", "/events") as response:
+        assert response.status_code == 200
+        lines = response.iter_lines()
+        assert [next(lines) for _ in range(5)] == ["data: 1", "", "data: 2", "", "data: 3"]
+    # The app went no further than one part past what the client read, and leaving the block
+    # cancelled it, as a client that leaves does.
+    assert events["third"].is_set()
+    assert events["left"].is_set()
+
+
+def test_an_app_goes_no_further_than_the_client_has_read(serve: ClientFactory) -> None:
+    events = {"third": threading.Event(), "left": threading.Event()}
+    client = serve(endless_app(events))
+    with client.stream("GET", "/events") as response:
+        parts = response.iter_raw()
+        assert next(parts) == b"data: 1\n\n"
+        assert not events["third"].is_set()
+
+
+def test_closing_the_client_cancels_a_response_left_open(serve: ClientFactory) -> None:
+    events = {"third": threading.Event(), "left": threading.Event()}
+    client = serve(endless_app(events))
+    response = client.send(client.build_request("GET", "/events"), stream=True)
+    assert next(response.iter_raw()) == b"data: 1\n\n"
+    client.close()
+    assert events["left"].is_set()
+
+
+def test_a_failure_after_the_head_is_raised_when_the_response_is_read(
+    serve: ClientFactory,
+) -> None:
+    client = serve(endless_app({}))
+    with pytest.raises(Broken, match="failed after the head"):
+        client.get("/late-failure")
+    with client.stream("GET", "/late-failure") as response:
+        assert response.status_code == 200
+        with pytest.raises(Broken, match="failed after the head"):
+            response.read()
+
+
+def test_a_head_response_carries_no_body_even_if_the_app_sends_one() -> None:
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"body"})
+
+    response = TestClient(app).head("/")
+    assert (response.status_code, response.content) == (200, b"")
+
+
+@pytest.mark.parametrize(
+    ("base_url", "server"),
+    [
+        ("http://[::1]:8000", ["::1", 8000]),
+        ("http://10.0.0.1", ["10.0.0.1", 80]),
+        ("http://testserver:0", ["testserver", 0]),
+    ],
+)
+def test_the_server_address_is_the_one_the_base_url_reaches(
+    serve: ClientFactory, base_url: str, server: list[Any]
+) -> None:
+    app = App()
+
+    @app.get("/")
+    async def where(request: Request) -> Any:
+        return request.scope["server"]
+
+    client = serve(app, base_url=base_url)
+    # Over RSGI, a name reaches Granian's loopback socket; an address, a socket on that one.
+    named = client.interface == "rsgi" and server[0] == "testserver"
+    expected = ["127.0.0.1", server[1]] if named else server
+    assert client.get("/").json() == expected

@@ -41,7 +41,6 @@ class HTTPExchange:
         )
         self._done = asyncio.Event()
         self.result = result
-        self.body_complete = self.complete = False
 
     async def receive(self) -> Message:
         message = next(self._incoming, None)
@@ -52,12 +51,12 @@ class HTTPExchange:
 
     async def send(self, message: Message) -> None:
         kind = message["type"]
-        if self.complete:
+        if self.result.complete:
             raise ASGIMisuse(f"Unexpected ASGI message {kind!r} after response completed")
         if kind == "http.response.start":
             self._start(message)
         elif kind == "http.response.body":
-            self._take_body(message)
+            await self._take_body(message)
         elif kind == "http.response.trailers":
             self._take_trailers(message)
         elif kind == "http.response.debug":
@@ -69,26 +68,29 @@ class HTTPExchange:
         result = self.result
         if result.responded:
             raise ASGIMisuse("Unexpected ASGI message 'http.response.start' sent twice")
-        result.responded = True
-        result.status = message["status"]
-        result.headers = [
-            (name.decode("latin-1"), value.decode("latin-1"))
-            for name, value in message.get("headers", ())
-        ]
         if message.get("trailers", False):
             result.trailers = []
+        result.start(
+            message["status"],
+            [
+                (name.decode("latin-1"), value.decode("latin-1"))
+                for name, value in message.get("headers", ())
+            ],
+        )
 
-    def _take_body(self, message: Message) -> None:
+    async def _take_body(self, message: Message) -> None:
         result = self.result
         if not result.responded:
             raise ASGIMisuse("Unexpected ASGI message 'http.response.body' before start")
-        if self.body_complete:
+        if result.body_complete:
             raise ASGIMisuse("Unexpected ASGI message 'http.response.body' after body completed")
-        result.body += message.get("body", b"")
-        if not message.get("more_body", False):
-            self.body_complete = True
+        last = not message.get("more_body", False)
+        await result.hand(message.get("body", b""))
+        if last:
             if result.trailers is None:
                 self._complete()
+            else:
+                result.end_body()
 
     def _take_trailers(self, message: Message) -> None:
         trailers = self.result.trailers
@@ -96,7 +98,7 @@ class HTTPExchange:
             raise ASGIMisuse(
                 "Unexpected ASGI message 'http.response.trailers' without declaring trailers"
             )
-        if not self.body_complete:
+        if not self.result.body_complete:
             raise ASGIMisuse(
                 "Unexpected ASGI message 'http.response.trailers' before body completed"
             )
@@ -105,7 +107,7 @@ class HTTPExchange:
             self._complete()
 
     def _complete(self) -> None:
-        self.complete = True
+        self.result.finish()
         self._done.set()
 
 
@@ -256,7 +258,7 @@ class ASGIDriver:
         exchange = HTTPExchange(wire.chunks, result)
         await self.app(scope, exchange.receive, exchange.send)  # type: ignore[arg-type]
         # Trailers left unfinished end the response as it is, as in Starlette's test client.
-        if not exchange.body_complete:
+        if not result.body_complete:
             raise ASGIMisuse(
                 "TestClient did not receive any response: the app returned without "
                 "completing its response"

@@ -7,6 +7,7 @@ import functools
 import logging
 import warnings
 import weakref
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
@@ -17,7 +18,7 @@ from hasten.testing.asgi import ASGIDriver
 from hasten.testing.exchange import Pipe, Wire
 from hasten.testing.loop import shared_loop
 from hasten.testing.rsgi import RSGIDriver
-from hasten.testing.server import ASGIServer, Driver, Server, Serving
+from hasten.testing.server import ASGIServer, Driver, Exchange, Server, Serving
 from hasten.testing.websocket import WebSocketTestSession
 
 if TYPE_CHECKING:
@@ -31,28 +32,59 @@ REQUEST_TIMEOUT = 60.0  # a request the app never answers fails the test rather 
 logger = logging.getLogger("hasten")
 
 
+class _Body(httpx.SyncByteStream):
+    """A response's body, read from the app part by part as the test reads it; closing it
+    ends the exchange (and raises what the app failed to handle)."""
+
+    def __init__(self, transport: _Transport, exchange: Exchange, head: bool) -> None:
+        self._transport = transport
+        self._exchange = exchange
+        self._head = head  # a server sends no body to a HEAD
+        self._closed = False
+
+    def __iter__(self) -> Iterator[bytes]:
+        run = self._transport.server.loop.run
+        take = self._exchange.result.take
+        while (part := run(take(), REQUEST_TIMEOUT)) is not None:
+            if part and not self._head:
+                yield part
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._transport.open_exchanges.discard(self._exchange)
+        self._transport.server.loop.run(self._exchange.close(), REQUEST_TIMEOUT)
+        self._transport.raise_failures(self._exchange)
+
+
 class _Transport(httpx.BaseTransport):
     def __init__(self, server: Serving, client: tuple[str, int], raise_exceptions: bool) -> None:
         self.server = server
         self.client = client
         self.raise_server_exceptions = raise_exceptions
+        self.open_exchanges: set[Exchange] = set()  # responses the test has not closed
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         wire = Wire(request, self.client)
-        result, failures = self.server.loop.run(self.server.request(wire), REQUEST_TIMEOUT)
-        if failures and self.raise_server_exceptions:
-            raise failures[0]
-        # As the app sent it: a HEAD response's body is the app's to empty, and a stream
-        # (not content=) keeps httpx from adding a Content-Length the app did not send.
+        loop = self.server.loop
+        exchange = loop.run(self.server.open(wire), REQUEST_TIMEOUT)
+        result = exchange.result
+        if not result.responded:
+            loop.run(exchange.close(), REQUEST_TIMEOUT)
+            self.raise_failures(exchange)
+        # As the app sent it: a stream (not content=) keeps httpx from adding a
+        # Content-Length the app did not send.
+        self.open_exchanges.add(exchange)
         response = httpx.Response(
             result.status,
             headers=result.headers,
-            stream=httpx.ByteStream(result.body),
+            stream=_Body(self, exchange, request.method == "HEAD"),
             request=request,
         )
         if result.templates:  # Starlette's: the template and context of the page sent
             response.template, response.context = result.templates[-1]  # type: ignore[attr-defined]
-        if result.trailers is not None:
+        if result.trailers is not None:  # filled as the app sends them
             response.extensions["http.response.trailers"] = result.trailers
         if result.debug is not None:
             response.extensions["http.response.debug"] = debug = result.debug
@@ -61,6 +93,15 @@ class _Transport(httpx.BaseTransport):
             if "context" in debug:
                 response.context = debug["context"]  # type: ignore[attr-defined]
         return response
+
+    def raise_failures(self, exchange: Exchange) -> None:
+        if exchange.failures and self.raise_server_exceptions:
+            raise exchange.failures[0]
+
+    def close(self) -> None:
+        """Cancel the apps of responses the test left open."""
+        while self.open_exchanges:
+            self.server.loop.run(self.open_exchanges.pop().abort(), REQUEST_TIMEOUT)
 
 
 @functools.cache  # said once per process
@@ -92,6 +133,9 @@ class TestClient(httpx.Client):
     ``raise_server_exceptions=False``. ``with TestClient(app) as client:`` starts the app
     (a failure to start raises there) and stops it on exit; without ``with``, the first
     request starts it, and ``close()``, or the client's garbage collection, stops it.
+    ``client.stream("GET", "/events")`` reads a response as it comes, as over a socket: the
+    app runs no further than the test has read, and leaving the block before the end
+    cancels it, as a client that leaves does (an endless SSE stream can be read in part).
 
     hasten's own: ``interface`` is the adapter, ``"rsgi"`` (Granian's) or ``"asgi"``, each
     served as strictly as Granian and uvicorn serve it. By default an app is served over
@@ -140,12 +184,13 @@ class TestClient(httpx.Client):
         else:
             self._server = ASGIServer(ASGIDriver(app, root_path), shared_loop())
         self._client_address = client
+        self._in_process = _Transport(self._server, client, raise_server_exceptions)
         default_headers = httpx.Headers(headers)
         default_headers.setdefault("user-agent", "testclient")
         super().__init__(
             base_url=base_url,
             headers=default_headers,
-            transport=_Transport(self._server, client, raise_server_exceptions),
+            transport=self._in_process,
             follow_redirects=follow_redirects,
             cookies=cookies,
         )
@@ -211,8 +256,10 @@ class TestClient(httpx.Client):
         return session
 
     def close(self) -> None:
-        """Stop the app if this client started it (or entered it with ``with``)."""
+        """Cancel responses left open, and stop the app if this client started it (or
+        entered it with ``with``)."""
         try:
+            self._in_process.close()
             self._server.loop.run(self._server.stop())
         finally:
             super().close()
@@ -227,6 +274,7 @@ class TestClient(httpx.Client):
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        # As Starlette's: the app stops, and the client stays usable (the next request
-        # starts the app again).
+        # As Starlette's: responses left open are cancelled, the app stops, and the client
+        # stays usable (the next request starts the app again).
+        self._in_process.close()
         self._server.loop.run(self._server.stop())

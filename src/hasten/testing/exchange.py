@@ -4,6 +4,7 @@ a WebSocket's messages."""
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from typing import Any
 
 import httpx
@@ -35,14 +36,21 @@ class Wire:
         self.chunks = [bytes(chunk) for chunk in request.stream if chunk]  # type: ignore[union-attr]
         self.host = request.url.host
         self.scheme = request.url.scheme
-        self.port = request.url.port or DEFAULT_PORTS.get(self.scheme, 80)
+        port = request.url.port
+        self.port = DEFAULT_PORTS.get(self.scheme, 80) if port is None else port
         self.client = client
 
 
 class Result:
-    """What the app sent; an app that sends nothing gets Granian's empty 500."""
+    """What the app sent; an app that sends nothing gets Granian's empty 500.
 
-    def __init__(self) -> None:
+    Buffered (the default, for a test that drives a double itself), the body collects in
+    ``body``. Streamed (the TestClient's), each part waits until the client reads it, as over
+    a socket whose reader is slow: the response is the client's once its head is sent, and
+    the app runs no further than the client has read.
+    """
+
+    def __init__(self, *, streamed: bool = False) -> None:
         self.responded = False
         self.status = 500
         self.headers: list[tuple[str, str]] = []
@@ -50,6 +58,60 @@ class Result:
         self.templates: list[tuple[Any, Any]] = []  # each TemplateResponse's, as made
         self.trailers: list[tuple[bytes, bytes]] | None = None  # when the start declares them
         self.debug: dict[str, Any] | None = None  # an http.response.debug message's info
+        self.streamed = streamed
+        self.body_complete = False  # no part of the body will come
+        self.complete = False  # nothing will come: the body and any trailers are sent
+        self.started = asyncio.Event()  # the head is sent, or the app has returned
+        self._parts: deque[tuple[bytes, asyncio.Future[None] | None]] = deque()
+        self._changed = asyncio.Event()
+
+    def start(self, status: int, headers: list[tuple[str, str]]) -> None:
+        self.responded = True
+        self.status = status
+        self.headers = headers
+        self.started.set()
+
+    def add(self, data: bytes) -> None:
+        """A part the app has handed over whole (a file, a body sent at once)."""
+        if self.streamed:
+            self._parts.append((data, None))
+            self._changed.set()
+        else:
+            self.body += data
+
+    async def hand(self, data: bytes) -> None:
+        """A streamed part, copied (the app may reuse its buffer); streamed, it returns once
+        the client has read it."""
+        if not self.streamed:
+            self.body += data
+            return
+        taken = asyncio.get_running_loop().create_future()
+        self._parts.append((bytes(data), taken))
+        self._changed.set()
+        await taken
+
+    def end_body(self) -> None:
+        """The body is complete (trailers may follow)."""
+        self.body_complete = True
+        self.started.set()
+        self._changed.set()
+
+    def finish(self) -> None:
+        """The response is complete."""
+        self.complete = True
+        self.end_body()
+
+    async def take(self) -> bytes | None:
+        """The client reads the next part; None once the body is complete."""
+        while not self._parts:
+            if self.body_complete:
+                return None
+            self._changed.clear()
+            await self._changed.wait()
+        data, taken = self._parts.popleft()
+        if taken is not None and not taken.done():
+            taken.set_result(None)
+        return data
 
 
 class Pipe:

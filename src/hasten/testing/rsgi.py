@@ -4,6 +4,7 @@ as Granian's (tests/servers/e2e holds the doubles to the real server)."""
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
@@ -62,12 +63,22 @@ def _framed(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return headers
 
 
+def _server_address(wire: Wire) -> str:
+    """Granian's ``host:port`` of the socket the client reached: an address the URL names
+    (``[::1]:port`` for IPv6), else the loopback a test server listens on."""
+    try:
+        address = ipaddress.ip_address(wire.host)
+    except ValueError:
+        return f"127.0.0.1:{wire.port}"
+    return f"[{address}]:{wire.port}" if address.version == 6 else f"{address}:{wire.port}"
+
+
 class _Scope:
     def __init__(self, wire: Wire, proto: str) -> None:
         self.proto = proto
         self.http_version = "1.1"
         self.rsgi_version = "1.5"
-        self.server = f"127.0.0.1:{wire.port}"
+        self.server = _server_address(wire)
         self.client = f"{wire.client[0]}:{wire.client[1]}"
         # Granian's scheme is the connection's: http or https, for WebSockets too.
         self.scheme = "https" if wire.scheme in ("https", "wss") else "http"
@@ -119,33 +130,33 @@ class HTTPProto:
     def _start(self, status: int, headers: list[tuple[str, str]]) -> None:
         if self._result.responded:
             raise RSGIProtocolError("RSGI protocol error")  # a second response
-        self._result.responded = True
-        self._result.status = status
-        self._result.headers = list(headers)
+        self._result.start(status, list(headers))
+
+    def _whole(self, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
+        self._start(status, headers)
+        if body:
+            self._result.add(body)
+        self._result.finish()
 
     def response_empty(self, status: int, headers: list[tuple[str, str]]) -> None:
-        self._start(status, headers)
+        self._whole(status, headers, b"")
 
     def response_str(self, status: int, headers: list[tuple[str, str]], body: str) -> None:
-        self._start(status, headers)
-        self._result.body = body.encode()
+        self._whole(status, headers, body.encode())
 
     def response_bytes(self, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
-        self._start(status, headers)
-        self._result.body = body
+        self._whole(status, headers, body)
 
     def response_file(self, status: int, headers: list[tuple[str, str]], file: str) -> None:
-        self._start(status, headers)
         with open(file, "rb") as handle:
-            self._result.body = handle.read()
+            self._whole(status, headers, handle.read())
 
     def response_file_range(
         self, status: int, headers: list[tuple[str, str]], file: str, start: int, end: int
     ) -> None:
-        self._start(status, headers)
         with open(file, "rb") as handle:
             handle.seek(start)
-            self._result.body = handle.read(end - start)
+            self._whole(status, headers, handle.read(end - start))
 
     def response_stream(self, status: int, headers: list[tuple[str, str]]) -> _Stream:
         self._start(status, headers)
@@ -153,14 +164,16 @@ class HTTPProto:
 
 
 class _Stream:
+    """A streamed body: Granian ends it when the app's call returns."""
+
     def __init__(self, result: Result) -> None:
         self._result = result
 
     async def send_bytes(self, data: bytes) -> None:
-        self._result.body += data
+        await self._result.hand(data)
 
     async def send_str(self, data: str) -> None:
-        self._result.body += data.encode()
+        await self._result.hand(data.encode())
 
 
 class _WebSocketMessage:
@@ -241,6 +254,7 @@ class RSGIDriver:
         try:
             await self.app.__rsgi__(_Scope(wire, "http"), proto)
         finally:
+            result.finish()  # Granian ends a stream when the call returns
             proto.finished.set()
 
     async def websocket(self, wire: Wire, pipe: Pipe) -> None:

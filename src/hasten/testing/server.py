@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from hasten._serve.runtime import Runtime
     from hasten.app import Starlette
 
-__all__ = ["ASGIServer", "Server", "Serving"]
+__all__ = ["ASGIServer", "Exchange", "Server", "Serving"]
 
 
 class Driver(Protocol):
@@ -50,6 +50,29 @@ async def _stopped(app: Starlette) -> None:
         await asyncio.wait([stop])
 
 
+class Exchange:
+    """One HTTP request in flight: what the app has sent, what it failed to handle (an
+    exception that escaped it comes last), and the task that serves it."""
+
+    task: asyncio.Task[None]
+
+    def __init__(self, result: Result) -> None:
+        self.result = result
+        self.failures: list[BaseException] = []
+
+    async def close(self) -> None:
+        """The client is done with the response: an app still sending it is cancelled, as
+        when a client leaves; one that has sent it all is waited for (its background)."""
+        if not self.result.complete:
+            self.task.cancel()
+        await asyncio.wait([self.task])
+
+    async def abort(self) -> None:
+        """The client is closing: the app is cancelled, whatever it is doing."""
+        self.task.cancel()
+        await asyncio.wait([self.task])
+
+
 class Serving:
     """One TestClient's server, on the shared loop (every coroutine here runs there): its
     requests and WebSockets; when the app starts and stops is the subclass's."""
@@ -70,19 +93,24 @@ class Serving:
     def release(self) -> None:
         """The client was garbage-collected unclosed: stop its run in the background."""
 
-    async def request(self, wire: Wire) -> tuple[Result, list[BaseException]]:
-        """Serve one HTTP request: what the app sent, and what it failed to handle (an
-        exception that escaped it comes last)."""
+    async def open(self, wire: Wire) -> Exchange:
+        """Start serving one HTTP request; returned once the app has sent the response's
+        head (or returned without one)."""
         await self.ensure_started()
-        failures: list[BaseException] = []
-        unhandled_exceptions.set(failures)  # this request's task only
-        result = Result()
-        rendered_templates.set(result.templates)
+        exchange = Exchange(Result(streamed=True))
+        exchange.task = asyncio.create_task(self._serve(wire, exchange))
+        await exchange.result.started.wait()
+        return exchange
+
+    async def _serve(self, wire: Wire, exchange: Exchange) -> None:
+        unhandled_exceptions.set(exchange.failures)  # this request's task only
+        rendered_templates.set(exchange.result.templates)
         try:
-            await self.driver.send(wire, result)
+            await self.driver.send(wire, exchange.result)
         except Exception as exc:
-            failures.append(exc)
-        return result, failures
+            exchange.failures.append(exc)
+        finally:
+            exchange.result.end_body()  # whatever the app left unsent will not come
 
     async def websocket(
         self, wire: Wire, pipe: Pipe, failures: list[BaseException]

@@ -16,7 +16,7 @@ __all__ = ["WebSocketDenialResponse", "WebSocketTestSession"]
 
 # How long a handler has to end once the test has closed its WebSocket, before it is
 # cancelled (Starlette's cancels it at once; one that is about to end is let finish).
-END_GRACE = 5.0
+END_GRACE = 1.0
 RECEIVE_TIMEOUT = 10.0
 
 
@@ -37,8 +37,9 @@ class WebSocketTestSession:
     """A WebSocket to the app, driven from the test (``client.websocket_connect``), as
     Starlette's: ``send_*`` and ``receive_*``, ``receive()`` for the app's next ASGI
     message, ``close()``. ``receive_*`` raise ``WebSocketDisconnect`` once the app has closed
-    it. Leaving the ``with`` block closes it (code 1000) and waits for the app's handler;
-    an exception the handler let out is raised there (``raise_server_exceptions``)."""
+    it. Leaving the ``with`` block closes it (code 1000) and waits for the app's handler
+    (a second at most, then it is cancelled); an exception the handler let out is raised
+    there (``raise_server_exceptions``)."""
 
     __test__ = False
 
