@@ -441,7 +441,7 @@ class Router:
             if isinstance(route, AppRoute):  # a name of the app it serves
                 path = route.inner_path(name, values)
                 if path is not None:
-                    return URLPath(path)
+                    return route.url_path_of(path)
         raise NoMatchFound(name, values)
 
     def _named(self) -> dict[str, list[BaseRoute]]:

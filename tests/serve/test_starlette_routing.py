@@ -10,11 +10,14 @@ import asyncio
 from collections.abc import AsyncIterable
 from typing import Any, ClassVar
 
+import pytest
+
 from hasten import Request
 from hasten.app import Starlette
 from hasten.requests import Request as StarletteRequest
 from hasten.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
-from hasten.routing import Host, Match, Mount, RequestRoute, Router
+from hasten.routing import Host, Match, Mount, NoMatchFound, RequestRoute, Router
+from hasten.testing import TestClient
 from hasten.types import ASGIApp, Receive, Scope, Send
 from tests.conftest import ClientFactory
 
@@ -177,6 +180,29 @@ def test_a_name_reaches_through_named_mounts(serve: ClientFactory) -> None:
     assert tenants.url_path_for("admin:list", tenant="t", identity="u") == "/tenants/t/u/list"
 
 
+def test_a_mounts_url_names_the_path_under_it_and_only_an_apps_routes(
+    serve: ClientFactory,
+) -> None:
+    def page(request: Request) -> Response:
+        return PlainTextResponse(str(request.url_for("page")))
+
+    app = Starlette(
+        routes=[
+            Mount("/files", PlainTextResponse("file"), name="files"),
+            Mount("/lone", RequestRoute("/", page, name="lone_page")),
+            RequestRoute("/", page, name="page"),
+        ]
+    )
+    assert app.url_path_for("files", path="/a.txt") == "/files/a.txt"
+    for name, values in [("files", {}), ("files", {"path": "/a", "x": "1"}), ("lone_page", {})]:
+        with pytest.raises(NoMatchFound):
+            app.url_path_for(name, **values)
+    # A root path given with its slash: the URL has one slash there, not two.
+    client = TestClient(app, base_url="https://example.org", root_path="/sub/")
+    response = client.get("/sub/")
+    assert (response.status_code, response.text) == (200, "https://example.org/sub/")
+
+
 class Debugged(HTMLResponse):
     """sqladmin's template response: its own ``__call__``, which ends in Starlette's."""
 
@@ -270,6 +296,17 @@ def test_hosts_serve_their_apps_by_the_host_header(serve: ClientFactory) -> None
     assert (health.status_code, health.text) == (200, "up")
     assert app.url_path_for("site:users", sub="x", user_id=3) == "/users/3"
     assert app.url_path_for("api", path="/users/3") == "/users/3"
+    # The URL of a route under a host names the host, as Starlette's.
+    urls = [
+        app.url_path_for("site:users", sub="x", user_id=3).make_absolute_url("https://any"),
+        app.url_path_for("api", path="/users/3").make_absolute_url("https://any/"),
+        ported.url_path_for("users", user_id=4).make_absolute_url("http://any"),
+    ]
+    assert [str(url) for url in urls] == [
+        "https://x.example.org/users/3",
+        "https://api.example.org/users/3",
+        "http://Port.Example.org:3600/users/4",
+    ]
     # Starlette's matching, as extensions read it: no path of its own, the app's routes.
     host = app.routes[1]
     assert isinstance(host, Host)

@@ -22,7 +22,15 @@ import anyio
 from hasten._flow.context import ServeContext
 from hasten._flow.lifecycle import Cleanup
 from hasten._http.background import BackgroundTasks
-from hasten._http.datastructures import URL, Address, Headers, QueryParams, State, parse_query
+from hasten._http.datastructures import (
+    URL,
+    Address,
+    Headers,
+    QueryParams,
+    State,
+    URLPath,
+    parse_query,
+)
 from hasten._http.errors import HTTPError
 from hasten._http.hosts import origin_of
 from hasten._http.scopes import ConnectionScope
@@ -361,7 +369,9 @@ class Connection:
             if outer is None or outer is self:
                 raise
             return outer.url_for(name, **path_params)
-        return URL(f"{self._origin()}{self.root_path}{path}")
+        if isinstance(path, URLPath) and (path.host or path.protocol == "websocket"):
+            return path.make_absolute_url(self.base_url)  # another host, or ws:// (wss://)
+        return URL(f"{self._origin()}{self.root_path.rstrip('/')}{path}")
 
     def _origin(self) -> str:
         host = self._header("host")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hasten._flow.contracts import Target
+from hasten._http.datastructures import URLPath
 from hasten._http.errors import HTTPError
 from hasten._http.hosts import host_port
 from hasten._http.paths import PathTemplate
@@ -100,16 +101,27 @@ class Host(AppRoute):
         return Match.FULL, {"path_params": path_params, "endpoint": self.app}
 
     def url_path(self, values: Mapping[str, Any]) -> str | None:
-        """``path`` (the path on the host), when the other values are the host's."""
+        """``path`` (the path on the host), when the other values are the host's: a
+        URLPath that names the host, for ``make_absolute_url``."""
         if "path" not in values or set(values) - {"path"} != self.own_names():
             return None
-        return str(values["path"])
+        return URLPath(str(values["path"]), host=self.host_of(values))
+
+    def inner_path(self, name: str, values: Mapping[str, Any]) -> str | None:
+        path = AppRoute.inner_path(self, name, values)
+        if path is None:
+            return None
+        return URLPath(path, getattr(path, "protocol", ""), self.host_of(values))
+
+    def host_of(self, values: Mapping[str, Any]) -> str:
+        """The host this route names, its parameters given ``values`` (Starlette's)."""
+        return _PARAMETER.sub(lambda found: str(values[found.group(1)]), self.host)
 
     def own_names(self) -> frozenset[str]:
         return frozenset(_pattern(self.host)[1])
 
     def prefix_of(self, values: Mapping[str, Any]) -> str:
-        return ""  # hasten's URLs are paths: the host is not in them
+        return ""  # the host is the URLPath's, not the path's
 
     def _target(self, bound: Target) -> Target:
         group = self.group

@@ -307,7 +307,9 @@ class BaseRoute:
     def url_path(self, values: Mapping[str, Any]) -> str | None:
         """This route's path with its parameters given ``values``; None when they are not
         its parameters. A mount takes the path under it as ``path``, as Starlette's."""
-        if isinstance(self.compiled, MountEndpoint) and "path" in values:
+        if isinstance(self.compiled, MountEndpoint):
+            if "path" not in values:
+                return None  # as Starlette's: a mount's URL names the path under it
             values = {**values, MOUNT_PATH: str(values["path"]).lstrip("/")}
             del values["path"]
         if set(values) != self.template.names:
@@ -577,7 +579,8 @@ class AppRoute(BaseRoute):
         return f"{type(self).__name__}(path={self.path!r}, name={name!r}, app={self.app!r})"
 
     def url_path_of(self, path: str) -> URLPath:
-        return URLPath(path)  # whichever the app's route is, its URL's scheme is the base's
+        # Whichever the app's route is, its URL's scheme is the base's; a host's names it.
+        return path if isinstance(path, URLPath) else URLPath(path)
 
     @property
     def app(self) -> Any:
@@ -599,7 +602,9 @@ class AppRoute(BaseRoute):
             if not name.startswith(own + ":"):
                 return None
             name = name[len(own) + 1 :]
-        find = getattr(self.app, "url_path_for", None)
+        # As Starlette's: the names of an app with routes (not a lone route's, nor those
+        # of an app behind an ASGI middleware).
+        find = getattr(self.app, "url_path_for", None) if hasattr(self.app, "routes") else None
         names = self.own_names()
         if find is None or not names <= values.keys():
             return None
@@ -607,7 +612,10 @@ class AppRoute(BaseRoute):
             inner = find(name, **{key: value for key, value in values.items() if key not in names})
         except LookupError:
             return None
-        return self.prefix_of({key: values[key] for key in names}) + str(inner)
+        path = self.prefix_of({key: values[key] for key in names}) + str(inner)
+        if isinstance(inner, URLPath) and (inner.host or inner.protocol):
+            return URLPath(path, inner.protocol, inner.host)
+        return path
 
     def own_names(self) -> frozenset[str]:
         """The names of its own parameters, which the app's routes do not take."""
