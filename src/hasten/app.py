@@ -44,7 +44,7 @@ from hasten._serve.matcher import ANY_METHOD
 from hasten._serve.mounts import MountEndpoint
 from hasten._serve.protocols import asgi, rsgi
 from hasten._serve.request_routes import RequestRoute
-from hasten._serve.routes import BaseRoute, Lifespan, Mount, WebSocketRoute, check_keywords
+from hasten._serve.routes import WEBSOCKET, BaseRoute, Lifespan, Mount, check_keywords
 from hasten._serve.runtime import Runtime
 from hasten._serve.warmup import warm_up
 from hasten._settings import Settings, SettingsKeywords
@@ -580,7 +580,7 @@ class Starlette(Router):
         """Whether a route of the app, or of a hasten app mounted in it, serves WebSockets:
         ``hasten run`` and the TestClient then serve the app over ASGI, since Granian's RSGI
         sends no WebSocket close code (a WebSocket of a mounted ASGI app is not seen)."""
-        own = any(isinstance(route, WebSocketRoute) for route in self.routes)
+        own = any(WEBSOCKET in route.methods for route in self.routes)
         return own or any(app.serves_websockets() for app in self._mounted_apps())
 
     def describe_routes(self) -> list[RouteInfo]:

@@ -6,8 +6,10 @@ them (with middleware of their own, a convertor it registers, routers and routes
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any
 
+import anyio.from_thread
 import pytest
 
 from hasten import App, Request, StaticFiles, WebSocket
@@ -653,3 +655,43 @@ def test_starlettes_body_limit_refuses_a_declared_length_of_any_length() -> None
     length = b"9" * 5000  # past int()'s 4,300 digits
     asyncio.run(limited({"type": "http", "headers": [(b"content-length", length)]}, receive, send))
     assert [message.get("status") for message in sent] == [413, None]
+
+
+class TryLater(Exception):
+    pass
+
+
+def test_a_plain_def_exception_handler_runs_on_a_thread_that_can_reach_the_loop() -> None:
+    """As in Starlette, where a ``def`` handler runs in the thread pool: one that blocks blocks
+    no other request, and one may call back into the loop (``anyio.from_thread.run``)."""
+    threads: list[str] = []
+
+    def on_request(request: Request, exc: TryLater) -> Response:
+        threads.append(threading.current_thread().name)
+        return PlainTextResponse("later", 503)
+
+    def on_websocket(websocket: WebSocket, exc: TryLater) -> None:
+        threads.append(threading.current_thread().name)
+        anyio.from_thread.run(websocket.close, 1013)
+
+    async def page(request: Request) -> Response:
+        raise TryLater
+
+    async def socket(websocket: WebSocket) -> None:
+        await websocket.accept()
+        raise TryLater
+
+    routes = [RequestRoute("/", page), WebSocketSessionRoute("/ws", socket)]
+    app = Starlette(routes=routes, exception_handlers={TryLater: on_request})
+    sockets = Starlette(routes=routes, exception_handlers={TryLater: on_websocket})  # type: ignore[dict-item]
+    with TestClient(app) as client, TestClient(sockets) as other:
+        response = client.get("/")
+        with other.websocket_connect("/ws") as ws:
+            closed = ws.receive()
+    assert (response.status_code, response.text) == (503, "later")
+    # Routes given by hand serve WebSockets: the app is served over ASGI, with close codes.
+    assert (other.interface, closed) == (
+        "asgi",
+        {"type": "websocket.close", "code": 1013, "reason": ""},
+    )
+    assert [name.startswith("hasten-thread") for name in threads] == [True, True]

@@ -6,6 +6,7 @@ The exceptions themselves are in ``hasten._http.errors``, below everything that 
 from __future__ import annotations
 
 import functools
+import inspect
 import traceback
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeAlias
@@ -21,6 +22,7 @@ from hasten._http.requests import Request
 from hasten._http.responses import JSONResponse, PlainTextResponse, Response
 from hasten._http.uploads import UploadFile
 from hasten._http.wire import allows_body
+from hasten._running.threads import submit
 
 __all__ = [
     "ExceptionHandler",
@@ -130,6 +132,24 @@ def _still_raised(handler: ExceptionHandler) -> ExceptionHandler:
     return answer
 
 
+def _on_thread(handler: ExceptionHandler) -> ExceptionHandler:
+    """An app's plain ``def`` handler, run on the app's threads as Starlette runs it: it may
+    block, or call back into the loop with ``anyio.from_thread.run``."""
+    if inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(
+        getattr(handler, "__call__", None)  # noqa: B004 - an object whose call is async
+    ):
+        return handler
+    if handler in (http_error_handler, plain_text_error_response):
+        return handler  # hasten's own, which only make a response: on the loop
+
+    @functools.wraps(handler)
+    def on_thread(connection: Any, exc: Any) -> Awaitable[Response]:
+        result: Awaitable[Response] = submit(connection.context.threads, handler, connection, exc)
+        return result
+
+    return on_thread
+
+
 class ExceptionHandlers:
     """An app's exception handlers, by class (the most specific along the exception's MRO
     wins) and by HTTP status (for HTTPError), frozen at startup."""
@@ -142,7 +162,8 @@ class ExceptionHandlers:
             RequestValidationError: request_validation_error_handler,
         }
         self._by_status: dict[int, ExceptionHandler] = {}
-        for key, handler in handlers.items():
+        for key, given in handlers.items():
+            handler = _on_thread(given)
             if isinstance(key, int):
                 self._by_status[key] = handler
             else:
