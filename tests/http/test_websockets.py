@@ -337,7 +337,8 @@ def test_accept_checks_the_offer_and_the_state(serve: ClientFactory) -> None:
             await websocket.refuse()
         seen.append(repr(websocket))
         await websocket.close()
-        await websocket.close()  # twice is fine
+        with pytest.raises(RuntimeError, match="once a close message has been sent"):
+            await websocket.close()  # twice is an error, as in Starlette
         with pytest.raises(RuntimeError, match="closed"):
             await websocket.send_text("late")
 
@@ -710,3 +711,35 @@ def test_a_message_of_the_wrong_type_is_an_error_to_receive() -> None:
         'Expected ASGI message "websocket.receive" or "websocket.disconnect", but got '
         "'websocket.connect'"
     ]
+
+
+def test_a_close_after_the_client_left_is_quiet_and_a_denial_keeps_its_order(
+    serve: ClientFactory,
+) -> None:
+    app = App()
+    outcome: list[str] = []
+
+    @app.websocket("/left")
+    async def left(websocket: WebSocket) -> None:
+        await websocket.accept()
+        with pytest.raises(WebSocketDisconnect):
+            await websocket.receive_text()
+        await websocket.close()  # the client has gone: nothing to send, no error
+        outcome.append("closed quietly")
+
+    @app.websocket("/deny")
+    async def deny(websocket: WebSocket) -> None:
+        start = {"type": "websocket.http.response.start", "status": 401, "headers": []}
+        await websocket.send(start)
+        with pytest.raises(RuntimeError, match=r'Expected ASGI message "websocket\.http'):
+            await websocket.send(start)
+        await websocket.send({"type": "websocket.http.response.body", "body": b"no"})
+        outcome.append("denied")
+
+    client = serve(app)
+    with client.websocket_connect("/left") as ws:
+        ws.close()
+    with pytest.raises(WebSocketDenialResponse) as denied:
+        client.websocket_connect("/deny")
+    assert denied.value.status_code == 401
+    assert outcome == ["closed quietly", "denied"]

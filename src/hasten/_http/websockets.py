@@ -102,6 +102,9 @@ class WebSocket(Connection):
     connection_state: ConnectionState = "connecting"
     # Starlette's receive() gives the handshake's "websocket.connect" once, before accept().
     _connect_given = False
+    # Whether the app has closed it (a second close is an error, as in Starlette; a close
+    # after the client left is not).
+    _closed_by_app = False
     # A denial response sent as ASGI messages (send()): its status, headers, body so far.
     _denial: tuple[int, list[tuple[str, str]], bytearray] | None = None
 
@@ -188,6 +191,7 @@ class WebSocket(Connection):
             raise WebSocketDisconnect(POLICY_VIOLATION, "origin not allowed")
         await self._accept(subprotocol, _header_items(headers))
         self.connection_state = "connected"
+        self._connect_given = True  # the handshake is over: receive() gives no connect
 
     async def receive(self) -> dict[str, Any]:
         """The next ASGI message, as Starlette's: ``{"type": "websocket.connect"}`` once
@@ -346,6 +350,10 @@ class WebSocket(Connection):
                 self.connection_state = "closed"
                 self._denial = None
                 await self._refuse(status, headers, bytes(body))
+        elif self._denial is not None:
+            raise RuntimeError(
+                f'Expected ASGI message "websocket.http.response.body", but got {kind!r}'
+            )
         else:
             raise RuntimeError(
                 f"Unexpected ASGI message {kind!r} on a WebSocket that is {self.connection_state}"
@@ -355,7 +363,11 @@ class WebSocket(Connection):
         raise WebSocketDisconnected(f"Cannot send on a WebSocket that is {self.connection_state}")
 
     async def close(self, code: int = NORMAL, reason: str = "") -> None:
-        """Close the connection (before ``accept()``: refuse the handshake with 403)."""
+        """Close the connection (before ``accept()``: refuse the handshake with 403). After
+        the client has left it does nothing; a second close is an error (Starlette's)."""
+        if self._closed_by_app:
+            raise WebSocketDisconnected('Cannot call "send" once a close message has been sent.')
+        self._closed_by_app = True
         if self.connection_state == "closed":
             return
         if self.connection_state == "connecting":
