@@ -28,7 +28,7 @@ from hasten.middleware import (
 )
 from hasten.middleware.headers import HeaderMiddleware
 from hasten.testing import TestClient
-from hasten.types import CallNext
+from hasten.types import CallNext, Receive, Scope, Send
 from tests.conftest import ClientFactory
 
 
@@ -673,6 +673,8 @@ def test_trusted_host_ports_trailing_dots_and_empty_labels(serve: ClientFactory)
             "example.com@evil.net",
             ".example.org",  # an empty label is no subdomain
             "a.b.example.org:1",
+            "example.com:100000",  # any port, as Starlette's: only a URL needs one < 65536
+            "example.com:",
             "",
         )
     }
@@ -685,6 +687,8 @@ def test_trusted_host_ports_trailing_dots_and_empty_labels(serve: ClientFactory)
         "example.com@evil.net": 400,
         ".example.org": 400,
         "a.b.example.org:1": 200,
+        "example.com:100000": 200,
+        "example.com:": 400,
         "": 400,
     }
 
@@ -798,11 +802,30 @@ def test_https_redirect(serve: ClientFactory, url: str, location: str) -> None:
     assert client.get("https://example.com/hello").json() == {"message": "hello"}
 
 
-def test_https_redirect_refuses_a_malformed_host(serve: ClientFactory) -> None:
-    # Was a 307 to https://example.com:@evil.com/hello: evil.com, to a browser.
+def test_https_redirect_sends_a_malformed_host_to_the_servers_address(
+    serve: ClientFactory,
+) -> None:
+    # Was a 307 to https://example.com:@evil.com/hello: evil.com, to a browser. As
+    # Starlette's, the server's address takes the Host's place (Granian's is an address).
     client = serve(app_with(HTTPSRedirectMiddleware), follow_redirects=False)
-    response = client.get("/hello", headers={"host": "example.com:@evil.com"})
-    assert (response.status_code, response.json()) == (400, USER_INFORMATION)
+    server = "127.0.0.1" if client.interface == "rsgi" else "testserver"
+    for host in ("example.com:@evil.com", "example.com:65536", "[:::]"):
+        response = client.get("/hello?a=1", headers={"host": host})
+        assert (response.status_code, response.headers["location"]) == (
+            307,
+            f"https://{server}/hello?a=1",
+        )
+
+
+def test_https_redirect_without_a_server_address_refuses_a_malformed_host() -> None:
+    redirecting = HTTPSRedirectMiddleware(app=App())
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        scope.pop("server", None)
+        await redirecting(scope, receive, send)
+
+    response = TestClient(app).get("/", headers={"host": "[:::]"}, follow_redirects=False)
+    assert (response.status_code, response.text) == (400, "Invalid host header")
 
 
 def test_cors_adds_origin_to_every_vary_line_the_response_has(serve: ClientFactory) -> None:

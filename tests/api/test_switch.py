@@ -245,6 +245,67 @@ def test_a_wsgi_app_mounts_as_fastapis_older_docs_show() -> None:
     assert done.stdout == "200 Hello name=ada at /hi\n", done.stderr
 
 
+def test_starlettes_schemas_list_the_yaml_in_docstrings() -> None:
+    done = run(
+        """
+        import hasten.as_fastapi
+        from starlette.applications import Starlette
+        from starlette.endpoints import HTTPEndpoint
+        from starlette.routing import Mount, Route, WebSocketRoute
+        from starlette.schemas import SchemaGenerator
+        from starlette.testclient import TestClient
+
+        def users(request):
+            '''Users.
+
+            ---
+            responses:
+              200:
+                description: The users.
+            '''
+
+        class Orgs(HTTPEndpoint):
+            def post(self, request):
+                '''responses: {201: {description: Made.}}'''
+
+            def query(self, request):
+                '''responses: {200: {description: Found.}}'''
+
+        def plain(request):
+            '''Only words.'''
+
+        async def ws(websocket):
+            '''responses: {200: {description: Not listed.}}'''
+
+        schemas = SchemaGenerator({"openapi": "3.1.0", "info": {"title": "T", "version": "1"}})
+        sub = Starlette(routes=[Route("/items/{id:int}", users)])
+        app = Starlette(routes=[
+            Route("/users", users, methods=["GET", "HEAD", "POST"]),
+            Route("/orgs", Orgs),
+            Route("/plain", plain),
+            Route("/hidden", users, include_in_schema=False),
+            WebSocketRoute("/ws", ws),
+            Mount("/sub", sub),
+            Route("/schema", lambda r: schemas.OpenAPIResponse(request=r), include_in_schema=False),
+        ])
+        print(schemas.get_schema(routes=app.routes)["paths"])
+        response = TestClient(app).get("/schema")
+        print(response.headers["content-type"], response.text.splitlines()[:4])
+        """
+    )
+    made = {"responses": {200: {"description": "The users."}}}
+    paths = {
+        "/users": {"get": made, "post": made},
+        "/orgs": {"post": {"responses": {201: {"description": "Made."}}}},
+        "/sub/items/{id}": {"get": made},
+    }
+    yaml_head = ["info:", "  title: T", "  version: '1'", "openapi: 3.1.0"]
+    assert done.stdout.splitlines() == [
+        str(paths),
+        f"application/vnd.oai.openapi {yaml_head}",
+    ], done.stderr
+
+
 def test_the_switch_refuses_to_come_on_after_the_real_fastapi() -> None:
     done = run(
         """

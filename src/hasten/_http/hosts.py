@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from hasten._http.errors import HTTPError
 
-__all__ = ["DEFAULT_PORTS", "HostPort", "authority", "host_port", "origin_of"]
+__all__ = ["DEFAULT_PORTS", "HostPort", "authority", "host_name", "host_port", "origin_of"]
 
 # RFC 3986's reg-name (an IPv4 address is one too): unreserved, sub-delims, and "%" when two
 # hex digits follow it.
@@ -52,6 +52,22 @@ def host_port(value: str, header: str = "Host") -> HostPort:
     if port:
         _check_port(port, header)
     return HostPort(host, port)
+
+
+def host_name(value: str) -> str:
+    """The host a Host header names, lower-cased, for comparing it with a list of hosts, as
+    Starlette's TrustedHostMiddleware reads it: a port, if any, is one digit or more, of any
+    value (only a URL built from the header needs one under 65536); a 400 when the header
+    is not a host."""
+    end = value.rfind("]") + 1 if value.startswith("[") else 0
+    colon = value.find(":", end)
+    if colon >= 0:
+        port = value[colon + 1 :]
+        if not port:
+            raise _invalid("Host", "a ':' with no port after it")
+        if port.isascii() and port.isdigit():
+            value = value[:colon]
+    return host_port(value).host.lower()
 
 
 def origin_of(scheme: str, host: str | None, server: Sequence[Any] | None) -> str:

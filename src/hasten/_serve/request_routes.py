@@ -45,13 +45,22 @@ class _GivenEndpointRoute(BaseRoute):
 
     # The endpoint as given (``compiled`` serves it through a handler of hasten's shape).
     original: Any = field(default=None, compare=False, repr=False)
+    # Starlette's ``include_in_schema``: whether ``starlette.schemas`` lists the route (no
+    # route made so is in hasten's OpenAPI).
+    in_starlette_schema: bool = field(default=True, compare=False, repr=False)
 
-    def __init__(self, *args: Any, original: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, original: Any = None, in_starlette_schema: bool = True, **kwargs: Any
+    ) -> None:
+        in_schema = in_starlette_schema
         if (args and isinstance(args[0], str)) or "path" in kwargs:
+            in_schema = kwargs.get("include_in_schema", True)
             *args, original = self._parts(*args, **kwargs)  # type: ignore[assignment]
             kwargs = {}
         BaseRoute.__init__(self, *args, **kwargs)
-        object.__setattr__(self, "original", original)  # a field BaseRoute's __init__ lacks
+        # Fields BaseRoute's __init__ lacks.
+        object.__setattr__(self, "original", original)
+        object.__setattr__(self, "in_starlette_schema", in_schema)
 
     @staticmethod
     def _parts(*args: Any, **kwargs: Any) -> Parts:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from hasten._flow.contracts import CallNext
-from hasten._http.hosts import host_port
+from hasten._http.datastructures import URL
+from hasten._http.errors import HTTPError
+from hasten._http.hosts import authority, host_port
 from hasten._http.requests import Request
-from hasten._http.responses import RedirectResponse, Response
+from hasten._http.responses import PlainTextResponse, RedirectResponse, Response
 from hasten._serve.chain import ChainMiddleware, keeps_its_call
 
 __all__ = ["HTTPSRedirectMiddleware"]
@@ -16,13 +18,25 @@ _DEFAULT_PORTS = ("80", "443")  # by value, zeros in front left out: ":000080" i
 @keeps_its_call
 class HTTPSRedirectMiddleware(ChainMiddleware):
     """Answer a request that came over ``http`` with a 307 to the same URL over ``https``
-    (a default port dropped), as Starlette's. Behind a proxy that ends TLS, add
+    (a default port dropped), as Starlette's; where the Host header is malformed, to the
+    server's address (without one, 400 "Invalid host header"). Behind a proxy that ends TLS, add
     ``ProxyHeadersMiddleware`` before it, so that the scheme is the client's."""
 
     async def __call__(self, request: Request, call_next: CallNext) -> Response:
         if request.scheme != "http":
             return await call_next(request)
-        url = request.url  # a malformed Host is a 400 here
+        try:
+            url = request.url  # a malformed Host is a 400 here
+        except HTTPError:
+            # As Starlette's: the server's address in its place, where the server gave one.
+            server = request.scope.get("server")
+            if not server or server[1] is None:
+                return PlainTextResponse("Invalid host header", 400)
+            address, port = server
+            netloc = authority(address, None if port in (80, 443) else port)
+            query = request.query_string
+            path = f"{request.root_path}{request.path}{'?' if query else ''}{query}"
+            return RedirectResponse(URL(f"https://{netloc}{path}"), status=307)
         host, port = host_port(url.netloc)
         # Compared as text: a port of 5,000 digits, zeros in front, is past int()'s limit.
         netloc = host if not port or port.lstrip("0") in _DEFAULT_PORTS else url.netloc

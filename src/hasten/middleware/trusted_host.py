@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hasten._flow.contracts import CallNext
-from hasten._http.hosts import host_port
+from hasten._http.hosts import host_name
 from hasten._http.requests import Request
 from hasten._http.responses import PlainTextResponse, RedirectResponse, Response
 from hasten._serve.chain import ChainMiddleware, keeps_its_call
@@ -35,7 +35,7 @@ class TrustedHostMiddleware(ChainMiddleware):
             return await call_next(request)
         # A malformed Host is a 400 saying why, before any comparison: what follows an
         # allowed host ("127.0.0.1:@evil.com") would otherwise reach the URLs built from it.
-        host = host_port(request.headers.get("host", "")).host.lower()
+        host = host_name(request.headers.get("host", ""))
         www = False
         for pattern in self.allowed_hosts:
             if host == pattern or _subdomain(host, pattern):
