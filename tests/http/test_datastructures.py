@@ -3,6 +3,7 @@ from __future__ import annotations
 from hasten import Headers, MutableHeaders, QueryParams
 from hasten._http import uploads
 from hasten.datastructures import (
+    URL,
     Default,
     DefaultPlaceholder,
     ImmutableMultiDict,
@@ -107,3 +108,18 @@ def test_multi_dicts_take_starlettes_forms() -> None:
     assert changing.multi_items() == [("a", "9"), ("c", "4"), ("b", "5")]
     assert (changing.poplist("a"), changing.setdefault("d", "6")) == (["9"], "6")
     assert ImmutableMultiDict(changing) == changing
+
+
+def test_a_urls_host_replaced_is_bracketed_only_when_it_is_an_ipv6_address() -> None:
+    url = URL("https://example.org:8443/path")
+    assert [
+        str(url.replace(hostname="::1")),
+        str(url.replace(hostname="[::1]")),
+        str(url.replace(hostname="example.net:8080", port=None)),
+        str(url.replace(hostname="[::1]:8080", port=None)),
+    ] == [
+        "https://[::1]:8443/path",
+        "https://[::1]:8443/path",
+        "https://example.net:8080/path",
+        "https://[::1]:8080/path",
+    ]

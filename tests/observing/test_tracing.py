@@ -532,3 +532,26 @@ def test_starlettes_middleware_makes_one_span_named_by_the_route_a_starlette_app
         "http.response.status_code": 200,
         "http.route": "/users/{name}",
     }
+
+
+def test_starlettes_middleware_names_a_hosted_apps_span_by_its_method_alone(
+    recorded: Recorded,
+) -> None:
+    from hasten._served_as.starlette.middleware.opentelemetry import OpenTelemetryMiddleware
+    from hasten.app import Starlette
+    from hasten.middleware import Middleware
+    from hasten.responses import PlainTextResponse
+    from hasten.routing import Host
+
+    tracer = recorded.config["tracer_provider"]
+    app = Starlette(
+        routes=[Host("testserver", app=PlainTextResponse("hosted"))],
+        middleware=[Middleware(OpenTelemetryMiddleware, tracer_provider=tracer)],
+        telemetry=recorded.config,
+    )
+    with TestClient(app) as client:
+        response = client.get("/anything")
+    assert (response.status_code, response.text) == (200, "hosted")
+    (span,) = recorded.spans.get_finished_spans()
+    # A host has no path: no route template is known, as in Starlette.
+    assert (span.name, "http.route" in (span.attributes or {})) == ("GET", False)

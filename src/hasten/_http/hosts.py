@@ -87,8 +87,8 @@ def origin_of(scheme: str, host: str | None, server: Sequence[Any] | None) -> st
 def authority(host: str, port: int | None, scheme: str = "") -> str:
     """``host[:port]`` for a URL: an IPv6 address in brackets, no port where there is none or
     it is ``scheme``'s default."""
-    if ":" in host and not host.startswith("["):
-        host = f"[{host}]"
+    if ":" in host and not host.startswith("[") and _ipv6(host):
+        host = f"[{host}]"  # a name given with its port ("example.org:8080") stays as it is
     if port is None or port == DEFAULT_PORTS.get(scheme):
         return host
     return f"{host}:{port}"
@@ -130,6 +130,14 @@ def _ip_literal(literal: str) -> bool:
         return False
     try:
         ipaddress.IPv6Address(literal)
+    except ValueError:
+        return False
+    return True
+
+
+def _ipv6(host: str) -> bool:
+    try:
+        ipaddress.IPv6Address(host.partition("%")[0])  # a zone (fe80::1%eth0) is its own
     except ValueError:
         return False
     return True

@@ -24,7 +24,7 @@ except ImportError:  # pragma: no cover - an optional dependency
 from hasten._http.connection import MOUNT_PATH
 from hasten._served_as.starlette import __version__
 from hasten.datastructures import URL
-from hasten.routing import Mount
+from hasten.routing import Host, Mount
 from hasten.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = ["OpenTelemetryMiddleware"]
@@ -138,6 +138,8 @@ def _route_template(scope: Scope) -> str | None:
     """The matched route's template under the path the app is mounted at; a mount's own
     path where nothing under it matched; None where no route says."""
     route = scope.get("route")
+    if isinstance(route, Host):  # a host has no path: its app's is not known here
+        return None
     if isinstance(route, Mount):  # its prefix, whichever of its two routes matched
         prefix = route.path.removesuffix(f"/{{{MOUNT_PATH}:path}}")
         return scope.get("root_path", "").rstrip("/") + prefix or "/"
