@@ -511,7 +511,11 @@ async def until_disconnect(work: Coroutine[Any, Any, None], request: Request) ->
     if not request.context.on_asyncio:  # another event loop than asyncio's (trio)
         await until(work, request._channel.client_disconnect)
         return
-    task = asyncio.ensure_future(work)
+    try:
+        task = asyncio.ensure_future(work)
+    except BaseException:  # no asyncio loop runs (a scope made by hand, on trio)
+        work.close()  # never to run: closed, not left to warn when collected
+        raise
     gone = request.disconnected()
     try:
         await asyncio.wait((task, gone), return_when=asyncio.FIRST_COMPLETED)
