@@ -14,6 +14,7 @@ import pytest
 
 from hasten import Request
 from hasten.app import Starlette
+from hasten.middleware import Middleware
 from hasten.requests import Request as StarletteRequest
 from hasten.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
 from hasten.routing import Host, Match, Mount, NoMatchFound, RequestRoute, Router
@@ -243,6 +244,9 @@ def test_a_scope_made_by_hand_is_a_request() -> None:
     given = StarletteRequest({"type": "http", "path_params": {"pk": 1}, "query_string": "a=1"})
     assert (bare.method, bare.path_params, bare.query_params.get("a")) == ("GET", {}, None)
     assert (given.path_params, given.query_params["a"]) == ({"pk": 1}, "1")
+    # The scope given by keyword, as Starlette's signature allows.
+    keyword = StarletteRequest(scope={"type": "http", "method": "POST", "headers": []})
+    assert (type(keyword), keyword.method) == (type(bare), "POST")
 
 
 def test_a_form_read_from_a_request_without_a_body_is_empty(serve: ClientFactory) -> None:
@@ -347,3 +351,26 @@ def test_a_route_appended_to_a_routers_routes_is_registered(serve: ClientFactory
         (404, "Not Found"),
     ]
     assert [route.path for route in router.routes] == ["/sub", "/sub/{mount_path:path}", "/first"]
+
+
+def test_a_mount_with_middleware_serves_its_prefix_under_that_root_path(
+    serve: ClientFactory,
+) -> None:
+    class Passing:
+        def __init__(self, app: ASGIApp) -> None:
+            self.app = app
+
+        async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+            await self.app(scope, receive, send)
+
+    async def where(scope: Scope, receive: Receive, send: Send) -> None:
+        await PlainTextResponse(f"{scope['path']} under {scope['root_path']}")(scope, receive, send)
+
+    app = Starlette(routes=[Mount("/http", app=where, middleware=[Middleware(Passing)])])
+    client = serve(app)
+    answers = [client.get(path) for path in ("/http", "/http/", "/http/x")]
+    assert [(r.status_code, r.text) for r in answers] == [
+        (200, "/http under /http"),  # was under "/http/": a route "/" in it was not found
+        (200, "/http/ under /http"),
+        (200, "/http/x under /http"),
+    ]

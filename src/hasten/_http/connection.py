@@ -100,6 +100,8 @@ class Connection:
     made_over_asgi: ClassVar[dict[type, Callable[..., Connection]]] = {}
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if not args and type(kwargs.get("scope")) is dict:  # WebSocket(scope=..., ...)
+            args, kwargs = (kwargs["scope"],), {k: v for k, v in kwargs.items() if k != "scope"}
         if args and type(args[0]) is dict and cls in Connection.made_over_asgi:
             connection = Connection.made_over_asgi[cls](*args, **kwargs)
             assert isinstance(connection, cls)
@@ -112,6 +114,15 @@ class Connection:
         scope: ConnectionScope | MutableMapping[str, Any],
         /,
         *,
+        receive: Any = None,
+        send: Any = None,
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self,
+        *,
+        scope: ConnectionScope | MutableMapping[str, Any],
         receive: Any = None,
         send: Any = None,
     ) -> None: ...
@@ -136,7 +147,7 @@ class Connection:
 
     def __init__(  # noqa: PLR0917 - perf: made per request by the adapters, positionally
         self,
-        context: Any,
+        context: Any = None,
         app: Any = None,
         scope: Any = None,
         channel: Any = None,
@@ -146,7 +157,7 @@ class Connection:
         receive: Any = None,  # Starlette's keywords, for __new__ (over an ASGI scope)
         send: Any = None,
     ) -> None:
-        if type(context) is dict:  # over an ASGI scope: __new__ made it whole
+        if context is None or type(context) is dict:  # over an ASGI scope: __new__ made it
             return
         self.context = context
         self.app = app  # for the handler's own use (``request.app.state``), and url_for

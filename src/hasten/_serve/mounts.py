@@ -147,7 +147,8 @@ def _prefix(connection: Connection) -> str:
     """The part of the connection's path the mount matched: the path without what follows."""
     path = connection.path
     rest = connection.path_params.get(MOUNT_PATH)
-    return path if rest is None else path[: len(path) - len(rest) - 1]
+    # The prefix itself matched: all of it, but a mount at "/" adds nothing to the root path.
+    return path.rstrip("/") if rest is None else path[: len(path) - len(rest) - 1]
 
 
 def given_path_params(mounted: ASGIApp, connection: Connection) -> ASGIApp:
