@@ -385,12 +385,32 @@ class Starlette(Router):
         for another loop (trio's adapter)."""
         portable = self.runtime is not None and not self.runtime.on_asyncio
         if portable is not self._asgi_portable:
-            handler: ASGIApp = (asgi.PortableASGIAdapter if portable else asgi.ASGIAdapter)(self)
-            for cls, args, options in reversed(self._asgi_middlewares):
-                handler = cls(handler, *args, **options)
-            self.asgi = handler
+            self.asgi = self._stack(portable)
             self._asgi_portable = portable
         return self.asgi
+
+    def _stack(self, portable: bool) -> ASGIApp:
+        handler: ASGIApp = (asgi.PortableASGIAdapter if portable else asgi.ASGIAdapter)(self)
+        for cls, args, options in reversed(self._asgi_middlewares):
+            handler = cls(handler, *args, **options)
+        return handler
+
+    def build_middleware_stack(self) -> ASGIApp:
+        """The app's ASGI middleware around its adapter, made anew (Starlette's): to give
+        ``app.middleware_stack``."""
+        return self._stack(self.runtime is not None and not self.runtime.on_asyncio)
+
+    @property
+    def middleware_stack(self) -> ASGIApp:
+        """What a connection goes through (Starlette's name for ``app.asgi``): set it to
+        serve the app through another stack, as Starlette's allows."""
+        return self._build_asgi()
+
+    @middleware_stack.setter
+    def middleware_stack(self, stack: ASGIApp) -> None:
+        self.asgi = stack
+        self._asgi_portable = self.runtime is not None and not self.runtime.on_asyncio
+        self.through_asgi = True
 
     # Lifecycle.
     def _lock(self) -> asyncio.Lock | anyio.Lock:

@@ -26,16 +26,17 @@ from hasten._served_as.starlette.middleware.body_limit import (
 )
 from hasten._served_as.starlette.middleware.gzip import GZipMiddleware as StarletteGZip
 from hasten.app import Starlette
+from hasten.background import BackgroundTask
 from hasten.datastructures import URL, Headers, UploadFile
 from hasten.errors import HTTPException, StarletteDeprecationWarning
 from hasten.middleware import GZipMiddleware as GZipMiddlewareOfHasten
 from hasten.middleware import Middleware
 from hasten.middleware.base import BaseHTTPMiddleware
 from hasten.middleware.exceptions import ExceptionMiddleware, ServerErrorMiddleware
-from hasten.responses import JSONResponse, PlainTextResponse, Response
+from hasten.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from hasten.routing import Mount, NoMatchFound, RequestRoute, Router, WebSocketSessionRoute
-from hasten.testing import TestClient
-from hasten.types import Receive, Scope, Send
+from hasten.testing import TestClient, WebSocketDenialResponse
+from hasten.types import ASGIApp, Receive, Scope, Send
 from tests.conftest import ClientFactory
 
 
@@ -695,3 +696,71 @@ def test_a_plain_def_exception_handler_runs_on_a_thread_that_can_reach_the_loop(
         {"type": "websocket.close", "code": 1013, "reason": ""},
     )
     assert [name.startswith("hasten-thread") for name in threads] == [True, True]
+
+
+def test_the_middleware_stack_is_built_and_replaced_as_starlettes(serve: ClientFactory) -> None:
+    """Tooling wraps ``build_middleware_stack()`` and sets ``app.middleware_stack``
+    (OpenTelemetry's instrumentation does): the app is then served through that stack."""
+    seen: list[str] = []
+
+    class Tagging:
+        def __init__(self, app: ASGIApp, tag: str) -> None:
+            self.app, self.tag = app, tag
+
+        async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] == "http":
+                seen.append(self.tag)
+            await self.app(scope, receive, send)
+
+    async def page(request: Request) -> Response:
+        return PlainTextResponse("page")
+
+    app = Starlette(routes=[RequestRoute("/", page)], middleware=[Middleware(Tagging, "own")])
+    app.middleware_stack = Tagging(app.build_middleware_stack(), "outer")
+    response = serve(app).get("/")
+    assert (response.status_code, response.text, seen) == (200, "page", ["outer", "own"])
+
+
+def test_a_response_sent_over_a_websocket_scope_is_the_handshakes_denial() -> None:
+    """As Starlette's: an ASGI middleware refuses a WebSocket with ``await response(scope,
+    receive, send)``, its status, headers and body, streamed or not, then its background."""
+    ran: list[str] = []
+
+    async def parts() -> Any:
+        yield b"go "
+        yield b"away"
+
+    class Refusing:
+        def __init__(self, app: ASGIApp) -> None:
+            self.app = app
+
+        async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] != "websocket":
+                await self.app(scope, receive, send)
+                return
+            background = BackgroundTask(ran.append, scope["path"])
+            response: Response = (
+                StreamingResponse(parts(), 401, background=background)
+                if scope["path"] == "/streamed"
+                else PlainTextResponse(
+                    "no", 403, headers={"x-why": "closed"}, background=background
+                )
+            )
+            await response(scope, receive, send)
+
+    async def socket(websocket: WebSocket) -> None:
+        await websocket.accept()
+
+    app = Starlette(
+        routes=[WebSocketSessionRoute("/ws", socket), WebSocketSessionRoute("/streamed", socket)],
+        middleware=[Middleware(Refusing)],
+    )
+    client = TestClient(app)
+    refusals = []
+    for path in ("/ws", "/streamed"):
+        with pytest.raises(WebSocketDenialResponse) as refused:
+            client.websocket_connect(path)
+        denial = refused.value
+        refusals.append((denial.status_code, denial.headers.get("x-why"), denial.content))
+    assert refusals == [(403, "closed", b"no"), (401, None, b"go away")]
+    assert ran == ["/ws", "/streamed"]

@@ -753,9 +753,18 @@ Connection.made_over_asgi.update(
 
 async def send_over(response: Response, scope: Scope, receive: Receive, send: Send) -> None:
     """Starlette's ``await response(scope, receive, send)``: ``response`` sent over an ASGI
-    scope (an ASGI middleware's), then its background task run, as Starlette's does."""
-    if scope["type"] != "http":
-        raise ValueError(f"A Response is sent over an http scope, not {scope['type']!r}")
+    scope (an ASGI middleware's), then its background task run, as Starlette's does. Over
+    a WebSocket's scope it is the handshake's denial (``websocket.http.response``)."""
+    if scope["type"] == "websocket":  # the messages of an HTTP response, named for a denial
+        scope, receive, send = (
+            {**scope, "type": "http", "method": "GET"},
+            _no_disconnect,
+            _denial(send),
+        )
+    elif scope["type"] != "http":
+        raise ValueError(
+            f"A Response is sent over an http or websocket scope, not {scope['type']!r}"
+        )
     request = connection_over(scope, receive, send)
     assert isinstance(request, ASGIRequest)
     channel = request._channel
@@ -767,6 +776,19 @@ async def send_over(response: Response, scope: Scope, receive: Receive, send: Se
             await ending
     if response.background is not None:
         await run_tasks(response.background, request.context.threads)
+
+
+def _denial(send: Send) -> Send:
+    async def deny(message: Message) -> None:
+        await send({**message, "type": f"websocket.{message['type']}"})
+
+    return deny
+
+
+async def _no_disconnect() -> Message:
+    # A denial's client sends nothing to listen for: its response is sent whole.
+    await asyncio.Event().wait()
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 Response.sent_over_asgi = send_over
