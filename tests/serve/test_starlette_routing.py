@@ -179,6 +179,12 @@ def test_a_name_reaches_through_named_mounts(serve: ClientFactory) -> None:
     tenants = Starlette()
     tenants.mount("/tenants/{tenant}", app=admin, name="admin")
     assert tenants.url_path_for("admin:list", tenant="t", identity="u") == "/tenants/t/u/list"
+    # As Starlette's: a mount's own parameter not given stays in the path; a mount finds the
+    # names of its app's routes itself.
+    assert tenants.url_path_for("admin:list", identity="u") == "/tenants/{tenant}/u/list"
+    mount = Mount("/{tenant}", routes=[RequestRoute("/users", page, name="users")])
+    assert mount.url_path_for("users", tenant="t") == "/t/users"
+    assert mount.url_path_for("users") == "/{tenant}/users"
 
 
 def test_a_mounts_url_names_the_path_under_it_and_only_an_apps_routes(

@@ -237,10 +237,11 @@ class PathTemplate:
             values[segment.name] = value
         return values if len(parts) == len(segments) else None
 
-    def format(self, values: Mapping[str, Any]) -> str:
+    def format(self, values: Mapping[str, Any], *, keep_missing: bool = False) -> str:
         """The path with each parameter given its value in ``values`` (as Starlette's
-        ``url_path_for``: a ``str`` one may hold no ``/``)."""
-        if set(values) != self.names:
+        ``url_path_for``: a ``str`` one may hold no ``/``); with ``keep_missing``, one not
+        given stays ``{name}``, as Starlette's mount leaves its own."""
+        if set(values) != self.names and not (keep_missing and set(values) <= self.names):
             raise KeyError(
                 f"{self.path!r} takes the parameters {sorted(self.names)}, not {sorted(values)}"
             )
@@ -248,8 +249,10 @@ class PathTemplate:
         for segment in self.segments:
             if isinstance(segment, str):
                 parts.append(segment)
-                continue
-            parts.append(segment.format(values[segment.name]))
+            elif segment.name in values:
+                parts.append(segment.format(values[segment.name]))
+            else:
+                parts.append(f"{segment.prefix}{{{segment.name}}}{segment.suffix}")
         return "/".join(parts)
 
     def with_prefix(self, prefix: str) -> PathTemplate:

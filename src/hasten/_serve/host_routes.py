@@ -115,7 +115,9 @@ class Host(AppRoute):
 
     def host_of(self, values: Mapping[str, Any]) -> str:
         """The host this route names, its parameters given ``values`` (Starlette's)."""
-        return _PARAMETER.sub(lambda found: str(values[found.group(1)]), self.host)
+        return _PARAMETER.sub(
+            lambda found: str(values.get(found.group(1), f"{{{found.group(1)}}}")), self.host
+        )
 
     def own_names(self) -> frozenset[str]:
         return frozenset(_pattern(self.host)[1])

@@ -605,14 +605,15 @@ class AppRoute(BaseRoute):
         # As Starlette's: the names of an app with routes (not a lone route's, nor those
         # of an app behind an ASGI middleware).
         find = getattr(self.app, "url_path_for", None) if hasattr(self.app, "routes") else None
-        names = self.own_names()
-        if find is None or not names <= values.keys():
+        if find is None:
             return None
+        names = self.own_names()
         try:
             inner = find(name, **{key: value for key, value in values.items() if key not in names})
         except LookupError:
             return None
-        path = self.prefix_of({key: values[key] for key in names}) + str(inner)
+        # Its own parameters not given stay "{name}" in the path, as in Starlette's.
+        path = self.prefix_of({key: values[key] for key in names if key in values}) + str(inner)
         if isinstance(inner, URLPath) and (inner.host or inner.protocol):
             return URLPath(path, inner.protocol, inner.host)
         return path
@@ -623,7 +624,17 @@ class AppRoute(BaseRoute):
 
     def prefix_of(self, values: Mapping[str, Any]) -> str:
         """What the path of a route of the app is under, its own parameters given."""
-        return self.template.format(values).rstrip("/")
+        return self.template.format(values, keep_missing=True).rstrip("/")
+
+    def url_path_for(self, name: str, /, **values: Any) -> URLPath:
+        """Its own URL (``path`` under it), or that of a route of its app (Starlette's)."""
+        try:
+            return BaseRoute.url_path_for(self, name, **values)
+        except NoMatchFound:
+            path = self.inner_path(name, values)
+            if path is None:
+                raise
+            return self.url_path_of(path)
 
 
 @dataclass(frozen=True, slots=True)
