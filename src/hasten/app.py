@@ -214,6 +214,14 @@ class Starlette(Router):
     __rsgi__ = rsgi.serve
     __call__ = asgi.serve
 
+    async def serve_under_path_params(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve a connection to this app mounted under path parameters (a Host's
+        ``{tenant}``), which its requests' ``path_params`` hold too."""
+        if type(self).__call__ is not asgi.serve:  # a subclass's own call (sentry-sdk's)
+            await self(scope, receive, send)
+            return
+        await asgi.serve_under_path_params(self, scope, receive, send)
+
     def __rsgi_init__(self, loop: asyncio.AbstractEventLoop) -> None:
         loop.run_until_complete(self.startup())
 

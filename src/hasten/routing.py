@@ -139,11 +139,20 @@ class Router:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve these routes as an ASGI app of their own, as Starlette's Router does: with
         an app made for them on the first call, which includes this router."""
+        await self._app()(scope, receive, send)
+
+    async def serve_under_path_params(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve a connection under a mount's or host's path parameters: its requests'
+        ``path_params`` hold them too (see ``App.serve_under_path_params``)."""
+        await self._app().serve_under_path_params(scope, receive, send)
+
+    def _app(self) -> Any:
+        """The app made for these routes on the first call, which includes this router."""
         app = self._as_app
         if app is None:
             assert Router.app_of_router is not None, "hasten.app sets it when it is imported"
             app = self._as_app = Router.app_of_router(self)
-        await app(scope, receive, send)
+        return app
 
     @property
     def tags(self) -> tuple[str, ...]:

@@ -380,3 +380,29 @@ def test_a_mount_with_middleware_serves_its_prefix_under_that_root_path(
         (200, "/http/ under /http"),
         (200, "/http/x under /http"),
     ]
+
+
+def test_a_hosts_and_a_mounts_values_are_in_the_mounted_apps_path_params(
+    serve: ClientFactory,
+) -> None:
+    def page(request: Request) -> Response:
+        return PlainTextResponse(" ".join(f"{k}={v}" for k, v in request.path_params.items()))
+
+    inner = Router(routes=[RequestRoute("/", page), RequestRoute("/items/{item}", page)])
+    app = Starlette(
+        routes=[
+            Mount("/tenants/{tenant}", app=inner),
+            Host("{sub}.Example.org", app=inner),
+        ]
+    )
+    client = serve(app)
+    answers = [
+        client.get("/tenants/acme/items/7"),
+        client.get("/", headers={"host": "Shop.example.ORG"}),  # a host is read lower-cased
+        client.get("/items/8", headers={"host": "shop.example.org"}),
+    ]
+    assert [(r.status_code, r.text) for r in answers] == [
+        (200, "tenant=acme item=7"),
+        (200, "sub=shop"),
+        (200, "sub=shop item=8"),
+    ]

@@ -83,7 +83,7 @@ class Host(AppRoute):
         if len(hostname) > _LONGEST_NAME:  # no host's; and a pattern's time stays short
             return None
         pattern, converters = _pattern(self.host)
-        found = pattern.fullmatch(hostname)
+        found = pattern.fullmatch(hostname.lower())  # DNS names are in any case: as Starlette
         if found is None:
             return None
         return {name: converters[name](value) for name, value in found.groupdict().items()}

@@ -159,13 +159,15 @@ def given_path_params(mounted: ASGIApp, connection: Connection) -> ASGIApp:
 
 
 def with_path_params(app: ASGIApp, values: dict[str, Any]) -> ASGIApp:
-    """``app``, given ``values`` in its scope's ``path_params`` (a mount's or a host's)."""
+    """``app``, given ``values`` in its scope's ``path_params`` (a mount's or a host's); a
+    hasten app's requests find them in their ``path_params`` too, as in Starlette."""
     if not values:
         return app
+    under_params = getattr(app, "serve_under_path_params", app)
 
     async def given(scope: Any, receive: Any, send: Any) -> None:
         scope["path_params"] = {**scope.get("path_params", {}), **values}
-        await app(scope, receive, send)
+        await under_params(scope, receive, send)
 
     return given
 

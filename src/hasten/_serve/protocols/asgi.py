@@ -15,7 +15,7 @@ from hasten._flow.context import UNSERVED
 from hasten._flow.contracts import Message, Receive, Scope, Send
 from hasten._flow.transport import Reading
 from hasten._http.background import run_tasks
-from hasten._http.connection import ASGICallable, Connection
+from hasten._http.connection import NO_PATH_PARAMS, ASGICallable, Connection, PathParams
 from hasten._http.datastructures import Address
 from hasten._http.errors import report_unhandled
 from hasten._http.files import FileResponse
@@ -528,19 +528,21 @@ class ASGIWebSocket(ASGIScope, WebSocket):
             await send({"type": "websocket.close", "code": 1000, "reason": ""})
 
 
-async def serve(
+async def serve(  # noqa: PLR0917 - perf: request_type positional, see serve_under_path_params
     served: Served,
     scope: Scope,
     receive: Receive,
     send: Send,
     under_middleware: bool = False,
+    request_type: type[ASGIRequest] = ASGIRequest,
     *,
     channel_type: type[ASGIChannel] = ASGIChannel,
 ) -> None:
     """``App.__call__``, the app's ASGI 3 entry, and the innermost link of any ASGI
     middleware around it (``under_middleware``): one connection served. Off asyncio's loop
     (trio) the app's innermost link is a PortableASGIAdapter, which serves with
-    ``channel_type`` PortableChannel.
+    ``channel_type`` PortableChannel. Under a mount's path parameters the request is a
+    ``request_type`` MountedASGIRequest (``serve_under_path_params``).
 
     perf: the App calls it as its own ``__call__``, so that a request under an ASGI server
     runs in one coroutine of ours before the serve step, not one for the App and one for the
@@ -580,7 +582,7 @@ async def serve(
     channel._responded = False
     channel._inbox = None
     channel._listener = None
-    request = _new(ASGIRequest)
+    request = _new(request_type)
     request.context = runtime.context
     request.app = served
     request.method = scope["method"]
@@ -628,6 +630,31 @@ async def _refuse(
 
 # What a route that matched leaves in its scope, for an ASGI middleware around its app.
 _LEFT_BY_ROUTER = ("route", "endpoint", "path_params", "root_path")
+
+
+class MountedASGIRequest(ASGIRequest):
+    """A request to a hasten app mounted where the path or host gave values (``Host(
+    "{tenant}.example.org", app)``): its path parameters are those and its route's, as
+    Starlette's router merges them (``serve_under_path_params``)."""
+
+    _own: PathParams = NO_PATH_PARAMS
+
+    @property
+    def path_params(self) -> PathParams:
+        return {**self._scope.get("path_params", {}), **self._own}
+
+    @path_params.setter
+    def path_params(self, values: PathParams) -> None:
+        self._own = values
+
+
+async def serve_under_path_params(
+    served: Served, scope: Scope, receive: Receive, send: Send
+) -> None:
+    """``serve`` for an app mounted under path parameters (in ``scope["path_params"]``): its
+    requests' ``path_params`` hold them too. Only such a mount pays for it."""
+    # perf: positional, as a keyword's default would cost every request a dict lookup.
+    await serve(served, scope, receive, send, False, MountedASGIRequest)
 
 
 def _leave_in_scope(served: Served, request: ASGIRequest, scope: Scope) -> None:
