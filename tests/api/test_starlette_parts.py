@@ -12,7 +12,7 @@ from typing import Any
 import anyio.from_thread
 import pytest
 
-from hasten import App, Request, StaticFiles, WebSocket
+from hasten import App, Request, StaticFiles, WebSocket, WebSocketDisconnect
 from hasten._served_as.starlette.convertors import Convertor, register_url_convertor
 from hasten._served_as.starlette.formparsers import (
     FormMessage,
@@ -764,3 +764,11 @@ def test_a_response_sent_over_a_websocket_scope_is_the_handshakes_denial() -> No
         refusals.append((denial.status_code, denial.headers.get("x-why"), denial.content))
     assert refusals == [(403, "closed", b"no"), (401, None, b"go away")]
     assert ran == ["/ws", "/streamed"]
+
+
+def test_static_files_as_an_app_close_a_websocket_as_starlettes(tmp_path: Any) -> None:
+    (tmp_path / "a.txt").write_text("a")
+    client = TestClient(StaticFiles(directory=tmp_path))
+    with pytest.raises(WebSocketDisconnect) as closed:
+        client.websocket_connect("/a.txt")
+    assert closed.value.code == 1000

@@ -79,6 +79,9 @@ class StaticFiles:
                 await send({"type": "lifespan.startup.complete"})
             await send({"type": "lifespan.shutdown.complete"})
             return
+        if scope["type"] == "websocket":  # refused with a close, as Starlette's (a 403)
+            await send({"type": "websocket.close", "code": 1000, "reason": ""})
+            return
         if scope["type"] != "http":
             raise RuntimeError(f"StaticFiles serves HTTP, not {scope['type']!r}")
         if not self.config_checked:
