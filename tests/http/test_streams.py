@@ -17,7 +17,11 @@ import pytest
 
 from hasten import App, EventSourceResponse, Header, Request, ServerSentEvent, StreamingResponse
 from hasten._http.responses import InThreads
+from hasten.requests import Request as StarletteRequest
+from hasten.responses import PlainTextResponse
 from hasten.sse import format_sse_event
+from hasten.testing import TestClient
+from hasten.types import Receive, Scope, Send
 from tests.conftest import ClientFactory
 from tests.recording import RecordingTransport, request_for
 
@@ -208,6 +212,22 @@ def test_is_disconnected_through_both_adapters(serve: ClientFactory) -> None:
         return {"gone": await request.is_disconnected()}
 
     assert serve(app).get("/check").json() == {"gone": False}
+
+
+def test_a_request_whose_response_is_complete_is_disconnected() -> None:
+    """After its response, a client's departure is known: ``is_disconnected()`` says so at
+    once (Starlette's test: the server's receive gives ``http.disconnect`` then)."""
+    seen: list[bool] = []
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        request = StarletteRequest(scope, receive)
+        await request.body()
+        seen.append(await request.is_disconnected())
+        await PlainTextResponse("done")(scope, receive, send)
+        seen.append(await request.is_disconnected())
+
+    assert TestClient(app).post("/", content=b"x").text == "done"
+    assert seen == [False, True]
 
 
 class Measured(pydantic.BaseModel):
