@@ -521,7 +521,12 @@ class Starlette(Router):
             item.mounted if isinstance(item, MountEndpoint) else getattr(item.func, "serves", None)
             for item in endpoints
         ]
-        return list({id(app): app for app in mounted if isinstance(app, Starlette)}.values())
+        # A Router mounted (Starlette's Router(routes)) serves through an app of its own.
+        apps = [
+            app._app() if isinstance(app, Router) and not isinstance(app, Starlette) else app
+            for app in mounted
+        ]
+        return list({id(app): app for app in apps if isinstance(app, Starlette)}.values())
 
     async def shutdown(self) -> None:
         """Let requests and WebSockets in flight finish, up to ``shutdown_timeout`` (from the

@@ -824,7 +824,8 @@ def test_https_redirect_without_a_server_address_refuses_a_malformed_host() -> N
         scope.pop("server", None)
         await redirecting(scope, receive, send)
 
-    response = TestClient(app).get("/", headers={"host": "[:::]"}, follow_redirects=False)
+    with TestClient(app) as client:  # its lifespan stops the app it starts
+        response = client.get("/", headers={"host": "[:::]"}, follow_redirects=False)
     assert (response.status_code, response.text) == (400, "Invalid host header")
 
 

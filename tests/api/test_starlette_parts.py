@@ -755,13 +755,13 @@ def test_a_response_sent_over_a_websocket_scope_is_the_handshakes_denial() -> No
         routes=[WebSocketSessionRoute("/ws", socket), WebSocketSessionRoute("/streamed", socket)],
         middleware=[Middleware(Refusing)],
     )
-    client = TestClient(app)
     refusals = []
-    for path in ("/ws", "/streamed"):
-        with pytest.raises(WebSocketDenialResponse) as refused:
-            client.websocket_connect(path)
-        denial = refused.value
-        refusals.append((denial.status_code, denial.headers.get("x-why"), denial.content))
+    with TestClient(app) as client:
+        for path in ("/ws", "/streamed"):
+            with pytest.raises(WebSocketDenialResponse) as refused:
+                client.websocket_connect(path)
+            denial = refused.value
+            refusals.append((denial.status_code, denial.headers.get("x-why"), denial.content))
     assert refusals == [(403, "closed", b"no"), (401, None, b"go away")]
     assert ran == ["/ws", "/streamed"]
 

@@ -7,7 +7,8 @@ and a scope made by hand is a Request (sqladmin's, starlette-exporter's)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterable
+import contextlib
+from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any, ClassVar
 
 import pytest
@@ -205,8 +206,8 @@ def test_a_mounts_url_names_the_path_under_it_and_only_an_apps_routes(
         with pytest.raises(NoMatchFound):
             app.url_path_for(name, **values)
     # A root path given with its slash: the URL has one slash there, not two.
-    client = TestClient(app, base_url="https://example.org", root_path="/sub/")
-    response = client.get("/sub/")
+    with TestClient(app, base_url="https://example.org", root_path="/sub/") as client:
+        response = client.get("/sub/")
     assert (response.status_code, response.text) == (200, "https://example.org/sub/")
 
 
@@ -406,3 +407,25 @@ def test_a_hosts_and_a_mounts_values_are_in_the_mounted_apps_path_params(
         (200, "sub=shop"),
         (200, "sub=shop item=8"),
     ]
+
+
+def test_a_mounted_router_starts_and_stops_with_the_app(serve: ClientFactory) -> None:
+    events: list[str] = []
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        events.append("start")
+        yield
+        events.append("stop")
+
+    async def page(request: Request) -> Response:
+        return PlainTextResponse("inner")
+
+    inner = Router(routes=[RequestRoute("/", page)], lifespan=lifespan)
+    app = Starlette(routes=[Mount("/r", app=inner), Host("r.example.org", app=inner)])
+    client = serve(app)
+    with client:
+        assert client.get("/r/").text == "inner"
+        assert client.get("/", headers={"host": "r.example.org"}).text == "inner"
+        assert events == ["start"]  # once, with the app: not at its first request
+    assert events == ["start", "stop"]  # was never stopped: its pools and lifespan left open
