@@ -415,7 +415,11 @@ class Starlette(Router):
         return self._build_asgi()
 
     @middleware_stack.setter
-    def middleware_stack(self, stack: ASGIApp) -> None:
+    def middleware_stack(self, stack: ASGIApp | None) -> None:
+        if stack is None:  # as in Starlette: built again at the next call
+            self.asgi = _BuiltAtFirstCall(self)
+            self._asgi_portable = None
+            return
         self.asgi = stack
         self._asgi_portable = self.runtime is not None and not self.runtime.on_asyncio
         self.through_asgi = True

@@ -815,6 +815,9 @@ def test_https_redirect_sends_a_malformed_host_to_the_servers_address(
             307,
             f"https://{server}/hello?a=1",
         )
+    # The path stays a path: its encoded "?" and "#" are not read as the query or fragment.
+    response = client.get("/hel%3Flo%23x?a=1", headers={"host": "[:::]"})
+    assert response.headers["location"] == f"https://{server}/hel%3Flo%23x?a=1"
 
 
 def test_https_redirect_without_a_server_address_refuses_a_malformed_host() -> None:

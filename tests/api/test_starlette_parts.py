@@ -6,6 +6,7 @@ them (with middleware of their own, a convertor it registers, routers and routes
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 from typing import Any
 
@@ -717,8 +718,11 @@ def test_the_middleware_stack_is_built_and_replaced_as_starlettes(serve: ClientF
 
     app = Starlette(routes=[RequestRoute("/", page)], middleware=[Middleware(Tagging, "own")])
     app.middleware_stack = Tagging(app.build_middleware_stack(), "outer")
-    response = serve(app).get("/")
+    client = serve(app)
+    response = client.get("/")
     assert (response.status_code, response.text, seen) == (200, "page", ["outer", "own"])
+    app.middleware_stack = None  # built again at the next call, as Starlette's
+    assert (client.get("/").text, seen[2:]) == ("page", ["own"])
 
 
 def test_a_response_sent_over_a_websocket_scope_is_the_handshakes_denial() -> None:
@@ -772,3 +776,23 @@ def test_static_files_as_an_app_close_a_websocket_as_starlettes(tmp_path: Any) -
     with pytest.raises(WebSocketDisconnect) as closed:
         client.websocket_connect("/a.txt")
     assert closed.value.code == 1000
+
+
+class AsyncHandler:
+    async def __call__(self, request: Request, exc: Exception) -> Response:
+        return PlainTextResponse(f"handled {type(exc).__name__}", 418)
+
+
+def test_an_exception_handler_that_returns_an_awaitable_is_awaited(serve: ClientFactory) -> None:
+    """A partial of an object whose call is async looks like a plain function: run on a
+    thread, the awaitable it returns is still awaited on the loop."""
+
+    async def page(request: Request) -> Response:
+        raise TryLater
+
+    app = Starlette(
+        routes=[RequestRoute("/", page)],
+        exception_handlers={TryLater: functools.partial(AsyncHandler())},
+    )
+    response = serve(app).get("/")
+    assert (response.status_code, response.text) == (418, "handled TryLater")

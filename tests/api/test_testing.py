@@ -4,6 +4,7 @@ and that a client never closed costs no thread."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import logging
@@ -533,3 +534,19 @@ def test_the_server_address_is_the_one_the_base_url_reaches(
     named = client.interface == "rsgi" and server[0] == "testserver"
     expected = ["127.0.0.1", server[1]] if named else server
     assert client.get("/").json() == expected
+
+
+def test_trailers_sent_after_a_pause_reach_the_test() -> None:
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": 200, "trailers": True})
+        await send({"type": "http.response.body", "body": b"hello"})
+        await asyncio.sleep(0.01)  # the body is whole; the response is not
+        await send({"type": "http.response.trailers", "headers": [(b"x-sum", b"1")]})
+
+    client = TestClient(app)
+    response = client.get("/")
+    client.close()
+    assert (response.text, response.extensions["http.response.trailers"]) == (
+        "hello",
+        [(b"x-sum", b"1")],
+    )

@@ -743,3 +743,25 @@ def test_a_close_after_the_client_left_is_quiet_and_a_denial_keeps_its_order(
         client.websocket_connect("/deny")
     assert denied.value.status_code == 401
     assert outcome == ["closed quietly", "denied"]
+
+
+def test_a_handlers_close_after_hasten_closed_the_socket_is_no_error(
+    serve: ClientFactory,
+) -> None:
+    app = App(websocket_idle_timeout=0.05)
+    ended: list[str] = []
+
+    @app.websocket("/ws")
+    async def handler(websocket: WebSocket) -> None:
+        await websocket.accept()
+        try:
+            await websocket.receive_text()  # silent too long: hasten closes it with 1001
+        except WebSocketDisconnect as gone:
+            ended.append(f"gone {gone.code}")
+        finally:
+            await websocket.close()  # after hasten's close: nothing to do, no error
+            ended.append("closed")
+
+    with serve(app).websocket_connect("/ws") as ws:
+        assert ws.receive()["type"] == "websocket.close"
+    assert ended == ["gone 1001", "closed"]

@@ -143,9 +143,12 @@ def _on_thread(handler: ExceptionHandler) -> ExceptionHandler:
         return handler  # hasten's own, which only make a response: on the loop
 
     @functools.wraps(handler)
-    def on_thread(connection: Any, exc: Any) -> Awaitable[Response]:
-        result: Awaitable[Response] = submit(connection.context.threads, handler, connection, exc)
-        return result
+    async def on_thread(connection: Any, exc: Any) -> Response:
+        result = await submit(connection.context.threads, handler, connection, exc)
+        if inspect.isawaitable(result):  # a partial of an async callable, a sync decorator's
+            result = await result
+        response: Response = result
+        return response
 
     return on_thread
 

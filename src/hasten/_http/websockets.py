@@ -368,6 +368,11 @@ class WebSocket(Connection):
         if self._closed_by_app:
             raise WebSocketDisconnected('Cannot call "send" once a close message has been sent.')
         self._closed_by_app = True
+        await self.shut(code, reason)
+
+    async def shut(self, code: int = NORMAL, reason: str = "") -> None:
+        """Close the connection unless it is closed: hasten's own close (a failure, a
+        shutdown), which leaves the app's one ``close()`` to come."""
         if self.connection_state == "closed":
             return
         if self.connection_state == "connecting":
@@ -400,7 +405,7 @@ class WebSocket(Connection):
         await self._refuse(response.status, response.wire_headers, bytes(body))
 
     async def _fail(self, code: int, reason: str) -> NoReturn:
-        await self.close(code, reason)
+        await self.shut(code, reason)
         raise WebSocketDisconnect(code, reason)
 
     def __repr__(self) -> str:

@@ -384,7 +384,7 @@ class Runtime:
             if websocket.connection_state == "connecting":
                 await websocket.refuse(status)
             else:
-                await websocket.close(code, reason)
+                await websocket.shut(code, reason)
 
     async def error_response(self, request: Request, exc: Exception) -> Response:
         """The response for an exception: its exception handler's (the app's, else the

@@ -113,7 +113,7 @@ async def going_away(runtime: Runtime) -> None:
     close, a moment to end."""
     for websocket in list(runtime.sockets):
         with contextlib.suppress(Exception):  # the client may have gone already
-            await websocket.close(GOING_AWAY, GOING_AWAY_REASON)
+            await websocket.shut(GOING_AWAY, GOING_AWAY_REASON)
     await _until(lambda: not runtime.sockets, clock() + GOING_AWAY_SECONDS)
 
 

@@ -35,7 +35,9 @@ class HTTPSRedirectMiddleware(ChainMiddleware):
             address, port = server
             netloc = authority(address, None if port in (80, 443) else port)
             query = request.query_string
-            path = f"{request.root_path}{request.path}{'?' if query else ''}{query}"
+            # The path as the URL's path: "?" and "#" in it encoded, never read as its end.
+            path = f"{request.root_path}{request.path}".replace("?", "%3F").replace("#", "%23")
+            path += f"{'?' if query else ''}{query}"
             return RedirectResponse(URL(f"https://{netloc}{path}"), status=307)
         host, port = host_port(url.netloc)
         # Compared as text: a port of 5,000 digits, zeros in front, is past int()'s limit.

@@ -259,8 +259,10 @@ class TestClient(httpx.Client):
         """Cancel responses left open, and stop the app if this client started it (or
         entered it with ``with``)."""
         try:
-            self._in_process.close()
-            self._server.loop.run(self._server.stop())
+            try:
+                self._in_process.close()
+            finally:
+                self._server.loop.run(self._server.stop())
         finally:
             super().close()
 
@@ -276,5 +278,7 @@ class TestClient(httpx.Client):
     def __exit__(self, *exc_info: object) -> None:
         # As Starlette's: responses left open are cancelled, the app stops, and the client
         # stays usable (the next request starts the app again).
-        self._in_process.close()
-        self._server.loop.run(self._server.stop())
+        try:
+            self._in_process.close()
+        finally:
+            self._server.loop.run(self._server.stop())

@@ -61,6 +61,7 @@ class Result:
         self.streamed = streamed
         self.body_complete = False  # no part of the body will come
         self.complete = False  # nothing will come: the body and any trailers are sent
+        self.ended = False  # the app has returned
         self.started = asyncio.Event()  # the head is sent, or the app has returned
         self._parts: deque[tuple[bytes, asyncio.Future[None] | None]] = deque()
         self._changed = asyncio.Event()
@@ -101,10 +102,16 @@ class Result:
         self.complete = True
         self.end_body()
 
+    def end(self) -> None:
+        """The app has returned: what it did not send will not come."""
+        self.ended = True
+        self.end_body()
+
     async def take(self) -> bytes | None:
-        """The client reads the next part; None once the body is complete."""
+        """The client reads the next part; None once the response is complete (its trailers
+        too, where it declared them) or the app has returned."""
         while not self._parts:
-            if self.body_complete:
+            if self.complete or self.ended:
                 return None
             self._changed.clear()
             await self._changed.wait()

@@ -99,7 +99,11 @@ class Serving:
         await self.ensure_started()
         exchange = Exchange(Result(streamed=True))
         exchange.task = asyncio.create_task(self._serve(wire, exchange))
-        await exchange.result.started.wait()
+        try:
+            await exchange.result.started.wait()
+        except BaseException:  # the client gave up waiting (its timeout): the app stops too
+            await exchange.abort()
+            raise
         return exchange
 
     async def _serve(self, wire: Wire, exchange: Exchange) -> None:
@@ -110,7 +114,7 @@ class Serving:
         except Exception as exc:
             exchange.failures.append(exc)
         finally:
-            exchange.result.end_body()  # whatever the app left unsent will not come
+            exchange.result.end()  # whatever the app left unsent will not come
 
     async def websocket(
         self, wire: Wire, pipe: Pipe, failures: list[BaseException]
