@@ -279,6 +279,7 @@ def test_starlettes_schemas_list_the_yaml_in_docstrings() -> None:
 
         schemas = SchemaGenerator({"openapi": "3.1.0", "info": {"title": "T", "version": "1"}})
         sub = Starlette(routes=[Route("/items/{id:int}", users)])
+        tenants = Starlette(routes=[Route("/", users)])
         app = Starlette(routes=[
             Route("/users", users, methods=["GET", "HEAD", "POST"]),
             Route("/orgs", Orgs),
@@ -286,6 +287,7 @@ def test_starlettes_schemas_list_the_yaml_in_docstrings() -> None:
             Route("/hidden", users, include_in_schema=False),
             WebSocketRoute("/ws", ws),
             Mount("/sub", sub),
+            Mount("/t/{tenant:int}", tenants),
             Route("/schema", lambda r: schemas.OpenAPIResponse(request=r), include_in_schema=False),
         ])
         print(schemas.get_schema(routes=app.routes)["paths"])
@@ -298,6 +300,7 @@ def test_starlettes_schemas_list_the_yaml_in_docstrings() -> None:
         "/users": {"get": made, "post": made},
         "/orgs": {"post": {"responses": {201: {"description": "Made."}}}},
         "/sub/items/{id}": {"get": made},
+        "/t/{tenant}/": {"get": made},
     }
     yaml_head = ["info:", "  title: T", "  version: '1'", "openapi: 3.1.0"]
     assert done.stdout.splitlines() == [

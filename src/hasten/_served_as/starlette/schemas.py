@@ -11,6 +11,7 @@ it as YAML. PyYAML reads and writes the YAML, as in Starlette.
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -21,6 +22,8 @@ from hasten.responses import Response
 
 __all__ = ["BaseSchemaGenerator", "EndpointInfo", "OpenAPIResponse", "SchemaGenerator"]
 
+# A path parameter's convertor, left out of the schema's path.
+_CONVERTER = re.compile(r":[a-zA-Z_][a-zA-Z0-9_]*}")
 # An HTTPEndpoint's methods a schema lists, in Starlette's order.
 _ENDPOINT_METHODS = ("get", "post", "put", "patch", "delete", "options", "query")
 
@@ -59,8 +62,9 @@ class BaseSchemaGenerator:
         for route in routes:
             if isinstance(route, AppRoute):
                 if MOUNT_PATH not in route.template.names:  # a mount's prefix, or a host
+                    prefix = _CONVERTER.sub("}", route.path)  # "/{id:int}" as "/{id}"
                     for inner in self.get_endpoints(route.routes):
-                        found.append(inner._replace(path=route.path + inner.path))
+                        found.append(inner._replace(path=prefix + inner.path))
                 continue
             if WEBSOCKET in route.methods or not getattr(
                 route, "in_starlette_schema", route.compiled.options.include_in_schema
