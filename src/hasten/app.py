@@ -391,11 +391,15 @@ class Starlette(Router):
         its stack once): a middleware that registers something when made (a Prometheus
         metric, a tracer) would find it registered already by its first copy. Made again only
         for another loop (trio's adapter)."""
-        portable = self.runtime is not None and not self.runtime.on_asyncio
+        portable = self._off_asyncio()
         if portable is not self._asgi_portable:
             self.asgi = self._stack(portable)
             self._asgi_portable = portable
         return self.asgi
+
+    def _off_asyncio(self) -> bool:
+        """Whether the app runs on another loop than asyncio's (trio): its portable adapter."""
+        return self.runtime is not None and not self.runtime.on_asyncio
 
     def _stack(self, portable: bool) -> ASGIApp:
         handler: ASGIApp = (asgi.PortableASGIAdapter if portable else asgi.ASGIAdapter)(self)
@@ -406,7 +410,7 @@ class Starlette(Router):
     def build_middleware_stack(self) -> ASGIApp:
         """The app's ASGI middleware around its adapter, made anew (Starlette's): to give
         ``app.middleware_stack``."""
-        return self._stack(self.runtime is not None and not self.runtime.on_asyncio)
+        return self._stack(self._off_asyncio())
 
     @property
     def middleware_stack(self) -> ASGIApp:
@@ -421,7 +425,7 @@ class Starlette(Router):
             self._asgi_portable = None
             return
         self.asgi = stack
-        self._asgi_portable = self.runtime is not None and not self.runtime.on_asyncio
+        self._asgi_portable = self._off_asyncio()
         self.through_asgi = True
 
     # Lifecycle.

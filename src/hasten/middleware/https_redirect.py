@@ -5,7 +5,7 @@ from __future__ import annotations
 from hasten._flow.contracts import CallNext
 from hasten._http.datastructures import URL
 from hasten._http.errors import HTTPError
-from hasten._http.hosts import authority, host_port
+from hasten._http.hosts import host_port
 from hasten._http.requests import Request
 from hasten._http.responses import PlainTextResponse, RedirectResponse, Response
 from hasten._serve.chain import ChainMiddleware, keeps_its_call
@@ -28,17 +28,11 @@ class HTTPSRedirectMiddleware(ChainMiddleware):
         try:
             url = request.url  # a malformed Host is a 400 here
         except HTTPError:
-            # As Starlette's: the server's address in its place, where the server gave one.
-            server = request.scope.get("server")
-            if not server or server[1] is None:
+            # As Starlette's: the URL the scope was asked for, the server's address in the
+            # Host's place; without one, nothing to redirect to.
+            url = URL(scope=request.scope)
+            if not url.netloc:
                 return PlainTextResponse("Invalid host header", 400)
-            address, port = server
-            netloc = authority(address, None if port in (80, 443) else port)
-            query = request.query_string
-            # The path as the URL's path: "?" and "#" in it encoded, never read as its end.
-            path = f"{request.root_path}{request.path}".replace("?", "%3F").replace("#", "%23")
-            path += f"{'?' if query else ''}{query}"
-            return RedirectResponse(URL(f"https://{netloc}{path}"), status=307)
         host, port = host_port(url.netloc)
         # Compared as text: a port of 5,000 digits, zeros in front, is past int()'s limit.
         netloc = host if not port or port.lstrip("0") in _DEFAULT_PORTS else url.netloc

@@ -259,10 +259,7 @@ class TestClient(httpx.Client):
         """Cancel responses left open, and stop the app if this client started it (or
         entered it with ``with``)."""
         try:
-            try:
-                self._in_process.close()
-            finally:
-                self._server.loop.run(self._server.stop())
+            self._end_run()
         finally:
             super().close()
 
@@ -276,8 +273,11 @@ class TestClient(httpx.Client):
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        # As Starlette's: responses left open are cancelled, the app stops, and the client
-        # stays usable (the next request starts the app again).
+        # As Starlette's: the client stays usable (the next request starts the app again).
+        self._end_run()
+
+    def _end_run(self) -> None:
+        """Cancel the responses left open, then stop the app this client started."""
         try:
             self._in_process.close()
         finally:
