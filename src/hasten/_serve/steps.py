@@ -99,10 +99,10 @@ class Step:
                     request.method, request.path
                 )
             request._target = target
-            call = target.call
-            return rendered(
-                request, target, await (target.invoke(request) if call is None else call())
-            )
+            # perf: a slot's function read as an attribute, then called: called as a method
+            # it is looked up unspecialized (3.11), about 120 instructions more.
+            call, invoke = target.call, target.invoke
+            return rendered(request, target, await (invoke(request) if call is None else call()))
         except Exception as exc:
             return await self.error_response(request, exc)
 
@@ -182,14 +182,15 @@ class Bare(Step):
                             request.method, request.path
                         )
                     request._target = target
-                    call = target.call
-                    result = await (target.invoke(request) if call is None else call())
+                    call, invoke = target.call, target.invoke
+                    result = await (invoke(request) if call is None else call())
                     if (
                         type(result) in target.plain
                         and request._sub_response is None
                         and request.method != "HEAD"
                     ):
-                        body = target.encode(result)  # type: ignore[misc]
+                        encode = target.encode
+                        body = encode(result)  # type: ignore[misc]
                         status = request._status = target.status
                         headers = target.headers
                         response = None
@@ -263,14 +264,15 @@ class Headed(Step):
                             request.method, request.path
                         )
                     request._target = target
-                    call = target.call
-                    result = await (target.invoke(request) if call is None else call())
+                    call, invoke = target.call, target.invoke
+                    result = await (invoke(request) if call is None else call())
                     if (
                         type(result) in target.plain
                         and request._sub_response is None
                         and request.method != "HEAD"
                     ):
-                        body = target.encode(result)  # type: ignore[misc]
+                        encode = target.encode
+                        body = encode(result)  # type: ignore[misc]
                         status = request._status = target.status
                         headers = self.finished_headers(request, target)
                         response = None

@@ -589,8 +589,11 @@ async def serve(  # noqa: PLR0917 - perf: request_type positional, see serve_und
     request.path = path
     request._scope = scope
     request._channel = channel
+    request._cleanup = None
+    request._sub_response = None
+    serve = runtime.serve  # an attribute of the runtime's, read specialized (not a method)
     try:
-        await runtime.serve(request, channel)
+        await serve(request, channel)
     finally:
         # Under ASGI middleware, or mounted (the app that mounts it named in the scope; a
         # server's scope names none): what matched, even when the app failed.

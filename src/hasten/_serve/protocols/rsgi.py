@@ -311,7 +311,10 @@ def serve(served: Served, scope: Any, proto: Any) -> Awaitable[None]:
         request.path = path
         request._scope = scope
         request._channel = proto
-        return runtime.serve(request, proto)
+        request._cleanup = None
+        request._sub_response = None
+        serve = runtime.serve  # an attribute of the runtime's, read specialized (not a method)
+        return serve(request, proto)
     return _serve_unstarted(served, scope, proto)
 
 
