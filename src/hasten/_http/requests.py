@@ -127,7 +127,9 @@ class Request(Connection):
         408."""
         body: bytes | None = getattr(self, "_body", None)
         if body is None:
-            self._start_reading()
+            if self._streamed:  # perf: ``_start_reading`` written out, a frame less
+                raise _read_already()
+            self._streamed = True
             declared = self._allowed_length()
             if declared is not None:
                 # perf: a Content-Length body comes in one read (a future, which the body
@@ -232,10 +234,7 @@ class Request(Connection):
     def _start_reading(self) -> None:
         # The server hands a body over once: a second read would get nothing, or fail.
         if self._streamed:
-            raise RuntimeError(
-                "The request body was already read by request.stream(), which does not keep "
-                "it: read it with request.body() instead, or only once with stream()."
-            )
+            raise _read_already()
         self._streamed = True
 
     async def _limited_chunks(self, declared: int | None) -> AsyncIterator[bytes]:
@@ -365,3 +364,10 @@ async def _gone_already(channel: Inbound) -> bool:
         await channel.client_disconnect()
         return True
     return False
+
+
+def _read_already() -> RuntimeError:
+    return RuntimeError(
+        "The request body was already read by request.stream(), which does not keep it: read "
+        "it with request.body() instead, or only once with stream()."
+    )

@@ -275,7 +275,28 @@ class PydanticResponseModel(ResponseModel):
         # perf: pydantic-core's own methods, without TypeAdapter's frames around them.
         adapter = self._adapter
         self._validate = adapter.validator.validate_python
-        self._to_json = functools.partial(adapter.serializer.to_json, **self._dump)
+        serialize = adapter.serializer.to_json
+        options = self._options
+        include, exclude, by_alias = options.include, options.exclude, options.by_alias
+        unset, defaults = options.exclude_unset, options.exclude_defaults
+        none = options.exclude_none
+
+        # perf: the keywords passed as the call's own (vectorcall): a functools.partial of
+        # them hands pydantic-core a dict to parse in each call, about 5,000 instructions
+        # more a response (benchmarks/overhead.py, "pydantic body, response_model").
+        def to_json(value: Any) -> bytes:
+            written: bytes = serialize(
+                value,
+                include=include,
+                exclude=exclude,
+                by_alias=by_alias,
+                exclude_unset=unset,
+                exclude_defaults=defaults,
+                exclude_none=none,
+            )
+            return written
+
+        self._to_json = to_json
         return self._validate, self._to_json
 
 
