@@ -46,6 +46,7 @@ from hasten import (  # noqa: E402
     Depends,
     Header,
     HTTPException,
+    PlainTextResponse,
     Query,
     Request,
     Response,
@@ -157,6 +158,7 @@ def build_app(middlewares: int = 0, metrics: bool = False, routes: int = 0) -> A
         return {"user": user, "db": db, "limit": limit}
 
     add_fastapi_shaped_routes(app)
+    add_plaintext_route(app)
 
     for number in range(routes):  # for "1,000 routes, the last": one app has them
         app.add_api_route(f"/r{number}/{{id}}", numbered_route(number))
@@ -172,6 +174,14 @@ def build_app(middlewares: int = 0, metrics: bool = False, routes: int = 0) -> A
 
         app.middleware(add_header)
     return app
+
+
+def add_plaintext_route(app: App) -> None:
+    """TechEmpower's plaintext test, as benchmarks/tfb/app.py has it."""
+
+    @app.get("/plaintext", response_class=PlainTextResponse)
+    async def plaintext() -> str:
+        return "Hello, World!"
 
 
 def add_fastapi_shaped_routes(app: App) -> None:
@@ -250,6 +260,7 @@ async def page_limit() -> int:
 
 
 _JSON = [("content-type", "application/json")]
+_TEXT = [("content-type", "text/plain; charset=utf-8")]
 _encode = msgspec.json.encode
 
 
@@ -317,6 +328,8 @@ class RawRSGI:
             proto.response_bytes(200, _JSON, _encode(opened))
             with contextlib.suppress(StopAsyncIteration):
                 await session.__anext__()
+        elif path == "/plaintext":
+            proto.response_bytes(200, _TEXT, b"Hello, World!")
 
 
 class RawFastAPIShaped:
@@ -462,6 +475,7 @@ def scenarios() -> list[Scenario]:
         Scenario("raw json body", raw, "POST", "/orders", body=ORDER, status=201),
         Scenario("raw 3 dependencies", raw, "GET", "/deps"),
         Scenario("raw nested dependencies", raw, "GET", "/nested", headers=TOKEN),
+        Scenario("raw plaintext", raw, "GET", "/plaintext"),
         Scenario("hello", app, "GET", "/hello"),
         Scenario("path param", app, "GET", "/items/42", twin="raw path param"),
         Scenario("1,000 routes, the last", app, "GET", "/r999/42", twin="raw path param"),
@@ -476,6 +490,7 @@ def scenarios() -> list[Scenario]:
             headers=TOKEN,
             twin="raw nested dependencies",
         ),
+        Scenario("plaintext (PlainTextResponse)", app, "GET", "/plaintext", twin="raw plaintext"),
         Scenario("3 middlewares", app_mw, "GET", "/hello", twin="raw 3 middlewares"),
         Scenario("raw asgi /hello", raw_asgi, "GET", "/hello", asgi=True),
         Scenario("raw asgi 3 dependencies", raw_asgi, "GET", "/deps", asgi=True),

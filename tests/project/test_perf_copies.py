@@ -38,7 +38,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hasten._params.solver
-from hasten import App, Depends, Header, HTTPException, JSONResponse, Query, Request, Response
+from hasten import (
+    App,
+    Depends,
+    Header,
+    HTMLResponse,
+    HTTPException,
+    JSONResponse,
+    PlainTextResponse,
+    Query,
+    Request,
+    Response,
+)
 from hasten._flow.lifecycle import Cleanup
 from hasten._http.background import run_task, run_tasks
 from hasten._http.connection import background_of, cleanup_of
@@ -676,6 +687,18 @@ def _routes(app: App) -> App:
     async def text_wrong() -> str:
         return 42  # type: ignore[return-value]
 
+    @app.get("/plaintext", response_class=PlainTextResponse)
+    async def plaintext() -> str:
+        return "Hello, World!"
+
+    @app.get("/plaintext-wrong", response_class=PlainTextResponse)
+    async def plaintext_wrong() -> str:
+        return 42  # type: ignore[return-value]
+
+    @app.get("/html", response_class=HTMLResponse)
+    async def html() -> str:
+        return "<p>hello</p>"
+
     @app.get("/bytes")
     async def raw() -> bytes:
         return b"\x00\x01"
@@ -762,6 +785,9 @@ _REQUESTS = [
         "/bare-bytes",
         "/text",
         "/text-wrong",
+        "/plaintext",
+        "/plaintext-wrong",
+        "/html",
         "/bytes",
         "/response",
         "/sub-response",
@@ -777,7 +803,13 @@ _REQUESTS = [
         "/slash",
         "/nowhere",
     ]
-] + [("HEAD", "/dict"), ("HEAD", "/text"), ("POST", "/dict"), ("POST", "/created")]
+] + [
+    ("HEAD", "/dict"),
+    ("HEAD", "/text"),
+    ("HEAD", "/plaintext"),
+    ("POST", "/dict"),
+    ("POST", "/created"),
+]
 
 
 @pytest.mark.parametrize("interface", ["rsgi", "asgi"])
@@ -798,6 +830,7 @@ def test_the_serve_step_answers_as_dispatch_under_middleware(interface: str) -> 
 # Each answer's status, so that a test of two equal wrong answers fails too.
 _STATUSES = {
     ("GET", "/text-wrong"): 500,
+    ("GET", "/plaintext-wrong"): 500,
     ("GET", "/pydantic-invalid"): 500,
     ("GET", "/response"): 202,
     ("GET", "/sub-response"): 203,

@@ -186,7 +186,8 @@ class Endpoint:
         if options.response_class is not None:
             # 200 is the default: a class with its own (a redirect's 307) keeps it.
             status = None if options.status == 200 else options.status
-            return ClassRenderer(status, options.response_class, prepare)
+            str_as_is = response is not None and response.model is str
+            return ClassRenderer(status, options.response_class, prepare, str_as_is=str_as_is)
         if response is not None and prepare is not None:
             return ModelRenderer(options.status, response, reads_bytes)
         declared = "return" in getattr(unwrap(self.func), "__annotations__", {})

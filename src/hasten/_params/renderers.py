@@ -188,16 +188,22 @@ class ClassRenderer(Renderer):
     __slots__ = ("_prepare", "_response_class", "_status")
 
     def __init__(
-        self, status: int | None, response_class: type[Response], prepare: Prepare | None
+        self,
+        status: int | None,
+        response_class: type[Response],
+        prepare: Prepare | None,
+        *,
+        str_as_is: bool = False,
     ) -> None:
         super().__init__(status or 200)
         self._status = status
         self._response_class = response_class
         self._prepare = prepare or jsonable_encoder
-        if response_class in _TEXT_CLASSES and prepare is None:
+        if response_class in _TEXT_CLASSES and (prepare is None or str_as_is):
             # perf: a str for PlainTextResponse or HTMLResponse is sent as its UTF-8 bytes
             # without a Response, as the class would send it (what TechEmpower's plaintext
-            # test measures).
+            # test measures). ``str_as_is``: ``prepare`` gives a str back unchanged (a
+            # response model of ``str``, FastAPI's for ``-> str``).
             self.plain = frozenset({str})
             self.encode = str.encode
 
