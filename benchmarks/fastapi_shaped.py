@@ -1,4 +1,4 @@
-"""The FastAPI-shaped app on the wire (issue 27, point 3): hasten against FastAPI and Litestar.
+"""The FastAPI-shaped app on the wire (issue 27, point 3): hasten against FastAPI and its peers.
 
     python benchmarks/fastapi_shaped.py            # every scenario: run it on a quiet machine
     python benchmarks/fastapi_shaped.py --only mix --duration 5 --rounds 5
@@ -8,12 +8,13 @@ The app is the one a FastAPI user moves (``benchmarks/apps/shaped_*``, whose doc
 the routes): pydantic in and out (``response_model``), two ``@app.middleware("http")``
 functions, an OAuth2 bearer dependency with a user lookup, and one plain ``def`` route. Each
 scenario is one ``hasten bench --compare`` run in alternating rounds: hasten on Granian RSGI,
-Granian ASGI and uvicorn; FastAPI and Litestar on Granian ASGI and uvicorn (one worker each).
-It prints, per scenario, each target's req/s and requests per CPU-second (the server's
-process tree), and hasten's ratios to FastAPI and Litestar on the same server (hasten on
-Granian RSGI against them on Granian ASGI) as a Markdown table, for RESULTS.md; each run's
-JSON goes to ``benchmarks/results/shaped-<scenario>.json``. Issue 27's goal: at least 3x
-FastAPI's requests per CPU-second on the same server.
+Granian ASGI and uvicorn; FastAPI, Litestar and Starlette (written in its own idiom) on
+Granian ASGI and uvicorn (one worker each). It prints, per scenario, each target's req/s and
+requests per CPU-second (the server's process tree), and hasten's ratios to the peers on the
+same server (hasten on Granian RSGI against them on Granian ASGI) as a Markdown table, for
+RESULTS.md; each run's JSON goes to ``benchmarks/results/shaped-<scenario>.json``. Issue 27's
+goal: at least 3x FastAPI's requests per CPU-second on the same server; issue 34's, for the
+``def`` route: at least 3x Litestar's.
 
 It runs from ``benchmarks/.venv-peers``, built as ``benchmarks/suite.py`` builds it (and by
 it, when missing). ``--smoke`` runs every scenario once, for a second, from the venv at hand
@@ -52,17 +53,22 @@ TARGETS = (
     ("hasten.granian", "hasten", "granian/asgi"),
     ("fastapi.granian", "fastapi", "granian/asgi"),
     ("litestar.granian", "litestar", "granian/asgi"),
+    ("starlette.granian", "starlette", "granian/asgi"),
     ("hasten.uvicorn", "hasten", "uvicorn"),
     ("fastapi.uvicorn", "fastapi", "uvicorn"),
     ("litestar.uvicorn", "litestar", "uvicorn"),
+    ("starlette.uvicorn", "starlette", "uvicorn"),
 )
 # hasten's target against each peer's on the same server.
 PAIRS = (
     ("hasten.rsgi", "fastapi.granian"),
     ("hasten.rsgi", "litestar.granian"),
+    ("hasten.rsgi", "starlette.granian"),
     ("hasten.granian", "fastapi.granian"),
+    ("hasten.granian", "litestar.granian"),
     ("hasten.uvicorn", "fastapi.uvicorn"),
     ("hasten.uvicorn", "litestar.uvicorn"),
+    ("hasten.uvicorn", "starlette.uvicorn"),
 )
 
 
@@ -78,7 +84,7 @@ def targets(frameworks: Sequence[str]) -> list[str]:
 def installed(python: str) -> list[str]:
     """The frameworks ``python`` can import."""
     probe = "import importlib.util as u, sys; print(*[n for n in sys.argv[1:] if u.find_spec(n)])"
-    names = ("hasten", "fastapi", "litestar")
+    names = ("hasten", "fastapi", "litestar", "starlette")
     found = subprocess.run(
         [python, "-c", probe, *names], check=True, capture_output=True, text=True, cwd=HERE.parent
     )
