@@ -542,6 +542,33 @@ def test_response_model_dump_options(serve: ClientFactory, model: Any) -> None:
     assert client.get("/exclude").json() == [{"name": "Bar", "price": 62.0, "description": None}]
 
 
+def test_a_set_of_exclusions_is_read_once_as_the_route_is_made(serve: ClientFactory) -> None:
+    # The set changed after the routes: each writes its model by the set as it was, whether
+    # pydantic writes it straight to JSON (the default class) or hands it to the class given.
+    app = App()
+    excluded = {"tax"}
+
+    @app.get("/json", response_model=Stored, response_model_exclude=excluded)
+    async def as_json() -> Any:
+        return {"name": "Bar", "price": 62.0}
+
+    @app.get(
+        "/class",
+        response_model=Stored,
+        response_model_exclude=excluded,
+        response_class=JSONResponse,
+    )
+    async def by_class() -> Any:
+        return {"name": "Bar", "price": 62.0}
+
+    excluded.add("price")
+    client = serve(app)
+    expected = {"name": "Bar", "price": 62.0, "description": None}
+    for path in ("/json", "/class"):
+        answer = client.get(path)
+        assert (answer.status_code, answer.json()) == (200, expected), path
+
+
 @dataclasses.dataclass
 class Priced:
     name: str

@@ -276,10 +276,12 @@ class PydanticResponseModel(ResponseModel):
         adapter = self._adapter
         self._validate = adapter.validator.validate_python
         serialize = adapter.serializer.to_json
-        options = self._options
-        include, exclude, by_alias = options.include, options.exclude, options.by_alias
-        unset, defaults = options.exclude_unset, options.exclude_defaults
-        none = options.exclude_none
+        # The options as ``prepare`` reads them: copied when the route was made, so that a
+        # set the app changes later changes neither.
+        dump = self._dump
+        include, exclude, by_alias = dump["include"], dump["exclude"], dump["by_alias"]
+        unset, defaults = dump["exclude_unset"], dump["exclude_defaults"]
+        none = dump["exclude_none"]
 
         # perf: the keywords passed as the call's own (vectorcall): a functools.partial of
         # them hands pydantic-core a dict to parse in each call, about 5,000 instructions
