@@ -11,7 +11,6 @@ it as YAML. PyYAML reads and writes the YAML, as in Starlette.
 from __future__ import annotations
 
 import inspect
-import re
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -22,8 +21,6 @@ from hasten.responses import Response
 
 __all__ = ["BaseSchemaGenerator", "EndpointInfo", "OpenAPIResponse", "SchemaGenerator"]
 
-# A path parameter's convertor, left out of the schema's path.
-_CONVERTER = re.compile(r":[a-zA-Z_][a-zA-Z0-9_]*}")
 # An HTTPEndpoint's methods a schema lists, in Starlette's order.
 _ENDPOINT_METHODS = ("get", "post", "put", "patch", "delete", "options", "query")
 
@@ -62,7 +59,8 @@ class BaseSchemaGenerator:
         for route in routes:
             if isinstance(route, AppRoute):
                 if MOUNT_PATH not in route.template.names:  # a mount's prefix, or a host
-                    prefix = _CONVERTER.sub("}", route.path)  # "/{id:int}" as "/{id}"
+                    # "/{id:int}" as "/{id}"; a host's, "/", as nothing before its paths
+                    prefix = route.path_format.rstrip("/")
                     for inner in self.get_endpoints(route.routes):
                         found.append(inner._replace(path=prefix + inner.path))
                 continue
