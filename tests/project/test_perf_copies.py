@@ -691,6 +691,10 @@ def _routes(app: App) -> App:
     async def plaintext() -> str:
         return "Hello, World!"
 
+    @app.get("/plaintext-optional", response_class=PlainTextResponse)
+    async def plaintext_optional() -> str | None:
+        return "Hello, World!"
+
     @app.get("/plaintext-wrong", response_class=PlainTextResponse)
     async def plaintext_wrong() -> str:
         return 42  # type: ignore[return-value]
@@ -786,6 +790,7 @@ _REQUESTS = [
         "/text",
         "/text-wrong",
         "/plaintext",
+        "/plaintext-optional",
         "/plaintext-wrong",
         "/html",
         "/bytes",

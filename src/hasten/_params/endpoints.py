@@ -186,7 +186,7 @@ class Endpoint:
         if options.response_class is not None:
             # 200 is the default: a class with its own (a redirect's 307) keeps it.
             status = None if options.status == 200 else options.status
-            str_as_is = response is not None and response.model is str
+            str_as_is = response is not None and response.keeps(str)
             return ClassRenderer(status, options.response_class, prepare, str_as_is=str_as_is)
         if response is not None and prepare is not None:
             return ModelRenderer(options.status, response, reads_bytes)

@@ -207,6 +207,11 @@ class ResponseModel:
         self.validate = validate
         self._bytes = may_hold_bytes(model)
 
+    def keeps(self, kind: type) -> bool:
+        """Whether ``prepare`` gives a result of exactly ``kind``, a scalar, back unchanged: the
+        model is that scalar or a union with it (``str``, ``str | None``)."""
+        return kind in (_plain_leaves(self.model) or ())
+
     def encode(self, result: Any) -> bytes:
         """The result as JSON, as the client may see it."""
         return encode_json(self.prepare(result))

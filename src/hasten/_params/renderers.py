@@ -203,7 +203,7 @@ class ClassRenderer(Renderer):
             # perf: a str for PlainTextResponse or HTMLResponse is sent as its UTF-8 bytes
             # without a Response, as the class would send it (what TechEmpower's plaintext
             # test measures). ``str_as_is``: ``prepare`` gives a str back unchanged (a
-            # response model of ``str``, FastAPI's for ``-> str``).
+            # response model of ``str``, FastAPI's for ``-> str``, or of ``str | None``).
             self.plain = frozenset({str})
             self.encode = str.encode
 
